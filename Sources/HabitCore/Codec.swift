@@ -1,0 +1,315 @@
+import Foundation
+
+/// Appends the compact binary encoding used by the journal, snapshots and sync batches.
+/// Every encoding is deterministic: the same value always gives the same bytes.
+public struct ByteWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+
+    public mutating func u8(_ v: UInt8) { bytes.append(v) }
+    public mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
+    public mutating func u32le(_ v: UInt32) {
+        for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt32(i)))) }
+    }
+    public mutating func u64le(_ v: UInt64) {
+        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+    }
+    public mutating func varint(_ v: UInt64) {
+        var v = v
+        while v >= 0x80 { bytes.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
+        bytes.append(UInt8(v))
+    }
+    public mutating func int(_ v: Int) { varint(UInt64(bitPattern: Int64((v << 1) ^ (v >> 63)))) }
+    public mutating func string(_ s: String) { let u = Array(s.utf8); varint(UInt64(u.count)); bytes += u }
+    public mutating func optionalString(_ s: String?) { bool(s != nil); if let s { string(s) } }
+    public mutating func raw(_ b: [UInt8]) { bytes += b }
+    /// A lower-case hex string of even length as raw bytes.
+    mutating func hexBytes(_ s: String) {
+        var it = s.utf8.makeIterator()
+        func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : c - 87 }
+        while let a = it.next(), let b = it.next() { bytes.append(nibble(a) << 4 | nibble(b)) }
+    }
+}
+
+/// Why bytes could not be decoded.
+public struct DecodeError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Reads what `ByteWriter` wrote, checking every length against what is there.
+public struct ByteReader {
+    let bytes: [UInt8]
+    public private(set) var position: Int
+    let end: Int
+    public init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
+        self.bytes = bytes; position = start; self.end = end ?? bytes.count
+    }
+    public var isAtEnd: Bool { position == end }
+
+    public mutating func u8() throws -> UInt8 {
+        guard position < end else { throw DecodeError("truncated data") }
+        defer { position += 1 }
+        return bytes[position]
+    }
+    public mutating func bool() throws -> Bool {
+        switch try u8() { case 0: return false; case 1: return true; default: throw DecodeError("bad boolean") }
+    }
+    public mutating func u32le() throws -> UInt32 {
+        var v: UInt32 = 0
+        for i in 0..<4 { v |= UInt32(try u8()) << (8 * UInt32(i)) }
+        return v
+    }
+    public mutating func u64le() throws -> UInt64 {
+        var v: UInt64 = 0
+        for i in 0..<8 { v |= UInt64(try u8()) << (8 * UInt64(i)) }
+        return v
+    }
+    public mutating func varint() throws -> UInt64 {
+        var v: UInt64 = 0, shift: UInt64 = 0
+        while true {
+            let b = try u8()
+            guard shift < 64 else { throw DecodeError("varint too long") }
+            v |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { return v }
+            shift += 7
+        }
+    }
+    public mutating func int() throws -> Int {
+        let z = try varint()
+        return Int(Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1))))
+    }
+    public mutating func count(max: Int) throws -> Int {
+        let n = try varint()
+        guard n <= UInt64(max), n <= UInt64(end - position) else { throw DecodeError("length \(n) is out of range") }
+        return Int(n)
+    }
+    public mutating func string(maxBytes: Int = 65_536) throws -> String {
+        let n = try count(max: maxBytes)
+        defer { position += n }
+        guard let s = String(validating: bytes[position..<position + n], as: UTF8.self) else {
+            throw DecodeError("text is not valid UTF-8")
+        }
+        return s
+    }
+    public mutating func optionalString() throws -> String? { try bool() ? try string() : nil }
+    public mutating func raw(_ n: Int) throws -> ArraySlice<UInt8> {
+        guard n <= end - position else { throw DecodeError("truncated data") }
+        defer { position += n }
+        return bytes[position..<position + n]
+    }
+    mutating func hexString(_ n: Int) throws -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(2 * n)
+        for b in try raw(n) { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+// MARK: Domain encodings
+
+extension ByteWriter {
+    public mutating func device(_ d: DeviceID) { hexBytes(d.rawValue) }
+    public mutating func habit(_ h: HabitID) { hexBytes(h.rawValue) }
+    public mutating func day(_ d: LocalDay) { int(d.ordinal) }
+    public mutating func hlc(_ c: HLC) { varint(UInt64(bitPattern: c.wallMillis)); varint(UInt64(c.counter)) }
+    public mutating func stamp(_ s: Stamp) { hlc(s.hlc); device(s.device) }
+    public mutating func opID(_ o: OpID) { device(o.device); varint(o.seq) }
+
+    public mutating func schedule(_ s: Schedule) {
+        switch s {
+        case .daily: u8(0)
+        case .weekdays(let set): u8(1); u8(set.reduce(0) { $0 | UInt8(1 << ($1.rawValue - 1)) })
+        case .everyNDays(let n): u8(2); int(n)
+        case .perWeek(let n): u8(3); int(n)
+        }
+    }
+
+    public mutating func field(_ f: FieldValue) {
+        u8(UInt8(f.index))
+        switch f {
+        case .name(let v): string(v)
+        case .icon(let v), .color(let v), .unit(let v), .notes(let v): optionalString(v)
+        case .kind(let k): u8(k == .build ? 0 : 1)
+        case .goal(let g): int(g)
+        case .schedule(let s): schedule(s)
+        case .startDate(let d): day(d)
+        case .archivedFrom(let d): bool(d != nil); if let d { day(d) }
+        }
+    }
+
+    public mutating func change(_ c: Change) {
+        switch c {
+        case .create(let h, let fields):
+            u8(1); habit(h)
+            for f in FieldValue.all(of: fields) { field(f) }
+        case .set(let h, let f): u8(2); habit(h); field(f)
+        case .delete(let h): u8(3); habit(h)
+        case .restore(let h, let op): u8(4); habit(h); opID(op)
+        case .progress(let h, let d, let delta): u8(5); habit(h); day(d); int(delta)
+        case .skip(let h, let d, let on): u8(6); habit(h); day(d); bool(on)
+        case .rate(let h, let d, let r): u8(7); habit(h); day(d); u8(UInt8(r ?? 0))
+        }
+    }
+
+    public mutating func operation(_ op: HabitOperation) { opID(op.id); hlc(op.hlc); change(op.change) }
+}
+
+extension ByteReader {
+    public mutating func device() throws -> DeviceID { DeviceID(try hexString(16))! }
+    public mutating func habit() throws -> HabitID { HabitID(try hexString(8))! }
+    public mutating func day() throws -> LocalDay {
+        let o = try int()
+        guard o >= LocalDay.earliest.ordinal, o <= LocalDay.latest.ordinal else { throw DecodeError("day out of range") }
+        return LocalDay(ordinal: o)
+    }
+    public mutating func hlc() throws -> HLC {
+        let w = try varint(), c = try varint()
+        guard c <= UInt64(UInt32.max) else { throw DecodeError("clock counter out of range") }
+        return HLC(wallMillis: Int64(bitPattern: w), counter: UInt32(c))
+    }
+    public mutating func stamp() throws -> Stamp { Stamp(hlc: try hlc(), device: try device()) }
+    public mutating func opID() throws -> OpID {
+        let d = try device(), s = try varint()
+        guard s >= 1 else { throw DecodeError("sequence number 0") }
+        return OpID(device: d, seq: s)
+    }
+
+    public mutating func schedule() throws -> Schedule {
+        switch try u8() {
+        case 0: return .daily
+        case 1:
+            let mask = try u8()
+            let set = Set(Weekday.allCases.filter { mask & UInt8(1 << ($0.rawValue - 1)) != 0 })
+            guard !set.isEmpty, mask < 128 else { throw DecodeError("bad weekday set") }
+            return .weekdays(set)
+        case 2:
+            let n = try int()
+            guard (2...365).contains(n) else { throw DecodeError("bad every-N schedule") }
+            return .everyNDays(n)
+        case 3:
+            let n = try int()
+            guard (1...7).contains(n) else { throw DecodeError("bad per-week schedule") }
+            return .perWeek(n)
+        default: throw DecodeError("unknown schedule")
+        }
+    }
+
+    public mutating func field() throws -> FieldValue {
+        switch try u8() {
+        case 0: return .name(try string(maxBytes: 1024))
+        case 1: return .icon(try optionalString())
+        case 2: return .color(try optionalString())
+        case 3:
+            switch try u8() { case 0: return .kind(.build); case 1: return .kind(.limit); default: throw DecodeError("unknown habit kind") }
+        case 4: return .goal(try int())
+        case 5: return .unit(try optionalString())
+        case 6: return .schedule(try schedule())
+        case 7: return .startDate(try day())
+        case 8: return .archivedFrom(try bool() ? try day() : nil)
+        case 9: return .notes(try optionalString())
+        default: throw DecodeError("unknown habit field")
+        }
+    }
+
+    public mutating func change() throws -> Change {
+        switch try u8() {
+        case 1:
+            let h = try habit()
+            var fields = HabitFields(name: "", startDate: .earliest)
+            for i in 0..<FieldValue.count {
+                let f = try field()
+                guard f.index == i else { throw DecodeError("habit fields out of order") }
+                f.apply(to: &fields)
+            }
+            return .create(h, fields)
+        case 2: return .set(try habit(), try field())
+        case 3: return .delete(try habit())
+        case 4: return .restore(try habit(), deleteOp: try opID())
+        case 5:
+            let h = try habit(), d = try day(), delta = try int()
+            guard delta != 0, abs(delta) <= 10_000_000 else { throw DecodeError("progress change out of range") }
+            return .progress(h, d, delta: delta)
+        case 6: return .skip(try habit(), try day(), try bool())
+        case 7:
+            let h = try habit(), d = try day(), r = try u8()
+            guard r <= 5 else { throw DecodeError("difficulty out of range") }
+            return .rate(h, d, r == 0 ? nil : Int(r))
+        default: throw DecodeError("unknown operation kind")
+        }
+    }
+
+    public mutating func operation() throws -> HabitOperation {
+        HabitOperation(id: try opID(), hlc: try hlc(), change: try change())
+    }
+}
+
+// MARK: State encoding
+
+extension HabitState {
+    /// The canonical encoding: equal states give equal bytes.
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter(capacity: 1024)
+        w.varint(UInt64(seen.count))
+        for (d, s) in seen.sorted(by: { $0.key < $1.key }) { w.device(d); w.varint(s) }
+        w.hlc(clock)
+        w.varint(UInt64(entries.count))
+        for (id, e) in entries.sorted(by: { $0.key < $1.key }) {
+            w.habit(id)
+            w.bool(e.created != nil); if let c = e.created { w.stamp(c) }
+            for i in 0..<FieldValue.count {
+                w.bool(e.fieldStamps[i] != nil); if let s = e.fieldStamps[i] { w.stamp(s) }
+                w.field(FieldValue.current(index: i, of: e.fields))
+            }
+            w.varint(UInt64(e.deletes.count)); for o in e.deletes.sorted() { w.opID(o) }
+            w.varint(UInt64(e.restores.count)); for o in e.restores.sorted() { w.opID(o) }
+            w.varint(UInt64(e.days.count))
+            for (day, rec) in e.days.sorted(by: { $0.key < $1.key }) {
+                w.day(day)
+                w.varint(UInt64(rec.shares.count))
+                for (d, v) in rec.shares.sorted(by: { $0.key < $1.key }) { w.device(d); w.int(v) }
+                w.bool(rec.skip != nil); if let s = rec.skip { w.bool(s.value); w.stamp(s.stamp) }
+                w.bool(rec.difficulty != nil)
+                if let r = rec.difficulty { w.u8(UInt8(r.value ?? 0)); w.stamp(r.stamp) }
+            }
+        }
+        return w.bytes
+    }
+
+    /// Reads what `encoded()` wrote.
+    public init(decoding r: inout ByteReader) throws {
+        self.init()
+        for _ in 0..<(try r.count(max: 1 << 24)) { let d = try r.device(); seen[d] = try r.varint() }
+        clock = try r.hlc()
+        for _ in 0..<(try r.count(max: 1 << 24)) {
+            let id = try r.habit()
+            var e = HabitEntry()
+            if try r.bool() { e.created = try r.stamp() }
+            for i in 0..<FieldValue.count {
+                if try r.bool() { e.fieldStamps[i] = try r.stamp() }
+                let f = try r.field()
+                guard f.index == i else { throw DecodeError("habit fields out of order") }
+                f.apply(to: &e.fields)
+            }
+            for _ in 0..<(try r.count(max: 1 << 24)) { e.deletes.insert(try r.opID()) }
+            for _ in 0..<(try r.count(max: 1 << 24)) { e.restores.insert(try r.opID()) }
+            let dayCount = try r.count(max: 1 << 24)
+            e.days.reserveCapacity(dayCount)
+            for _ in 0..<dayCount {
+                let day = try r.day()
+                var rec = DayRecord()
+                for _ in 0..<(try r.count(max: 1 << 20)) { let d = try r.device(); rec.shares[d] = try r.int() }
+                if try r.bool() { let v = try r.bool(); rec.skip = Register(value: v, stamp: try r.stamp()) }
+                if try r.bool() {
+                    let v = try r.u8()
+                    guard v <= 5 else { throw DecodeError("difficulty out of range") }
+                    rec.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: try r.stamp())
+                }
+                e.days[day] = rec
+            }
+            entries[id] = e
+        }
+    }
+}

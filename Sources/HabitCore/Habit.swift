@@ -1,0 +1,260 @@
+import Foundation
+
+/// A habit's stable identity: 16 lower-case hex characters, random when created.
+public struct HabitID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    /// Accepts only 16 lower-case hex characters.
+    public init?(_ raw: String) {
+        guard raw.utf8.count == 16, raw.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+        else { return nil }
+        rawValue = raw
+    }
+    /// A new random id from the given generator.
+    public static func random<G: RandomNumberGenerator>(using g: inout G) -> HabitID {
+        HabitID(hex(UInt64.random(in: .min ... .max, using: &g), width: 16))!
+    }
+    public var description: String { rawValue }
+    public static func < (a: HabitID, b: HabitID) -> Bool { a.rawValue < b.rawValue }
+}
+
+func hex(_ v: UInt64, width: Int) -> String {
+    let s = String(v, radix: 16)
+    return String(repeating: "0", count: max(0, width - s.count)) + s
+}
+
+/// Whether a habit is something to do (build) or to keep under a ceiling (limit).
+public enum HabitKind: String, Sendable, CaseIterable {
+    /// Do at least `goal` per day.
+    case build
+    /// Do at most `goal` per day.
+    case limit
+}
+
+/// When a habit is due.
+public enum Schedule: Hashable, Sendable, CustomStringConvertible {
+    /// Every day.
+    case daily
+    /// On the chosen weekdays (a non-empty set).
+    case weekdays(Set<Weekday>)
+    /// Every `n` days (n ≥ 2) counted from the start date.
+    case everyNDays(Int)
+    /// `n` times in each week (1–7), on any days.
+    case perWeek(Int)
+
+    /// Parses `daily`, `weekdays`, `weekends`, `mon,wed,fri`, `every:3`, `3/week`.
+    public init(parsing text: String) throws {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        switch t {
+        case "daily", "every:1", "7/week": self = .daily; return
+        case "weekdays": self = .weekdays([.monday, .tuesday, .wednesday, .thursday, .friday]); return
+        case "weekends": self = .weekdays([.saturday, .sunday]); return
+        default: break
+        }
+        if t.hasPrefix("every:") {
+            guard let n = Int(t.dropFirst(6)), (2...365).contains(n) else {
+                throw CoreError.invalid("schedule '\(text)': every:N needs a whole number N from 1 to 365")
+            }
+            self = .everyNDays(n)
+            return
+        }
+        if t.hasSuffix("/week") {
+            guard let n = Int(t.dropLast(5)), (1...7).contains(n) else {
+                throw CoreError.invalid("schedule '\(text)': N/week needs a whole number N from 1 to 7")
+            }
+            self = n == 7 ? .daily : .perWeek(n)
+            return
+        }
+        var days = Set<Weekday>()
+        for part in t.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let d = Weekday(name: part.trimmingCharacters(in: .whitespaces)) else {
+                throw CoreError.invalid(
+                    "schedule '\(text)' not understood: use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
+            }
+            days.insert(d)
+        }
+        self = days.count == 7 ? .daily : .weekdays(days)
+    }
+
+    /// The canonical text form, which `init(parsing:)` reads back.
+    public var description: String {
+        switch self {
+        case .daily: return "daily"
+        case .weekdays(let set):
+            if set == [.monday, .tuesday, .wednesday, .thursday, .friday] { return "weekdays" }
+            if set == [.saturday, .sunday] { return "weekends" }
+            return set.sorted().map(\.shortName).joined(separator: ",")
+        case .everyNDays(let n): return "every:\(n)"
+        case .perWeek(let n): return "\(n)/week"
+        }
+    }
+
+    /// Loop Habit Tracker's frequency as numerator / denominator: times per number of days.
+    public var frequency: (numerator: Int, denominator: Int) {
+        switch self {
+        case .daily: return (1, 1)
+        case .weekdays(let set): return (set.count, 7)
+        case .everyNDays(let n): return (1, n)
+        case .perWeek(let n): return (n, 7)
+        }
+    }
+
+    /// True for schedules whose streaks count weeks instead of days.
+    public var isWeekly: Bool { if case .perWeek = self { return true } else { return false } }
+}
+
+/// Every field of a habit. The registers in `HabitState` hold one of each.
+public struct HabitFields: Hashable, Sendable {
+    public var name: String
+    public var icon: String?
+    public var color: String?
+    public var kind: HabitKind
+    public var goal: Int
+    public var unit: String?
+    public var schedule: Schedule
+    public var startDate: LocalDay
+    public var archivedFrom: LocalDay?
+    public var notes: String?
+
+    /// Fields with the documented defaults (build, goal 1, daily).
+    public init(name: String, icon: String? = nil, color: String? = nil, kind: HabitKind = .build,
+                goal: Int = 1, unit: String? = nil, schedule: Schedule = .daily, startDate: LocalDay,
+                archivedFrom: LocalDay? = nil, notes: String? = nil) {
+        self.name = name; self.icon = icon; self.color = color; self.kind = kind; self.goal = goal
+        self.unit = unit; self.schedule = schedule; self.startDate = startDate
+        self.archivedFrom = archivedFrom; self.notes = notes
+    }
+
+    /// Throws `CoreError.invalid` naming the first field that breaks the rules.
+    public func validate() throws {
+        try Validate.name(name)
+        if let icon { try Validate.icon(icon) }
+        if let color { try Validate.color(color) }
+        try Validate.goal(goal, kind: kind)
+        if let unit { try Validate.unit(unit) }
+        if let notes { try Validate.notes(notes) }
+        if kind == .limit, schedule.isWeekly {
+            throw CoreError.invalid("a limit habit cannot use an N/week schedule: use daily, weekdays or chosen days")
+        }
+        if let archivedFrom, archivedFrom < startDate {
+            throw CoreError.invalid("archive date \(archivedFrom) is before the start date \(startDate)")
+        }
+    }
+}
+
+/// A habit as the rules and screens see it: its id and current field values.
+public struct Habit: Hashable, Sendable, Identifiable {
+    public let id: HabitID
+    public var fields: HabitFields
+    public init(id: HabitID, fields: HabitFields) { self.id = id; self.fields = fields }
+
+    public var name: String { fields.name }
+    public var kind: HabitKind { fields.kind }
+    public var goal: Int { fields.goal }
+    public var schedule: Schedule { fields.schedule }
+    public var startDate: LocalDay { fields.startDate }
+
+    /// The last day the habit is tracked, when it is archived.
+    public var lastActiveDay: LocalDay? { fields.archivedFrom.map { $0.adding(-1) } }
+
+    /// True when `day` lies between the start date and the archive date.
+    public func isActive(on day: LocalDay) -> Bool {
+        day >= startDate && (fields.archivedFrom.map { day < $0 } ?? true)
+    }
+
+    /// Whether a day with this much progress succeeds.
+    public func succeeds(progress: Int) -> Bool {
+        kind == .build ? progress >= goal : progress <= goal
+    }
+
+    /// For day-based schedules: whether `day` is a due day (ignores start/archive dates).
+    /// Weekly schedules have no fixed days; see `HabitState.isDue`.
+    public func isScheduledDay(_ day: LocalDay) -> Bool {
+        switch schedule {
+        case .daily: return true
+        case .weekdays(let set): return set.contains(day.weekday)
+        case .everyNDays(let n): return ((startDate.days(to: day) % n) + n) % n == 0
+        case .perWeek: return true
+        }
+    }
+}
+
+/// The rules for user-entered text. Each throws `CoreError.invalid` with a message that
+/// says what is allowed.
+public enum Validate {
+    /// 1–64 characters, no control characters, no leading or trailing space.
+    public static func name(_ s: String) throws {
+        if s.isEmpty || s.allSatisfy(\.isWhitespace) { throw CoreError.invalid("habit name is empty: give 1 to 64 characters") }
+        if s.count > 64 { throw CoreError.invalid("habit name is \(s.count) characters long: use at most 64") }
+        try noControl(s, what: "habit name", allowNewline: false)
+        if s.first!.isWhitespace || s.last!.isWhitespace {
+            throw CoreError.invalid("habit name must not start or end with a space")
+        }
+    }
+    /// Exactly one character (an emoji counts as one).
+    public static func icon(_ s: String) throws {
+        guard s.count == 1, !s.first!.isWhitespace else { throw CoreError.invalid("icon must be exactly one character or emoji") }
+        try noControl(s, what: "icon", allowNewline: false)
+    }
+    /// Named colours and `#RRGGBB`.
+    public static let colorNames = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
+                                    "orange", "purple", "pink", "gray"]
+    public static func color(_ s: String) throws {
+        let lower = s.lowercased()
+        if colorNames.contains(lower) { return }
+        let hexDigits = lower.dropFirst()
+        if lower.hasPrefix("#"), hexDigits.count == 6, hexDigits.allSatisfy(\.isHexDigit) { return }
+        throw CoreError.invalid("color '\(Sanitize.display(s))' not understood: use #RRGGBB or one of \(colorNames.joined(separator: ", "))")
+    }
+    /// Build habits need goal ≥ 1, limit habits goal ≥ 0; at most 1,000,000.
+    public static func goal(_ g: Int, kind: HabitKind) throws {
+        let minimum = kind == .build ? 1 : 0
+        guard g >= minimum, g <= 1_000_000 else {
+            throw CoreError.invalid("goal \(g) is out of range: a \(kind.rawValue) habit needs a whole number from \(minimum) to 1000000")
+        }
+    }
+    /// 1–24 characters, no control characters.
+    public static func unit(_ s: String) throws {
+        guard !s.isEmpty, s.count <= 24 else { throw CoreError.invalid("unit must be 1 to 24 characters") }
+        try noControl(s, what: "unit", allowNewline: false)
+    }
+    /// At most 2,000 characters; newlines allowed, other control characters not.
+    public static func notes(_ s: String) throws {
+        guard s.count <= 2000 else { throw CoreError.invalid("notes are \(s.count) characters long: use at most 2000") }
+        try noControl(s, what: "notes", allowNewline: true)
+    }
+
+    static func noControl(_ s: String, what: String, allowNewline: Bool) throws {
+        for scalar in s.unicodeScalars where Sanitize.isForbidden(scalar) {
+            if allowNewline && scalar == "\n" { continue }
+            let code = String(scalar.value, radix: 16, uppercase: true)
+            throw CoreError.invalid("\(what) contains a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)): remove it")
+        }
+    }
+}
+
+/// Makes text safe to print on a terminal.
+public enum Sanitize {
+    /// Control characters (C0, DEL, C1), line and paragraph separators, and bidirectional
+    /// overrides, which could move the cursor, change colours or reorder what is shown.
+    public static func isForbidden(_ u: Unicode.Scalar) -> Bool {
+        switch u.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+    /// The text with every forbidden scalar replaced by U+FFFD.
+    public static func display(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: isForbidden) else { return s }
+        var out = String.UnicodeScalarView()
+        for u in s.unicodeScalars { out.append(isForbidden(u) ? "\u{FFFD}" : u) }
+        return String(out)
+    }
+}
+
+/// The one error type of HabitCore: a rule was broken. The message says what to do.
+public enum CoreError: Error, Equatable, CustomStringConvertible, Sendable {
+    case invalid(String)
+    public var description: String {
+        switch self { case .invalid(let m): return m }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// A device's stable random identity: 32 lower-case hex characters.
+public struct DeviceID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    /// Accepts only 32 lower-case hex characters.
+    public init?(_ raw: String) {
+        guard raw.utf8.count == 32, raw.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+        else { return nil }
+        rawValue = raw
+    }
+    /// A new random id from the given generator.
+    public static func random<G: RandomNumberGenerator>(using g: inout G) -> DeviceID {
+        DeviceID(hex(UInt64.random(in: .min ... .max, using: &g), width: 16)
+                 + hex(UInt64.random(in: .min ... .max, using: &g), width: 16))!
+    }
+    public var description: String { rawValue }
+    public static func < (a: DeviceID, b: DeviceID) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// An operation's identity: the device that made it and its sequence number there (from 1).
+public struct OpID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let device: DeviceID
+    public let seq: UInt64
+    public init(device: DeviceID, seq: UInt64) { self.device = device; self.seq = seq }
+    public var description: String { "\(device.rawValue.prefix(8))#\(seq)" }
+    public static func < (a: OpID, b: OpID) -> Bool { (a.device, a.seq) < (b.device, b.seq) }
+}
+
+/// A hybrid logical clock reading: wall-clock milliseconds plus a logical counter.
+/// It never goes backwards on one device and always moves past every reading it has seen,
+/// so causality survives clocks that disagree.
+public struct HLC: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var wallMillis: Int64
+    public var counter: UInt32
+    public init(wallMillis: Int64, counter: UInt32) { self.wallMillis = wallMillis; self.counter = counter }
+    public static let zero = HLC(wallMillis: 0, counter: 0)
+
+    /// The next reading for a local event at physical time `nowMillis`.
+    public func tick(nowMillis: Int64) -> HLC {
+        nowMillis > wallMillis ? HLC(wallMillis: nowMillis, counter: 0)
+                               : HLC(wallMillis: wallMillis, counter: counter &+ 1)
+    }
+    /// The clock after seeing a reading from elsewhere (it never goes backwards).
+    public func observing(_ other: HLC) -> HLC { max(self, other) }
+
+    public static func < (a: HLC, b: HLC) -> Bool { (a.wallMillis, a.counter) < (b.wallMillis, b.counter) }
+    public var description: String { "\(wallMillis).\(counter)" }
+}
+
+/// The total order that decides last-writer-wins registers: HLC, then device id.
+public struct Stamp: Hashable, Comparable, Sendable {
+    public let hlc: HLC
+    public let device: DeviceID
+    public init(hlc: HLC, device: DeviceID) { self.hlc = hlc; self.device = device }
+    public static func < (a: Stamp, b: Stamp) -> Bool { a.hlc != b.hlc ? a.hlc < b.hlc : a.device < b.device }
+}
+
+/// One field of a habit with its new value.
+public enum FieldValue: Hashable, Sendable {
+    case name(String)
+    case icon(String?)
+    case color(String?)
+    case kind(HabitKind)
+    case goal(Int)
+    case unit(String?)
+    case schedule(Schedule)
+    case startDate(LocalDay)
+    case archivedFrom(LocalDay?)
+    case notes(String?)
+
+    /// The register index of this field, 0–9.
+    public var index: Int {
+        switch self {
+        case .name: 0
+        case .icon: 1
+        case .color: 2
+        case .kind: 3
+        case .goal: 4
+        case .unit: 5
+        case .schedule: 6
+        case .startDate: 7
+        case .archivedFrom: 8
+        case .notes: 9
+        }
+    }
+    static let count = 10
+
+    /// Writes the value into `fields`.
+    public func apply(to fields: inout HabitFields) {
+        switch self {
+        case .name(let v): fields.name = v
+        case .icon(let v): fields.icon = v
+        case .color(let v): fields.color = v
+        case .kind(let v): fields.kind = v
+        case .goal(let v): fields.goal = v
+        case .unit(let v): fields.unit = v
+        case .schedule(let v): fields.schedule = v
+        case .startDate(let v): fields.startDate = v
+        case .archivedFrom(let v): fields.archivedFrom = v
+        case .notes(let v): fields.notes = v
+        }
+    }
+
+    /// The value `fields` holds for the same field.
+    public static func current(index: Int, of f: HabitFields) -> FieldValue {
+        switch index {
+        case 0: .name(f.name)
+        case 1: .icon(f.icon)
+        case 2: .color(f.color)
+        case 3: .kind(f.kind)
+        case 4: .goal(f.goal)
+        case 5: .unit(f.unit)
+        case 6: .schedule(f.schedule)
+        case 7: .startDate(f.startDate)
+        case 8: .archivedFrom(f.archivedFrom)
+        default: .notes(f.notes)
+        }
+    }
+
+    /// All ten field values of `fields`, in register order.
+    public static func all(of f: HabitFields) -> [FieldValue] { (0..<count).map { current(index: $0, of: f) } }
+}
+
+/// What an operation does. Every kind merges commutatively (see `HabitState.apply`).
+public enum Change: Hashable, Sendable {
+    /// A new habit with all its fields.
+    case create(HabitID, HabitFields)
+    /// One field set (last writer wins per habit and field).
+    case set(HabitID, FieldValue)
+    /// A tombstone: beats concurrent and later edits unless this exact delete is restored.
+    case delete(HabitID)
+    /// Cancels one delete operation (undo of a delete).
+    case restore(HabitID, deleteOp: OpID)
+    /// This device's share of progress on a day moves by `delta` (non-zero).
+    case progress(HabitID, LocalDay, delta: Int)
+    /// The day is skipped (true) or not (false); last writer wins.
+    case skip(HabitID, LocalDay, Bool)
+    /// The day's difficulty 1–5, or nil to clear; last writer wins.
+    case rate(HabitID, LocalDay, Int?)
+
+    /// The habit the change is about.
+    public var habit: HabitID {
+        switch self {
+        case .create(let h, _), .set(let h, _), .delete(let h), .restore(let h, _),
+             .progress(let h, _, _), .skip(let h, _, _), .rate(let h, _, _): return h
+        }
+    }
+}
+
+/// A stamped change: `{device, seq, hlc, change}`. `(device, seq)` is its identity.
+public struct HabitOperation: Hashable, Sendable {
+    public let id: OpID
+    public let hlc: HLC
+    public let change: Change
+    public init(id: OpID, hlc: HLC, change: Change) { self.id = id; self.hlc = hlc; self.change = change }
+    public var stamp: Stamp { Stamp(hlc: hlc, device: id.device) }
+}

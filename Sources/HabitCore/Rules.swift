@@ -1,0 +1,274 @@
+import Foundation
+
+/// Settings the rules depend on.
+public struct RuleSettings: Hashable, Sendable {
+    /// The first day of a week, for N-times-per-week habits.
+    public var weekStart: Weekday
+    public init(weekStart: Weekday = .monday) { self.weekStart = weekStart }
+}
+
+/// XP earned per successful habit-day and per perfect day.
+public let xpPerHabitDay = 50
+public let xpPerPerfectDay = 50
+
+/// A level and the XP around it. Level L is reached at 50·L·(L−1) XP.
+public struct LevelInfo: Hashable, Sendable {
+    public let level: Int
+    /// XP earned since reaching this level.
+    public let xpIntoLevel: Int
+    /// XP between this level and the next (100·L).
+    public let xpForNextLevel: Int
+    /// XP still missing to reach the next level.
+    public var xpToNextLevel: Int { xpForNextLevel - xpIntoLevel }
+
+    /// The level for a total XP.
+    public init(xp: Int) {
+        let total = max(0, xp)
+        // Solve 50·L·(L−1) ≤ xp, then correct rounding.
+        var l = max(1, Int((1 + (1 + Double(total) / 12.5).squareRoot()) / 2))
+        while 50 * l * (l - 1) > total { l -= 1 }
+        while 50 * (l + 1) * l <= total { l += 1 }
+        level = l
+        xpIntoLevel = total - 50 * l * (l - 1)
+        xpForNextLevel = 100 * l
+    }
+    /// The XP at which a level starts.
+    public static func threshold(level: Int) -> Int { 50 * level * (level - 1) }
+}
+
+/// One habit on one day, with everything the list and screens show.
+public struct HabitSummary: Hashable, Sendable {
+    public let habit: Habit
+    public let day: LocalDay
+    /// Due on that day (weekly habits: while the week's quota is not yet met, or done that day).
+    public let scheduled: Bool
+    public let progress: Int
+    public let completed: Bool
+    public let skipped: Bool
+    public let difficulty: Int?
+    /// For limit habits: progress above the ceiling.
+    public let exceeded: Bool
+    /// Current and best streak: days, or weeks for N-per-week habits.
+    public let streak: Int
+    public let bestStreak: Int
+    public let streakUnit: String
+    /// Loop Habit Tracker's score, 0–1.
+    public let strength: Double
+}
+
+/// Whole-account figures.
+public struct Stats: Hashable, Sendable {
+    public let xp: Int
+    public let level: LevelInfo
+    public let xpToday: Int
+    public let perfectDays: Int
+    /// Habits that exist and are not archived today; archived ones.
+    public let habits: Int
+    public let archivedHabits: Int
+    /// Units of progress recorded on existing habits (sum over all days).
+    public let checkIns: Int
+}
+
+extension HabitState {
+    /// Whether a day-based habit's day succeeded, and whether it is skipped.
+    @inline(__always)
+    func dayOutcome(_ habit: Habit, _ day: LocalDay) -> (success: Bool, skipped: Bool) {
+        guard let rec = entries[habit.id]?.days[day] else { return (habit.succeeds(progress: 0), false) }
+        return (habit.succeeds(progress: rec.progress), rec.isSkipped)
+    }
+
+    /// Whether the habit is due on `day`: active, on a scheduled day; for N-per-week
+    /// habits, while fewer than N days of that week before `day` succeeded (or when the
+    /// day itself succeeded within the quota).
+    public func isDue(_ habit: Habit, on day: LocalDay, settings: RuleSettings = .init()) -> Bool {
+        guard habit.isActive(on: day) else { return false }
+        guard case .perWeek(let n) = habit.schedule else { return habit.isScheduledDay(day) }
+        var before = 0
+        var d = max(day.startOfWeek(settings.weekStart), habit.startDate)
+        while d < day {
+            let o = dayOutcome(habit, d)
+            if o.success && !o.skipped { before += 1 }
+            d = d.adding(1)
+        }
+        return before < n
+    }
+
+    /// Current and best streak as of `asOf`, with `today` the day still in progress: a
+    /// pending (not yet successful) today neither counts nor breaks.
+    public func streaks(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings = .init())
+        -> (current: Int, best: Int)
+    {
+        let end = min(asOf, habit.lastActiveDay ?? asOf)
+        guard end >= habit.startDate else { return (0, 0) }
+        var run = 0, best = 0
+        if case .perWeek(let n) = habit.schedule {
+            var weekStart = habit.startDate.startOfWeek(settings.weekStart)
+            while weekStart <= end {
+                let weekEnd = weekStart.adding(6)
+                var available = 0, successes = 0
+                var d = max(weekStart, habit.startDate)
+                let last = min(weekEnd, habit.lastActiveDay ?? weekEnd)
+                while d <= last {
+                    let o = dayOutcome(habit, d)
+                    if !o.skipped {
+                        available += 1
+                        if d <= end && o.success { successes += 1 }
+                    }
+                    d = d.adding(1)
+                }
+                let required = min(n, available)
+                if required > 0 {
+                    if successes >= required { run += 1; best = max(best, run) }
+                    else if weekEnd < today { run = 0 }
+                    // else: the week is still running: neither counts nor breaks.
+                }
+                weekStart = weekStart.adding(7)
+            }
+            return (run, best)
+        }
+        var d = habit.startDate
+        while d <= end {
+            if habit.isScheduledDay(d) {
+                let o = dayOutcome(habit, d)
+                if !o.skipped {
+                    if o.success { run += 1; if run > best { best = run } }
+                    else if d < today { run = 0 }
+                }
+            }
+            d = d.adding(1)
+        }
+        return (run, best)
+    }
+
+    /// Loop Habit Tracker's habit score on `asOf` (0–1), computed from the start date with
+    /// multiplier 0.5^(√f/13). Build habits use Loop's boolean rolling window (numerator
+    /// and denominator doubled below one per day); limit habits Loop's "at most" rule with
+    /// target goal × numerator. Skipped days leave the score unchanged.
+    public func strength(_ habit: Habit, asOf: LocalDay) -> Double {
+        let end = min(asOf, habit.lastActiveDay ?? asOf)
+        guard end >= habit.startDate else { return habit.kind == .limit ? 1 : 0 }
+        var (numerator, denominator) = habit.schedule.frequency
+        let frequency = Double(numerator) / Double(denominator)
+        let multiplier = pow(0.5, frequency.squareRoot() / 13.0)
+        let isLimit = habit.kind == .limit
+        if !isLimit && frequency < 1 { numerator *= 2; denominator *= 2 }
+        let target = Double(habit.goal * numerator)
+        var window = Array(repeating: 0, count: denominator)
+        var rolling = 0
+        var score = isLimit ? 1.0 : 0.0
+        let days = habit.startDate.days(to: end) + 1
+        for i in 0..<days {
+            let day = habit.startDate.adding(i)
+            let rec = entries[habit.id]?.days[day]
+            let skipped = rec?.isSkipped ?? false
+            let progress = rec?.progress ?? 0
+            let value: Int
+            if skipped { value = 0 }
+            else if isLimit { value = progress }
+            else { value = habit.succeeds(progress: progress) ? 1 : 0 }
+            rolling += value - window[i % denominator]
+            window[i % denominator] = value
+            if skipped { continue }
+            let completed: Double
+            if isLimit {
+                if target > 0 { completed = min(1, max(0, 1 - (Double(rolling) - target) / target)) }
+                else { completed = rolling > 0 ? 0 : 1 }
+            } else {
+                completed = min(1, Double(rolling) / Double(numerator))
+            }
+            score = score * multiplier + completed * (1 - multiplier)
+        }
+        return score
+    }
+
+    /// The average difficulty over the last `count` rated days up to `asOf`.
+    public func difficultyAverage(_ habit: Habit, asOf: LocalDay, count: Int) -> Double? {
+        guard let days = entries[habit.id]?.days else { return nil }
+        let rated = days.compactMap { day, rec -> (LocalDay, Int)? in
+            guard day <= asOf, let r = rec.rating else { return nil }
+            return (day, r)
+        }.sorted { $0.0 > $1.0 }.prefix(count)
+        guard !rated.isEmpty else { return nil }
+        return Double(rated.reduce(0) { $0 + $1.1 }) / Double(rated.count)
+    }
+
+    /// The summary of one habit on `day`, with `today` the day in progress.
+    public func summary(_ habit: Habit, on day: LocalDay, today: LocalDay, settings: RuleSettings = .init())
+        -> HabitSummary
+    {
+        let rec = record(habit.id, day)
+        let progress = rec?.progress ?? 0
+        let completed = habit.succeeds(progress: progress)
+        let s = streaks(habit, asOf: day, today: today, settings: settings)
+        let due = isDue(habit, on: day, settings: settings) || (habit.schedule.isWeekly && habit.isActive(on: day) && completed && progress > 0)
+        return HabitSummary(
+            habit: habit, day: day, scheduled: due, progress: progress, completed: completed,
+            skipped: rec?.isSkipped ?? false, difficulty: rec?.rating,
+            exceeded: habit.kind == .limit && progress > habit.goal,
+            streak: s.current, bestStreak: s.best, streakUnit: habit.schedule.isWeekly ? "weeks" : "days",
+            strength: strength(habit, asOf: day))
+    }
+
+    /// XP, level, perfect days and totals, counted from each habit's start up to `today`.
+    /// XP: 50 per successful, due, non-skipped habit-day (once however far over the goal),
+    /// plus 50 per perfect day: at least one habit counted that day and every day-scheduled,
+    /// non-skipped habit succeeded (weekly habits count only on days they succeed).
+    public func stats(today: LocalDay, settings: RuleSettings = .init()) -> Stats {
+        let all = habits
+        guard let first = all.map(\.startDate).min(), first <= today else {
+            return Stats(xp: 0, level: LevelInfo(xp: 0), xpToday: 0, perfectDays: 0,
+                         habits: all.filter { $0.isActive(on: today) || $0.startDate > today }.count,
+                         archivedHabits: all.filter { ($0.fields.archivedFrom ?? .latest) <= today }.count,
+                         checkIns: checkIns(all))
+        }
+        let span = first.days(to: today) + 1
+        var obligated = [Int32](repeating: 0, count: span)
+        var met = [Int32](repeating: 0, count: span)
+        var counted = [Int32](repeating: 0, count: span)
+        var xp = 0, xpToday = 0
+        for habit in all {
+            let end = min(today, habit.lastActiveDay ?? today)
+            guard end >= habit.startDate else { continue }
+            var weekSuccesses = 0
+            var currentWeek = habit.startDate.startOfWeek(settings.weekStart)
+            var d = habit.startDate
+            while d <= end {
+                let i = first.days(to: d)
+                let o = dayOutcome(habit, d)
+                if case .perWeek(let n) = habit.schedule {
+                    let w = d.startOfWeek(settings.weekStart)
+                    if w != currentWeek { currentWeek = w; weekSuccesses = 0 }
+                    if o.success && !o.skipped && weekSuccesses < n {
+                        weekSuccesses += 1
+                        xp += xpPerHabitDay
+                        if d == today { xpToday += xpPerHabitDay }
+                        counted[i] += 1
+                    }
+                } else if habit.isScheduledDay(d) && !o.skipped {
+                    obligated[i] += 1
+                    counted[i] += 1
+                    if o.success {
+                        met[i] += 1
+                        xp += xpPerHabitDay
+                        if d == today { xpToday += xpPerHabitDay }
+                    }
+                }
+                d = d.adding(1)
+            }
+        }
+        var perfect = 0
+        for i in 0..<span where counted[i] > 0 && met[i] == obligated[i] {
+            perfect += 1
+            xp += xpPerPerfectDay
+            if i == span - 1 { xpToday += xpPerPerfectDay }
+        }
+        return Stats(xp: xp, level: LevelInfo(xp: xp), xpToday: xpToday, perfectDays: perfect,
+                     habits: all.filter { $0.isActive(on: today) || $0.startDate > today }.count,
+                     archivedHabits: all.filter { ($0.fields.archivedFrom ?? .latest) <= today }.count,
+                     checkIns: checkIns(all))
+    }
+
+    private func checkIns(_ all: [Habit]) -> Int {
+        all.reduce(0) { sum, h in sum + (entries[h.id]?.days.values.reduce(0) { $0 + $1.progress } ?? 0) }
+    }
+}

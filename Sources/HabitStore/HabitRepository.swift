@@ -1,0 +1,313 @@
+import Foundation
+import HabitCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the repository tells its subscribers.
+public enum RepositoryEvent: Sendable {
+    /// The state changed (a local write, or records appended by another process).
+    case changed(HabitState)
+    /// Something the user should know about (a torn tail removed, a snapshot rebuilt).
+    case warning(String)
+}
+
+/// The result of a successful, durable write.
+public struct CommitResult: Sendable {
+    /// The state after the write.
+    public let state: HabitState
+    /// The stamped operations that were written (empty when there was nothing to do).
+    public let operations: [HabitOperation]
+}
+
+/// The files of a data directory.
+public struct DataPaths: Sendable {
+    public let directory: String
+    public init(directory: String) { self.directory = directory }
+    public var journal: String { directory + "/journal.hbj" }
+    public var snapshot: String { directory + "/snapshot.bin" }
+    public var lock: String { directory + "/lock" }
+    public var device: String { directory + "/device" }
+    public var recovered: String { directory + "/recovered" }
+}
+
+/// The only writer of local data. Every change is stamped (device, seq, HLC), appended to
+/// the journal and fsync'd before it is acknowledged; then folded into the state and
+/// published. Appends from several processes on one directory are serialised by a file
+/// lock, and each process reads what the others appended before it writes.
+public actor HabitRepository {
+    public nonisolated let paths: DataPaths
+    public nonisolated let device: DeviceID
+    /// Warnings gathered while opening (torn tail removed, snapshot rebuilt).
+    public nonisolated let openingWarnings: [String]
+
+    private let store: LocalStore
+    private let now: @Sendable () -> Date
+    private var subscribers: [UUID: AsyncStream<RepositoryEvent>.Continuation] = [:]
+
+    /// Opens (creating when needed) the data directory. Throws `StoreError` when the
+    /// directory cannot be used or the journal is corrupt in the middle.
+    public init(directory: String, now: @escaping @Sendable () -> Date = { Date() }, io: FileIO = .live,
+                snapshotEvery: Int = 1000) throws {
+        paths = DataPaths(directory: directory)
+        self.now = now
+        let (store, device, warnings) = try LocalStore.open(paths: paths, io: io, snapshotEvery: snapshotEvery)
+        self.store = store
+        self.device = device
+        openingWarnings = warnings
+    }
+
+    /// The current state.
+    public var state: HabitState { store.state }
+
+    /// This device's undoable changes, oldest first.
+    public var undoStack: [UndoItem] { store.undoStack }
+
+    /// Validates and writes one change made of several operations, atomically. `build`
+    /// runs with the lock held, on the state that includes every other process's writes,
+    /// and returns the changes (or throws to write nothing).
+    @discardableResult
+    public func commit(label: String,
+                       _ build: @Sendable (HabitState, DeviceID) throws -> [Change]) throws -> CommitResult {
+        let result = try store.withLock { () throws -> CommitResult in
+            let warnings = try store.catchUp(locked: true)
+            warnings.forEach(publishWarning)
+            let changes = try build(store.state, device)
+            guard !changes.isEmpty else { return CommitResult(state: store.state, operations: []) }
+            let ops = store.stamp(changes, device: device, nowMillis: millis())
+            let inverse = store.inverse(of: ops)
+            try store.write(JournalEntry(ops: ops, inverse: inverse, label: label), device: device)
+            return CommitResult(state: store.state, operations: ops)
+        }
+        if !result.operations.isEmpty { publish() }
+        return result
+    }
+
+    /// Reverts the newest change made on this device that is not yet undone, by writing
+    /// its inverse. Returns what was undone, or nil when there is nothing to undo.
+    public func undo() throws -> UndoItem? {
+        let item = try store.withLock { () throws -> UndoItem? in
+            let warnings = try store.catchUp(locked: true)
+            warnings.forEach(publishWarning)
+            guard let item = store.undoStack.last else { return nil }
+            let ops = store.stamp(item.inverse, device: device, nowMillis: millis())
+            try store.write(JournalEntry(ops: ops, undoes: item.firstSeq, label: "undo " + item.label), device: device)
+            return item
+        }
+        if item != nil { publish() }
+        return item
+    }
+
+    /// Reads records appended by other processes. Returns true when the state changed.
+    @discardableResult
+    public func refresh() throws -> Bool {
+        let before = store.journal.endOffset
+        let warnings = try store.catchUp(locked: false)
+        warnings.forEach(publishWarning)
+        let changed = store.journal.endOffset != before
+        if changed { publish() }
+        return changed
+    }
+
+    /// Writes a snapshot of everything read so far (a cache for fast start-up).
+    public func writeSnapshot() throws { try store.writeSnapshot() }
+
+    /// A stream of state changes and warnings, starting with the current state.
+    public func events() -> AsyncStream<RepositoryEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: RepositoryEvent.self, bufferingPolicy: .bufferingNewest(64))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.yield(.changed(store.state))
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+
+    private func publish() {
+        for c in subscribers.values { c.yield(.changed(store.state)) }
+    }
+
+    private func publishWarning(_ w: String) {
+        for c in subscribers.values { c.yield(.warning(w)) }
+    }
+
+    private func millis() -> Int64 { Int64((now().timeIntervalSince1970 * 1000).rounded(.down)) }
+}
+
+/// The repository's files and folded state, confined to the actor.
+final class LocalStore {
+    let paths: DataPaths
+    let journal: Journal
+    let lockFD: Int32
+    let device: DeviceID
+    let snapshotEvery: Int
+    var state = HabitState()
+    var undoStack: [UndoItem] = []
+    var lastRecord: (offset: Int, crc: UInt32)?
+    var recordsSinceSnapshot = 0
+    static let undoLimit = 1000
+
+    init(paths: DataPaths, journal: Journal, lockFD: Int32, device: DeviceID, snapshotEvery: Int) {
+        self.paths = paths; self.journal = journal; self.lockFD = lockFD; self.device = device
+        self.snapshotEvery = snapshotEvery
+    }
+
+    deinit { Sys.close(lockFD) }
+
+    static func open(paths: DataPaths, io: FileIO, snapshotEvery: Int) throws -> (LocalStore, DeviceID, [String]) {
+        try Sys.makeDirectories(paths.directory)
+        let lockFD = try Sys.open(paths.lock, O_RDWR | O_CREAT)
+        do {
+            try Sys.lock(lockFD, path: paths.lock)
+        } catch {
+            Sys.close(lockFD)
+            throw error
+        }
+        defer { Sys.unlock(lockFD) }
+        let device: DeviceID
+        let journal: Journal
+        do {
+            device = try readOrCreateDevice(paths)
+            journal = try Journal(path: paths.journal, io: io)
+        } catch {
+            Sys.close(lockFD)
+            throw error
+        }
+        let store = LocalStore(paths: paths, journal: journal, lockFD: lockFD, device: device, snapshotEvery: snapshotEvery)
+        var warnings: [String] = []
+        if let bytes = try? Sys.readFile(paths.snapshot) {
+            let (snap, why) = Snapshot.load(bytes, journal: journal)
+            if let snap {
+                store.state = snap.state
+                store.undoStack = snap.undoStack
+                store.lastRecord = snap.lastRecord
+                journal.advance(to: snap.coveredOffset)
+            } else {
+                warnings.append("warning: the snapshot \(paths.snapshot) was ignored (\(why ?? "unreadable")); state rebuilt from the journal")
+            }
+        }
+        warnings += try store.catchUp(locked: true)
+        if store.recordsSinceSnapshot >= snapshotEvery { try? store.writeSnapshot() }
+        return (store, device, warnings)
+    }
+
+    static func readOrCreateDevice(_ paths: DataPaths) throws -> DeviceID {
+        if let bytes = try Sys.readFile(paths.device, limit: 4096) {
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let id = DeviceID(text) else {
+                throw StoreError.unreadable(path: paths.device,
+                                            detail: "is damaged (expected 32 hex characters); delete it and Habitto will create a new device id")
+            }
+            return id
+        }
+        var rng = SystemRandomNumberGenerator()
+        let id = DeviceID.random(using: &rng)
+        try Sys.writeAtomically(Array((id.rawValue + "\n").utf8), to: paths.device)
+        return id
+    }
+
+    func withLock<T>(_ body: () throws -> T) throws -> T {
+        try Sys.lock(lockFD, path: paths.lock)
+        defer { Sys.unlock(lockFD) }
+        return try body()
+    }
+
+    /// Folds every complete record after the read position. With the lock held a torn
+    /// tail is saved aside and cut off; without it, an incomplete tail is left for later.
+    func catchUp(locked: Bool) throws -> [String] {
+        let (records, end, status) = try journal.read(from: journal.endOffset)
+        for rec in records {
+            let entry: JournalEntry
+            do { entry = try JournalEntry(decoding: rec.payload) } catch {
+                throw StoreError.corrupt(path: journal.path, offset: rec.offset, detail: "record cannot be read: \(error)")
+            }
+            try absorb(entry, offset: rec.offset, crc: CRC32C.checksum(rec.payload))
+        }
+        journal.advance(to: end)
+        switch status {
+        case .clean:
+            return []
+        case .corrupt(let offset, let detail):
+            throw StoreError.corrupt(path: journal.path, offset: offset, detail: detail)
+        case .torn(let offset):
+            guard locked else { return [] }
+            let size = try journal.fileSize()
+            var saved = ""
+            if size > offset {
+                let fd = journal.fd
+                let bytes = try Sys.pread(fd, count: size - offset, offset: offset, path: journal.path)
+                try Sys.makeDirectories(paths.recovered)
+                let name = "\(paths.recovered)/torn-at-\(offset)-\(Int(Date().timeIntervalSince1970)).bin"
+                try Sys.writeAtomically(bytes, to: name)
+                saved = " (its \(bytes.count) bytes were saved to \(name))"
+            }
+            try journal.truncate(to: offset)
+            return ["warning: the journal \(journal.path) ended in an incomplete record at byte \(offset), left by an interrupted write; it was removed\(saved). Nothing acknowledged was lost"]
+        }
+    }
+
+    func absorb(_ entry: JournalEntry, offset: Int, crc: UInt32) throws {
+        for op in entry.ops {
+            if case .outOfOrder(let expected) = state.apply(op) {
+                throw StoreError.corrupt(path: journal.path, offset: offset,
+                                         detail: "operation \(op.id) arrived before \(op.id.device.rawValue.prefix(8))#\(expected)")
+            }
+        }
+        if let first = entry.ops.first, first.id.device == device {
+            if let undone = entry.undoes {
+                undoStack.removeAll { $0.firstSeq == undone }
+            } else if !entry.inverse.isEmpty {
+                undoStack.append(UndoItem(firstSeq: first.id.seq, inverse: entry.inverse, label: entry.label))
+                if undoStack.count > LocalStore.undoLimit { undoStack.removeFirst(undoStack.count - LocalStore.undoLimit) }
+            }
+        }
+        lastRecord = (offset, crc)
+        recordsSinceSnapshot += 1
+    }
+
+    /// Gives changes this device's next sequence numbers and HLC readings.
+    func stamp(_ changes: [Change], device: DeviceID, nowMillis: Int64) -> [HabitOperation] {
+        var seq = state.seen[device] ?? 0
+        var clock = state.clock
+        return changes.map { change in
+            seq += 1
+            clock = clock.tick(nowMillis: nowMillis)
+            return HabitOperation(id: OpID(device: device, seq: seq), hlc: clock, change: change)
+        }
+    }
+
+    /// The changes that revert `ops`, computed against the current (pre-write) state.
+    func inverse(of ops: [HabitOperation]) -> [Change] {
+        var inv: [Change] = []
+        for op in ops.reversed() {
+            switch op.change {
+            case .create(let h, _): inv.append(.delete(h))
+            case .set(let h, let value):
+                if let e = state.entries[h] { inv.append(.set(h, FieldValue.current(index: value.index, of: e.fields))) }
+            case .delete(let h): inv.append(.restore(h, deleteOp: op.id))
+            case .restore(let h, _): inv.append(.delete(h))
+            case .progress(let h, let d, let delta): inv.append(.progress(h, d, delta: -delta))
+            case .skip(let h, let d, _): inv.append(.skip(h, d, state.isSkipped(h, d)))
+            case .rate(let h, let d, _): inv.append(.rate(h, d, state.difficulty(h, d)))
+            }
+        }
+        return inv
+    }
+
+    /// Appends and fsyncs one entry, then folds it in. Nothing changes in memory on failure.
+    func write(_ entry: JournalEntry, device: DeviceID) throws {
+        let payload = entry.encoded()
+        let offset = try journal.append(payload)
+        try absorb(entry, offset: offset, crc: CRC32C.checksum(payload))
+        if recordsSinceSnapshot >= snapshotEvery { try? writeSnapshot() }
+    }
+
+    func writeSnapshot() throws {
+        let snap = Snapshot(coveredOffset: journal.endOffset, lastRecord: lastRecord, state: state, undoStack: undoStack)
+        try Sys.writeAtomically(snap.encoded(), to: paths.snapshot)
+        recordsSinceSnapshot = 0
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import HabitCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a read of the journal ended.
+public enum JournalEnd: Equatable, Sendable {
+    /// Every byte belongs to a valid record.
+    case clean
+    /// A bad or partial record at `offset` with nothing valid after it: a write torn by
+    /// a crash (or, when reading without the lock, a write still in progress).
+    case torn(offset: Int)
+    /// A bad record at `offset` followed by valid records: corruption in the middle.
+    case corrupt(offset: Int, detail: String)
+}
+
+/// One record as read: where it starts and its payload.
+public struct JournalRecord: Sendable {
+    public let offset: Int
+    public let payload: [UInt8]
+}
+
+/// The append-only journal file: a header, then records `[length][crc(length)][crc(payload)][payload]`
+/// (little-endian UInt32s, CRC-32C). A record is acknowledged only after fsync returns.
+/// Not thread-safe: owned by one repository, and appends happen under the directory lock.
+public final class Journal {
+    public static let magic = Array("HABITTO-JOURNAL\u{1}".utf8) // 16 bytes
+    public static let headerSize = magic.count
+    public static let frameOverhead = 12
+    public static let maxRecord = 64 << 20
+
+    public let path: String
+    let fd: Int32
+    let io: FileIO
+    /// The offset just past the last record this object has read or written.
+    public private(set) var endOffset: Int
+
+    /// Opens (creating when missing) the journal. Call with the directory lock held when
+    /// the file may need to be created.
+    public init(path: String, io: FileIO = .live) throws {
+        self.path = path
+        self.io = io
+        fd = try Sys.open(path, O_RDWR | O_CREAT)
+        do {
+            let size = try Sys.size(fd, path: path)
+            if size == 0 {
+                try io.write(fd, Journal.magic, 0, path)
+                try io.sync(fd, path)
+                try Sys.syncDirectory((path as NSString).deletingLastPathComponent)
+            } else {
+                let head = try Sys.pread(fd, count: Journal.headerSize, offset: 0, path: path)
+                guard head == Journal.magic else {
+                    if head.count < Journal.headerSize && Journal.magic.starts(with: head) {
+                        // The header itself was torn on creation: nothing was ever acknowledged.
+                        try Sys.ftruncate(fd, 0, path: path)
+                        try io.write(fd, Journal.magic, 0, path)
+                        try io.sync(fd, path)
+                        endOffset = Journal.headerSize
+                        return
+                    }
+                    throw StoreError.unreadable(path: path, detail: "is not a Habitto journal (unknown header); move it away or use another --home")
+                }
+            }
+        } catch {
+            Sys.close(fd)
+            throw error
+        }
+        endOffset = Journal.headerSize
+    }
+
+    deinit { Sys.close(fd) }
+
+    /// Frames a payload as a record.
+    public static func frame(_ payload: [UInt8]) -> [UInt8] {
+        var w = ByteWriter(capacity: payload.count + frameOverhead)
+        w.u32le(UInt32(payload.count))
+        w.u32le(CRC32C.checksum(w.bytes))
+        w.u32le(CRC32C.checksum(payload))
+        return w.bytes + payload
+    }
+
+    /// Reads every complete record from `offset` to the end of the file.
+    public func read(from offset: Int) throws -> (records: [JournalRecord], end: Int, status: JournalEnd) {
+        let size = try Sys.size(fd, path: path)
+        guard size > offset else { return ([], offset, .clean) }
+        let bytes = try Sys.pread(fd, count: size - offset, offset: offset, path: path)
+        return Journal.scan(bytes, base: offset)
+    }
+
+    /// Splits bytes (which start at file offset `base`) into valid records.
+    public static func scan(_ bytes: [UInt8], base: Int) -> (records: [JournalRecord], end: Int, status: JournalEnd) {
+        var records: [JournalRecord] = []
+        var pos = 0
+        while pos < bytes.count {
+            switch recordLength(bytes, at: pos) {
+            case .success(let len):
+                records.append(JournalRecord(offset: base + pos,
+                                             payload: Array(bytes[(pos + frameOverhead)..<(pos + frameOverhead + len)])))
+                pos += frameOverhead + len
+            case .failure(let problem):
+                // Anything valid after the bad spot means corruption, not a torn tail.
+                var q = pos + 1
+                while q + frameOverhead <= bytes.count {
+                    if case .success = recordLength(bytes, at: q) {
+                        return (records, base + pos, .corrupt(offset: base + pos, detail: problem.message))
+                    }
+                    q += 1
+                }
+                return (records, base + pos, .torn(offset: base + pos))
+            }
+        }
+        return (records, base + pos, .clean)
+    }
+
+    struct Problem: Error { let message: String }
+
+    /// The payload length of a valid record at `pos`, or why there is none.
+    static func recordLength(_ b: [UInt8], at pos: Int) -> Result<Int, Problem> {
+        guard pos + frameOverhead <= b.count else { return .failure(Problem(message: "partial record header")) }
+        func u32(_ i: Int) -> UInt32 {
+            UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
+        }
+        let len = Int(u32(pos))
+        guard CRC32C.checksum(b, pos..<(pos + 4)) == u32(pos + 4), len <= maxRecord else {
+            return .failure(Problem(message: "bad record length"))
+        }
+        guard pos + frameOverhead + len <= b.count else { return .failure(Problem(message: "record cut short")) }
+        guard CRC32C.checksum(b, (pos + frameOverhead)..<(pos + frameOverhead + len)) == u32(pos + 8) else {
+            return .failure(Problem(message: "checksum mismatch"))
+        }
+        return .success(len)
+    }
+
+    /// Moves the read position forward after records were read by `read(from:)`.
+    public func advance(to offset: Int) { endOffset = offset }
+
+    /// Cuts the file back to `offset` (a torn tail) durably. Only with the lock held.
+    public func truncate(to offset: Int) throws {
+        try Sys.ftruncate(fd, offset, path: path)
+        try io.sync(fd, path)
+        endOffset = offset
+    }
+
+    /// Appends one record at `endOffset` and fsyncs. On any failure the file is cut back
+    /// to its previous length (best effort) and the error is thrown: nothing is acknowledged.
+    /// Only with the lock held and after reading up to the end of the file.
+    @discardableResult
+    public func append(_ payload: [UInt8]) throws -> Int {
+        let start = endOffset
+        do {
+            try io.write(fd, Journal.frame(payload), start, path)
+            try io.sync(fd, path)
+        } catch {
+            try? Sys.ftruncate(fd, start, path: path)
+            throw error
+        }
+        endOffset = start + Journal.frameOverhead + payload.count
+        return start
+    }
+
+    /// The payload checksum stored in the header of the record at `offset`, with its length.
+    public func header(at offset: Int) throws -> (length: Int, crc: UInt32)? {
+        let h = try Sys.pread(fd, count: Journal.frameOverhead, offset: offset, path: path)
+        guard h.count == Journal.frameOverhead else { return nil }
+        var r = ByteReader(h)
+        let len = try r.u32le(); _ = try r.u32le()
+        return (Int(len), try r.u32le())
+    }
+
+    /// The current file size.
+    public func fileSize() throws -> Int { try Sys.size(fd, path: path) }
+}

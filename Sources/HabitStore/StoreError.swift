@@ -1,0 +1,38 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one error type of HabitStore. Every message names the file and says what to do.
+public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// A system call failed.
+    case io(operation: String, path: String, errno: Int32)
+    /// A bad record is followed by good ones: nothing may be written.
+    case corrupt(path: String, offset: Int, detail: String)
+    /// A file exists but is not what Habitto wrote (wrong format or version).
+    case unreadable(path: String, detail: String)
+    /// Another process holds the data directory in a way that prevents the operation.
+    case config(String)
+
+    public var description: String {
+        switch self {
+        case .io(let op, let path, let e):
+            let reason = String(cString: strerror(e))
+            let hint: String
+            switch e {
+            case ENOSPC, EDQUOT: hint = "free some disk space and try again; nothing was changed"
+            case EROFS: hint = "the file system is read-only; use a writable --home"
+            case EACCES, EPERM: hint = "check the permissions of the data directory or use another --home"
+            case ENOENT: hint = "the path does not exist"
+            default: hint = "nothing was changed"
+            }
+            return "cannot \(op) \(path): \(reason); \(hint)"
+        case .corrupt(let path, let offset, let detail):
+            return "journal \(path) is corrupt at byte \(offset) (\(detail)), and valid records follow; nothing was written. Keep a copy of the data directory and restore the journal from a backup"
+        case .unreadable(let path, let detail):
+            return "\(path): \(detail)"
+        case .config(let m):
+            return m
+        }
+    }
+}

@@ -1,0 +1,2 @@
+import CNcursesw
+print("habitto", NCURSES_VERSION_MAJOR)
