@@ -65,9 +65,10 @@ public actor HabitRepository {
 
     /// Validates and writes one change made of several operations, atomically. `build`
     /// runs with the lock held, on the state that includes every other process's writes,
-    /// and returns the changes (or throws to write nothing).
+    /// and returns the changes (or throws to write nothing). `label` describes the change
+    /// for undo; by default it is derived from the changes.
     @discardableResult
-    public func commit(label: String,
+    public func commit(label: String? = nil,
                        _ build: @Sendable (HabitState, DeviceID) throws -> [Change]) throws -> CommitResult {
         let result = try store.withLock { () throws -> CommitResult in
             let warnings = try store.catchUp(locked: true)
@@ -76,7 +77,8 @@ public actor HabitRepository {
             guard !changes.isEmpty else { return CommitResult(state: store.state, operations: []) }
             let ops = store.stamp(changes, device: device, nowMillis: millis())
             let inverse = store.inverse(of: ops)
-            try store.write(JournalEntry(ops: ops, inverse: inverse, label: label), device: device)
+            let text = label ?? changes.describe(in: store.state)
+            try store.write(JournalEntry(ops: ops, inverse: inverse, label: text), device: device)
             return CommitResult(state: store.state, operations: ops)
         }
         if !result.operations.isEmpty { publish() }
@@ -159,7 +161,13 @@ final class LocalStore {
 
     static func open(paths: DataPaths, io: FileIO, snapshotEvery: Int) throws -> (LocalStore, DeviceID, [String]) {
         try Sys.makeDirectories(paths.directory)
-        let lockFD = try Sys.open(paths.lock, O_RDWR | O_CREAT)
+        let lockFD: Int32
+        do {
+            lockFD = try Sys.open(paths.lock, O_RDWR | O_CREAT)
+        } catch StoreError.io(_, _, let e) where (e == EROFS || e == EACCES || e == EPERM)
+                    && FileManager.default.fileExists(atPath: paths.lock) {
+            lockFD = try Sys.open(paths.lock, O_RDONLY) // reading stays possible; writes report why not
+        }
         do {
             try Sys.lock(lockFD, path: paths.lock)
         } catch {
@@ -234,6 +242,9 @@ final class LocalStore {
             throw StoreError.corrupt(path: journal.path, offset: offset, detail: detail)
         case .torn(let offset):
             guard locked else { return [] }
+            if journal.readOnlyReason != nil {
+                return ["warning: the journal \(journal.path) ends in an incomplete record at byte \(offset); it will be removed once the data directory is writable"]
+            }
             let size = try journal.fileSize()
             var saved = ""
             if size > offset {

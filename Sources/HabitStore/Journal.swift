@@ -35,23 +35,35 @@ public final class Journal {
     let io: FileIO
     /// The offset just past the last record this object has read or written.
     public private(set) var endOffset: Int
+    /// Set when the file could only be opened for reading (read-only file system or
+    /// permissions): the errno that refused writing, reported by every append.
+    public let readOnlyReason: Int32?
 
     /// Opens (creating when missing) the journal. Call with the directory lock held when
     /// the file may need to be created.
     public init(path: String, io: FileIO = .live) throws {
         self.path = path
         self.io = io
-        fd = try Sys.open(path, O_RDWR | O_CREAT)
+        var reason: Int32?
+        do {
+            fd = try Sys.open(path, O_RDWR | O_CREAT)
+        } catch StoreError.io(_, _, let e) where e == EROFS || e == EACCES || e == EPERM {
+            guard FileManager.default.fileExists(atPath: path) else { throw StoreError.io(operation: "create", path: path, errno: e) }
+            fd = try Sys.open(path, O_RDONLY)
+            reason = e
+        }
+        readOnlyReason = reason
         do {
             let size = try Sys.size(fd, path: path)
             if size == 0 {
+                if let reason { throw StoreError.io(operation: "write", path: path, errno: reason) }
                 try io.write(fd, Journal.magic, 0, path)
                 try io.sync(fd, path)
                 try Sys.syncDirectory((path as NSString).deletingLastPathComponent)
             } else {
                 let head = try Sys.pread(fd, count: Journal.headerSize, offset: 0, path: path)
                 guard head == Journal.magic else {
-                    if head.count < Journal.headerSize && Journal.magic.starts(with: head) {
+                    if head.count < Journal.headerSize && Journal.magic.starts(with: head) && reason == nil {
                         // The header itself was torn on creation: nothing was ever acknowledged.
                         try Sys.ftruncate(fd, 0, path: path)
                         try io.write(fd, Journal.magic, 0, path)
@@ -137,6 +149,7 @@ public final class Journal {
 
     /// Cuts the file back to `offset` (a torn tail) durably. Only with the lock held.
     public func truncate(to offset: Int) throws {
+        if let readOnlyReason { throw StoreError.io(operation: "truncate", path: path, errno: readOnlyReason) }
         try Sys.ftruncate(fd, offset, path: path)
         try io.sync(fd, path)
         endOffset = offset
@@ -147,6 +160,7 @@ public final class Journal {
     /// Only with the lock held and after reading up to the end of the file.
     @discardableResult
     public func append(_ payload: [UInt8]) throws -> Int {
+        if let readOnlyReason { throw StoreError.io(operation: "write", path: path, errno: readOnlyReason) }
         let start = endOffset
         do {
             try io.write(fd, Journal.frame(payload), start, path)

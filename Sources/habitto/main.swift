@@ -1,2 +1,40 @@
-import CNcursesw
-print("habitto", NCURSES_VERSION_MAJOR)
+import Foundation
+import HabitCore
+import HabitStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Wiring only: parse, run, turn every error into one line and an exit code.
+signal(SIGPIPE, SIG_IGN)
+
+func runMain() async -> Int32 {
+    let args = Array(CommandLine.arguments.dropFirst())
+    do {
+        let inv = try ArgumentParser.parse(args, specs: Specs.all)
+        if inv.wantsVersion { Output.line("habitto \(habittoVersion)"); return ExitCode.ok }
+        if inv.wantsHelp {
+            Output.raw(inv.command.flatMap { c in Specs.all.first { $0.name == c } }?.help ?? Specs.overview)
+            return ExitCode.ok
+        }
+        let env = try AppEnvironment.resolve(home: inv.home, env: ProcessInfo.processInfo.environment)
+        try await Runner(env: env, invocation: inv).run()
+        return ExitCode.ok
+    } catch let e as CLIError {
+        Output.err("habitto: \(e.message)")
+        return e.code
+    } catch let e as CoreError {
+        Output.err("habitto: \(e.description)")
+        return ExitCode.invalid
+    } catch let e as StoreError {
+        Output.err("habitto: \(e.description)")
+        if case .config = e { return ExitCode.invalid }
+        return ExitCode.storage
+    } catch {
+        Output.err("habitto: \(error)")
+        return ExitCode.storage
+    }
+}
+
+let code = await runMain()
+exit(code)

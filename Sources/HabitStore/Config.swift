@@ -1,0 +1,57 @@
+import Foundation
+import HabitCore
+
+/// Settings read from `config` in the configuration directory: `key = value` lines,
+/// `#` comments. A missing file means the defaults.
+public struct Config: Sendable, Equatable {
+    /// Hour (0–23) at which a new habit day begins; before it, it is still yesterday.
+    public var dayStartHour = 0
+    /// First day of the week for N-per-week habits.
+    public var weekStart: Weekday = .monday
+
+    public init() {}
+
+    /// The keys this version understands.
+    public static let keys = ["day_start_hour", "week_start"]
+
+    /// Parses config text; throws `StoreError.config` naming the line and what to write.
+    public init(parsing text: String, path: String) throws {
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
+                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            if line.isEmpty { continue }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let at = "\(path) line \(n + 1)"
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw StoreError.config("\(at): expected 'key = value'")
+            }
+            let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            switch parts[0] {
+            case "day_start_hour":
+                guard let h = Int(value), (0...23).contains(h) else {
+                    throw StoreError.config("\(at): day_start_hour must be a whole number from 0 to 23")
+                }
+                dayStartHour = h
+            case "week_start":
+                guard let d = Weekday(name: value) else {
+                    throw StoreError.config("\(at): week_start must be a weekday such as monday or sunday")
+                }
+                weekStart = d
+            default:
+                throw StoreError.config("\(at): unknown setting '\(Sanitize.display(parts[0]))' (known: \(Config.keys.joined(separator: ", ")))")
+            }
+        }
+    }
+
+    /// Reads the file at `path`; defaults when it does not exist.
+    public static func load(path: String) throws -> Config {
+        guard let bytes = try Sys.readFile(path, limit: 1 << 20) else { return Config() }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw StoreError.config("\(path): not UTF-8 text")
+        }
+        return try Config(parsing: text, path: path)
+    }
+
+    /// The rule settings that follow from this config.
+    public var rules: RuleSettings { RuleSettings(weekStart: weekStart) }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// A JSON value with one deterministic serialisation (keys sorted, fixed number format),
+/// so the same value always gives the same bytes.
+public indirect enum JSON: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    /// An optional value, or null.
+    public static func optional(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
+    public static func optional(_ i: Int?) -> JSON { i.map(JSON.int) ?? .null }
+    public static func optional(_ d: Double?, places: Int = 6) -> JSON { d.map { .double(rounded($0, places)) } ?? .null }
+
+    /// Rounds to `places` decimals (for stable, readable output).
+    public static func rounded(_ d: Double, _ places: Int) -> Double {
+        let f = pow(10.0, Double(places))
+        return (d * f).rounded() / f
+    }
+
+    /// Pretty-printed text with two-space indentation and a final newline.
+    public func serialized() -> String {
+        var out = ""
+        write(into: &out, indent: 0)
+        out += "\n"
+        return out
+    }
+
+    private func write(into out: inout String, indent: Int) {
+        let pad = String(repeating: "  ", count: indent + 1), close = String(repeating: "  ", count: indent)
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d):
+            if d.isFinite, d == d.rounded(), abs(d) < 1e15 { out += String(Int(d)) } else if d.isFinite { out += "\(d)" } else { out += "null" }
+        case .string(let s): JSON.escape(s, into: &out)
+        case .array(let a):
+            if a.isEmpty { out += "[]"; return }
+            out += "[\n"
+            for (i, v) in a.enumerated() {
+                out += pad
+                v.write(into: &out, indent: indent + 1)
+                out += i + 1 < a.count ? ",\n" : "\n"
+            }
+            out += close + "]"
+        case .object(let o):
+            if o.isEmpty { out += "{}"; return }
+            out += "{\n"
+            let keys = o.keys.sorted()
+            for (i, k) in keys.enumerated() {
+                out += pad
+                JSON.escape(k, into: &out)
+                out += ": "
+                o[k]!.write(into: &out, indent: indent + 1)
+                out += i + 1 < keys.count ? ",\n" : "\n"
+            }
+            out += close + "}"
+        }
+    }
+
+    static func escape(_ s: String, into out: inout String) {
+        out += "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029 {
+                    let h = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        out += "\""
+    }
+}

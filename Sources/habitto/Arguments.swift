@@ -1,0 +1,133 @@
+import HabitCore
+
+/// An error the command line reports: one line, with an exit code.
+struct CLIError: Error {
+    let message: String
+    let code: Int32
+    static func usage(_ m: String) -> CLIError { CLIError(message: m, code: ExitCode.usage) }
+    static func invalid(_ m: String) -> CLIError { CLIError(message: m, code: ExitCode.invalid) }
+}
+
+/// The documented exit codes.
+enum ExitCode {
+    static let ok: Int32 = 0
+    static let invalid: Int32 = 1
+    static let usage: Int32 = 2
+    static let storage: Int32 = 3
+}
+
+/// One option of a command.
+struct OptionSpec {
+    let name: String
+    /// The placeholder of its value (`N`, `DATE`), or nil for a flag.
+    let value: String?
+    let help: String
+}
+
+/// A command: its positional arguments, options and help, as data.
+struct CommandSpec {
+    let name: String
+    let arguments: [String]
+    let summary: String
+    let options: [OptionSpec]
+    var notes: String = ""
+
+    var usageLine: String {
+        var parts = ["habitto", name] + arguments
+        for o in options { parts.append(o.value.map { "[\(o.name) \($0)]" } ?? "[\(o.name)]") }
+        return parts.joined(separator: " ")
+    }
+
+    var help: String {
+        var s = "\(summary)\n\nUsage: \(usageLine)\n"
+        if !options.isEmpty {
+            s += "\nOptions:\n"
+            let width = options.map { $0.name.count + ($0.value.map { $0.count + 1 } ?? 0) }.max()! + 2
+            for o in options {
+                let left = o.name + (o.value.map { " " + $0 } ?? "")
+                s += "  " + left + String(repeating: " ", count: width - left.count) + o.help + "\n"
+            }
+        }
+        s += "\nGlobal: --home DIR (data directory; default $HABITTO_HOME, else $XDG_DATA_HOME/habitto)\n"
+        if !notes.isEmpty { s += "\n" + notes + "\n" }
+        return s
+    }
+}
+
+/// A parsed command line.
+struct Invocation {
+    var command: String?
+    var arguments: [String] = []
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var home: String?
+    var wantsHelp = false
+    var wantsVersion = false
+
+    func value(_ name: String) -> String? { values[name] }
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+}
+
+enum ArgumentParser {
+    /// Splits arguments into command, positionals and options, checking them against the
+    /// command's spec. Throws usage errors (exit code 2).
+    static func parse(_ args: [String], specs: [CommandSpec]) throws -> Invocation {
+        var inv = Invocation()
+        var i = 0
+        var onlyPositionals = false
+        var spec: CommandSpec?
+        func next(_ name: String) throws -> String {
+            i += 1
+            guard i < args.count else { throw CLIError.usage("\(name) needs a value\(spec.map { "; see 'habitto \($0.name) --help'" } ?? "")") }
+            return args[i]
+        }
+        while i < args.count {
+            let arg = args[i]
+            defer { i += 1 }
+            if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
+                if inv.command == nil && !onlyPositionals {
+                    guard let s = specs.first(where: { $0.name == arg }) else {
+                        throw CLIError.usage("unknown command '\(Sanitize.display(arg))'; run 'habitto --help' for the list of commands")
+                    }
+                    inv.command = arg
+                    spec = s
+                } else {
+                    inv.arguments.append(arg)
+                }
+                continue
+            }
+            if arg == "--" { onlyPositionals = true; continue }
+            if arg == "-h" || arg == "--help" { inv.wantsHelp = true; continue }
+            if arg == "--version" && inv.command == nil { inv.wantsVersion = true; continue }
+            var name = arg, inline: String?
+            if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") {
+                name = String(arg[..<eq]); inline = String(arg[arg.index(after: eq)...])
+            }
+            if name == "--home" {
+                guard inv.home == nil else { throw CLIError.usage("--home is given twice") }
+                inv.home = try inline ?? next(name)
+                continue
+            }
+            guard let spec, let option = spec.options.first(where: { $0.name == name }) else {
+                let whose = spec.map { " for 'habitto \($0.name)'; see 'habitto \($0.name) --help'" } ?? "; see 'habitto --help'"
+                throw CLIError.usage("unknown option '\(Sanitize.display(name))'\(whose)")
+            }
+            if option.value != nil {
+                guard inv.values[name] == nil else { throw CLIError.usage("\(name) is given twice") }
+                inv.values[name] = try inline ?? next(name)
+            } else {
+                guard inline == nil else { throw CLIError.usage("\(name) takes no value") }
+                inv.flags.insert(name)
+            }
+        }
+        if let spec, !inv.wantsHelp {
+            if inv.arguments.count < spec.arguments.count {
+                throw CLIError.usage("missing \(spec.arguments[inv.arguments.count]): usage: \(spec.usageLine)")
+            }
+            if inv.arguments.count > spec.arguments.count {
+                throw CLIError.usage("unexpected argument '\(Sanitize.display(inv.arguments[spec.arguments.count]))': usage: \(spec.usageLine) (quote names that contain spaces)")
+            }
+        }
+        return inv
+    }
+}

@@ -1,0 +1,445 @@
+import Foundation
+import HabitCore
+import HabitStore
+
+let habittoVersion = "0.1.0"
+
+/// Every command as data: the help and the parser are generated from this table.
+enum Specs {
+    static let fieldOptions: [OptionSpec] = [
+        OptionSpec(name: "--goal", value: "N", help: "per day: at least N (build, default 1) or at most N (--limit)"),
+        OptionSpec(name: "--unit", value: "U", help: "unit shown after progress, e.g. glasses"),
+        OptionSpec(name: "--limit", value: nil, help: "a limit habit: stay at or under the goal"),
+        OptionSpec(name: "--schedule", value: "SPEC", help: "daily (default), weekdays, weekends, mon,wed,fri, every:3, 3/week"),
+        OptionSpec(name: "--start", value: "DATE", help: "first day tracked (default today)"),
+        OptionSpec(name: "--icon", value: "C", help: "one character or emoji (\"\" clears it in edit)"),
+        OptionSpec(name: "--color", value: "C", help: "#RRGGBB or a name: \(Validate.colorNames.joined(separator: ", "))"),
+        OptionSpec(name: "--notes", value: "TEXT", help: "free text"),
+    ]
+    static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, today or yesterday (default today)")
+    static let json = OptionSpec(name: "--json", value: nil, help: "print JSON")
+
+    static let all: [CommandSpec] = [
+        CommandSpec(name: "add", arguments: ["NAME"], summary: "Add a habit.", options: fieldOptions,
+                    notes: "Names are 1 to 64 characters without control characters, unique among habits."),
+        CommandSpec(name: "edit", arguments: ["HABIT"], summary: "Change a habit's fields.",
+                    options: [OptionSpec(name: "--name", value: "NAME", help: "new name")] + fieldOptions
+                        + [OptionSpec(name: "--build", value: nil, help: "make it a build habit (at least goal)")]),
+        CommandSpec(name: "archive", arguments: ["HABIT"],
+                    summary: "Stop tracking a habit from today (from tomorrow if it has progress today); its history stays.",
+                    options: []),
+        CommandSpec(name: "unarchive", arguments: ["HABIT"], summary: "Track an archived habit again.", options: []),
+        CommandSpec(name: "delete", arguments: ["HABIT"], summary: "Delete a habit and its history (undo brings it back).",
+                    options: [OptionSpec(name: "--yes", value: nil, help: "confirm")]),
+        CommandSpec(name: "check", arguments: ["HABIT"], summary: "Check in: add progress to a day.",
+                    options: [date, OptionSpec(name: "--amount", value: "N", help: "how much (default 1)"),
+                              OptionSpec(name: "--difficulty", value: "1-5", help: "how hard it was: 1 very easy … 5 very hard")]),
+        CommandSpec(name: "uncheck", arguments: ["HABIT"], summary: "Take progress back from a day.",
+                    options: [date, OptionSpec(name: "--amount", value: "N", help: "how much (default 1)")]),
+        CommandSpec(name: "skip", arguments: ["HABIT"], summary: "Skip a day (sick, travelling): it neither counts nor breaks a streak.",
+                    options: [date]),
+        CommandSpec(name: "unskip", arguments: ["HABIT"], summary: "Undo a skip.", options: [date]),
+        CommandSpec(name: "rate", arguments: ["HABIT", "1-5|clear"], summary: "Rate how hard a day was (1 very easy … 5 very hard), or clear it.",
+                    options: [date]),
+        CommandSpec(name: "undo", arguments: [], summary: "Revert the last change made on this device (repeatable).", options: []),
+        CommandSpec(name: "list", arguments: [], summary: "Show the habits due on a day with progress, streak and strength.",
+                    options: [date, OptionSpec(name: "--all", value: nil, help: "every habit, archived and unscheduled ones too"), json]),
+        CommandSpec(name: "show", arguments: ["HABIT"], summary: "Show a habit: fields, streaks, strength, difficulty and history.",
+                    options: [json]),
+        CommandSpec(name: "stats", arguments: [], summary: "Show XP, level, perfect days and totals.", options: [json]),
+        CommandSpec(name: "export", arguments: [], summary: "Export all data; the same data always gives the same bytes.",
+                    options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (the only format)"),
+                              OptionSpec(name: "--output", value: "FILE", help: "write to FILE (atomically) instead of standard output")]),
+    ]
+
+    static var overview: String {
+        var s = "Habitto \(habittoVersion): a keyboard-driven habit tracker with a local, crash-safe journal.\n\n"
+        s += "Usage: habitto [--home DIR] COMMAND [OPTIONS]\n\nCommands:\n"
+        for c in all {
+            let left = ([c.name] + c.arguments).joined(separator: " ")
+            s += "  " + left + String(repeating: " ", count: max(2, 24 - left.count)) + c.summary + "\n"
+        }
+        s += """
+
+        HABIT is an id, an exact name (any case) or a unique prefix of a name.
+        Dates are YYYY-MM-DD. Data: --home DIR, else $HABITTO_HOME, else $XDG_DATA_HOME/habitto.
+        Exit codes: 0 ok, 1 invalid input or unknown habit, 2 usage error, 3 storage error.
+        Run 'habitto COMMAND --help' for a command's options.
+        """
+        return s + "\n"
+    }
+}
+
+/// Runs one parsed command.
+struct Runner {
+    let env: AppEnvironment
+    let invocation: Invocation
+
+    var today: LocalDay { env.today }
+    var settings: RuleSettings { env.config.rules }
+
+    func openRepository() throws -> HabitRepository {
+        let repo = try HabitRepository(directory: env.home, now: env.clock)
+        for w in repo.openingWarnings { Output.warn(w) }
+        return repo
+    }
+
+    func run() async throws {
+        let inv = invocation
+        switch inv.command ?? "list" {
+        case "add": try await add()
+        case "edit": try await edit()
+        case "archive": try await archive(true)
+        case "unarchive": try await archive(false)
+        case "delete": try await delete()
+        case "check": try await check(sign: 1)
+        case "uncheck": try await check(sign: -1)
+        case "skip": try await skip(true)
+        case "unskip": try await skip(false)
+        case "rate": try await rate()
+        case "undo": try await undo()
+        case "list": try await list()
+        case "show": try await show()
+        case "stats": try await stats()
+        case "export": try await export()
+        default: throw CLIError.usage("unknown command")
+        }
+    }
+
+    // MARK: Input parsing
+
+    func day(_ text: String?) throws -> LocalDay {
+        guard let text else { return today }
+        switch text.lowercased() {
+        case "today": return today
+        case "yesterday": return today.adding(-1)
+        default:
+            guard let d = LocalDay(text) else {
+                throw CLIError.invalid("invalid date '\(Sanitize.display(text))': use YYYY-MM-DD (1900 to 9999), today or yesterday")
+            }
+            return d
+        }
+    }
+
+    func wholeNumber(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws -> Int {
+        guard let n = Int(text), range.contains(n) else {
+            throw CLIError.invalid("\(option) '\(Sanitize.display(text))' must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return n
+    }
+
+    func rating(_ text: String) throws -> Int {
+        guard let n = Int(text), (1...5).contains(n) else {
+            throw CLIError.invalid("difficulty '\(Sanitize.display(text))' must be 1 (very easy) to 5 (very hard)\(invocation.command == "rate" ? " or clear" : "")")
+        }
+        return n
+    }
+
+    /// Applies the field options of add/edit onto `fields`.
+    func applyFieldOptions(_ fields: inout HabitFields) throws {
+        let inv = invocation
+        if inv.has("--limit") && inv.has("--build") { throw CLIError.usage("--limit and --build contradict each other") }
+        if inv.has("--limit") { fields.kind = .limit }
+        if inv.has("--build") { fields.kind = .build }
+        if let g = inv.value("--goal") { fields.goal = try wholeNumber(g, "--goal", 0...1_000_000) }
+        func optional(_ name: String) -> String?? {
+            guard let v = inv.value(name) else { return .none }
+            return .some(v.isEmpty ? nil : v)
+        }
+        if let v = optional("--unit") { fields.unit = v }
+        if let v = optional("--icon") { fields.icon = v }
+        if let v = optional("--color") { fields.color = v?.lowercased() }
+        if let v = optional("--notes") { fields.notes = v }
+        if let s = inv.value("--schedule") { fields.schedule = try Schedule(parsing: s) }
+        if let s = inv.value("--start") { fields.startDate = try day(s) }
+        if let n = inv.value("--name") { fields.name = n }
+        try fields.validate()
+    }
+
+    // MARK: Commands
+
+    func add() async throws {
+        var fields = HabitFields(name: invocation.arguments[0], startDate: today)
+        try applyFieldOptions(&fields)
+        var rng = SystemRandomNumberGenerator()
+        let id = HabitID.random(using: &rng)
+        let chosen = fields
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            try Lookup.ensureUnique(chosen.name, in: state, except: nil)
+            return [.create(id, chosen)]
+        }
+        let habit = result.state.habit(id)!
+        Output.line("Added \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate)); id \(id)")
+    }
+
+    func edit() async throws {
+        let optionsGiven = !invocation.values.isEmpty || !invocation.flags.isEmpty
+        guard optionsGiven else { throw CLIError.usage("edit needs at least one option to change; see 'habitto edit --help'") }
+        let query = invocation.arguments[0]
+        let runner = self
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            let habit = try Lookup.habit(query, in: state)
+            var fields = habit.fields
+            try runner.applyFieldOptions(&fields)
+            if fields.name != habit.name { try Lookup.ensureUnique(fields.name, in: state, except: habit.id) }
+            let old = FieldValue.all(of: habit.fields), new = FieldValue.all(of: fields)
+            return zip(old, new).filter { $0 != $1 }.map { .set(habit.id, $1) }
+        }
+        guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
+            Output.line("Nothing to change: \(Output.title(try Lookup.habit(query, in: result.state))) already has those values")
+            return
+        }
+        Output.line("Updated \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate))")
+    }
+
+    func archive(_ on: Bool) async throws {
+        let query = invocation.arguments[0]
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            let habit = try Lookup.habit(query, in: state)
+            if on {
+                if let from = habit.fields.archivedFrom {
+                    throw CLIError.invalid("\(Output.title(habit)) is already archived (from \(from))")
+                }
+                // Keep today's check-in: archive from tomorrow when today has progress.
+                var from = state.progress(habit.id, today) > 0 ? today.adding(1) : today
+                from = max(from, habit.startDate)
+                return [.set(habit.id, .archivedFrom(from))]
+            }
+            guard habit.fields.archivedFrom != nil else { throw CLIError.invalid("\(Output.title(habit)) is not archived") }
+            return [.set(habit.id, .archivedFrom(nil))]
+        }
+        let habit = result.state.habit(result.operations[0].change.habit)!
+        if let from = habit.fields.archivedFrom {
+            Output.line("Archived \(Output.title(habit)) from \(from); its history is kept ('habitto unarchive' brings it back)")
+        } else {
+            Output.line("Unarchived \(Output.title(habit)); it is tracked again")
+        }
+    }
+
+    func delete() async throws {
+        let query = invocation.arguments[0]
+        guard invocation.has("--yes") else {
+            throw CLIError.usage("delete removes a habit and all its history: add --yes to confirm ('habitto undo' brings it back)")
+        }
+        let repo = try openRepository()
+        let before = await repo.state
+        let result = try await repo.commit { state, _ in
+            let habit = try Lookup.habit(query, in: state)
+            return [.delete(habit.id)]
+        }
+        let id = result.operations[0].change.habit
+        Output.line("Deleted \(Output.title(before.habit(id) ?? Habit(id: id, fields: HabitFields(name: query, startDate: today)))) and its history ('habitto undo' brings it back)")
+    }
+
+    /// Refuses days a check-in, rating or skip cannot be recorded on.
+    static func checkDay(_ habit: Habit, _ day: LocalDay, today: LocalDay, allowFuture: Bool = false) throws {
+        if day < habit.startDate {
+            throw CLIError.invalid("\(day) is before \(Output.title(habit)) starts (\(habit.startDate)); pick a later --date or edit --start")
+        }
+        if day > today && !allowFuture {
+            throw CLIError.invalid("\(day) is in the future (today is \(today)); check-ins are for today or earlier")
+        }
+        if let from = habit.fields.archivedFrom, day >= from {
+            throw CLIError.invalid("\(Output.title(habit)) is archived from \(from); run 'habitto unarchive' first")
+        }
+    }
+
+    func check(sign: Int) async throws {
+        let query = invocation.arguments[0]
+        let date = try day(invocation.value("--date"))
+        let amount = try wholeNumber(invocation.value("--amount") ?? "1", "--amount", 1...1_000_000)
+        let difficulty = try invocation.value("--difficulty").map(rating)
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, device in
+            let habit = try Lookup.habit(query, in: state)
+            try Runner.checkDay(habit, date, today: today)
+            var changes: [Change] = []
+            if sign > 0 {
+                if state.isSkipped(habit.id, date) { changes.append(.skip(habit.id, date, false)) }
+                changes.append(.progress(habit.id, date, delta: amount))
+                if let difficulty { changes.append(.rate(habit.id, date, difficulty)) }
+            } else {
+                let progress = state.progress(habit.id, date)
+                guard progress > 0 else {
+                    throw CLIError.invalid("nothing to uncheck: \(Output.title(habit)) has no progress on \(date)")
+                }
+                changes.append(.progress(habit.id, date, delta: -min(amount, progress)))
+            }
+            return changes
+        }
+        let habit = result.state.habit(result.operations[0].change.habit)!
+        let s = result.state.summary(habit, on: date, today: today, settings: settings)
+        Output.line(Output.checkLine(s, today: today))
+    }
+
+    func skip(_ on: Bool) async throws {
+        let query = invocation.arguments[0]
+        let date = try day(invocation.value("--date"))
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            let habit = try Lookup.habit(query, in: state)
+            try Runner.checkDay(habit, date, today: today, allowFuture: true)
+            return state.isSkipped(habit.id, date) == on ? [] : [.skip(habit.id, date, on)]
+        }
+        let habit = try Lookup.habit(query, in: result.state)
+        if result.operations.isEmpty {
+            Output.line("\(Output.title(habit)) is \(on ? "already" : "not") skipped on \(date); nothing changed")
+        } else {
+            Output.line(on ? "Skipped \(Output.title(habit)) on \(date): the day neither counts nor breaks the streak"
+                           : "Unskipped \(Output.title(habit)) on \(date)")
+        }
+    }
+
+    func rate() async throws {
+        let query = invocation.arguments[0]
+        let text = invocation.arguments[1]
+        let value: Int? = text.lowercased() == "clear" ? nil : try rating(text)
+        let date = try day(invocation.value("--date"))
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            let habit = try Lookup.habit(query, in: state)
+            try Runner.checkDay(habit, date, today: today)
+            return state.difficulty(habit.id, date) == value ? [] : [.rate(habit.id, date, value)]
+        }
+        let habit = try Lookup.habit(query, in: result.state)
+        if let value {
+            Output.line("Rated \(Output.title(habit)) on \(date): \(value) (\(Output.difficultyName(value)))")
+        } else {
+            Output.line("Cleared the difficulty of \(Output.title(habit)) on \(date)")
+        }
+    }
+
+    func undo() async throws {
+        let repo = try openRepository()
+        if let item = try await repo.undo() {
+            Output.line("Undid: \(item.label)")
+        } else {
+            Output.line("Nothing to undo on this device")
+        }
+    }
+
+    func list() async throws {
+        let date = try day(invocation.value("--date"))
+        let repo = try openRepository()
+        let state = await repo.state
+        let all = invocation.has("--all")
+        let summaries = state.habits.compactMap { habit -> HabitSummary? in
+            let s = state.summary(habit, on: date, today: today, settings: settings)
+            if all { return s }
+            guard habit.isActive(on: date), s.scheduled || s.progress > 0 || s.skipped else { return nil }
+            return s
+        }
+        if invocation.has("--json") {
+            Output.raw(JSON.array(summaries.map { Output.json($0) }).serialized())
+            return
+        }
+        let stats = state.stats(today: today, settings: settings)
+        Output.line(Output.header(date: date, today: today, stats: stats))
+        if summaries.isEmpty {
+            if state.habits.isEmpty {
+                Output.line("No habits yet. Add one:  habitto add \"Drink water\" --goal 8 --unit glasses")
+            } else {
+                Output.line("Nothing due on \(date). 'habitto list --all' shows every habit.")
+            }
+            return
+        }
+        for line in Output.table(summaries) { Output.line(line) }
+    }
+
+    func show() async throws {
+        let repo = try openRepository()
+        let state = await repo.state
+        let habit = try Lookup.habit(invocation.arguments[0], in: state)
+        let s = state.summary(habit, on: today, today: today, settings: settings)
+        let avg7 = state.difficultyAverage(habit, asOf: today, count: 7)
+        let avg30 = state.difficultyAverage(habit, asOf: today, count: 30)
+        let history = state.history(habit, through: today, settings: settings)
+        if invocation.has("--json") {
+            guard case .object(var o) = Output.json(s) else { return }
+            o["history"] = .array(history.map { h in
+                .object(["date": .string(h.day.description), "scheduled": .bool(h.scheduled), "progress": .int(h.progress),
+                         "completed": .bool(h.completed), "skipped": .bool(h.skipped), "difficulty": .optional(h.difficulty)])
+            })
+            o["difficultyAverage7"] = .optional(avg7, places: 2)
+            o["difficultyAverage30"] = .optional(avg30, places: 2)
+            o["notes"] = .optional(habit.fields.notes)
+            o["color"] = .optional(habit.fields.color)
+            Output.raw(JSON.object(o).serialized())
+            return
+        }
+        for line in Output.showText(s, history: history, avg7: avg7, avg30: avg30, today: today) { Output.line(line) }
+    }
+
+    func stats() async throws {
+        let repo = try openRepository()
+        let state = await repo.state
+        let st = state.stats(today: today, settings: settings)
+        if invocation.has("--json") {
+            Output.raw(JSON.object([
+                "date": .string(today.description), "xp": .int(st.xp), "level": .int(st.level.level),
+                "xpIntoLevel": .int(st.level.xpIntoLevel), "xpForNextLevel": .int(st.level.xpForNextLevel),
+                "xpToNextLevel": .int(st.level.xpToNextLevel), "xpToday": .int(st.xpToday),
+                "perfectDays": .int(st.perfectDays), "habits": .int(st.habits), "archivedHabits": .int(st.archivedHabits),
+                "checkIns": .int(st.checkIns), "operations": .int(Int(state.operationCount)),
+            ]).serialized())
+            return
+        }
+        Output.line("Level \(st.level.level) · \(st.xp) XP (\(st.level.xpIntoLevel)/\(st.level.xpForNextLevel) into the level, \(st.level.xpToNextLevel) to level \(st.level.level + 1))")
+        Output.line("Today: +\(st.xpToday) XP · perfect days: \(st.perfectDays)")
+        Output.line("Habits: \(st.habits) tracked, \(st.archivedHabits) archived · check-ins: \(st.checkIns)")
+    }
+
+    func export() async throws {
+        let format = invocation.value("--format") ?? "json"
+        guard format == "json" else {
+            throw CLIError.usage("export format '\(Sanitize.display(format))' is not supported: use --format json")
+        }
+        let repo = try openRepository()
+        let text = Export.document(await repo.state).serialized()
+        if let path = invocation.value("--output") {
+            guard !path.isEmpty else { throw CLIError.usage("--output needs a file name") }
+            let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            try Sys.writeAtomically(Array(text.utf8), to: full, mode: 0o600)
+            Output.err("Exported \(await repo.state.habits.count) habits to \(full)")
+        } else {
+            Output.raw(text)
+        }
+    }
+}
+
+/// Finds habits by id, exact name or unique prefix.
+enum Lookup {
+    static func habit(_ query: String, in state: HabitState) throws -> Habit {
+        let habits = state.habits
+        if let id = HabitID(query), let h = state.habit(id) { return h }
+        let lower = query.lowercased()
+        if let exact = habits.first(where: { $0.name.lowercased() == lower }) { return exact }
+        var prefixed = habits.filter { $0.name.lowercased().hasPrefix(lower) || (lower.count >= 4 && $0.id.rawValue.hasPrefix(lower)) }
+        if prefixed.isEmpty && !lower.isEmpty {
+            // Then a word of the name: "water" finds "Drink water".
+            prefixed = habits.filter { h in
+                h.name.lowercased().split(whereSeparator: { $0 == " " || $0 == "-" }).contains { $0.hasPrefix(lower) }
+            }
+        }
+        if prefixed.count == 1 { return prefixed[0] }
+        if prefixed.count > 1 {
+            let names = prefixed.prefix(8).map { "'\(Sanitize.display($0.name))'" }.joined(separator: ", ")
+            throw CLIError.invalid("'\(Sanitize.display(query))' matches \(prefixed.count) habits (\(names)); type more of the name")
+        }
+        throw CLIError.invalid("no habit matches '\(Sanitize.display(query))'; 'habitto list --all' shows them all")
+    }
+
+    static func ensureUnique(_ name: String, in state: HabitState, except: HabitID?) throws {
+        let lower = name.lowercased()
+        if let other = state.habits.first(where: { $0.id != except && $0.name.lowercased() == lower }) {
+            throw CLIError.invalid("a habit named '\(Sanitize.display(other.name))' already exists; choose another name")
+        }
+    }
+}

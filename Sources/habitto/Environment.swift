@@ -1,0 +1,82 @@
+import Foundation
+import HabitCore
+import HabitStore
+
+/// Where data and config live, what time it is, and the settings in force.
+struct AppEnvironment {
+    let home: String
+    let configPath: String
+    let config: Config
+    /// The instant "now" for this run (HABITTO_NOW or the system clock).
+    let now: Date
+    let clock: @Sendable () -> Date
+    let timeZone: TimeZone
+    var today: LocalDay { LocalDay.containing(now, in: timeZone, dayStartHour: config.dayStartHour) }
+
+    static func resolve(home flag: String?, env: [String: String]) throws -> AppEnvironment {
+        let userHome = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        func nonEmpty(_ k: String) -> String? { env[k].flatMap { $0.isEmpty ? nil : $0 } }
+        var home = flag ?? nonEmpty("HABITTO_HOME")
+            ?? ((nonEmpty("XDG_DATA_HOME") ?? userHome + "/.local/share") + "/habitto")
+        if home.isEmpty { throw CLIError.usage("--home needs a directory") }
+        if home.hasPrefix("~/") { home = userHome + home.dropFirst() }
+        if !home.hasPrefix("/") { home = FileManager.default.currentDirectoryPath + "/" + home }
+        let configDir = (nonEmpty("XDG_CONFIG_HOME") ?? userHome + "/.config") + "/habitto"
+        let configPath = configDir + "/config"
+        let config = try Config.load(path: configPath)
+        let timeZone = TimeZone.current
+        let clock: @Sendable () -> Date
+        if let fixed = env["HABITTO_NOW"] {
+            guard let date = parseNow(fixed, timeZone: timeZone) else {
+                throw CLIError.usage("HABITTO_NOW='\(Sanitize.display(fixed))' is not an ISO-8601 date-time such as 2026-11-21T09:30:00; unset it to use the clock")
+            }
+            clock = { date }
+        } else {
+            clock = { Date() }
+        }
+        return AppEnvironment(home: home, configPath: configPath, config: config, now: clock(), clock: clock,
+                              timeZone: timeZone)
+    }
+
+    /// Parses `YYYY-MM-DD[(T| )HH:MM[:SS[.fff]]][Z|±HH:MM]`, local time unless a zone is given.
+    static func parseNow(_ text: String, timeZone: TimeZone) -> Date? {
+        let s = text.trimmingCharacters(in: .whitespaces)
+        guard s.count >= 10, let day = LocalDay(String(s.prefix(10))) else { return nil }
+        var rest = Substring(s.dropFirst(10))
+        var hour = 0, minute = 0, second = 0.0
+        var zone: TimeZone = timeZone
+        if let first = rest.first, first == "T" || first == " " {
+            rest = rest.dropFirst()
+            var zonePart = ""
+            if let zi = rest.firstIndex(where: { $0 == "Z" || $0 == "+" || $0 == "-" }) {
+                zonePart = String(rest[zi...]); rest = rest[..<zi]
+            }
+            let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2 || parts.count == 3,
+                  parts[0].count == 2, parts[1].count == 2,
+                  let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m)
+            else { return nil }
+            hour = h; minute = m
+            if parts.count == 3 {
+                guard let sec = Double(parts[2]), sec >= 0, sec < 61, parts[2].first?.isNumber == true else { return nil }
+                second = sec
+            }
+            if zonePart == "Z" { zone = TimeZone(secondsFromGMT: 0)! }
+            else if !zonePart.isEmpty {
+                let sign = zonePart.first == "-" ? -1 : 1
+                let digits = zonePart.dropFirst().replacingOccurrences(of: ":", with: "")
+                guard digits.count == 4, let v = Int(digits), v % 100 < 60, v / 100 <= 14 else { return nil }
+                zone = TimeZone(secondsFromGMT: sign * ((v / 100) * 3600 + (v % 100) * 60))!
+            }
+        } else if !rest.isEmpty {
+            return nil
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let c = day.components
+        var dc = DateComponents(year: c.year, month: c.month, day: c.day, hour: hour, minute: minute,
+                                second: Int(second))
+        dc.nanosecond = Int((second - second.rounded(.down)) * 1e9)
+        return calendar.date(from: dc)
+    }
+}

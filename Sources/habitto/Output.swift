@@ -1,0 +1,130 @@
+import Foundation
+import HabitCore
+import HabitStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Text and JSON output of the commands. Every user-supplied text is sanitised before it
+/// reaches the terminal.
+enum Output {
+    static func line(_ s: String) { raw(s + "\n") }
+    static func raw(_ s: String) { print(s, terminator: "") }
+    static func err(_ s: String) {
+        let bytes = Array((s + "\n").utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            done += n
+        }
+    }
+    static func warn(_ s: String) { err("habitto: " + s) }
+
+    static func title(_ h: Habit) -> String { "'\(Sanitize.display(h.name))'" }
+
+    static func describeGoal(_ h: Habit) -> String {
+        let unit = h.fields.unit.map { " " + Sanitize.display($0) } ?? ""
+        return h.kind == .build ? "at least \(h.goal)\(unit) a day" : "at most \(h.goal)\(unit) a day"
+    }
+
+    static func difficultyName(_ v: Int) -> String {
+        ["very easy", "easy", "medium", "hard", "very hard"][max(0, min(4, v - 1))]
+    }
+
+    static func progressText(_ s: HabitSummary) -> String {
+        let unit = s.habit.fields.unit.map { " " + Sanitize.display($0) } ?? ""
+        return s.habit.kind == .build ? "\(s.progress)/\(s.habit.goal)\(unit)" : "\(s.progress) (≤\(s.habit.goal))\(unit)"
+    }
+
+    /// The state glyph: done, partly done, not yet, limit exceeded, skipped.
+    static func glyph(_ s: HabitSummary) -> String {
+        if s.skipped { return "~" }
+        if s.exceeded { return "✗" }
+        if s.habit.kind == .limit { return "✓" }
+        if s.completed { return "✓" }
+        return s.progress > 0 ? "◐" : "·"
+    }
+
+    static func dayLabel(_ date: LocalDay, today: LocalDay) -> String {
+        let names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+        let name = names[date.weekday.rawValue - 1]
+        switch date.days(to: today) {
+        case 0: return "Today, \(name) \(date)"
+        case 1: return "Yesterday, \(name) \(date)"
+        default: return "\(name) \(date) (not today)"
+        }
+    }
+
+    static func header(date: LocalDay, today: LocalDay, stats: Stats) -> String {
+        "\(dayLabel(date, today: today)) · level \(stats.level.level) · \(stats.level.xpIntoLevel)/\(stats.level.xpForNextLevel) XP · +\(stats.xpToday) XP today"
+    }
+
+    static func checkLine(_ s: HabitSummary, today: LocalDay) -> String {
+        let when = s.day == today ? "today" : "on \(s.day)"
+        var text = "\(glyph(s)) \(title(s.habit)) \(when): \(progressText(s))"
+        if s.habit.kind == .build && s.completed { text += ", done" }
+        if s.exceeded { text += ", over the limit" }
+        text += " · streak \(streakText(s.streak, s.streakUnit))"
+        if let d = s.difficulty { text += " · difficulty \(d)" }
+        return text
+    }
+
+    static func streakText(_ n: Int, _ unit: String) -> String {
+        n == 1 ? "1 \(unit.dropLast())" : "\(n) \(unit)"
+    }
+
+    static func strengthText(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }
+
+    static func table(_ rows: [HabitSummary]) -> [String] {
+        let nameWidth = min(32, max(8, rows.map { TextWidth.of(Sanitize.display($0.habit.name)) }.max() ?? 8))
+        let progressWidth = max(8, rows.map { TextWidth.of(progressText($0)) }.max() ?? 8)
+        return rows.map { s in
+            let icon = s.habit.fields.icon.map { TextWidth.fit(Sanitize.display($0), 2) } ?? "  "
+            var line = "\(glyph(s)) \(icon) \(TextWidth.fit(Sanitize.display(s.habit.name), nameWidth))  "
+            line += TextWidth.fit(progressText(s), progressWidth)
+            line += "  streak " + TextWidth.fit("\(s.streak) \(s.streakUnit == "weeks" ? "wk" : "d")", 6)
+            line += "  strength " + TextWidth.fit(strengthText(s.strength), 4)
+            line += s.difficulty.map { "  difficulty \($0)" } ?? ""
+            if s.habit.fields.archivedFrom.map({ $0 <= s.day }) == true { line += "  (archived)" }
+            return line.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+    }
+
+    static func json(_ s: HabitSummary) -> JSON {
+        var o = Export.fields(s.habit)
+        o.removeValue(forKey: "notes")
+        o.removeValue(forKey: "color")
+        o["date"] = .string(s.day.description)
+        o["archived"] = .bool(s.habit.fields.archivedFrom.map { $0 <= s.day } ?? false)
+        o["scheduled"] = .bool(s.scheduled)
+        o["progress"] = .int(s.progress)
+        o["completed"] = .bool(s.completed)
+        o["exceeded"] = .bool(s.exceeded)
+        o["skipped"] = .bool(s.skipped)
+        o["difficulty"] = .optional(s.difficulty)
+        o["streak"] = .int(s.streak)
+        o["bestStreak"] = .int(s.bestStreak)
+        o["streakUnit"] = .string(s.streakUnit)
+        o["strength"] = .double(JSON.rounded(s.strength, 6))
+        o["syncStatus"] = .string("local")
+        return .object(o)
+    }
+
+    static func showText(_ s: HabitSummary, history: [DaySummary], avg7: Double?, avg30: Double?, today: LocalDay) -> [String] {
+        let h = s.habit
+        var lines = ["\(h.fields.icon.map { Sanitize.display($0) + " " } ?? "")\(Sanitize.display(h.name))  (id \(h.id))"]
+        lines.append("  \(h.kind.rawValue) habit, \(describeGoal(h)), \(h.schedule), since \(h.startDate)"
+                     + (h.fields.archivedFrom.map { ", archived from \($0)" } ?? ""))
+        lines.append("  today: \(progressText(s))\(s.skipped ? " (skipped)" : "") · streak \(streakText(s.streak, s.streakUnit)), best \(s.bestStreak) · strength \(strengthText(s.strength))")
+        func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
+        lines.append("  difficulty: last 7 rated days \(avg(avg7)), last 30 \(avg(avg30))")
+        if let notes = h.fields.notes { lines.append("  notes: " + Sanitize.display(notes.replacingOccurrences(of: "\n", with: " / "))) }
+        let recent = history.suffix(28)
+        if !recent.isEmpty {
+            lines.append("  last \(recent.count) days (oldest first): "
+                         + recent.map { d in d.skipped ? "~" : d.completed && (d.progress > 0 || h.kind == .limit) ? (d.exceeded ? "✗" : "✓") : d.exceeded ? "✗" : d.progress > 0 ? "◐" : d.scheduled ? "·" : " " }.joined())
+        }
+        return lines
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import XCTest
+import HabitCore
+@testable import HabitStore
+
+/// A crash in the middle of an append leaves a partial record at the end of the journal.
+/// Opening cuts it off at the last record boundary, saves the removed bytes, says so, and
+/// the journal keeps working.
+final class TornTailTests: StoreTestCase {
+
+    func testEveryCutInsideTheLastRecordIsRemovedReportedSavedAndTheJournalKeepsWorking() async throws {
+        let history = try await makeHistory()
+        let last = history.records.count - 1
+        let record = history.records[last]
+        for cut in (record.lowerBound + 1)..<record.upperBound {
+            try await assertTornTailRecovered(history, cut: cut, boundary: record.lowerBound,
+                                              expected: history.states[last])
+        }
+    }
+
+    func testEveryCutInsideAnEarlierRecordIsATornTailThatDropsItAndEverythingAfter() async throws {
+        let history = try await makeHistory()
+        for k in 0..<(history.records.count - 1) {
+            let record = history.records[k]
+            for cut in (record.lowerBound + 1)..<record.upperBound {
+                try await assertTornTailRecovered(history, cut: cut, boundary: record.lowerBound,
+                                                  expected: history.states[k])
+            }
+        }
+    }
+
+    func testJournalEndingExactlyAtARecordBoundaryOpensCleanlyWithoutWarnings() async throws {
+        let history = try await makeHistory()
+        for (k, record) in history.records.enumerated() {
+            let journal = Array(history.journal[..<record.lowerBound])
+            let paths = try makeDataDirectory("boundary-\(k)", journal: journal, device: history.device)
+            let repo = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+            let state = await repo.state
+            XCTAssertEqual(state, history.states[k], "boundary of record \(k)")
+            XCTAssertEqual(repo.openingWarnings, [], "boundary of record \(k)")
+            XCTAssertEqual(try fileBytes(paths.journal), journal, "boundary of record \(k)")
+            XCTAssertFalse(fileExists(paths.recovered), "boundary of record \(k)")
+        }
+    }
+
+    func testZeroFilledTailLeftByACrashIsTornNotCorrupt() async throws {
+        let history = try await makeHistory()
+        let zeros = [UInt8](repeating: 0, count: 300)
+        let paths = try makeDataDirectory("zeros", journal: history.journal + zeros, device: history.device)
+        let repo = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+        let state = await repo.state
+        XCTAssertEqual(state, history.states.last)
+        XCTAssertEqual(try fileBytes(paths.journal), history.journal)
+        XCTAssertEqual(repo.openingWarnings.count, 1)
+        XCTAssertTrue(repo.openingWarnings.first?.contains("byte \(history.journal.count)") ?? false,
+                      "\(repo.openingWarnings)")
+        let saved = listing(paths.recovered)
+        XCTAssertEqual(saved.count, 1)
+        XCTAssertEqual(try fileBytes(paths.recovered + "/" + (saved.first ?? "")), zeros)
+    }
+
+    func testJournalWhoseHeaderWasTornOnCreationStartsAfreshWithNothingLost() async throws {
+        for cut in 1..<Journal.headerSize {
+            let paths = try makeDataDirectory("header-\(cut)", journal: Array(Journal.magic.prefix(cut)),
+                                              device: Array("\(String(repeating: "ab", count: 16))\n".utf8))
+            let repo = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+            let state = await repo.state
+            XCTAssertEqual(state, HabitState(), "header cut at \(cut)")
+            XCTAssertEqual(try fileBytes(paths.journal), Journal.magic, "header cut at \(cut)")
+            let result = try await repo.commit(label: "first") { _, _ in [.create(Fixture.water, Fixture.fields("Water"))] }
+            let reopened = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+            let again = await reopened.state
+            XCTAssertEqual(again, result.state, "header cut at \(cut)")
+            XCTAssertNotNil(again.habit(Fixture.water), "header cut at \(cut)")
+        }
+    }
+
+    func testTwoTornTailsAtTheSameOffsetAreBothKeptInRecovered() async throws {
+        let history = try await makeHistory()
+        let last = history.records.last!
+        let paths = try makeDataDirectory("twice", journal: Array(history.journal[..<(last.lowerBound + 20)]),
+                                          device: history.device)
+        let first = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+        XCTAssertEqual(first.openingWarnings.count, 1)
+        // Another crash at the same place, with different bytes, right afterwards.
+        let secondTail = Array(history.journal[last.lowerBound..<(last.lowerBound + 30)])
+        try writeFile(Array(history.journal[..<last.lowerBound]) + secondTail, to: paths.journal)
+        let second = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+        XCTAssertEqual(second.openingWarnings.count, 1)
+        let saved = listing(paths.recovered)
+        XCTAssertEqual(saved.count, 2, "each removed tail is kept: \(saved)")
+        let contents = Set(try saved.map { try fileBytes(paths.recovered + "/" + $0) })
+        XCTAssertEqual(contents, [Array(history.journal[last.lowerBound..<(last.lowerBound + 20)]), secondTail])
+        for name in saved { XCTAssertTrue(name.hasPrefix("torn-at-\(last.lowerBound)-"), name) }
+    }
+
+    func testTornTailLeftByACrashedWriterIsRemovedByTheNextCommitOfARunningRepository() async throws {
+        let history = try await makeHistory()
+        let repo = try HabitRepository(directory: history.directory, now: Fixture.clock)
+        let garbage = Array(Journal.frame(Array(repeating: 7, count: 40)).prefix(30))
+        try writeFile(history.journal + garbage, to: history.paths.journal)
+        let result = try await repo.commit(label: "after crash") { _, _ in [.progress(Fixture.water, Fixture.day0, delta: 5)] }
+        XCTAssertEqual(result.state.progress(Fixture.water, Fixture.day0), 8)
+        let saved = listing(history.paths.recovered)
+        XCTAssertEqual(saved.count, 1)
+        XCTAssertEqual(try fileBytes(history.paths.recovered + "/" + (saved.first ?? "")), garbage)
+        let onDisk = try fileBytes(history.paths.journal)
+        XCTAssertEqual(Array(onDisk.prefix(history.journal.count)), history.journal)
+        XCTAssertEqual(try foldJournal(onDisk), result.state)
+    }
+
+    /// Opens a copy of the history's journal cut at `cut` and checks the whole recovery.
+    private func assertTornTailRecovered(_ history: History, cut: Int, boundary: Int, expected: HabitState,
+                                         file: StaticString = #filePath, line: UInt = #line) async throws {
+        let context = "journal cut at byte \(cut)"
+        let paths = try makeDataDirectory("cut-\(cut)", journal: Array(history.journal[..<cut]), device: history.device)
+        let repo = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+
+        let state = await repo.state
+        XCTAssertEqual(state, expected, context, file: file, line: line)
+        XCTAssertEqual(state.encoded(), expected.encoded(), context, file: file, line: line)
+        XCTAssertEqual(try fileBytes(paths.journal), Array(history.journal[..<boundary]),
+                       "\(context): truncated to the record boundary", file: file, line: line)
+
+        XCTAssertEqual(repo.openingWarnings.count, 1, context, file: file, line: line)
+        let warning = repo.openingWarnings.first ?? ""
+        XCTAssertTrue(warning.contains("at byte \(boundary)"), "\(context): \(warning)", file: file, line: line)
+        XCTAssertTrue(warning.contains("recovered/torn-at-\(boundary)-"), "\(context): \(warning)", file: file, line: line)
+
+        let saved = listing(paths.recovered)
+        XCTAssertEqual(saved.count, 1, context, file: file, line: line)
+        XCTAssertTrue(saved.first?.hasPrefix("torn-at-\(boundary)-") ?? false, "\(context): \(saved)", file: file, line: line)
+        XCTAssertEqual(try fileBytes(paths.recovered + "/" + (saved.first ?? "")),
+                       Array(history.journal[boundary..<cut]), "\(context): removed bytes saved", file: file, line: line)
+
+        // The journal keeps working: a new record lands at the boundary and survives a reopen.
+        let result = try await repo.commit(label: "after recovery") { _, _ in [.create(Fixture.read, Fixture.fields("Read"))] }
+        XCTAssertEqual(result.state.seen[history.deviceID], (expected.seen[history.deviceID] ?? 0) + 1,
+                       "\(context): sequence numbers continue without a gap", file: file, line: line)
+        let reopened = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+        let again = await reopened.state
+        XCTAssertEqual(again, result.state, context, file: file, line: line)
+        XCTAssertNotNil(again.habit(Fixture.read), context, file: file, line: line)
+        XCTAssertEqual(reopened.openingWarnings, [], context, file: file, line: line)
+        let onDisk = try fileBytes(paths.journal)
+        XCTAssertEqual(Array(onDisk.prefix(boundary)), Array(history.journal[..<boundary]), context, file: file, line: line)
+        XCTAssertEqual(try foldJournal(onDisk, file: file, line: line), result.state, context, file: file, line: line)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one run of the `habitto` binary produced.
+struct RunResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    let killed: Bool
+}
+
+/// A fresh data and config directory, and a way to run the real `habitto` binary on it.
+final class Sandbox {
+    let root: String
+    var home: String { root + "/data" }
+    var config: String { root + "/config" }
+    var now = "2026-11-21T09:00:00"
+    var extraEnv: [String: String] = [:]
+
+    init() {
+        root = NSTemporaryDirectory() + "habitto-cli-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: root + "/config/habitto", withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    static var binary: String {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [dir, dir.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("habitto").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        let build = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/habitto").path
+        return build
+    }
+
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["HABITTO_HOME"] = home
+        env["XDG_CONFIG_HOME"] = config
+        env["HABITTO_NOW"] = now
+        env["TZ"] = env["TZ"] ?? "UTC"
+        for (k, v) in extraEnv { env[k] = v }
+        return env
+    }
+
+    /// Starts the binary with `args`; output goes to files read by `finish`.
+    func start(_ args: [String]) throws -> (Process, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        p.arguments = args
+        p.environment = environment
+        let tag = root + "/run-" + UUID().uuidString
+        _ = FileManager.default.createFile(atPath: tag + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: tag + ".err", contents: nil)
+        p.standardOutput = FileHandle(forWritingAtPath: tag + ".out")
+        p.standardError = FileHandle(forWritingAtPath: tag + ".err")
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        return (p, tag)
+    }
+
+    func finish(_ p: Process, _ tag: String) -> RunResult {
+        p.waitUntilExit()
+        let out = (try? String(contentsOfFile: tag + ".out", encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOfFile: tag + ".err", encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: tag + ".out")
+        try? FileManager.default.removeItem(atPath: tag + ".err")
+        return RunResult(status: p.terminationStatus, stdout: out, stderr: err,
+                         killed: p.terminationReason == .uncaughtSignal)
+    }
+
+    @discardableResult
+    func run(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+        run(args, file: file, line: line)
+    }
+
+    @discardableResult
+    func run(_ args: [String], file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+        do {
+            let (p, tag) = try start(args)
+            return finish(p, tag)
+        } catch {
+            XCTFail("could not start \(Sandbox.binary): \(error)", file: file, line: line)
+            return RunResult(status: -1, stdout: "", stderr: "", killed: false)
+        }
+    }
+
+    /// Runs and asserts success; returns standard output.
+    @discardableResult
+    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
+        let r = run(args, file: file, line: line)
+        XCTAssertEqual(r.status, 0, "habitto \(args.joined(separator: " ")) failed: \(r.stderr)", file: file, line: line)
+        return r.stdout
+    }
+
+    /// Parses the JSON printed by a command.
+    func json(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> Any? {
+        let r = run(args, file: file, line: line)
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        return try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))
+    }
+
+    func stat(_ key: String, file: StaticString = #filePath, line: UInt = #line) -> Int? {
+        (json("stats", "--json", file: file, line: line) as? [String: Any])?[key] as? Int
+    }
+
+    func listEntry(_ name: String, _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) -> [String: Any]? {
+        let r = run(["list", "--all", "--json"] + extra, file: file, line: line)
+        let arr = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [[String: Any]]
+        return arr?.first { $0["name"] as? String == name }
+    }
+
+    var journalPath: String { home + "/journal.hbj" }
+
+    func journalBytes() -> [UInt8] { Array((try? Data(contentsOf: URL(fileURLWithPath: journalPath))) ?? Data()) }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import XCTest
+
+final class CommandLineTests: XCTestCase {
+    var box: Sandbox!
+
+    override func setUp() {
+        box = Sandbox()
+        box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses", "--icon", "💧")
+        box.ok("add", "Read")
+        box.ok("add", "Walk", "--schedule", "weekdays")
+        box.ok("add", "Sweets", "--limit", "--goal", "1")
+    }
+
+    override func tearDown() { box = nil }
+
+    func testEveryCommandRejectsBadInputWithOneLineAndExitCodeAndChangesNothing() {
+        box.ok("check", "Read")
+        let before = box.ok("export")
+        let journalBefore = box.journalBytes()
+        // (arguments, expected exit code, a fragment of the message)
+        let cases: [([String], Int32, String)] = [
+            (["frobnicate"], 2, "unknown command"),
+            (["list", "--nope"], 2, "unknown option"),
+            (["add"], 2, "missing NAME"),
+            (["add", "a", "b"], 2, "unexpected argument"),
+            (["add", ""], 1, "empty"),
+            (["add", " Read"], 1, "space"),
+            (["add", String(repeating: "x", count: 65)], 1, "at most 64"),
+            (["add", "Bad\u{1B}[31mname"], 1, "control character"),
+            (["add", "Bell\u{7}"], 1, "control character"),
+            (["add", "Two\nlines"], 1, "control character"),
+            (["add", "Evil\u{202E}txt"], 1, "control character"),
+            (["add", "read"], 1, "already exists"),
+            (["add", "X", "--goal", "0"], 1, "goal"),
+            (["add", "X", "--goal", "many"], 1, "--goal"),
+            (["add", "X", "--goal"], 2, "needs a value"),
+            (["add", "X", "--schedule", "every:0"], 1, "every:N"),
+            (["add", "X", "--schedule", "8/week"], 1, "N/week"),
+            (["add", "X", "--schedule", "fortnightly"], 1, "schedule"),
+            (["add", "X", "--limit", "--schedule", "3/week"], 1, "limit habit"),
+            (["add", "X", "--start", "2026-02-30"], 1, "invalid date"),
+            (["add", "X", "--icon", "ab"], 1, "icon"),
+            (["add", "X", "--color", "#12345"], 1, "color"),
+            (["add", "X", "--unit", String(repeating: "u", count: 30)], 1, "unit"),
+            (["edit", "Read"], 2, "at least one option"),
+            (["edit", "Nope", "--goal", "2"], 1, "no habit matches"),
+            (["edit", "Read", "--name", "drink water"], 1, "already exists"),
+            (["edit", "Read", "--limit", "--build"], 2, "contradict"),
+            (["archive", "Nope"], 1, "no habit matches"),
+            (["unarchive", "Read"], 1, "not archived"),
+            (["delete", "Read"], 2, "--yes"),
+            (["delete", "Nope", "--yes"], 1, "no habit matches"),
+            (["check"], 2, "missing HABIT"),
+            (["check", "Nope"], 1, "no habit matches"),
+            (["check", "Re"], 0, ""), // a unique prefix is fine; undone below
+            (["check", "Read", "--amount", "0"], 1, "--amount"),
+            (["check", "Read", "--amount", "-1"], 1, "--amount"),
+            (["check", "Read", "--amount", "1.5"], 1, "--amount"),
+            (["check", "Read", "--date", "2026-11-22"], 1, "future"),
+            (["check", "Read", "--date", "2026-11-20"], 1, "before"),
+            (["check", "Read", "--date", "21/11/2026"], 1, "invalid date"),
+            (["check", "Read", "--difficulty", "6"], 1, "difficulty"),
+            (["uncheck", "Walk"], 1, "nothing to uncheck"),
+            (["uncheck", "Read", "--amount", "zero"], 1, "--amount"),
+            (["skip", "Read", "--date", "nonsense"], 1, "invalid date"),
+            (["unskip", "Nope"], 1, "no habit matches"),
+            (["rate", "Read"], 2, "missing"),
+            (["rate", "Read", "0"], 1, "difficulty"),
+            (["rate", "Read", "5", "--date", "2099-01-01"], 1, "future"),
+            (["undo", "extra"], 2, "unexpected argument"),
+            (["list", "--date", "2026-02-29"], 1, "invalid date"),
+            (["show"], 2, "missing HABIT"),
+            (["show", "Nope"], 1, "no habit matches"),
+            (["stats", "--json", "--json"], 0, ""),
+            (["export", "--format", "csv"], 2, "format"),
+            (["export", "--output", "/nonexistent-dir/x.json"], 3, "cannot"),
+        ]
+        for (args, code, fragment) in cases {
+            let r = box.run(args)
+            XCTAssertEqual(r.status, code, "habitto \(args): \(r.stderr)")
+            if code == 0 {
+                if args.first == "check" { box.ok("undo") }
+                continue
+            }
+            let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
+            XCTAssertEqual(lines.count, 1, "habitto \(args) should print one line: \(r.stderr)")
+            XCTAssertTrue(r.stderr.localizedCaseInsensitiveContains(fragment), "habitto \(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix("habitto: "), r.stderr)
+            XCTAssertFalse(r.stderr.contains("\u{1B}"), "an escape sequence reached the terminal")
+        }
+        XCTAssertEqual(box.ok("export"), before, "bad input changed the data")
+        XCTAssertEqual(box.journalBytes().count >= journalBefore.count, true)
+    }
+
+    func testBadEnvironmentAndConfigAreReportedNotIgnored() {
+        box.now = "yesterday-ish"
+        var r = box.run("list")
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("HABITTO_NOW"), r.stderr)
+        box.now = "2026-11-21T09:00:00"
+        try! "day_start_hour = 27\n".write(toFile: box.config + "/habitto/config", atomically: true, encoding: .utf8)
+        r = box.run("list")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("line 1") && r.stderr.contains("day_start_hour"), r.stderr)
+        try! "colour = blue\n".write(toFile: box.config + "/habitto/config", atomically: true, encoding: .utf8)
+        r = box.run("list")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("unknown setting"), r.stderr)
+    }
+
+    func testCheckInAccumulatesCompletesAndUndoTakesItBack() {
+        box.ok("check", "water", "--amount", "5")
+        var water = box.listEntry("Drink water")!
+        XCTAssertEqual(water["progress"] as? Int, 5)
+        XCTAssertEqual(water["completed"] as? Bool, false)
+        XCTAssertEqual(box.stat("xp"), 50, "only Sweets (a limit habit with nothing recorded) succeeds so far")
+        let out = box.ok("check", "water", "--amount", "3", "--difficulty", "4")
+        XCTAssertTrue(out.contains("8/8 glasses"), out)
+        water = box.listEntry("Drink water")!
+        XCTAssertEqual(water["completed"] as? Bool, true)
+        XCTAssertEqual(water["difficulty"] as? Int, 4)
+        XCTAssertEqual(water["streak"] as? Int, 1)
+        let xpDone = box.stat("xp")!
+        // Water and Sweets succeed (+100); Read and Walk (Saturday: Walk is not due) — Read is not done.
+        XCTAssertEqual(xpDone, 100)
+        let undo = box.ok("undo")
+        XCTAssertTrue(undo.contains("check 'Drink water' +3"), undo)
+        water = box.listEntry("Drink water")!
+        XCTAssertEqual(water["progress"] as? Int, 5)
+        XCTAssertEqual(water["difficulty"] as? Int?, nil)
+        XCTAssertEqual(box.stat("xp"), 50)
+        box.ok("undo")
+        XCTAssertEqual(box.listEntry("Drink water")!["progress"] as? Int, 0)
+    }
+
+    func testPerfectDayAddsBonusAndLevelFollowsXP() {
+        box.ok("check", "Read")
+        box.ok("check", "water", "--amount", "8")
+        // Saturday: Walk (weekdays) is not due; Sweets (limit, nothing recorded) succeeds.
+        let stats = box.json("stats", "--json") as! [String: Any]
+        XCTAssertEqual(stats["perfectDays"] as? Int, 1)
+        XCTAssertEqual(stats["xp"] as? Int, 3 * 50 + 50)
+        XCTAssertEqual(stats["xpToday"] as? Int, 200)
+        XCTAssertEqual(stats["level"] as? Int, 2)
+        XCTAssertEqual(stats["xpIntoLevel"] as? Int, 100)
+        XCTAssertEqual(stats["xpForNextLevel"] as? Int, 200)
+        XCTAssertEqual(stats["checkIns"] as? Int, 9)
+        box.ok("check", "Sweets", "--amount", "2")
+        let after = box.json("stats", "--json") as! [String: Any]
+        XCTAssertEqual(after["perfectDays"] as? Int, 0, "a broken limit spoils the perfect day")
+        XCTAssertEqual(after["xp"] as? Int, 100)
+    }
+
+    func testListJsonHasTheDocumentedFields() {
+        let arr = box.json("list", "--json") as! [[String: Any]]
+        XCTAssertEqual(arr.map { $0["name"] as! String }, ["Drink water", "Read", "Sweets"], "Walk is not due on a Saturday")
+        for key in ["id", "name", "icon", "kind", "goal", "unit", "schedule", "scheduled", "progress", "completed",
+                    "skipped", "difficulty", "streak", "bestStreak", "strength", "syncStatus"] {
+            XCTAssertTrue(arr[0].keys.contains(key), "missing \(key)")
+        }
+        XCTAssertEqual(arr[0]["syncStatus"] as? String, "local")
+        XCTAssertEqual(arr[0]["icon"] as? String, "💧")
+        XCTAssertEqual(arr[2]["kind"] as? String, "limit")
+        let all = box.json("list", "--all", "--json") as! [[String: Any]]
+        XCTAssertEqual(all.count, 4)
+        XCTAssertEqual(all.first { $0["name"] as? String == "Walk" }?["scheduled"] as? Bool, false)
+    }
+
+    func testShowJsonHasHistoryAndDifficultyAverages() {
+        box.ok("edit", "Read", "--start", "2026-11-15")
+        for (day, rating) in [("2026-11-15", 1), ("2026-11-16", 2), ("2026-11-18", 5), ("2026-11-21", 4)] {
+            box.ok("check", "Read", "--date", day, "--difficulty", String(rating))
+        }
+        box.ok("skip", "Read", "--date", "2026-11-17")
+        let show = box.json("show", "Read", "--json") as! [String: Any]
+        let history = show["history"] as! [[String: Any]]
+        XCTAssertEqual(history.count, 7)
+        XCTAssertEqual(history.map { $0["date"] as! String }.first, "2026-11-15")
+        XCTAssertEqual(history[2]["skipped"] as? Bool, true)
+        XCTAssertEqual(history[3]["completed"] as? Bool, true)
+        XCTAssertEqual(history[4]["completed"] as? Bool, false)
+        XCTAssertEqual(show["difficultyAverage7"] as? Double, 3.0)
+        XCTAssertEqual(show["streak"] as? Int, 1, "2026-11-19 and -20 were missed")
+        XCTAssertEqual(show["bestStreak"] as? Int, 3, "15, 16, (17 skipped), 18")
+    }
+
+    func testSkipKeepsStreakAndCheckInOnSkippedDayUnskipsIt() {
+        box.ok("edit", "Read", "--start", "2026-11-18")
+        box.ok("check", "Read", "--date", "2026-11-18")
+        box.ok("skip", "Read", "--date", "2026-11-19")
+        box.ok("check", "Read", "--date", "2026-11-20")
+        XCTAssertEqual(box.listEntry("Read")!["streak"] as? Int, 2, "today pending, skip neither counts nor breaks")
+        let again = box.ok("skip", "Read", "--date", "2026-11-19")
+        XCTAssertTrue(again.contains("already"), again)
+        box.ok("check", "Read", "--date", "2026-11-19")
+        XCTAssertEqual(box.listEntry("Read")!["streak"] as? Int, 3)
+        box.ok("undo")
+        XCTAssertEqual(box.listEntry("Read")!["streak"] as? Int, 2, "undo restores the skip too")
+    }
+
+    func testArchiveKeepsHistoryDeleteRemovesItAndUndoRestores() {
+        box.ok("check", "Read")
+        box.ok("archive", "Read")
+        XCTAssertEqual(box.stat("xp"), 100, "today's check-in is kept (archived from tomorrow)")
+        XCTAssertEqual(box.listEntry("Read")!["archivedFrom"] as? String, "2026-11-22")
+        box.ok("delete", "Read", "--yes")
+        XCTAssertNil(box.listEntry("Read"))
+        XCTAssertEqual(box.stat("xp"), 50, "deleting takes the habit's XP away")
+        XCTAssertEqual(box.run("check", "Read").status, 1)
+        let undo = box.ok("undo")
+        XCTAssertTrue(undo.contains("delete 'Read'"), undo)
+        XCTAssertEqual(box.listEntry("Read")!["progress"] as? Int, 1)
+        box.ok("unarchive", "Read")
+        XCTAssertEqual(box.listEntry("Read")!["archivedFrom"] is NSNull, true)
+    }
+
+    func testExactNameWinsOverLongerNamesWithThatPrefix() {
+        box.ok("add", "Reading list")
+        XCTAssertEqual(box.run("check", "read").status, 0)
+        XCTAssertEqual(box.listEntry("Read")!["progress"] as? Int, 1)
+        XCTAssertEqual(box.listEntry("Reading list")!["progress"] as? Int, 0)
+    }
+
+    func testAmbiguousPrefixIsAnErrorNamingCandidates() {
+        box.ok("add", "Reading list")
+        box.ok("add", "Reach out")
+        let r = box.run("check", "Rea")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("'Read'") && r.stderr.contains("'Reach out'"), r.stderr)
+        XCTAssertEqual(box.run("check", "Reach").status, 0)
+    }
+
+    func testDayStartHourKeepsLateNightCheckInsOnThePreviousDay() {
+        try! "day_start_hour = 4\n".write(toFile: box.config + "/habitto/config", atomically: true, encoding: .utf8)
+        box.now = "2026-11-22T01:30:00"
+        box.ok("check", "Read")
+        box.now = "2026-11-22T09:00:00"
+        let show = box.json("show", "Read", "--json") as! [String: Any]
+        let history = show["history"] as! [[String: Any]]
+        XCTAssertEqual(history.first { $0["date"] as? String == "2026-11-21" }?["progress"] as? Int, 1)
+    }
+
+    func testExportIsCanonicalAndDeterministic() {
+        box.ok("check", "water", "--amount", "3")
+        box.ok("rate", "water", "2")
+        let a = box.ok("export", "--format", "json")
+        let b = box.ok("export")
+        XCTAssertEqual(a, b)
+        let file = box.root + "/out.json"
+        box.ok("export", "--output", file)
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), a)
+        let doc = try! JSONSerialization.jsonObject(with: Data(a.utf8)) as! [String: Any]
+        XCTAssertEqual(doc["format"] as? String, "habitto-export")
+        XCTAssertEqual((doc["habits"] as! [Any]).count, 4)
+        // A check-in and its undo leave the same state, and so the same bytes.
+        box.ok("check", "Read")
+        box.ok("undo")
+        XCTAssertEqual(box.ok("export"), a)
+    }
+
+    func testHelpAndVersion() {
+        XCTAssertTrue(box.ok("--version").hasPrefix("habitto "))
+        let help = box.ok("--help")
+        for c in ["add", "edit", "archive", "unarchive", "delete", "check", "uncheck", "skip", "unskip", "rate",
+                  "undo", "list", "show", "stats", "export"] {
+            XCTAssertTrue(help.contains("\n  \(c) "), "help lacks \(c)")
+            XCTAssertTrue(box.ok(c, "--help").contains("Usage: habitto \(c)"))
+        }
+    }
+}

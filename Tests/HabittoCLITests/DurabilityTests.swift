@@ -1,0 +1,193 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whole-process durability: concurrent processes, kill -9, corruption, full and read-only disks.
+final class DurabilityTests: XCTestCase {
+    var box: Sandbox!
+    var mounts: [String] = []
+
+    override func setUp() { box = Sandbox() }
+
+    override func tearDown() {
+        for m in mounts.reversed() { _ = shell("/bin/umount", ["-l", m]) }
+        mounts = []
+        box = nil
+    }
+
+    @discardableResult
+    func shell(_ tool: String, _ args: [String]) -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return -1 }
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    /// Mounts a small tmpfs (a real file system that really fills up). Needs root, which
+    /// the development machines and CI have; a failure to mount fails the test.
+    func mountTmpfs(sizeKB: Int, file: StaticString = #filePath, line: UInt = #line) -> String? {
+        let dir = box.root + "/mnt-\(mounts.count)"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let status = shell("/bin/mount", ["-t", "tmpfs", "-o", "size=\(sizeKB)k", "tmpfs", dir])
+        guard status == 0 else {
+            XCTFail("could not mount a tmpfs at \(dir) (status \(status)); this test needs root", file: file, line: line)
+            return nil
+        }
+        mounts.append(dir)
+        return dir
+    }
+
+    func testFourProcessesEachCheckingInFiftyTimesLeaveExactly200() throws {
+        box.ok("add", "Water", "--goal", "8")
+        let script = "for i in $(seq 50); do \"$0\" check Water >/dev/null || exit 1; done"
+        var procs: [Process] = []
+        for _ in 0..<4 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", script, Sandbox.binary]
+            p.environment = box.environment
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            procs.append(p)
+        }
+        for p in procs {
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0)
+        }
+        XCTAssertEqual(box.listEntry("Water")?["progress"] as? Int, 200)
+        XCTAssertEqual(box.stat("checkIns"), 200)
+        // 1 create + 200 check-ins, all with distinct sequence numbers.
+        XCTAssertEqual(box.stat("operations"), 201)
+    }
+
+    func testKillNineDuringCheckInsNeverLosesAnAcknowledgedOne() throws {
+        box.ok("add", "Water", "--goal", "8")
+        var acknowledged = 0, killed = 0
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<60 {
+            let (p, tag) = try box.start(["check", "Water"])
+            // Fault injection: kill at a random instant of the process's life.
+            usleep(UInt32.random(in: 0...25_000, using: &rng))
+            kill(p.processIdentifier, SIGKILL)
+            let r = box.finish(p, tag)
+            if r.killed { killed += 1 } else if r.status == 0 { acknowledged += 1 } else {
+                XCTFail("check failed: \(r.stderr)")
+            }
+        }
+        // Both outcomes happened, so the loop really interrupted processes mid-flight.
+        XCTAssertGreaterThan(killed, 0)
+        XCTAssertGreaterThan(acknowledged, 0)
+        let list = box.run("list", "--all", "--json")
+        XCTAssertEqual(list.status, 0, list.stderr)
+        let progress = box.listEntry("Water")?["progress"] as? Int ?? -1
+        XCTAssertGreaterThanOrEqual(progress, acknowledged, "an acknowledged check-in was lost")
+        XCTAssertLessThanOrEqual(progress, acknowledged + killed)
+        // The journal is healthy afterwards: a further check-in lands and counts.
+        box.ok("check", "Water")
+        XCTAssertEqual(box.listEntry("Water")?["progress"] as? Int, progress + 1)
+    }
+
+    func testCorruptionInTheMiddleRefusesEveryCommandAndChangesNothing() throws {
+        box.ok("add", "Water", "--goal", "8")
+        for _ in 0..<5 { box.ok("check", "Water") }
+        var bytes = box.journalBytes()
+        // Flip a byte inside the second record (the first check-in).
+        let firstRecordEnd = 16 + 12 + Int(UInt32(bytes[16]) | UInt32(bytes[17]) << 8 | UInt32(bytes[18]) << 16)
+        let target = firstRecordEnd + 20
+        bytes[target] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: box.journalPath))
+        for args in [["check", "Water"], ["list"], ["export"], ["undo"]] {
+            let r = box.run(args)
+            XCTAssertEqual(r.status, 3, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(box.journalPath) && r.stderr.contains("byte \(firstRecordEnd)"), r.stderr)
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1)
+        }
+        XCTAssertEqual(box.journalBytes(), bytes, "a refused command changed the journal")
+    }
+
+    func testTornTailIsRemovedWithOneWarningAndAcknowledgedDataStays() throws {
+        box.ok("add", "Water", "--goal", "8")
+        box.ok("check", "Water", "--amount", "3")
+        let good = box.journalBytes()
+        box.ok("check", "Water")
+        let full = box.journalBytes()
+        // A crash halfway through writing the last record.
+        let torn = Array(full[0..<(good.count + (full.count - good.count) / 2)])
+        try Data(torn).write(to: URL(fileURLWithPath: box.journalPath))
+        let r = box.run("list", "--json")
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("incomplete record at byte \(good.count)"), r.stderr)
+        XCTAssertEqual(box.journalBytes(), good)
+        XCTAssertEqual(box.listEntry("Water")?["progress"] as? Int, 3)
+        let recovered = try FileManager.default.contentsOfDirectory(atPath: box.home + "/recovered")
+        XCTAssertEqual(recovered.count, 1)
+        XCTAssertEqual(box.run("list").stderr, "", "the warning is given once")
+    }
+
+    func testFullDiskFailsCleanlyAndKeepsEverythingAcknowledged() throws {
+        guard let mnt = mountTmpfs(sizeKB: 256) else { return }
+        box.extraEnv["HABITTO_HOME"] = mnt + "/data"
+        box.ok("add", "Water", "--goal", "8")
+        box.ok("check", "Water")
+        // Fill the file system.
+        let filler = mnt + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(fd, block, block.count) > 0 {}
+        close(fd)
+        // Check in until the journal needs a new block and the write fails.
+        var acknowledged = 1
+        var failure: RunResult?
+        let journal = mnt + "/data/journal.hbj"
+        for _ in 0..<200 {
+            let before = try Data(contentsOf: URL(fileURLWithPath: journal))
+            let r = box.run("check", "Water")
+            if r.status == 0 { acknowledged += 1; continue }
+            failure = r
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: journal)), before, "a failed write changed the journal")
+            break
+        }
+        let r = try XCTUnwrap(failure, "the disk never filled up")
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains("No space left on device") && r.stderr.contains("free some disk space"), r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1)
+        XCTAssertEqual(box.listEntry("Water")?["progress"] as? Int, acknowledged)
+        try FileManager.default.removeItem(atPath: filler)
+        box.ok("check", "Water")
+        XCTAssertEqual(box.listEntry("Water")?["progress"] as? Int, acknowledged + 1)
+    }
+
+    func testReadOnlyDataDirectoryStillListsButRefusesWrites() throws {
+        guard let mnt = mountTmpfs(sizeKB: 1024) else { return }
+        box.extraEnv["HABITTO_HOME"] = mnt + "/data"
+        box.ok("add", "Water", "--goal", "8")
+        box.ok("check", "Water", "--amount", "2")
+        let exported = box.ok("export")
+        XCTAssertEqual(shell("/bin/mount", ["-o", "remount,ro", mnt]), 0)
+        let r = box.run("check", "Water")
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains("read-only"), r.stderr)
+        XCTAssertEqual(box.ok("export"), exported)
+        XCTAssertEqual(box.listEntry("Water")?["progress"] as? Int, 2)
+    }
+
+    func testUnwritableHomeGivesAClearError() {
+        box.extraEnv["HABITTO_HOME"] = "/proc/habitto-cannot-exist"
+        let r = box.run("list")
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.hasPrefix("habitto: cannot create the directory /proc/habitto-cannot-exist"), r.stderr)
+        let f = box.root + "/afile"
+        _ = FileManager.default.createFile(atPath: f, contents: Data("x".utf8))
+        box.extraEnv["HABITTO_HOME"] = f
+        let r2 = box.run("list")
+        XCTAssertEqual(r2.status, 3)
+        XCTAssertTrue(r2.stderr.contains("not a directory"), r2.stderr)
+    }
+}
