@@ -174,19 +174,30 @@ final class LocalStore {
             Sys.close(lockFD)
             throw error
         }
-        defer { Sys.unlock(lockFD) }
+        // From here the lock is held; on failure it is released before the descriptor closes.
         let device: DeviceID
         let journal: Journal
         do {
             device = try readOrCreateDevice(paths)
             journal = try Journal(path: paths.journal, io: io)
         } catch {
+            Sys.unlock(lockFD)
             Sys.close(lockFD)
             throw error
         }
+        // The store owns the descriptor now and closes it when it goes away.
         let store = LocalStore(paths: paths, journal: journal, lockFD: lockFD, device: device, snapshotEvery: snapshotEvery)
+        // Unlock before the store (which owns the descriptor) can be released.
+        defer { withExtendedLifetime(store) { Sys.unlock(lockFD) } }
         var warnings: [String] = []
-        if let bytes = try? Sys.readFile(paths.snapshot) {
+        let snapshotBytes: [UInt8]?
+        do {
+            snapshotBytes = try Sys.readFile(paths.snapshot)
+        } catch {
+            snapshotBytes = nil
+            warnings.append("warning: the snapshot \(paths.snapshot) could not be read (\(error)); state rebuilt from the journal")
+        }
+        if let bytes = snapshotBytes {
             let (snap, why) = Snapshot.load(bytes, journal: journal)
             if let snap {
                 store.state = snap.state
@@ -251,7 +262,11 @@ final class LocalStore {
                 let fd = journal.fd
                 let bytes = try Sys.pread(fd, count: size - offset, offset: offset, path: journal.path)
                 try Sys.makeDirectories(paths.recovered)
-                let name = "\(paths.recovered)/torn-at-\(offset)-\(Int(Date().timeIntervalSince1970)).bin"
+                // Never replace an earlier saved tail (same offset, same second): the lock is held.
+                let stem = "\(paths.recovered)/torn-at-\(offset)-\(Int(Date().timeIntervalSince1970))"
+                var name = stem + ".bin"
+                var n = 1
+                while FileManager.default.fileExists(atPath: name) { n += 1; name = "\(stem)-\(n).bin" }
                 try Sys.writeAtomically(bytes, to: name)
                 saved = " (its \(bytes.count) bytes were saved to \(name))"
             }

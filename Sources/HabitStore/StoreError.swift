@@ -11,7 +11,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case corrupt(path: String, offset: Int, detail: String)
     /// A file exists but is not what Habitto wrote (wrong format or version).
     case unreadable(path: String, detail: String)
-    /// Another process holds the data directory in a way that prevents the operation.
+    /// The configuration file is invalid (the message names the line).
     case config(String)
 
     public var description: String {

@@ -82,6 +82,12 @@ class StoreTestCase: XCTestCase {
         return true
     }
 
+    /// Remounts a tmpfs this test mounted read-only or writable again. False when refused.
+    func remount(_ dir: String, readOnly: Bool) -> Bool {
+        let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
+        return mount("tmpfs", dir, "tmpfs", flags, nil) == 0
+    }
+
     /// Writes the standard (or given) commits through a repository in a new directory.
     func makeHistory(_ name: String = "history", commits: [[Change]] = Fixture.standardCommits,
                      snapshotEvery: Int = 1000,
@@ -106,12 +112,14 @@ class StoreTestCase: XCTestCase {
                        records: records, states: states, undoStacks: undoStacks)
     }
 
-    /// A new data directory holding `journal` and the history's device file.
+    /// A new data directory holding `journal`, the given device file and the (always empty)
+    /// lock file, as a data directory that has been used before does.
     func makeDataDirectory(_ name: String, journal: [UInt8], device: [UInt8]) throws -> DataPaths {
         let paths = DataPaths(directory: path(name))
         try FileManager.default.createDirectory(atPath: paths.directory, withIntermediateDirectories: true)
         try writeFile(journal, to: paths.journal)
         try writeFile(device, to: paths.device)
+        try writeFile([], to: paths.lock)
         return paths
     }
 }
@@ -122,8 +130,12 @@ func fileBytes(_ path: String) throws -> [UInt8] {
     [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
 }
 
+/// Replaces the content of `path` in place (same inode, so open descriptors see the change).
 func writeFile(_ bytes: [UInt8], to path: String) throws {
-    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard fd >= 0 else { throw StoreError.io(operation: "open for writing", path: path, errno: errno) }
+    defer { close(fd) }
+    try FileIO.live.write(fd, bytes, 0, path)
 }
 
 func fileExists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }

@@ -127,7 +127,12 @@ final class WriteFailureTests: StoreTestCase {
             let filler = mountPoint + "/filler"
             try await assertFullDiskCommitFailsCleanly(
                 directory: mountPoint + "/data", io: .live,
-                fill: { try fillFileSystem(with: filler) },
+                fill: {
+                    try fillFileSystem(with: filler)
+                    var fs = statvfs()
+                    XCTAssertEqual(statvfs(mountPoint, &fs), 0)
+                    XCTAssertEqual(fs.f_bavail, 0, "the file system is full")
+                },
                 free: { try FileManager.default.removeItem(atPath: filler) })
         } else {
             // Not permitted to mount here: the same scenario with an injected ENOSPC that
@@ -136,6 +141,52 @@ final class WriteFailureTests: StoreTestCase {
             try await assertFullDiskCommitFailsCleanly(directory: path("data"), io: disk.io,
                                                        fill: disk.fillUp, free: disk.heal)
             XCTAssertEqual(disk.failures, 2)
+        }
+    }
+
+    func testCommitOnAReadOnlyFileSystemFailsWithAClearMessageAndReadingStillWorks() async throws {
+        let mountPoint = path("tmpfs-ro")
+        let dir = mountPoint + "/data"
+        if try mountTmpfs(at: mountPoint, size: "1m") {
+            var expected = HabitState()
+            do {
+                let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+                try await repo.commit(label: "create") { _, _ in [.create(Fixture.water, Fixture.fields("Water"))] }
+                expected = try await repo.commit(label: "check") { _, _ in [.progress(Fixture.water, Fixture.day0, delta: 1)] }.state
+            }
+            let before = try directoryContents(dir)
+            XCTAssertTrue(remount(mountPoint, readOnly: true), "remount read-only: errno \(errno)")
+
+            let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+            let state = await repo.state
+            XCTAssertEqual(state, expected, "reading works on a read-only file system")
+            let error = await asyncStoreError {
+                try await repo.commit(label: "refused") { _, _ in [.progress(Fixture.water, Fixture.day0, delta: 1)] }
+            }
+            XCTAssertEqual(error, .io(operation: "write", path: repo.paths.journal, errno: EROFS))
+            XCTAssertTrue(error.map { "\($0)".contains("read-only") } ?? false, "\(String(describing: error))")
+            let after = await repo.state
+            XCTAssertEqual(after, expected)
+            XCTAssertEqual(try directoryContents(dir), before)
+
+            XCTAssertTrue(remount(mountPoint, readOnly: false), "remount writable: errno \(errno)")
+            let writable = try HabitRepository(directory: dir, now: Fixture.clock)
+            let result = try await writable.commit(label: "check") { _, _ in [.progress(Fixture.water, Fixture.day0, delta: 1)] }
+            XCTAssertEqual(result.state.progress(Fixture.water, Fixture.day0), 2)
+        } else {
+            let disk = FaultyDisk(writeErrno: EROFS)
+            let repo = try HabitRepository(directory: dir, now: Fixture.clock, io: disk.io)
+            let expected = try await repo.commit(label: "create") { _, _ in [.create(Fixture.water, Fixture.fields("Water"))] }.state
+            let bytes = try fileBytes(repo.paths.journal)
+            disk.fillUp()
+            let error = await asyncStoreError {
+                try await repo.commit(label: "refused") { _, _ in [.progress(Fixture.water, Fixture.day0, delta: 1)] }
+            }
+            XCTAssertEqual(error, .io(operation: "write", path: repo.paths.journal, errno: EROFS))
+            XCTAssertTrue(error.map { "\($0)".contains("read-only") } ?? false, "\(String(describing: error))")
+            let after = await repo.state
+            XCTAssertEqual(after, expected)
+            XCTAssertEqual(try fileBytes(repo.paths.journal), bytes)
         }
     }
 

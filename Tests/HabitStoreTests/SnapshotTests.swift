@@ -1,0 +1,136 @@
+import Foundation
+import XCTest
+import HabitCore
+@testable import HabitStore
+
+/// Snapshots are caches of the folded state: written every N records, used on start-up
+/// when they match the journal, ignored (with a warning) and rebuilt when they do not.
+final class SnapshotTests: StoreTestCase {
+
+    /// A create and 24 more changes on one habit.
+    static func commits(_ habit: HabitID, name: String) -> [[Change]] {
+        [[.create(habit, Fixture.fields(name))]] + (1...24).map { i -> [Change] in
+            let day = Fixture.day0.adding(i % 7)
+            return i % 4 == 0 ? [.rate(habit, day, i % 5 + 1)] : [.progress(habit, day, delta: i % 3 + 1)]
+        }
+    }
+
+    func testSnapshotIsWrittenEveryTenRecordsAndReopeningGivesTheSameStateAndUndoStack() async throws {
+        let history = try await makeHistory(commits: Self.commits(Fixture.water, name: "Water"), snapshotEvery: 10)
+        let paths = history.paths
+        XCTAssertTrue(fileExists(paths.snapshot))
+        XCTAssertFalse(listing(paths.directory).contains { $0.contains(".tmp-") }, "\(listing(paths.directory))")
+
+        // The newest snapshot covers the first 20 records exactly.
+        let snapshotBytes = try fileBytes(paths.snapshot)
+        let (snapshot, why) = Snapshot.load(snapshotBytes, journal: try Journal(path: paths.journal))
+        XCTAssertNil(why)
+        XCTAssertEqual(snapshot?.coveredOffset, history.records[19].upperBound)
+        XCTAssertEqual(snapshot?.lastRecord?.offset, history.records[19].lowerBound)
+        XCTAssertEqual(snapshot?.state, history.states[20])
+        XCTAssertEqual(snapshot?.undoStack, history.undoStacks[20])
+
+        let reopened = try HabitRepository(directory: paths.directory, now: Fixture.clock, snapshotEvery: 10)
+        let state = await reopened.state
+        let undo = await reopened.undoStack
+        XCTAssertEqual(state, history.states[25])
+        XCTAssertEqual(state.encoded(), history.states[25].encoded())
+        XCTAssertEqual(undo, history.undoStacks[25])
+        XCTAssertEqual(undo.count, 25)
+        XCTAssertEqual(reopened.openingWarnings, [])
+        XCTAssertEqual(try fileBytes(paths.snapshot), snapshotBytes, "five new records do not call for a new snapshot")
+        XCTAssertEqual(try foldJournal(history.journal), history.states[25])
+
+        // Commits after the reopen continue from the snapshot's state and land in the next snapshot.
+        for i in 0..<5 {
+            try await reopened.commit(label: "more \(i)") { _, _ in [.progress(Fixture.water, Fixture.day0, delta: 1)] }
+        }
+        let (next, nextWhy) = Snapshot.load(try fileBytes(paths.snapshot), journal: try Journal(path: paths.journal))
+        XCTAssertNil(nextWhy)
+        XCTAssertEqual(next?.coveredOffset, try fileBytes(paths.journal).count)
+        let finalState = await reopened.state
+        XCTAssertEqual(next?.state, finalState)
+    }
+
+    func testCorruptSnapshotIsIgnoredWithAWarningAndRebuiltFromTheJournal() async throws {
+        let history = try await makeHistory(commits: Self.commits(Fixture.water, name: "Water"), snapshotEvery: 10)
+        let snapshotBytes = try fileBytes(history.paths.snapshot)
+        XCTAssertGreaterThan(snapshotBytes.count, 100)
+        for i in 0..<snapshotBytes.count {
+            var flipped = snapshotBytes
+            flipped[i] ^= UInt8(1 << (i % 8))
+            let paths = try makeDataDirectory("snap-\(i)", journal: history.journal, device: history.device)
+            try writeFile(flipped, to: paths.snapshot)
+            let context = "snapshot byte \(i) flipped"
+
+            let repo = try HabitRepository(directory: paths.directory, now: Fixture.clock, snapshotEvery: 10)
+            let state = await repo.state
+            let undo = await repo.undoStack
+            XCTAssertEqual(state, history.states[25], context)
+            XCTAssertEqual(undo, history.undoStacks[25], context)
+            XCTAssertEqual(repo.openingWarnings.count, 1, context)
+            let warning = repo.openingWarnings.first ?? ""
+            XCTAssertTrue(warning.contains("snapshot \(paths.snapshot) was ignored"), "\(context): \(warning)")
+            XCTAssertEqual(try fileBytes(paths.journal), history.journal, context)
+
+            // It was rebuilt: the new one checks out and covers the whole journal.
+            let rebuilt = try fileBytes(paths.snapshot)
+            let (snapshot, why) = Snapshot.load(rebuilt, journal: try Journal(path: paths.journal))
+            XCTAssertNil(why, context)
+            XCTAssertEqual(snapshot?.coveredOffset, history.journal.count, context)
+            XCTAssertEqual(snapshot?.state, history.states[25], context)
+
+            if i % 64 == 0 {
+                let again = try HabitRepository(directory: paths.directory, now: Fixture.clock, snapshotEvery: 10)
+                let againState = await again.state
+                XCTAssertEqual(againState, history.states[25], context)
+                XCTAssertEqual(again.openingWarnings, [], context)
+            }
+            try FileManager.default.removeItem(atPath: paths.directory)
+        }
+    }
+
+    func testSnapshotOfAnotherJournalIsIgnoredWhenTheJournalIsReplaced() async throws {
+        let a = try await makeHistory("a", commits: Self.commits(Fixture.water, name: "Water"), snapshotEvery: 10)
+        let b = try await makeHistory("b", commits: Self.commits(Fixture.read, name: "Water"), snapshotEvery: 10)
+        XCTAssertEqual(a.records.map(\.count), b.records.map(\.count), "same shape, different content")
+        XCTAssertNotEqual(a.journal, b.journal)
+        // b's journal with a's snapshot: the covered record is there but is not the same.
+        try writeFile(try fileBytes(a.paths.snapshot), to: b.paths.snapshot)
+        let repo = try HabitRepository(directory: b.directory, now: Fixture.clock, snapshotEvery: 10)
+        let state = await repo.state
+        let undo = await repo.undoStack
+        XCTAssertEqual(state, b.states[25])
+        XCTAssertNil(state.habit(Fixture.water))
+        XCTAssertEqual(undo, b.undoStacks[25])
+        XCTAssertEqual(repo.openingWarnings.count, 1)
+        XCTAssertTrue(repo.openingWarnings.first?.contains("does not match the journal") ?? false, "\(repo.openingWarnings)")
+    }
+
+    func testSnapshotCoveringMoreThanAShorterReplacementJournalIsIgnored() async throws {
+        let a = try await makeHistory("a", commits: Self.commits(Fixture.water, name: "Water"), snapshotEvery: 10)
+        let paths = try makeDataDirectory("short", journal: Array(a.journal[..<a.records[4].upperBound]), device: a.device)
+        try writeFile(try fileBytes(a.paths.snapshot), to: paths.snapshot)
+        let repo = try HabitRepository(directory: paths.directory, now: Fixture.clock, snapshotEvery: 10)
+        let state = await repo.state
+        let undo = await repo.undoStack
+        XCTAssertEqual(state, a.states[5])
+        XCTAssertEqual(undo, a.undoStacks[5])
+        XCTAssertEqual(repo.openingWarnings.count, 1)
+        XCTAssertTrue(repo.openingWarnings.first?.contains("covers more than the journal holds") ?? false,
+                      "\(repo.openingWarnings)")
+    }
+
+    func testExplicitSnapshotOfAnEmptyJournalIsUsedAndStillMatchesAfterTheFirstRecords() async throws {
+        let dir = path("empty")
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        try await repo.writeSnapshot()
+        let first = try HabitRepository(directory: dir, now: Fixture.clock)
+        XCTAssertEqual(first.openingWarnings, [])
+        let result = try await repo.commit(label: "create") { _, _ in [.create(Fixture.water, Fixture.fields("Water"))] }
+        let second = try HabitRepository(directory: dir, now: Fixture.clock)
+        let state = await second.state
+        XCTAssertEqual(state, result.state)
+        XCTAssertEqual(second.openingWarnings, [])
+    }
+}

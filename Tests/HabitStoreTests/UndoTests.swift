@@ -1,0 +1,170 @@
+import Foundation
+import XCTest
+import HabitCore
+@testable import HabitStore
+
+/// Undo writes the inverse of this device's newest not-yet-undone change; the undo stack
+/// is derived from the journal (or a snapshot of it), so it survives a restart.
+final class UndoTests: StoreTestCase {
+    let day = Fixture.day0
+
+    /// Creates Water, checks in twice on two days and rates the first day.
+    private func prepare(_ repo: HabitRepository) async throws -> [HabitState] {
+        var states = [await repo.state]
+        let steps: [(String, [Change])] = [
+            ("create Water", [.create(Fixture.water, Fixture.fields("Water"))]),
+            ("check Water day 0", [.progress(Fixture.water, day, delta: 1)]),
+            ("check Water day 1", [.progress(Fixture.water, day.adding(1), delta: 2)]),
+            ("rate Water day 0", [.rate(Fixture.water, day, 4)]),
+        ]
+        for (label, changes) in steps {
+            states.append(try await repo.commit(label: label) { _, _ in changes }.state)
+        }
+        return states
+    }
+
+    /// The user-visible parts of a state (the version vector and clock move on with undo).
+    private func assertSameHabits(_ a: HabitState, _ b: HabitState, _ context: String = "",
+                                  file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(a.habits, b.habits, context, file: file, line: line)
+        for d in 0...1 {
+            XCTAssertEqual(a.progress(Fixture.water, day.adding(d)), b.progress(Fixture.water, day.adding(d)),
+                           "\(context) progress day \(d)", file: file, line: line)
+            XCTAssertEqual(a.difficulty(Fixture.water, day.adding(d)), b.difficulty(Fixture.water, day.adding(d)),
+                           "\(context) difficulty day \(d)", file: file, line: line)
+            XCTAssertEqual(a.isSkipped(Fixture.water, day.adding(d)), b.isSkipped(Fixture.water, day.adding(d)),
+                           "\(context) skip day \(d)", file: file, line: line)
+        }
+    }
+
+    func testUndoRevertsTheNewestChangeAndRepeatedUndoRevertsTheOnesBefore() async throws {
+        let repo = try HabitRepository(directory: path("undo"), now: Fixture.clock)
+        let states = try await prepare(repo)
+        let undoStack = await repo.undoStack
+        XCTAssertEqual(undoStack.map(\.label), ["create Water", "check Water day 0", "check Water day 1", "rate Water day 0"])
+        XCTAssertEqual(undoStack.map(\.firstSeq), [1, 2, 3, 4])
+
+        for k in stride(from: 3, through: 0, by: -1) {
+            let item = try await repo.undo()
+            XCTAssertEqual(item?.label, undoStack[k].label)
+            XCTAssertEqual(item?.firstSeq, undoStack[k].firstSeq)
+            let state = await repo.state
+            assertSameHabits(state, states[k], "after undoing step \(k + 1)")
+            let remaining = await repo.undoStack
+            XCTAssertEqual(remaining, Array(undoStack.prefix(k)))
+        }
+        let state = await repo.state
+        XCTAssertNil(state.habit(Fixture.water))
+        XCTAssertEqual(state.seen[repo.device], 8, "each undo is written as new operations")
+
+        let sizeBefore = try fileBytes(repo.paths.journal).count
+        let nothing = try await repo.undo()
+        XCTAssertNil(nothing)
+        XCTAssertEqual(try fileBytes(repo.paths.journal).count, sizeBefore, "nothing to undo writes nothing")
+
+        let labels = try Journal.scan(Array(try fileBytes(repo.paths.journal).dropFirst(Journal.headerSize)),
+                                      base: Journal.headerSize).records.map { try JournalEntry(decoding: $0.payload) }
+        XCTAssertEqual(labels.suffix(4).map(\.label), ["undo rate Water day 0", "undo check Water day 1",
+                                                       "undo check Water day 0", "undo create Water"])
+        XCTAssertEqual(labels.suffix(4).map(\.undoes), [4, 3, 2, 1])
+    }
+
+    func testUndoStackSurvivesReopenFromTheJournal() async throws {
+        let dir = path("reopen")
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        let states = try await prepare(repo)
+        _ = try await repo.undo()
+        let stackBefore = await repo.undoStack
+        XCTAssertFalse(fileExists(repo.paths.snapshot))
+
+        let reopened = try HabitRepository(directory: dir, now: Fixture.clock)
+        let stack = await reopened.undoStack
+        XCTAssertEqual(stack, stackBefore)
+        XCTAssertEqual(stack.map(\.label), ["create Water", "check Water day 0", "check Water day 1"])
+        let item = try await reopened.undo()
+        XCTAssertEqual(item?.label, "check Water day 1")
+        let state = await reopened.state
+        assertSameHabits(state, states[2])
+    }
+
+    func testUndoStackSurvivesReopenFromASnapshot() async throws {
+        let dir = path("snapshot")
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock, snapshotEvery: 1)
+        let states = try await prepare(repo)
+        _ = try await repo.undo()
+        let stackBefore = await repo.undoStack
+        // The snapshot covers the whole journal, so the undo stack comes from it.
+        let (snapshot, why) = Snapshot.load(try fileBytes(repo.paths.snapshot), journal: try Journal(path: repo.paths.journal))
+        XCTAssertNil(why)
+        XCTAssertEqual(snapshot?.coveredOffset, try fileBytes(repo.paths.journal).count)
+        XCTAssertEqual(snapshot?.undoStack, stackBefore)
+
+        let reopened = try HabitRepository(directory: dir, now: Fixture.clock, snapshotEvery: 1)
+        XCTAssertEqual(reopened.openingWarnings, [])
+        let stack = await reopened.undoStack
+        XCTAssertEqual(stack, stackBefore)
+        let item = try await reopened.undo()
+        XCTAssertEqual(item?.label, "check Water day 1")
+        let state = await reopened.state
+        assertSameHabits(state, states[2])
+        let second = try await reopened.undo()
+        XCTAssertEqual(second?.label, "check Water day 0")
+        let afterSecond = await reopened.state
+        assertSameHabits(afterSecond, states[1])
+    }
+
+    func testUndoOfADeleteRestoresTheHabitWithItsHistory() async throws {
+        let repo = try HabitRepository(directory: path("delete"), now: Fixture.clock)
+        let states = try await prepare(repo)
+        let deleted = try await repo.commit(label: "delete Water") { _, _ in [.delete(Fixture.water)] }
+        XCTAssertNil(deleted.state.habit(Fixture.water))
+        XCTAssertTrue(deleted.state.isDeleted(Fixture.water))
+
+        let item = try await repo.undo()
+        XCTAssertEqual(item?.label, "delete Water")
+        XCTAssertEqual(item?.inverse, [.restore(Fixture.water, deleteOp: deleted.operations[0].id)])
+        let state = await repo.state
+        XCTAssertFalse(state.isDeleted(Fixture.water))
+        XCTAssertEqual(state.habit(Fixture.water)?.name, "Water")
+        assertSameHabits(state, states[4])
+
+        let reopened = try HabitRepository(directory: repo.paths.directory, now: Fixture.clock)
+        let again = await reopened.state
+        XCTAssertEqual(again, state)
+    }
+
+    func testUndoOfAFieldChangeAndASkipRestoresThePreviousValues() async throws {
+        let repo = try HabitRepository(directory: path("fields"), now: Fixture.clock)
+        _ = try await prepare(repo)
+        try await repo.commit(label: "rename and skip") { _, _ in
+            [.set(Fixture.water, .name("Water 2L")), .set(Fixture.water, .goal(3)), .skip(Fixture.water, Fixture.day0.adding(1), true)]
+        }
+        let changed = await repo.state
+        XCTAssertEqual(changed.habit(Fixture.water)?.name, "Water 2L")
+        XCTAssertTrue(changed.isSkipped(Fixture.water, day.adding(1)))
+
+        _ = try await repo.undo()
+        let state = await repo.state
+        XCTAssertEqual(state.habit(Fixture.water)?.name, "Water")
+        XCTAssertEqual(state.habit(Fixture.water)?.goal, 1)
+        XCTAssertFalse(state.isSkipped(Fixture.water, day.adding(1)))
+        XCTAssertEqual(state.progress(Fixture.water, day.adding(1)), 2)
+    }
+
+    func testUndoInOneRepositoryTakesBackTheNewestChangeMadeThroughAnotherOnTheSameDirectory() async throws {
+        let dir = path("two")
+        let a = try HabitRepository(directory: dir, now: Fixture.clock)
+        let b = try HabitRepository(directory: dir, now: Fixture.clock)
+        _ = try await prepare(a)
+        try await a.commit(label: "check Water day 5") { _, _ in [.progress(Fixture.water, Fixture.day0.adding(5), delta: 1)] }
+        let item = try await b.undo()
+        XCTAssertEqual(item?.label, "check Water day 5")
+        let bState = await b.state
+        XCTAssertEqual(bState.progress(Fixture.water, day.adding(5)), 0)
+        _ = try await a.refresh()
+        let aStack = await a.undoStack
+        let bStack = await b.undoStack
+        XCTAssertEqual(aStack, bStack)
+        XCTAssertEqual(aStack.last?.label, "rate Water day 0")
+    }
+}
