@@ -199,7 +199,7 @@ extension ByteReader {
 
     public mutating func field() throws -> FieldValue {
         switch try u8() {
-        case 0: return .name(try string(maxBytes: 1024))
+        case 0: return .name(try string())
         case 1: return .icon(try optionalString())
         case 2: return .color(try optionalString())
         case 3:

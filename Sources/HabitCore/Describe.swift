@@ -41,3 +41,46 @@ extension Array where Element == Change {
         return main.element.describe(in: state)
     }
 }
+
+extension Change {
+    /// Throws `CoreError.invalid` when the change breaks a rule or could not be read back
+    /// once written (the repository checks every change before it writes).
+    public func validate() throws {
+        switch self {
+        case .create(_, let fields):
+            try fields.validate()
+        case .set(_, let value):
+            switch value {
+            case .name(let s): try Validate.name(s)
+            case .icon(let s): if let s { try Validate.icon(s) }
+            case .color(let s): if let s { try Validate.color(s) }
+            case .unit(let s): if let s { try Validate.unit(s) }
+            case .notes(let s): if let s { try Validate.notes(s) }
+            case .goal(let g): try Validate.goal(g, kind: .limit)
+            case .schedule(let s): try s.validateShape()
+            case .kind, .startDate, .archivedFrom: break
+            }
+        case .progress(_, _, let delta):
+            guard delta != 0, abs(delta) <= 10_000_000 else {
+                throw CoreError.invalid("a progress change must be a whole number from 1 to 10000000 (or its negative)")
+            }
+        case .rate(_, _, let r):
+            if let r, !(1...5).contains(r) { throw CoreError.invalid("difficulty must be 1 to 5") }
+        case .delete, .restore, .skip:
+            break
+        }
+    }
+}
+
+extension Schedule {
+    /// Throws when the schedule is not in its canonical shape (what the codec reads back).
+    public func validateShape() throws {
+        switch self {
+        case .daily: return
+        case .weekdays(let set) where !set.isEmpty && set.count < 7: return
+        case .everyNDays(let n) where (2...365).contains(n): return
+        case .perWeek(let n) where (1...6).contains(n): return
+        default: throw CoreError.invalid("schedule \(self) is out of range")
+        }
+    }
+}

@@ -51,10 +51,10 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         default: break
         }
         if t.hasPrefix("every:") {
-            guard let n = Int(t.dropFirst(6)), (2...365).contains(n) else {
+            guard let n = Int(t.dropFirst(6)), (1...365).contains(n) else {
                 throw CoreError.invalid("schedule '\(text)': every:N needs a whole number N from 1 to 365")
             }
-            self = .everyNDays(n)
+            self = n == 1 ? .daily : .everyNDays(n)
             return
         }
         if t.hasSuffix("/week") {
@@ -185,6 +185,7 @@ public enum Validate {
     public static func name(_ s: String) throws {
         if s.isEmpty || s.allSatisfy(\.isWhitespace) { throw CoreError.invalid("habit name is empty: give 1 to 64 characters") }
         if s.count > 64 { throw CoreError.invalid("habit name is \(s.count) characters long: use at most 64") }
+        try fitsEncoding(s, what: "habit name")
         try noControl(s, what: "habit name", allowNewline: false)
         if s.first!.isWhitespace || s.last!.isWhitespace {
             throw CoreError.invalid("habit name must not start or end with a space")
@@ -193,6 +194,7 @@ public enum Validate {
     /// Exactly one character (an emoji counts as one).
     public static func icon(_ s: String) throws {
         guard s.count == 1, !s.first!.isWhitespace else { throw CoreError.invalid("icon must be exactly one character or emoji") }
+        try fitsEncoding(s, what: "icon")
         try noControl(s, what: "icon", allowNewline: false)
     }
     /// Named colours and `#RRGGBB`.
@@ -215,12 +217,20 @@ public enum Validate {
     /// 1–24 characters, no control characters.
     public static func unit(_ s: String) throws {
         guard !s.isEmpty, s.count <= 24 else { throw CoreError.invalid("unit must be 1 to 24 characters") }
+        try fitsEncoding(s, what: "unit")
         try noControl(s, what: "unit", allowNewline: false)
     }
     /// At most 2,000 characters; newlines allowed, other control characters not.
     public static func notes(_ s: String) throws {
         guard s.count <= 2000 else { throw CoreError.invalid("notes are \(s.count) characters long: use at most 2000") }
+        try fitsEncoding(s, what: "notes")
         try noControl(s, what: "notes", allowNewline: true)
+    }
+
+    /// At most the 65,536 UTF-8 bytes `ByteReader.string` reads back: one character can
+    /// carry any number of combining marks, so counting characters does not bound the size.
+    static func fitsEncoding(_ s: String, what: String) throws {
+        guard s.utf8.count <= 65_536 else { throw CoreError.invalid("\(what) is too long: use at most 65536 bytes of text") }
     }
 
     static func noControl(_ s: String, what: String, allowNewline: Bool) throws {

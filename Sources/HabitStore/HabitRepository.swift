@@ -74,6 +74,7 @@ public actor HabitRepository {
             let warnings = try store.catchUp(locked: true)
             warnings.forEach(publishWarning)
             let changes = try build(store.state, device)
+            for change in changes { try change.validate() }
             guard !changes.isEmpty else { return CommitResult(state: store.state, operations: []) }
             let ops = store.stamp(changes, device: device, nowMillis: millis())
             let inverse = store.inverse(of: ops)

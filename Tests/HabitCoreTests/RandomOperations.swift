@@ -9,6 +9,8 @@ struct RandomHistory {
 
     var all: [HabitOperation] { perDevice.flatMap { $0 } }
 
+    init(perDevice: [[HabitOperation]]) { self.perDevice = perDevice }
+
     static let habits = (1...4).map { habitID(UInt64($0)) }
     static let firstDay = LocalDay(year: 2026, month: 3, day: 2)!
     static let names = ["Read", "Walk 🚶", "Läsa", "Meditate", "水を飲む", "Stretch"]

@@ -76,6 +76,28 @@ final class XPTests: XCTestCase {
         assertXP(w, today: tuesday, xp: 100, perfectDays: 1)
     }
 
+    func testASuccessOnADayOffTheScheduleEarnsNothing() {
+        var w = World()
+        let gym = w.build("Gym", start: monday, schedule: .weekdays([.monday, .wednesday, .friday]))
+        let plants = w.build("Plants", start: monday, schedule: .everyNDays(3))
+        let tuesday = monday.adding(1)
+        w.progress(gym, tuesday)
+        w.progress(plants, tuesday)
+        // Monday: both due and missed; Tuesday: neither due, so nothing counts and no day is perfect.
+        assertXP(w, today: tuesday, xp: 0, perfectDays: 0)
+    }
+
+    func testFirstPerfectDayReachesLevelTwo() {
+        var w = World()
+        let h = w.build(start: monday)
+        w.progress(h, monday)
+        let s = w.state.stats(today: monday)
+        XCTAssertEqual(s.xp, 100)
+        XCTAssertEqual(s.level.level, 2)
+        XCTAssertEqual(s.level.xpIntoLevel, 0)
+        XCTAssertEqual(s.level.xpForNextLevel, 200)
+    }
+
     func testUndoTakesXPBack() {
         var w = World()
         let h = w.build(start: monday)
