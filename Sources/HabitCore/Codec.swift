@@ -23,12 +23,7 @@ public struct ByteWriter: Sendable {
     public mutating func string(_ s: String) { let u = Array(s.utf8); varint(UInt64(u.count)); bytes += u }
     public mutating func optionalString(_ s: String?) { bool(s != nil); if let s { string(s) } }
     public mutating func raw(_ b: [UInt8]) { bytes += b }
-    /// A lower-case hex string of even length as raw bytes.
-    mutating func hexBytes(_ s: String) {
-        var it = s.utf8.makeIterator()
-        func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : c - 87 }
-        while let a = it.next(), let b = it.next() { bytes.append(nibble(a) << 4 | nibble(b)) }
-    }
+    public mutating func raw(_ b: ArraySlice<UInt8>) { bytes += b }
 }
 
 /// Why bytes could not be decoded.
@@ -99,20 +94,16 @@ public struct ByteReader {
         defer { position += n }
         return bytes[position..<position + n]
     }
-    mutating func hexString(_ n: Int) throws -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(2 * n)
-        for b in try raw(n) { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
 }
 
 // MARK: Domain encodings
 
 extension ByteWriter {
-    public mutating func device(_ d: DeviceID) { hexBytes(d.rawValue) }
-    public mutating func habit(_ h: HabitID) { hexBytes(h.rawValue) }
+    public mutating func u64be(_ v: UInt64) {
+        for i in (0..<8).reversed() { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+    }
+    public mutating func device(_ d: DeviceID) { u64be(d.hi); u64be(d.lo) }
+    public mutating func habit(_ h: HabitID) { u64be(h.value) }
     public mutating func day(_ d: LocalDay) { int(d.ordinal) }
     public mutating func hlc(_ c: HLC) { varint(UInt64(bitPattern: c.wallMillis)); varint(UInt64(c.counter)) }
     public mutating func stamp(_ s: Stamp) { hlc(s.hlc); device(s.device) }
@@ -158,8 +149,15 @@ extension ByteWriter {
 }
 
 extension ByteReader {
-    public mutating func device() throws -> DeviceID { DeviceID(try hexString(16))! }
-    public mutating func habit() throws -> HabitID { HabitID(try hexString(8))! }
+    public mutating func u64be() throws -> UInt64 {
+        guard end - position >= 8 else { throw DecodeError("truncated data") }
+        var v: UInt64 = 0
+        for i in 0..<8 { v = v << 8 | UInt64(bytes[position + i]) }
+        position += 8
+        return v
+    }
+    public mutating func device() throws -> DeviceID { DeviceID(hi: try u64be(), lo: try u64be()) }
+    public mutating func habit() throws -> HabitID { HabitID(value: try u64be()) }
     public mutating func day() throws -> LocalDay {
         let o = try int()
         guard o >= LocalDay.earliest.ordinal, o <= LocalDay.latest.ordinal else { throw DecodeError("day out of range") }
@@ -248,6 +246,100 @@ extension ByteReader {
 
 // MARK: State encoding
 
+/// A habit entry's registers and tombstones, without its days.
+public struct EntryMeta: Sendable {
+    public var created: Stamp?
+    public var fields: HabitFields
+    public var fieldStamps: [Stamp?]
+    public var deletes: Set<OpID>
+    public var restores: Set<OpID>
+}
+
+extension HabitEntry {
+    /// The registers and tombstones, without the days.
+    public var meta: EntryMeta {
+        EntryMeta(created: created, fields: fields, fieldStamps: fieldStamps, deletes: deletes, restores: restores)
+    }
+}
+
+extension ByteWriter {
+    /// The canonical encoding of an entry's registers and tombstones.
+    public mutating func entryMeta(_ e: HabitEntry) {
+        bool(e.created != nil); if let c = e.created { stamp(c) }
+        for i in 0..<FieldValue.count {
+            bool(e.fieldStamps[i] != nil); if let s = e.fieldStamps[i] { stamp(s) }
+            field(FieldValue.current(index: i, of: e.fields))
+        }
+        varint(UInt64(e.deletes.count)); for o in e.deletes.sorted() { opID(o) }
+        varint(UInt64(e.restores.count)); for o in e.restores.sorted() { opID(o) }
+    }
+
+    /// The canonical encoding of one habit's days, sorted by day.
+    public mutating func days(_ days: [LocalDay: DayRecord]) {
+        varint(UInt64(days.count))
+        for (day, rec) in days.sorted(by: { $0.key < $1.key }) {
+            self.day(day)
+            let shares = rec.shareList
+            varint(UInt64(shares.count))
+            for s in shares { device(s.device); int(s.delta) }
+            bool(rec.skip != nil); if let s = rec.skip { bool(s.value); stamp(s.stamp) }
+            bool(rec.difficulty != nil)
+            if let r = rec.difficulty { u8(UInt8(r.value ?? 0)); stamp(r.stamp) }
+        }
+    }
+}
+
+extension ByteReader {
+    public mutating func entryMeta() throws -> EntryMeta {
+        let created: Stamp? = try bool() ? try stamp() : nil
+        var fields = HabitFields(name: "", startDate: .earliest)
+        var stamps = [Stamp?](repeating: nil, count: FieldValue.count)
+        for i in 0..<FieldValue.count {
+            if try bool() { stamps[i] = try stamp() }
+            let f = try field()
+            guard f.index == i else { throw DecodeError("habit fields out of order") }
+            f.apply(to: &fields)
+        }
+        var deletes = Set<OpID>(), restores = Set<OpID>()
+        for _ in 0..<(try count(max: 1 << 24)) { deletes.insert(try opID()) }
+        for _ in 0..<(try count(max: 1 << 24)) { restores.insert(try opID()) }
+        return EntryMeta(created: created, fields: fields, fieldStamps: stamps, deletes: deletes, restores: restores)
+    }
+
+    public mutating func days() throws -> [LocalDay: DayRecord] {
+        let dayCount = try count(max: 1 << 24)
+        var days = [LocalDay: DayRecord](minimumCapacity: dayCount)
+        for _ in 0..<dayCount {
+            let d = try day()
+            var rec = DayRecord()
+            for _ in 0..<(try count(max: 1 << 20)) { let dev = try device(); rec.add(try int(), from: dev) }
+            if try bool() { let v = try bool(); rec.skip = Register(value: v, stamp: try stamp()) }
+            if try bool() {
+                let v = try u8()
+                guard v <= 5 else { throw DecodeError("difficulty out of range") }
+                rec.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: try stamp())
+            }
+            days[d] = rec
+        }
+        return days
+    }
+}
+
+extension HabitEntry {
+    /// An entry with its days decoded already.
+    public init(meta m: EntryMeta, days: [LocalDay: DayRecord]) {
+        self.init(created: m.created, fields: m.fields, fieldStamps: m.fieldStamps, deletes: m.deletes,
+                  restores: m.restores, days: nil)
+        self.days = days
+    }
+
+    /// An entry whose days come from `source` when first needed.
+    public init(meta m: EntryMeta, source: DaySource) {
+        self.init(created: m.created, fields: m.fields, fieldStamps: m.fieldStamps, deletes: m.deletes,
+                  restores: m.restores, days: source)
+    }
+}
+
 extension HabitState {
     /// The canonical encoding: equal states give equal bytes.
     public func encoded() -> [UInt8] {
@@ -258,58 +350,23 @@ extension HabitState {
         w.varint(UInt64(entries.count))
         for (id, e) in entries.sorted(by: { $0.key < $1.key }) {
             w.habit(id)
-            w.bool(e.created != nil); if let c = e.created { w.stamp(c) }
-            for i in 0..<FieldValue.count {
-                w.bool(e.fieldStamps[i] != nil); if let s = e.fieldStamps[i] { w.stamp(s) }
-                w.field(FieldValue.current(index: i, of: e.fields))
-            }
-            w.varint(UInt64(e.deletes.count)); for o in e.deletes.sorted() { w.opID(o) }
-            w.varint(UInt64(e.restores.count)); for o in e.restores.sorted() { w.opID(o) }
-            w.varint(UInt64(e.days.count))
-            for (day, rec) in e.days.sorted(by: { $0.key < $1.key }) {
-                w.day(day)
-                w.varint(UInt64(rec.shares.count))
-                for (d, v) in rec.shares.sorted(by: { $0.key < $1.key }) { w.device(d); w.int(v) }
-                w.bool(rec.skip != nil); if let s = rec.skip { w.bool(s.value); w.stamp(s.stamp) }
-                w.bool(rec.difficulty != nil)
-                if let r = rec.difficulty { w.u8(UInt8(r.value ?? 0)); w.stamp(r.stamp) }
-            }
+            w.entryMeta(e)
+            w.days(e.days)
         }
         return w.bytes
     }
 
     /// Reads what `encoded()` wrote.
     public init(decoding r: inout ByteReader) throws {
-        self.init()
+        var seen: [DeviceID: UInt64] = [:]
         for _ in 0..<(try r.count(max: 1 << 24)) { let d = try r.device(); seen[d] = try r.varint() }
-        clock = try r.hlc()
+        let clock = try r.hlc()
+        var entries: [HabitID: HabitEntry] = [:]
         for _ in 0..<(try r.count(max: 1 << 24)) {
             let id = try r.habit()
-            var e = HabitEntry()
-            if try r.bool() { e.created = try r.stamp() }
-            for i in 0..<FieldValue.count {
-                if try r.bool() { e.fieldStamps[i] = try r.stamp() }
-                let f = try r.field()
-                guard f.index == i else { throw DecodeError("habit fields out of order") }
-                f.apply(to: &e.fields)
-            }
-            for _ in 0..<(try r.count(max: 1 << 24)) { e.deletes.insert(try r.opID()) }
-            for _ in 0..<(try r.count(max: 1 << 24)) { e.restores.insert(try r.opID()) }
-            let dayCount = try r.count(max: 1 << 24)
-            e.days.reserveCapacity(dayCount)
-            for _ in 0..<dayCount {
-                let day = try r.day()
-                var rec = DayRecord()
-                for _ in 0..<(try r.count(max: 1 << 20)) { let d = try r.device(); rec.shares[d] = try r.int() }
-                if try r.bool() { let v = try r.bool(); rec.skip = Register(value: v, stamp: try r.stamp()) }
-                if try r.bool() {
-                    let v = try r.u8()
-                    guard v <= 5 else { throw DecodeError("difficulty out of range") }
-                    rec.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: try r.stamp())
-                }
-                e.days[day] = rec
-            }
-            entries[id] = e
+            let meta = try r.entryMeta()
+            entries[id] = HabitEntry(meta: meta, days: try r.days())
         }
+        self.init(seen: seen, clock: clock, entries: entries)
     }
 }

@@ -18,9 +18,10 @@ extension HabitState {
         out.reserveCapacity(habit.startDate.days(to: last) + 1)
         var weekSuccesses = 0
         var week = habit.startDate.startOfWeek(settings.weekStart)
+        let days = entries[habit.id]?.days ?? [:]
         var d = habit.startDate
         while d <= last {
-            let rec = record(habit.id, d)
+            let rec = days[d]
             let p = rec?.progress ?? 0
             let skipped = rec?.isSkipped ?? false
             let success = habit.succeeds(progress: p)

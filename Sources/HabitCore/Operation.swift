@@ -1,21 +1,26 @@
 import Foundation
 
-/// A device's stable random identity: 32 lower-case hex characters.
+/// A device's stable random identity: 128 random bits, written as 32 lower-case hex
+/// characters. Stored as two integers, so it costs no allocation.
 public struct DeviceID: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let rawValue: String
+    public let hi: UInt64
+    public let lo: UInt64
+    public init(hi: UInt64, lo: UInt64) { self.hi = hi; self.lo = lo }
     /// Accepts only 32 lower-case hex characters.
     public init?(_ raw: String) {
-        guard raw.utf8.count == 32, raw.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+        guard raw.utf8.count == 32, isLowerHex(raw),
+              let h = UInt64(raw.prefix(16), radix: 16), let l = UInt64(raw.suffix(16), radix: 16)
         else { return nil }
-        rawValue = raw
+        hi = h; lo = l
     }
+    /// The 32-character hex form.
+    public var rawValue: String { hex(hi, width: 16) + hex(lo, width: 16) }
     /// A new random id from the given generator.
     public static func random<G: RandomNumberGenerator>(using g: inout G) -> DeviceID {
-        DeviceID(hex(UInt64.random(in: .min ... .max, using: &g), width: 16)
-                 + hex(UInt64.random(in: .min ... .max, using: &g), width: 16))!
+        DeviceID(hi: UInt64.random(in: .min ... .max, using: &g), lo: UInt64.random(in: .min ... .max, using: &g))
     }
     public var description: String { rawValue }
-    public static func < (a: DeviceID, b: DeviceID) -> Bool { a.rawValue < b.rawValue }
+    public static func < (a: DeviceID, b: DeviceID) -> Bool { (a.hi, a.lo) < (b.hi, b.lo) }
 }
 
 /// An operation's identity: the device that made it and its sequence number there (from 1).
@@ -23,7 +28,7 @@ public struct OpID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let device: DeviceID
     public let seq: UInt64
     public init(device: DeviceID, seq: UInt64) { self.device = device; self.seq = seq }
-    public var description: String { "\(device.rawValue.prefix(8))#\(seq)" }
+    public var description: String { "\(hex(device.hi, width: 16).prefix(8))#\(seq)" }
     public static func < (a: OpID, b: OpID) -> Bool { (a.device, a.seq) < (b.device, b.seq) }
 }
 

@@ -70,12 +70,8 @@ public struct Stats: Hashable, Sendable {
 }
 
 extension HabitState {
-    /// Whether a day-based habit's day succeeded, and whether it is skipped.
-    @inline(__always)
-    func dayOutcome(_ habit: Habit, _ day: LocalDay) -> (success: Bool, skipped: Bool) {
-        guard let rec = entries[habit.id]?.days[day] else { return (habit.succeeds(progress: 0), false) }
-        return (habit.succeeds(progress: rec.progress), rec.isSkipped)
-    }
+    /// A habit's recorded days, fetched once per rule evaluation.
+    func daysOf(_ habit: Habit) -> [LocalDay: DayRecord] { entries[habit.id]?.days ?? [:] }
 
     /// Whether the habit is due on `day`: active, on a scheduled day; for N-per-week
     /// habits, while fewer than N days of that week before `day` succeeded (or when the
@@ -83,10 +79,11 @@ extension HabitState {
     public func isDue(_ habit: Habit, on day: LocalDay, settings: RuleSettings = .init()) -> Bool {
         guard habit.isActive(on: day) else { return false }
         guard case .perWeek(let n) = habit.schedule else { return habit.isScheduledDay(day) }
+        let days = daysOf(habit)
         var before = 0
         var d = max(day.startOfWeek(settings.weekStart), habit.startDate)
         while d < day {
-            let o = dayOutcome(habit, d)
+            let o = outcome(habit, days, d)
             if o.success && !o.skipped { before += 1 }
             d = d.adding(1)
         }
@@ -100,6 +97,7 @@ extension HabitState {
     {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
         guard end >= habit.startDate else { return (0, 0) }
+        let days = daysOf(habit)
         var run = 0, best = 0
         if case .perWeek(let n) = habit.schedule {
             var weekStart = habit.startDate.startOfWeek(settings.weekStart)
@@ -109,7 +107,7 @@ extension HabitState {
                 var d = max(weekStart, habit.startDate)
                 let last = min(weekEnd, habit.lastActiveDay ?? weekEnd)
                 while d <= last {
-                    let o = dayOutcome(habit, d)
+                    let o = outcome(habit, days, d)
                     if !o.skipped {
                         available += 1
                         if d <= end && o.success { successes += 1 }
@@ -129,7 +127,7 @@ extension HabitState {
         var d = habit.startDate
         while d <= end {
             if habit.isScheduledDay(d) {
-                let o = dayOutcome(habit, d)
+                let o = outcome(habit, days, d)
                 if !o.skipped {
                     if o.success { run += 1; if run > best { best = run } }
                     else if d < today { run = 0 }
@@ -156,10 +154,11 @@ extension HabitState {
         var window = Array(repeating: 0, count: denominator)
         var rolling = 0
         var score = isLimit ? 1.0 : 0.0
-        let days = habit.startDate.days(to: end) + 1
-        for i in 0..<days {
+        let recorded = daysOf(habit)
+        let count = habit.startDate.days(to: end) + 1
+        for i in 0..<count {
             let day = habit.startDate.adding(i)
-            let rec = entries[habit.id]?.days[day]
+            let rec = recorded[day]
             let skipped = rec?.isSkipped ?? false
             let progress = rec?.progress ?? 0
             let value: Int
@@ -229,12 +228,13 @@ extension HabitState {
         for habit in all {
             let end = min(today, habit.lastActiveDay ?? today)
             guard end >= habit.startDate else { continue }
+            let days = daysOf(habit)
             var weekSuccesses = 0
             var currentWeek = habit.startDate.startOfWeek(settings.weekStart)
             var d = habit.startDate
             while d <= end {
                 let i = first.days(to: d)
-                let o = dayOutcome(habit, d)
+                let o = outcome(habit, days, d)
                 if case .perWeek(let n) = habit.schedule {
                     let w = d.startOfWeek(settings.weekStart)
                     if w != currentWeek { currentWeek = w; weekSuccesses = 0 }
@@ -271,4 +271,11 @@ extension HabitState {
     private func checkIns(_ all: [Habit]) -> Int {
         all.reduce(0) { sum, h in sum + (entries[h.id]?.days.values.reduce(0) { $0 + $1.progress } ?? 0) }
     }
+}
+
+/// Whether a day succeeded, and whether it is skipped.
+@inline(__always)
+func outcome(_ habit: Habit, _ days: [LocalDay: DayRecord], _ day: LocalDay) -> (success: Bool, skipped: Bool) {
+    guard let rec = days[day] else { return (habit.succeeds(progress: 0), false) }
+    return (habit.succeeds(progress: rec.progress), rec.isSkipped)
 }

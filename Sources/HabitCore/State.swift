@@ -9,22 +9,107 @@ public struct Register<Value: Hashable & Sendable>: Hashable, Sendable {
     mutating func merge(_ v: Value, _ s: Stamp) { if s > stamp { value = v; stamp = s } }
 }
 
-/// What is known about one habit on one day.
+/// One device's net progress on a day.
+public struct Share: Hashable, Sendable {
+    public let device: DeviceID
+    public var delta: Int
+    public init(device: DeviceID, delta: Int) { self.device = device; self.delta = delta }
+}
+
+/// What is known about one habit on one day. Compact: the common case (one device) needs
+/// no allocation, and shares are kept sorted by device so equal days are equal values.
 public struct DayRecord: Hashable, Sendable {
-    /// Each device's own net progress delta; shown progress is their sum, never below 0.
-    public var shares: [DeviceID: Int] = [:]
+    /// The share of the lowest device id; `rest` holds the others, sorted, all higher.
+    var first: Share?
+    var rest: [Share] = []
     public var skip: Register<Bool>?
     public var difficulty: Register<Int?>? // nil value = cleared
     public init() {}
 
-    public var progress: Int { max(0, shares.values.reduce(0, +)) }
+    /// Every device's net share, sorted by device.
+    public var shareList: [Share] { (first.map { [$0] } ?? []) + rest }
+    /// Each device's own net progress delta.
+    public var shares: [DeviceID: Int] { Dictionary(uniqueKeysWithValues: shareList.map { ($0.device, $0.delta) }) }
+    /// Shown progress: the sum of the shares, never below 0.
+    public var progress: Int { max(0, (first?.delta ?? 0) + rest.reduce(0) { $0 + $1.delta }) }
     public var isSkipped: Bool { skip?.value ?? false }
     public var rating: Int? { difficulty?.value ?? nil }
-    var isEmpty: Bool { shares.values.allSatisfy { $0 == 0 } && skip == nil && difficulty == nil }
+
+    /// One device's share.
+    public func share(of device: DeviceID) -> Int {
+        if first?.device == device { return first!.delta }
+        return rest.first { $0.device == device }?.delta ?? 0
+    }
+
+    /// Adds `delta` to `device`'s share.
+    public mutating func add(_ delta: Int, from device: DeviceID) {
+        guard let f = first else { first = Share(device: device, delta: delta); return }
+        if f.device == device { first!.delta += delta; return }
+        if device < f.device {
+            rest.insert(f, at: 0)
+            first = Share(device: device, delta: delta)
+            return
+        }
+        var lo = 0, hi = rest.count
+        while lo < hi { let mid = (lo + hi) / 2; if rest[mid].device < device { lo = mid + 1 } else { hi = mid } }
+        if lo < rest.count && rest[lo].device == device { rest[lo].delta += delta } else {
+            rest.insert(Share(device: device, delta: delta), at: lo)
+        }
+    }
+
+    /// Folds one day-level change (progress, skip, rate) stamped `stamp`.
+    public mutating func apply(_ change: Change, stamp: Stamp) {
+        switch change {
+        case .progress(_, _, let delta):
+            add(delta, from: stamp.device)
+        case .skip(_, _, let on):
+            if skip == nil { skip = Register(value: on, stamp: stamp) } else { skip!.merge(on, stamp) }
+        case .rate(_, _, let r):
+            if difficulty == nil { difficulty = Register(value: r, stamp: stamp) } else { difficulty!.merge(r, stamp) }
+        default:
+            break
+        }
+    }
+}
+
+/// Where a habit's days come from before they are decoded (a snapshot block). Loading
+/// cannot fail: a source that finds its bytes damaged rebuilds the days another way.
+public protocol DaySource: AnyObject, Sendable {
+    func loadDays() -> [LocalDay: DayRecord]
+}
+
+/// A day-level change waiting to be applied on top of a source not decoded yet.
+struct PendingDay: Sendable {
+    let day: LocalDay
+    let change: Change
+    let stamp: Stamp
+}
+
+/// Days from a source plus later changes, decoded once on first use. Immutable apart
+/// from its cache, so copies of a state can share it.
+final class LazyDays: @unchecked Sendable {
+    let source: DaySource
+    let pending: [PendingDay]
+    private let lock = NSLock()
+    private var cache: [LocalDay: DayRecord]?
+
+    init(source: DaySource, pending: [PendingDay]) { self.source = source; self.pending = pending }
+
+    var days: [LocalDay: DayRecord] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cache { return cache }
+        var d = source.loadDays()
+        for p in pending { d[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
+        cache = d
+        return d
+    }
+
+    func adding(_ p: PendingDay) -> LazyDays { LazyDays(source: source, pending: pending + [p]) }
 }
 
 /// Everything known about one habit: field registers, tombstones and days.
-public struct HabitEntry: Hashable, Sendable {
+public struct HabitEntry: Sendable {
     /// The create operation's stamp; nil while only later edits have arrived.
     public var created: Stamp?
     /// Current field values (meaningful where a register has a stamp).
@@ -34,12 +119,39 @@ public struct HabitEntry: Hashable, Sendable {
     /// Delete operations seen, and delete operations cancelled by a restore.
     public var deletes: Set<OpID> = []
     public var restores: Set<OpID> = []
-    public var days: [LocalDay: DayRecord] = [:]
+    private var storedDays: [LocalDay: DayRecord] = [:]
+    private var lazyDays: LazyDays?
 
     init() {
         fields = HabitFields(name: "", startDate: .earliest)
         fieldStamps = Array(repeating: nil, count: FieldValue.count)
     }
+
+    /// An entry whose days are loaded from `source` when first needed.
+    public init(created: Stamp?, fields: HabitFields, fieldStamps: [Stamp?], deletes: Set<OpID>,
+                restores: Set<OpID>, days source: DaySource?) {
+        self.created = created; self.fields = fields; self.fieldStamps = fieldStamps
+        self.deletes = deletes; self.restores = restores
+        lazyDays = source.map { LazyDays(source: $0, pending: []) }
+    }
+
+    /// The habit's recorded days (decoded on first use when they come from a snapshot).
+    public var days: [LocalDay: DayRecord] {
+        get { lazyDays?.days ?? storedDays }
+        _modify {
+            if let l = lazyDays { storedDays = l.days; lazyDays = nil }
+            yield &storedDays
+        }
+        set { lazyDays = nil; storedDays = newValue }
+    }
+
+    /// The untouched source of the days, when they were neither decoded into this entry
+    /// nor changed since loading (a snapshot can then copy its bytes as they are).
+    public var unchangedDaySource: DaySource? {
+        guard let l = lazyDays, l.pending.isEmpty else { return nil }
+        return l.source
+    }
+
     /// True when some delete has not been cancelled by a restore.
     public var isDeleted: Bool { deletes.contains { !restores.contains($0) } }
 
@@ -47,6 +159,26 @@ public struct HabitEntry: Hashable, Sendable {
         if let old = fieldStamps[value.index], old >= stamp { return }
         value.apply(to: &fields)
         fieldStamps[value.index] = stamp
+    }
+
+    /// Folds a day-level change without decoding days that were not decoded yet.
+    mutating func applyDay(_ day: LocalDay, _ change: Change, _ stamp: Stamp) {
+        if let l = lazyDays {
+            lazyDays = l.adding(PendingDay(day: day, change: change, stamp: stamp))
+        } else {
+            storedDays[day, default: DayRecord()].apply(change, stamp: stamp)
+        }
+    }
+}
+
+extension HabitEntry: Hashable {
+    public static func == (a: HabitEntry, b: HabitEntry) -> Bool {
+        a.created == b.created && a.fields == b.fields && a.fieldStamps == b.fieldStamps
+            && a.deletes == b.deletes && a.restores == b.restores && a.days == b.days
+    }
+    public func hash(into h: inout Hasher) {
+        h.combine(created); h.combine(fields); h.combine(fieldStamps); h.combine(deletes); h.combine(restores)
+        h.combine(days)
     }
 }
 
@@ -89,22 +221,15 @@ public struct HabitState: Hashable, Sendable {
             entries[h, default: HabitEntry()].deletes.insert(op.id)
         case .restore(let h, let deleteOp):
             entries[h, default: HabitEntry()].restores.insert(deleteOp)
-        case .progress(let h, let day, let delta):
-            entries[h, default: HabitEntry()].days[day, default: DayRecord()].shares[op.id.device, default: 0] += delta
-        case .skip(let h, let day, let skipped):
-            updateDay(h, day) { rec in
-                if rec.skip == nil { rec.skip = Register(value: skipped, stamp: stamp) } else { rec.skip!.merge(skipped, stamp) }
-            }
-        case .rate(let h, let day, let rating):
-            updateDay(h, day) { rec in
-                if rec.difficulty == nil { rec.difficulty = Register(value: rating, stamp: stamp) } else { rec.difficulty!.merge(rating, stamp) }
-            }
+        case .progress(let h, let day, _), .skip(let h, let day, _), .rate(let h, let day, _):
+            entries[h, default: HabitEntry()].applyDay(day, op.change, stamp)
         }
         return .applied
     }
 
-    private mutating func updateDay(_ h: HabitID, _ day: LocalDay, _ body: (inout DayRecord) -> Void) {
-        body(&entries[h, default: HabitEntry()].days[day, default: DayRecord()])
+    /// A state rebuilt from its parts (a snapshot's version vector, clock and entries).
+    public init(seen: [DeviceID: UInt64], clock: HLC, entries: [HabitID: HabitEntry]) {
+        self.seen = seen; self.clock = clock; self.entries = entries
     }
 
     // MARK: Reading
@@ -142,7 +267,7 @@ public struct HabitState: Hashable, Sendable {
 
     /// This device's own net share on a day.
     public func share(_ id: HabitID, _ day: LocalDay, device: DeviceID) -> Int {
-        record(id, day)?.shares[device] ?? 0
+        record(id, day)?.share(of: device) ?? 0
     }
 
     public func isSkipped(_ id: HabitID, _ day: LocalDay) -> Bool { record(id, day)?.isSkipped ?? false }

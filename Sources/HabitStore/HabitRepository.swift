@@ -40,6 +40,8 @@ public actor HabitRepository {
     public nonisolated let device: DeviceID
     /// Warnings gathered while opening (torn tail removed, snapshot rebuilt).
     public nonisolated let openingWarnings: [String]
+    /// Warnings that arise later (a damaged snapshot block found when first read).
+    public nonisolated let warnings: WarningSink
 
     private let store: LocalStore
     private let now: @Sendable () -> Date
@@ -51,7 +53,9 @@ public actor HabitRepository {
                 snapshotEvery: Int = 1000) throws {
         paths = DataPaths(directory: directory)
         self.now = now
-        let (store, device, warnings) = try LocalStore.open(paths: paths, io: io, snapshotEvery: snapshotEvery)
+        let sink = WarningSink()
+        let (store, device, warnings) = try LocalStore.open(paths: paths, io: io, snapshotEvery: snapshotEvery, sink: sink)
+        self.warnings = sink
         self.store = store
         self.device = device
         openingWarnings = warnings
@@ -151,7 +155,12 @@ final class LocalStore {
     var undoStack: [UndoItem] = []
     var lastRecord: (offset: Int, crc: UInt32)?
     var recordsSinceSnapshot = 0
+    /// The undo history kept: at most this many commands, and this many changes in all,
+    /// so that a huge command (an import) cannot make every start-up slow.
     static let undoLimit = 1000
+    static let undoChangeLimit = 10_000
+    /// The number of changes in `undoStack`, kept as it changes.
+    var undoChangeCount = 0
 
     init(paths: DataPaths, journal: Journal, lockFD: Int32, device: DeviceID, snapshotEvery: Int) {
         self.paths = paths; self.journal = journal; self.lockFD = lockFD; self.device = device
@@ -160,7 +169,7 @@ final class LocalStore {
 
     deinit { Sys.close(lockFD) }
 
-    static func open(paths: DataPaths, io: FileIO, snapshotEvery: Int) throws -> (LocalStore, DeviceID, [String]) {
+    static func open(paths: DataPaths, io: FileIO, snapshotEvery: Int, sink: WarningSink) throws -> (LocalStore, DeviceID, [String]) {
         try Sys.makeDirectories(paths.directory)
         let lockFD: Int32
         do {
@@ -191,18 +200,19 @@ final class LocalStore {
         // Unlock before the store (which owns the descriptor) can be released.
         defer { withExtendedLifetime(store) { Sys.unlock(lockFD) } }
         var warnings: [String] = []
-        let snapshotBytes: [UInt8]?
+        let snapshotFile: MappedFile?
         do {
-            snapshotBytes = try Sys.readFile(paths.snapshot)
+            snapshotFile = try MappedFile(path: paths.snapshot)
         } catch {
-            snapshotBytes = nil
+            snapshotFile = nil
             warnings.append("warning: the snapshot \(paths.snapshot) could not be read (\(error)); state rebuilt from the journal")
         }
-        if let bytes = snapshotBytes {
-            let (snap, why) = Snapshot.load(bytes, journal: journal)
+        if let file = snapshotFile {
+            let (snap, why) = Snapshot.load(from: file, journal: journal, repair: repairDays(paths, sink: sink))
             if let snap {
                 store.state = snap.state
                 store.undoStack = snap.undoStack
+                store.undoChangeCount = snap.undoStack.reduce(0) { $0 + $1.inverse.count }
                 store.lastRecord = snap.lastRecord
                 journal.advance(to: snap.coveredOffset)
             } else {
@@ -212,6 +222,29 @@ final class LocalStore {
         warnings += try store.catchUp(locked: true)
         if store.recordsSinceSnapshot >= snapshotEvery { try? store.writeSnapshot() }
         return (store, device, warnings)
+    }
+
+    /// What a damaged snapshot block falls back to: the habit's days folded from the
+    /// journal up to the offset the snapshot covers. The damaged snapshot is removed (it is
+    /// only a cache, rebuilt on a later start) and a warning is left in `sink`.
+    static func repairDays(_ paths: DataPaths, sink: WarningSink) -> SnapshotBlock.Repair {
+        { habit, covered in
+            unlink(paths.snapshot)
+            do {
+                let fd = try Sys.open(paths.journal, O_RDONLY)
+                defer { Sys.close(fd) }
+                let bytes = try Sys.pread(fd, count: covered - Journal.headerSize, offset: Journal.headerSize, path: paths.journal)
+                var state = HabitState()
+                for rec in Journal.scan(bytes, base: Journal.headerSize).records {
+                    for op in try JournalEntry(decoding: rec.payload).ops { state.apply(op) }
+                }
+                sink.add("warning: part of the snapshot \(paths.snapshot) was damaged; the habit's days were rebuilt from the journal and the snapshot removed (a new one is written later)")
+                return state.entries[habit]?.days ?? [:]
+            } catch {
+                sink.add("warning: part of the snapshot \(paths.snapshot) was damaged and the journal could not be read to rebuild it (\(error)); the snapshot was removed: run the command again")
+                return [:]
+            }
+        }
     }
 
     static func readOrCreateDevice(_ paths: DataPaths) throws -> DeviceID {
@@ -285,14 +318,28 @@ final class LocalStore {
         }
         if let first = entry.ops.first, first.id.device == device {
             if let undone = entry.undoes {
-                undoStack.removeAll { $0.firstSeq == undone }
-            } else if !entry.inverse.isEmpty {
+                if let i = undoStack.lastIndex(where: { $0.firstSeq == undone }) {
+                    undoChangeCount -= undoStack.remove(at: i).inverse.count
+                }
+            } else if !entry.inverse.isEmpty && entry.inverse.count <= LocalStore.undoChangeLimit {
                 undoStack.append(UndoItem(firstSeq: first.id.seq, inverse: entry.inverse, label: entry.label))
-                if undoStack.count > LocalStore.undoLimit { undoStack.removeFirst(undoStack.count - LocalStore.undoLimit) }
+                undoChangeCount += entry.inverse.count
+                trimUndoStack()
             }
         }
         lastRecord = (offset, crc)
         recordsSinceSnapshot += 1
+    }
+
+    /// Drops the oldest undo entries beyond the limits.
+    func trimUndoStack() {
+        var drop = 0
+        while drop < undoStack.count
+                && (undoStack.count - drop > LocalStore.undoLimit || undoChangeCount > LocalStore.undoChangeLimit) {
+            undoChangeCount -= undoStack[drop].inverse.count
+            drop += 1
+        }
+        if drop > 0 { undoStack.removeFirst(drop) }
     }
 
     /// Gives changes this device's next sequence numbers and HLC readings.

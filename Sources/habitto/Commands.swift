@@ -70,10 +70,23 @@ enum Specs {
     }
 }
 
+/// The repositories a command opened, so late warnings can be printed when it ends.
+final class Opened: @unchecked Sendable {
+    private let lock = NSLock()
+    private var repositories: [HabitRepository] = []
+    func add(_ r: HabitRepository) { lock.lock(); repositories.append(r); lock.unlock() }
+    func warnings() -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return repositories.flatMap { $0.warnings.drain() }
+    }
+}
+
 /// Runs one parsed command.
 struct Runner {
     let env: AppEnvironment
     let invocation: Invocation
+    let opened = Opened()
 
     var today: LocalDay { env.today }
     var settings: RuleSettings { env.config.rules }
@@ -81,10 +94,12 @@ struct Runner {
     func openRepository() throws -> HabitRepository {
         let repo = try HabitRepository(directory: env.home, now: env.clock)
         for w in repo.openingWarnings { Output.warn(w) }
+        opened.add(repo)
         return repo
     }
 
     func run() async throws {
+        defer { for w in opened.warnings() { Output.warn(w) } }
         let inv = invocation
         switch inv.command ?? "list" {
         case "add": try await add()

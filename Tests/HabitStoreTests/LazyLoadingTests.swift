@@ -1,0 +1,96 @@
+import Foundation
+import XCTest
+import HabitCore
+@testable import HabitStore
+
+/// The design that keeps a check-in's cost independent of history length: a snapshot's
+/// habits are decoded only when touched, and a rewrite copies untouched blocks.
+final class LazyLoadingTests: StoreTestCase {
+    let habits = (1...20).map { HabitID(value: UInt64($0) << 8) }
+
+    func makeStore() async throws -> String {
+        let dir = root + "/lazy"
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        let ids = habits
+        try await repo.commit { _, _ in ids.enumerated().map { .create($1, HabitFields(name: "Habit \($0)", startDate: Fixture.day0)) } }
+        for d in 0..<30 {
+            try await repo.commit { _, _ in ids.map { .progress($0, Fixture.day0.adding(d), delta: 1 + d % 3) } }
+        }
+        try await repo.writeSnapshot()
+        return dir
+    }
+
+    func decodedBlocks(_ state: HabitState) -> [HabitID] {
+        habits.filter { h in
+            guard let block = state.entries[h]?.unchangedDaySource as? SnapshotBlock else { return true }
+            return block.isDecoded
+        }
+    }
+
+    func testOpeningFromASnapshotDecodesNoHabitsDays() async throws {
+        let dir = try await makeStore()
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        let state = await repo.state
+        XCTAssertEqual(decodedBlocks(state), [])
+        XCTAssertEqual(state.habits.count, 20, "names and fields come from the snapshot's meta")
+    }
+
+    func testACheckInDecodesOnlyTheHabitItTouches() async throws {
+        let dir = try await makeStore()
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        let target = habits[7]
+        let day = Fixture.day0.adding(29)
+        let result = try await repo.commit { state, _ in
+            XCTAssertEqual(state.progress(target, day), 1 + 29 % 3)
+            return [.progress(target, day, delta: 1)]
+        }
+        XCTAssertEqual(result.state.progress(target, day), 2 + 29 % 3)
+        let habit = result.state.habit(target)!
+        _ = result.state.summary(habit, on: day, today: day)
+        XCTAssertEqual(decodedBlocks(result.state), [target])
+    }
+
+    func testChangesToUndecodedHabitsWaitAsPendingAndGiveTheSameState() async throws {
+        let dir = try await makeStore()
+        let other = try HabitRepository(directory: dir, now: Fixture.clock)
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        // Another process records on every habit; this one reads those records.
+        let ids = habits
+        try await other.commit { _, _ in ids.map { .progress($0, Fixture.day0, delta: 5) } }
+        try await other.commit { _, _ in ids.map { .rate($0, Fixture.day0, 4) } }
+        try await repo.refresh()
+        let state = await repo.state
+        let expected = await other.state
+        // Nothing was decoded to apply them, yet the state is the same as a fully decoded one.
+        XCTAssertTrue(habits.allSatisfy { state.entries[$0]?.unchangedDaySource == nil })
+        XCTAssertEqual(state, expected)
+        XCTAssertEqual(state.encoded(), expected.encoded())
+        XCTAssertEqual(state.progress(habits[3], Fixture.day0), 1 + 5)
+        XCTAssertEqual(state.difficulty(habits[3], Fixture.day0), 4)
+    }
+
+    func testSnapshotRewriteCopiesUntouchedBlocksAsTheyAre() async throws {
+        let dir = try await makeStore()
+        let paths = DataPaths(directory: dir)
+        let before = try XCTUnwrap(Sys.readFile(paths.snapshot))
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        let first = habits[0]
+        try await repo.commit { _, _ in [.progress(first, Fixture.day0, delta: 1)] }
+        try await repo.writeSnapshot()
+        let state = await repo.state
+        // Only the touched habit was decoded to write the new snapshot.
+        XCTAssertEqual(decodedBlocks(state), [habits[0]])
+        let after = try XCTUnwrap(Sys.readFile(paths.snapshot))
+        let reopened = try HabitRepository(directory: dir, now: Fixture.clock)
+        let reopenedState = await reopened.state
+        XCTAssertEqual(reopenedState, state)
+        XCTAssertNotEqual(after, before)
+        // An untouched habit's block is byte-identical in both files.
+        let (old, _) = Snapshot.load(before, journal: try Journal(path: paths.journal))
+        let (new, _) = Snapshot.load(after, journal: try Journal(path: paths.journal))
+        let oldBlock = try XCTUnwrap(old?.state.entries[habits[5]]?.unchangedDaySource as? SnapshotBlock)
+        let newBlock = try XCTUnwrap(new?.state.entries[habits[5]]?.unchangedDaySource as? SnapshotBlock)
+        XCTAssertEqual(oldBlock.verifiedBytes, newBlock.verifiedBytes)
+        XCTAssertNotNil(oldBlock.verifiedBytes)
+    }
+}
