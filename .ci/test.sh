@@ -16,4 +16,17 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 swift build --build-tests
-swift test --skip-build
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# XCTest's overall summary, restated as one plain closing line.
+summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1)
+total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
+failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+if [ -n "$summary" ]; then
+  echo "tests: $((total - failed)) passed, $failed failed"
+fi
+exit "$status"

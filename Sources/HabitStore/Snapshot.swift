@@ -167,9 +167,9 @@ struct Snapshot {
         let blocksStart = headerSize + metaLength
         do {
             var r = ByteReader(metaBytes)
-            let covered = Int(try r.u64le())
+            let covered = try r.offset()
             var last: (Int, UInt32)?
-            if try r.bool() { last = (Int(try r.u64le()), try r.u32le()) }
+            if try r.bool() { last = (try r.offset(), try r.u32le()) }
             var seen: [DeviceID: UInt64] = [:]
             for _ in 0..<(try r.count(max: 1 << 24)) { let d = try r.device(); seen[d] = try r.varint() }
             let clock = try r.hlc()
@@ -179,7 +179,7 @@ struct Snapshot {
             for _ in 0..<(try r.count(max: 1 << 24)) {
                 let id = try r.habit()
                 let meta = try r.entryMeta()
-                let offset = Int(try r.u64le()), length = Int(try r.u32le()), crc = try r.u32le()
+                let offset = try r.offset(), length = Int(try r.u32le()), crc = try r.u32le()
                 guard offset <= file.count - blocksStart, length <= file.count - blocksStart - offset else {
                     return (nil, "a block lies outside the file")
                 }
@@ -221,5 +221,13 @@ public final class WarningSink: @unchecked Sendable {
         let out = items
         items = []
         return out
+    }
+}
+
+extension ByteReader {
+    /// A file offset stored as a u64; values no file can have are rejected, not trapped on.
+    mutating func offset() throws -> Int {
+        guard let v = Int(exactly: try u64le()), v <= 1 << 48 else { throw DecodeError("offset out of range") }
+        return v
     }
 }

@@ -147,4 +147,21 @@ final class SnapshotTests: StoreTestCase {
         XCTAssertEqual(state, result.state)
         XCTAssertEqual(second.openingWarnings, [])
     }
+
+    func testHostileSnapshotWithAValidChecksumButImpossibleOffsetsIsIgnoredNotTrappedOn() async throws {
+        let history = try await makeHistory(commits: Self.commits(Fixture.water, name: "Water"), snapshotEvery: 10)
+        var bytes = try fileBytes(history.paths.snapshot)
+        let metaLength = Int(bytes[17]) | Int(bytes[18]) << 8 | Int(bytes[19]) << 16 | Int(bytes[20]) << 24
+        // The covered offset (the meta's first 8 bytes) set to 2^64 - 1, checksum made to match.
+        for k in 25..<33 { bytes[k] = 0xFF }
+        let crc = CRC32C.checksum(Array(bytes[25..<(25 + metaLength)]))
+        for k in 0..<4 { bytes[21 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
+        let paths = try makeDataDirectory("hostile", journal: history.journal, device: history.device)
+        try writeFile(bytes, to: paths.snapshot)
+        let repo = try HabitRepository(directory: paths.directory, now: Fixture.clock, snapshotEvery: 10)
+        let state = await repo.state
+        XCTAssertEqual(state, history.states[25])
+        XCTAssertEqual(repo.openingWarnings.count, 1)
+        XCTAssertTrue(repo.openingWarnings.first?.contains("was ignored (offset out of range)") == true, "\(repo.openingWarnings)")
+    }
 }
