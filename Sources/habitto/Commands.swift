@@ -432,6 +432,7 @@ struct Runner {
 /// Finds habits by id, exact name or unique prefix.
 enum Lookup {
     static func habit(_ query: String, in state: HabitState) throws -> Habit {
+        guard !query.isEmpty else { throw CLIError.invalid("no habit given: name one by its name, a prefix of it, or its id") }
         let habits = state.habits
         if let id = HabitID(query), let h = state.habit(id) { return h }
         let lower = query.lowercased()

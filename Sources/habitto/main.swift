@@ -11,6 +11,12 @@ signal(SIGPIPE, SIG_IGN)
 func runMain() async -> Int32 {
     let args = Array(CommandLine.arguments.dropFirst())
     do {
+        // Arguments must be UTF-8: anything else would silently become U+FFFD in a name.
+        for i in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[i], String(validatingCString: raw) != nil else {
+                throw CLIError.usage("argument \(i) is not valid UTF-8 text; check your terminal's character encoding")
+            }
+        }
         let inv = try ArgumentParser.parse(args, specs: Specs.all)
         if inv.wantsVersion { Output.line("habitto \(habittoVersion)"); return ExitCode.ok }
         if inv.wantsHelp {

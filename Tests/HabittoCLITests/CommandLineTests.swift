@@ -53,6 +53,7 @@ final class CommandLineTests: XCTestCase {
             (["delete", "Nope", "--yes"], 1, "no habit matches"),
             (["check"], 2, "missing HABIT"),
             (["check", "Nope"], 1, "no habit matches"),
+            (["check", ""], 1, "no habit given"),
             (["check", "Re"], 0, ""), // a unique prefix is fine; undone below
             (["check", "Read", "--amount", "0"], 1, "--amount"),
             (["check", "Read", "--amount", "-1"], 1, "--amount"),
@@ -91,6 +92,23 @@ final class CommandLineTests: XCTestCase {
         }
         XCTAssertEqual(box.ok("export"), before, "bad input changed the data")
         XCTAssertEqual(box.journalBytes().count >= journalBefore.count, true)
+    }
+
+    func testArgumentsThatAreNotUTF8AreRejectedNotMangled() throws {
+        // Process takes Swift strings, so pass the raw bytes through the shell.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "exec \"$0\" add \"$(printf 'Run\\377')\"", Sandbox.binary]
+        p.environment = box.environment
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(p.terminationStatus, 2, message)
+        XCTAssertTrue(message.contains("not valid UTF-8"), message)
+        XCTAssertEqual((box.json("list", "--all", "--json") as? [Any])?.count, 4)
     }
 
     func testBadEnvironmentAndConfigAreReportedNotIgnored() {
