@@ -10,14 +10,20 @@ let package = Package(
         .target(name: "HabitCore", swiftSettings: strict),
         // Journal, snapshots, file lock, the repository actor, config, export.
         .target(name: "HabitStore", dependencies: ["HabitCore"], swiftSettings: strict),
-        // The system ncursesw library; only the terminal driver may import it.
+        // The terminal UI as pure code: state, actions, reducer, render into a screen
+        // buffer, key map as data, themes. No C import.
+        .target(name: "HabitTUI", dependencies: ["HabitCore"], swiftSettings: strict),
+        // The system ncursesw library; only HabitTerminal may import it.
         .systemLibrary(name: "CNcursesw",
                        providers: [.apt(["libncurses-dev"])]),
+        // The terminal driver: draws a ScreenBuffer, reads keys, handles resize and signals.
+        .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
         // Argument parsing and wiring only.
-        .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "CNcursesw"],
+        .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitTUI", "HabitTerminal"],
                           swiftSettings: strict),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
+        .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], swiftSettings: strict),
         .testTarget(name: "HabittoCLITests", dependencies: ["habitto", "HabitCore", "HabitStore"],
                     swiftSettings: strict),
     ]

@@ -1,0 +1,18 @@
+/// The symbols the screens draw, in a Unicode and an ASCII set (for non-UTF-8 locales and
+/// `--ascii`).
+public struct Glyphs: Hashable, Sendable {
+    public let done, partial, notYet, exceeded, skipped, unscheduled: String
+    public let selected, barFull, barEmpty, syncLocal, syncPending, syncSyncing, syncSynced, syncFailed: String
+    public let streak, separator: String
+    /// Whether habit icons (user-chosen characters) may be shown.
+    public let showsIcons: Bool
+
+    public static let unicode = Glyphs(done: "✓", partial: "◐", notYet: "·", exceeded: "✗", skipped: "~",
+                                       unscheduled: " ", selected: "▶", barFull: "█", barEmpty: "░",
+                                       syncLocal: "⌂", syncPending: "↑", syncSyncing: "⟳", syncSynced: "✓",
+                                       syncFailed: "!", streak: "🔥", separator: "·", showsIcons: true)
+    public static let ascii = Glyphs(done: "x", partial: "o", notYet: ".", exceeded: "X", skipped: "~",
+                                     unscheduled: " ", selected: ">", barFull: "#", barEmpty: "-",
+                                     syncLocal: "L", syncPending: "^", syncSyncing: "*", syncSynced: "=",
+                                     syncFailed: "!", streak: "*", separator: "|", showsIcons: false)
+}

@@ -1,0 +1,71 @@
+import HabitCore
+
+/// One terminal cell: the text drawn there (one character, or "" where the right half of
+/// a wide character stands) and the role that colours it.
+public struct Cell: Hashable, Sendable {
+    public var text: String
+    public var role: Role
+    public init(_ text: String = " ", _ role: Role = .normal) { self.text = text; self.role = role }
+}
+
+/// A screen's worth of cells: what `render` produces and the terminal driver draws. Text
+/// is sanitised as it is put, so nothing written here can move the cursor or change colours.
+public struct ScreenBuffer: Hashable, Sendable {
+    public let width: Int
+    public let height: Int
+    public private(set) var cells: [Cell]
+
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        cells = Array(repeating: Cell(), count: self.width * self.height)
+    }
+
+    public subscript(x: Int, y: Int) -> Cell {
+        get { cells[y * width + x] }
+        set { cells[y * width + x] = newValue }
+    }
+
+    /// Writes `text` from column `x` of row `y`, clipped to the screen and to `limit`
+    /// columns; returns the columns used. A wide character that does not fit becomes a space.
+    @discardableResult
+    public mutating func put(_ text: String, x: Int, y: Int, role: Role = .normal, limit: Int? = nil) -> Int {
+        guard y >= 0, y < height, x < width else { return 0 }
+        let end = min(width, limit.map { x + max(0, $0) } ?? width)
+        var col = x
+        for ch in Sanitize.display(text) {
+            let w = TextWidth.of(ch)
+            if w == 0 {
+                if col > 0, col - 1 < end, col - 1 >= 0 { self[col - 1, y].text.append(ch) }
+                continue
+            }
+            if col + w > end {
+                if col < end { self[col, y] = Cell(" ", role); col += 1 }
+                break
+            }
+            if col >= 0 {
+                self[col, y] = Cell(String(ch), role)
+                if w == 2 { self[col + 1, y] = Cell("", role) }
+            }
+            col += w
+        }
+        return max(0, col - x)
+    }
+
+    /// Sets the role of `count` cells from column `x` (for highlighting a whole row).
+    public mutating func paint(x: Int, y: Int, count: Int, role: Role) {
+        guard y >= 0, y < height else { return }
+        for c in max(0, x)..<min(width, x + count) { self[c, y].role = role }
+    }
+
+    /// Row `y` as plain text, trailing spaces removed.
+    public func line(_ y: Int) -> String {
+        var s = ""
+        for x in 0..<width { s += self[x, y].text }
+        while s.last == " " { s.removeLast() }
+        return s
+    }
+
+    /// The whole screen as text, one line per row (for snapshot tests and captures).
+    public var text: String { (0..<height).map(line).joined(separator: "\n") }
+}
