@@ -181,8 +181,7 @@ struct Runner {
         let chosen = fields
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            try Lookup.ensureUnique(chosen.name, in: state, except: nil)
-            return [.create(id, chosen)]
+            return try Edits.add(id, chosen, in: state)
         }
         let habit = result.state.habit(id)!
         Output.line("Added \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate)); id \(id)")
@@ -195,15 +194,13 @@ struct Runner {
         let runner = self
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            let habit = try Lookup.habit(query, in: state)
+            let habit = try Edits.find(query, in: state)
             var fields = habit.fields
             try runner.applyFieldOptions(&fields)
-            if fields.name != habit.name { try Lookup.ensureUnique(fields.name, in: state, except: habit.id) }
-            let old = FieldValue.all(of: habit.fields), new = FieldValue.all(of: fields)
-            return zip(old, new).filter { $0 != $1 }.map { .set(habit.id, $1) }
+            return try Edits.update(habit, to: fields, in: state)
         }
         guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
-            Output.line("Nothing to change: \(Output.title(try Lookup.habit(query, in: result.state))) already has those values")
+            Output.line("Nothing to change: \(Output.title(try Edits.find(query, in: result.state))) already has those values")
             return
         }
         Output.line("Updated \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate))")
@@ -214,18 +211,8 @@ struct Runner {
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            let habit = try Lookup.habit(query, in: state)
-            if on {
-                if let from = habit.fields.archivedFrom {
-                    throw CLIError.invalid("\(Output.title(habit)) is already archived (from \(from))")
-                }
-                // Keep today's check-in: archive from tomorrow when today has progress.
-                var from = state.progress(habit.id, today) > 0 ? today.adding(1) : today
-                from = max(from, habit.startDate)
-                return [.set(habit.id, .archivedFrom(from))]
-            }
-            guard habit.fields.archivedFrom != nil else { throw CLIError.invalid("\(Output.title(habit)) is not archived") }
-            return [.set(habit.id, .archivedFrom(nil))]
+            let habit = try Edits.find(query, in: state)
+            return on ? try Edits.archive(habit, today: today, in: state) : try Edits.unarchive(habit)
         }
         let habit = result.state.habit(result.operations[0].change.habit)!
         if let from = habit.fields.archivedFrom {
@@ -243,24 +230,10 @@ struct Runner {
         let repo = try openRepository()
         let before = await repo.state
         let result = try await repo.commit { state, _ in
-            let habit = try Lookup.habit(query, in: state)
-            return [.delete(habit.id)]
+            return Edits.delete(try Edits.find(query, in: state))
         }
         let id = result.operations[0].change.habit
         Output.line("Deleted \(Output.title(before.habit(id) ?? Habit(id: id, fields: HabitFields(name: query, startDate: today)))) and its history ('habitto undo' brings it back)")
-    }
-
-    /// Refuses days a check-in, rating or skip cannot be recorded on.
-    static func checkDay(_ habit: Habit, _ day: LocalDay, today: LocalDay, allowFuture: Bool = false) throws {
-        if day < habit.startDate {
-            throw CLIError.invalid("\(day) is before \(Output.title(habit)) starts (\(habit.startDate)); pick a later --date or edit --start")
-        }
-        if day > today && !allowFuture {
-            throw CLIError.invalid("\(day) is in the future (today is \(today)); check-ins are for today or earlier")
-        }
-        if let from = habit.fields.archivedFrom, day >= from {
-            throw CLIError.invalid("\(Output.title(habit)) is archived from \(from); run 'habitto unarchive' first")
-        }
     }
 
     func check(sign: Int) async throws {
@@ -270,22 +243,11 @@ struct Runner {
         let difficulty = try invocation.value("--difficulty").map(rating)
         let today = self.today
         let repo = try openRepository()
-        let result = try await repo.commit { state, device in
-            let habit = try Lookup.habit(query, in: state)
-            try Runner.checkDay(habit, date, today: today)
-            var changes: [Change] = []
-            if sign > 0 {
-                if state.isSkipped(habit.id, date) { changes.append(.skip(habit.id, date, false)) }
-                changes.append(.progress(habit.id, date, delta: amount))
-                if let difficulty { changes.append(.rate(habit.id, date, difficulty)) }
-            } else {
-                let progress = state.progress(habit.id, date)
-                guard progress > 0 else {
-                    throw CLIError.invalid("nothing to uncheck: \(Output.title(habit)) has no progress on \(date)")
-                }
-                changes.append(.progress(habit.id, date, delta: -min(amount, progress)))
-            }
-            return changes
+        let result = try await repo.commit { state, _ in
+            let habit = try Edits.find(query, in: state)
+            return sign > 0
+                ? try Edits.checkIn(habit, on: date, amount: amount, difficulty: difficulty, today: today, in: state)
+                : try Edits.uncheck(habit, on: date, amount: amount, today: today, in: state)
         }
         let habit = result.state.habit(result.operations[0].change.habit)!
         let s = result.state.summary(habit, on: date, today: today, settings: settings)
@@ -298,11 +260,9 @@ struct Runner {
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            let habit = try Lookup.habit(query, in: state)
-            try Runner.checkDay(habit, date, today: today, allowFuture: true)
-            return state.isSkipped(habit.id, date) == on ? [] : [.skip(habit.id, date, on)]
+            try Edits.setSkipped(try Edits.find(query, in: state), on: date, on, today: today, in: state)
         }
-        let habit = try Lookup.habit(query, in: result.state)
+        let habit = try Edits.find(query, in: result.state)
         if result.operations.isEmpty {
             Output.line("\(Output.title(habit)) is \(on ? "already" : "not") skipped on \(date); nothing changed")
         } else {
@@ -319,11 +279,9 @@ struct Runner {
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            let habit = try Lookup.habit(query, in: state)
-            try Runner.checkDay(habit, date, today: today)
-            return state.difficulty(habit.id, date) == value ? [] : [.rate(habit.id, date, value)]
+            try Edits.rate(try Edits.find(query, in: state), on: date, value, today: today, in: state)
         }
-        let habit = try Lookup.habit(query, in: result.state)
+        let habit = try Edits.find(query, in: result.state)
         if let value {
             Output.line("Rated \(Output.title(habit)) on \(date): \(value) (\(Output.difficultyName(value)))")
         } else {
@@ -371,7 +329,7 @@ struct Runner {
     func show() async throws {
         let repo = try openRepository()
         let state = await repo.state
-        let habit = try Lookup.habit(invocation.arguments[0], in: state)
+        let habit = try Edits.find(invocation.arguments[0], in: state)
         let s = state.summary(habit, on: today, today: today, settings: settings)
         let avg7 = state.difficultyAverage(habit, asOf: today, count: 7)
         let avg30 = state.difficultyAverage(habit, asOf: today, count: 30)
@@ -425,37 +383,6 @@ struct Runner {
             Output.err("Exported \(await repo.state.habits.count) habits to \(full)")
         } else {
             Output.raw(text)
-        }
-    }
-}
-
-/// Finds habits by id, exact name or unique prefix.
-enum Lookup {
-    static func habit(_ query: String, in state: HabitState) throws -> Habit {
-        guard !query.isEmpty else { throw CLIError.invalid("no habit given: name one by its name, a prefix of it, or its id") }
-        let habits = state.habits
-        if let id = HabitID(query), let h = state.habit(id) { return h }
-        let lower = query.lowercased()
-        if let exact = habits.first(where: { $0.name.lowercased() == lower }) { return exact }
-        var prefixed = habits.filter { $0.name.lowercased().hasPrefix(lower) || (lower.count >= 4 && $0.id.rawValue.hasPrefix(lower)) }
-        if prefixed.isEmpty && !lower.isEmpty {
-            // Then a word of the name: "water" finds "Drink water".
-            prefixed = habits.filter { h in
-                h.name.lowercased().split(whereSeparator: { $0 == " " || $0 == "-" }).contains { $0.hasPrefix(lower) }
-            }
-        }
-        if prefixed.count == 1 { return prefixed[0] }
-        if prefixed.count > 1 {
-            let names = prefixed.prefix(8).map { "'\(Sanitize.display($0.name))'" }.joined(separator: ", ")
-            throw CLIError.invalid("'\(Sanitize.display(query))' matches \(prefixed.count) habits (\(names)); type more of the name")
-        }
-        throw CLIError.invalid("no habit matches '\(Sanitize.display(query))'; 'habitto list --all' shows them all")
-    }
-
-    static func ensureUnique(_ name: String, in state: HabitState, except: HabitID?) throws {
-        let lower = name.lowercased()
-        if let other = state.habits.first(where: { $0.id != except && $0.name.lowercased() == lower }) {
-            throw CLIError.invalid("a habit named '\(Sanitize.display(other.name))' already exists; choose another name")
         }
     }
 }

@@ -62,7 +62,7 @@ final class CommandLineTests: XCTestCase {
             (["check", "Read", "--date", "2026-11-20"], 1, "before"),
             (["check", "Read", "--date", "21/11/2026"], 1, "invalid date"),
             (["check", "Read", "--difficulty", "6"], 1, "difficulty"),
-            (["uncheck", "Walk"], 1, "nothing to uncheck"),
+            (["uncheck", "Walk"], 1, "nothing to take back"),
             (["uncheck", "Read", "--amount", "zero"], 1, "--amount"),
             (["skip", "Read", "--date", "nonsense"], 1, "invalid date"),
             (["unskip", "Nope"], 1, "no habit matches"),

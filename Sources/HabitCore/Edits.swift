@@ -1,0 +1,118 @@
+/// The rules every front end (command line, terminal UI) follows to turn a user's request
+/// into changes. Each function reads the state and returns the changes to write, or throws
+/// `CoreError.invalid` with a message that says what to do; nothing is written on a throw.
+public enum Edits {
+    /// Finds a habit by id, exact name (any case), unique prefix of the name, unique prefix
+    /// of a word of the name, or id prefix (4+ characters).
+    public static func find(_ query: String, in state: HabitState) throws -> Habit {
+        guard !query.isEmpty else { throw CoreError.invalid("no habit given: name one by its name, a prefix of it, or its id") }
+        let habits = state.habits
+        if let id = HabitID(query), let h = state.habit(id) { return h }
+        let lower = query.lowercased()
+        if let exact = habits.first(where: { $0.name.lowercased() == lower }) { return exact }
+        var matches = habits.filter { $0.name.lowercased().hasPrefix(lower) || (lower.count >= 4 && $0.id.rawValue.hasPrefix(lower)) }
+        if matches.isEmpty {
+            matches = habits.filter { h in
+                h.name.lowercased().split(whereSeparator: { $0 == " " || $0 == "-" }).contains { $0.hasPrefix(lower) }
+            }
+        }
+        if matches.count == 1 { return matches[0] }
+        if matches.count > 1 {
+            let names = matches.prefix(8).map { "'\(Sanitize.display($0.name))'" }.joined(separator: ", ")
+            throw CoreError.invalid("'\(Sanitize.display(query))' matches \(matches.count) habits (\(names)); type more of the name")
+        }
+        throw CoreError.invalid("no habit matches '\(Sanitize.display(query))'; 'habitto list --all' shows them all")
+    }
+
+    static func title(_ h: Habit) -> String { "'\(Sanitize.display(h.name))'" }
+
+    /// Throws when another existing habit already has this name (any case).
+    public static func ensureUnique(_ name: String, in state: HabitState, except: HabitID?) throws {
+        let lower = name.lowercased()
+        if let other = state.habits.first(where: { $0.id != except && $0.name.lowercased() == lower }) {
+            throw CoreError.invalid("a habit named '\(Sanitize.display(other.name))' already exists; choose another name")
+        }
+    }
+
+    /// Throws when progress, a rating or (with `allowFuture`) a skip cannot be recorded on `day`.
+    public static func checkDay(_ habit: Habit, _ day: LocalDay, today: LocalDay, allowFuture: Bool = false) throws {
+        if day < habit.startDate {
+            throw CoreError.invalid("\(day) is before \(title(habit)) starts (\(habit.startDate)); pick a later day or move its start date")
+        }
+        if day > today && !allowFuture {
+            throw CoreError.invalid("\(day) is in the future (today is \(today)); check-ins are for today or earlier")
+        }
+        if let from = habit.fields.archivedFrom, day >= from {
+            throw CoreError.invalid("\(title(habit)) is archived from \(from); unarchive it first")
+        }
+    }
+
+    /// A new habit (fields validated, name unique).
+    public static func add(_ id: HabitID, _ fields: HabitFields, in state: HabitState) throws -> [Change] {
+        try fields.validate()
+        try ensureUnique(fields.name, in: state, except: nil)
+        return [.create(id, fields)]
+    }
+
+    /// Changes a habit's fields to `fields`: one change per field that differs.
+    public static func update(_ habit: Habit, to fields: HabitFields, in state: HabitState) throws -> [Change] {
+        try fields.validate()
+        if fields.name != habit.name { try ensureUnique(fields.name, in: state, except: habit.id) }
+        return zip(FieldValue.all(of: habit.fields), FieldValue.all(of: fields)).filter { $0 != $1 }.map { .set(habit.id, $1) }
+    }
+
+    /// Adds `amount` (> 0) of progress; a skipped day is un-skipped (the habit was done after
+    /// all); an optional difficulty is recorded with it.
+    public static func checkIn(_ habit: Habit, on day: LocalDay, amount: Int, difficulty: Int? = nil,
+                               today: LocalDay, in state: HabitState) throws -> [Change] {
+        try checkDay(habit, day, today: today)
+        var changes: [Change] = []
+        if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
+        changes.append(.progress(habit.id, day, delta: amount))
+        if let difficulty { changes.append(.rate(habit.id, day, difficulty)) }
+        return changes
+    }
+
+    /// Takes back up to `amount` of progress; throws when there is none.
+    public static func uncheck(_ habit: Habit, on day: LocalDay, amount: Int, today: LocalDay,
+                               in state: HabitState) throws -> [Change] {
+        try checkDay(habit, day, today: today)
+        let progress = state.progress(habit.id, day)
+        guard progress > 0 else { throw CoreError.invalid("nothing to take back: \(title(habit)) has no progress on \(day)") }
+        return [.progress(habit.id, day, delta: -min(amount, progress))]
+    }
+
+    /// Skips or un-skips a day; no change when it already is so. Future days may be skipped.
+    public static func setSkipped(_ habit: Habit, on day: LocalDay, _ skipped: Bool, today: LocalDay,
+                                  in state: HabitState) throws -> [Change] {
+        try checkDay(habit, day, today: today, allowFuture: true)
+        return state.isSkipped(habit.id, day) == skipped ? [] : [.skip(habit.id, day, skipped)]
+    }
+
+    /// Sets (1–5) or clears (nil) the day's difficulty; no change when it already is so.
+    public static func rate(_ habit: Habit, on day: LocalDay, _ rating: Int?, today: LocalDay,
+                            in state: HabitState) throws -> [Change] {
+        if let rating, !(1...5).contains(rating) { throw CoreError.invalid("difficulty must be 1 (very easy) to 5 (very hard)") }
+        try checkDay(habit, day, today: today)
+        return state.difficulty(habit.id, day) == rating ? [] : [.rate(habit.id, day, rating)]
+    }
+
+    /// Archives from today, or from tomorrow when the habit has progress today (so today's
+    /// check-in keeps its XP); history stays.
+    public static func archive(_ habit: Habit, today: LocalDay, in state: HabitState) throws -> [Change] {
+        if let from = habit.fields.archivedFrom {
+            throw CoreError.invalid("\(title(habit)) is already archived (from \(from))")
+        }
+        let from = max(state.progress(habit.id, today) > 0 ? today.adding(1) : today, habit.startDate)
+        return [.set(habit.id, .archivedFrom(from))]
+    }
+
+    /// Tracks an archived habit again.
+    public static func unarchive(_ habit: Habit) throws -> [Change] {
+        guard habit.fields.archivedFrom != nil else { throw CoreError.invalid("\(title(habit)) is not archived") }
+        return [.set(habit.id, .archivedFrom(nil))]
+    }
+
+    /// Deletes a habit and its history (undo restores it).
+    public static func delete(_ habit: Habit) -> [Change] { [.delete(habit.id)] }
+}
