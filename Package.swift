@@ -23,7 +23,8 @@ let package = Package(
                           swiftSettings: strict),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
-        .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], swiftSettings: strict),
+        .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
+                    swiftSettings: strict),
         .testTarget(name: "HabittoCLITests", dependencies: ["habitto", "HabitCore", "HabitStore"],
                     swiftSettings: strict),
     ]

@@ -8,11 +8,13 @@ public struct Config: Sendable, Equatable {
     public var dayStartHour = 0
     /// First day of the week for N-per-week habits.
     public var weekStart: Weekday = .monday
+    /// The terminal UI's theme (a file name in the themes folders, without `.theme`).
+    public var theme: String?
 
     public init() {}
 
     /// The keys this version understands.
-    public static let keys = ["day_start_hour", "week_start"]
+    public static let keys = ["day_start_hour", "week_start", "theme"]
 
     /// Parses config text; throws `StoreError.config` naming the line and what to write.
     public init(parsing text: String, path: String) throws {
@@ -37,6 +39,11 @@ public struct Config: Sendable, Equatable {
                     throw StoreError.config("\(at): week_start must be a weekday such as monday or sunday")
                 }
                 weekStart = d
+            case "theme":
+                guard !value.isEmpty, value.count <= 64, !value.contains("/"), !value.contains(where: \.isWhitespace) else {
+                    throw StoreError.config("\(at): theme must be a theme name such as gruvbox")
+                }
+                theme = value
             default:
                 throw StoreError.config("\(at): unknown setting '\(Sanitize.display(parts[0]))' (known: \(Config.keys.joined(separator: ", ")))")
             }

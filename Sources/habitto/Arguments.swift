@@ -61,6 +61,9 @@ struct Invocation {
     var values: [String: String] = [:]
     var flags: Set<String> = []
     var home: String?
+    /// The UI's theme and ASCII switch (global options).
+    var theme: String?
+    var ascii = false
     var wantsHelp = false
     var wantsVersion = false
 
@@ -108,6 +111,12 @@ enum ArgumentParser {
                 inv.home = try inline ?? next(name)
                 continue
             }
+            if name == "--theme" && spec == nil {
+                guard inv.theme == nil else { throw CLIError.usage("--theme is given twice") }
+                inv.theme = try inline ?? next(name)
+                continue
+            }
+            if name == "--ascii" && spec == nil && inline == nil { inv.ascii = true; continue }
             guard let spec, let option = spec.options.first(where: { $0.name == name }) else {
                 let whose = spec.map { " for 'habitto \($0.name)'; see 'habitto \($0.name) --help'" } ?? "; see 'habitto --help'"
                 throw CLIError.usage("unknown option '\(Sanitize.display(name))'\(whose)")

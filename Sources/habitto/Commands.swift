@@ -54,7 +54,8 @@ enum Specs {
 
     static var overview: String {
         var s = "Habitto \(habittoVersion): a keyboard-driven habit tracker with a local, crash-safe journal.\n\n"
-        s += "Usage: habitto [--home DIR] COMMAND [OPTIONS]\n\nCommands:\n"
+        s += "Usage: habitto [--home DIR] [--theme NAME] [--ascii]   (the full-screen UI; ? there lists its keys)\n"
+        s += "       habitto [--home DIR] COMMAND [OPTIONS]\n\nCommands:\n"
         for c in all {
             let left = ([c.name] + c.arguments).joined(separator: " ")
             s += "  " + left + String(repeating: " ", count: max(2, 24 - left.count)) + c.summary + "\n"
@@ -101,7 +102,7 @@ struct Runner {
     func run() async throws {
         defer { for w in opened.warnings() { Output.warn(w) } }
         let inv = invocation
-        switch inv.command ?? "list" {
+        switch inv.command ?? "" {
         case "add": try await add()
         case "edit": try await edit()
         case "archive": try await archive(true)

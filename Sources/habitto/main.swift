@@ -24,6 +24,9 @@ func runMain() async -> Int32 {
             return ExitCode.ok
         }
         let env = try AppEnvironment.resolve(home: inv.home, env: ProcessInfo.processInfo.environment)
+        guard inv.command != nil else {
+            return try await TerminalApp.run(env: env, options: .init(theme: inv.theme, ascii: inv.ascii))
+        }
         try await Runner(env: env, invocation: inv).run()
         return ExitCode.ok
     } catch let e as CLIError {

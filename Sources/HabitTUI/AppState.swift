@@ -1,0 +1,147 @@
+import HabitCore
+
+/// The screens.
+public enum Screen: Hashable, Sendable {
+    case today
+    case detail(HabitID)
+    case week
+    case help(from: Mode)
+}
+
+/// A question or form shown over the current screen.
+public enum Overlay: Hashable, Sendable {
+    /// "How hard was it?" for a habit's day, after a check-in completed it.
+    case rating(HabitID, LocalDay)
+    case confirmArchive(HabitID)
+    case confirmDelete(HabitID)
+    case form(HabitForm)
+}
+
+/// A one-line message: a confirmation, a warning or an error.
+public struct Message: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable { case info, warning, error }
+    public let text: String
+    public let kind: Kind
+    public init(_ text: String, _ kind: Kind = .info) { self.text = text; self.kind = kind }
+}
+
+/// A write the app asks the repository for; values, so tests compare them.
+public enum Write: Hashable, Sendable {
+    case progress(HabitID, LocalDay, Int)
+    case skip(HabitID, LocalDay, Bool)
+    case rate(HabitID, LocalDay, Int?)
+    case add(HabitFields)
+    case edit(HabitID, HabitFields)
+    case archive(HabitID)
+    case delete(HabitID)
+}
+
+/// What the reducer asks the outside world to do.
+public enum Effect: Hashable, Sendable {
+    case write(Write)
+    case undo
+    case loadTheme(String)
+    case quit
+}
+
+/// What can happen to the app.
+public enum Action: Hashable, Sendable {
+    case key(Key)
+    case resized(width: Int, height: Int)
+    /// The repository's state changed (a write here, or another process's).
+    case stateChanged(HabitState)
+    /// The clock moved to another habit day (midnight, or the day-start hour).
+    case dayChanged(LocalDay)
+    /// A write or undo finished; the message says what happened.
+    case done(String)
+    /// A write or undo failed; nothing changed.
+    case failed(String)
+    case warning(String)
+    /// A theme was loaded (with its problems, if any).
+    case themeLoaded(String, problems: [String])
+}
+
+/// Everything the screen shows, and nothing else: `render` is a function of this.
+public struct AppState: Hashable, Sendable {
+    public var habits: HabitState { didSet { recompute() } }
+    public var today: LocalDay { didSet { recompute() } }
+    /// The day shown (today unless the user went back to backfill).
+    public var date: LocalDay { didSet { recompute() } }
+    public var settings: RuleSettings { didSet { recompute() } }
+    /// Show every habit, not only those due on the date.
+    public var showAll = false { didSet { recompute() } }
+    public var screen: Screen = .today
+    public var overlay: Overlay?
+    public var message: Message?
+    /// The habit the selection is on (kept when rows move).
+    public var selectedID: HabitID?
+    public var width: Int
+    public var height: Int
+    public var glyphs: Glyphs
+    public var keyMap: KeyMap
+    public var themeName: String
+    public var themeNames: [String]
+    /// Where the data lives, for the status bar.
+    public var location: String
+    /// The sync state for the status bar ("local" until sync exists).
+    public var syncLabel = "local"
+    /// First row shown in the habit list (scrolling).
+    public var scroll = 0
+    /// Days the week overview is moved back from the date.
+    public var weekOffset = 0
+    /// The help screen's page.
+    public var helpPage = 0
+
+    /// Derived from the above: the rows of the today screen and the account figures.
+    public private(set) var rows: [HabitSummary] = []
+    public private(set) var stats: Stats
+
+    public init(habits: HabitState, today: LocalDay, settings: RuleSettings = .init(), width: Int = 80,
+                height: Int = 24, glyphs: Glyphs = .unicode, keyMap: KeyMap = .defaults,
+                themeName: String = "default", themeNames: [String] = ["default"], location: String = "") {
+        self.habits = habits; self.today = today; self.date = today; self.settings = settings
+        self.width = width; self.height = height; self.glyphs = glyphs; self.keyMap = keyMap
+        self.themeName = themeName; self.themeNames = themeNames; self.location = location
+        stats = habits.stats(today: today, settings: settings)
+        recompute()
+    }
+
+    /// Recomputes the derived rows and figures (the reducer changes inputs; this follows).
+    mutating func recompute() {
+        let all = showAll
+        rows = habits.habits.compactMap { habit in
+            let s = habits.summary(habit, on: date, today: today, settings: settings)
+            if all { return s }
+            guard habit.isActive(on: date), s.scheduled || s.progress > 0 || s.skipped else { return nil }
+            return s
+        }
+        stats = habits.stats(today: today, settings: settings)
+        if let id = selectedID, !rows.contains(where: { $0.habit.id == id }) { selectedID = nil }
+        if selectedID == nil { selectedID = rows.first?.habit.id }
+    }
+
+    /// The index of the selected row.
+    public var selectedIndex: Int? {
+        guard let id = selectedID else { return nil }
+        return rows.firstIndex { $0.habit.id == id }
+    }
+
+    /// The selected row's summary.
+    public var selected: HabitSummary? { selectedIndex.map { rows[$0] } }
+
+    /// The mode keys go to: the overlay's, else the screen's.
+    public var mode: Mode {
+        switch overlay {
+        case .rating: return .rating
+        case .confirmArchive, .confirmDelete: return .confirm
+        case .form: return .form
+        case nil: break
+        }
+        switch screen {
+        case .today: return .today
+        case .detail: return .detail
+        case .week: return .week
+        case .help: return .help
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import HabitCore
+
+/// The add/edit habit form: text fields the user types into, checked as they type.
+public struct HabitForm: Hashable, Sendable {
+    public enum Field: Int, CaseIterable, Hashable, Sendable {
+        case name, icon, kind, goal, unit, schedule, start, color
+
+        public var label: String {
+            switch self {
+            case .name: "Name"
+            case .icon: "Icon"
+            case .kind: "Kind"
+            case .goal: "Goal per day"
+            case .unit: "Unit"
+            case .schedule: "Schedule"
+            case .start: "Start date"
+            case .color: "Colour"
+            }
+        }
+
+        public var hint: String {
+            switch self {
+            case .name: "1-64 characters"
+            case .icon: "one character or emoji, optional"
+            case .kind: "space switches: build (at least) / limit (at most)"
+            case .goal: "a whole number"
+            case .unit: "e.g. glasses, optional"
+            case .schedule: "daily, weekdays, weekends, mon,wed,fri, every:3, 3/week"
+            case .start: "YYYY-MM-DD"
+            case .color: "#RRGGBB or a name, optional"
+            }
+        }
+    }
+
+    /// The habit being edited, or nil for a new one.
+    public let editing: HabitID?
+    public var values: [Field: String]
+    public var kind: HabitKind
+    public var focus: Field = .name
+    /// Set after a failed save: the message of the whole form (e.g. a duplicate name).
+    public var formError: String?
+
+    /// An empty form for a new habit starting `today`.
+    public static func new(today: LocalDay) -> HabitForm {
+        HabitForm(editing: nil, values: [.goal: "1", .schedule: "daily", .start: today.description], kind: .build)
+    }
+
+    /// A form filled with a habit's fields.
+    public static func edit(_ habit: Habit) -> HabitForm {
+        let f = habit.fields
+        return HabitForm(editing: habit.id, values: [
+            .name: f.name, .icon: f.icon ?? "", .goal: String(f.goal), .unit: f.unit ?? "",
+            .schedule: f.schedule.description, .start: f.startDate.description, .color: f.color ?? "",
+        ], kind: f.kind)
+    }
+
+    public func text(_ field: Field) -> String { field == .kind ? kind.rawValue : values[field] ?? "" }
+
+    /// What is wrong with one field as typed, or nil.
+    public func problem(_ field: Field, in state: HabitState) -> String? {
+        let v = text(field)
+        do {
+            switch field {
+            case .name:
+                try Validate.name(v)
+                try Edits.ensureUnique(v, in: state, except: editing)
+            case .icon: if !v.isEmpty { try Validate.icon(v) }
+            case .kind:
+                if kind == .limit, (try? Schedule(parsing: text(.schedule)))?.isWeekly == true {
+                    return "a limit habit cannot use an N/week schedule"
+                }
+            case .goal:
+                guard let g = Int(v) else { return "goal must be a whole number" }
+                try Validate.goal(g, kind: kind)
+            case .unit: if !v.isEmpty { try Validate.unit(v) }
+            case .schedule: _ = try Schedule(parsing: v)
+            case .start: if LocalDay(v) == nil { return "use YYYY-MM-DD" }
+            case .color: if !v.isEmpty { try Validate.color(v) }
+            }
+        } catch let e as CoreError {
+            return e.description
+        } catch {
+            return "\(error)"
+        }
+        return nil
+    }
+
+    /// The fields the form describes, or the first problem.
+    public func fields(base: HabitFields?, in state: HabitState) -> Result<HabitFields, CoreError> {
+        for f in Field.allCases { if let p = problem(f, in: state) { return .failure(.invalid("\(f.label): \(p)")) } }
+        var fields = base ?? HabitFields(name: "", startDate: LocalDay(text(.start))!)
+        fields.name = text(.name)
+        fields.icon = text(.icon).isEmpty ? nil : text(.icon)
+        fields.kind = kind
+        fields.goal = Int(text(.goal))!
+        fields.unit = text(.unit).isEmpty ? nil : text(.unit)
+        fields.schedule = (try? Schedule(parsing: text(.schedule))) ?? .daily
+        fields.startDate = LocalDay(text(.start))!
+        fields.color = text(.color).isEmpty ? nil : text(.color).lowercased()
+        do { try fields.validate() } catch let e as CoreError { return .failure(e) } catch { return .failure(.invalid("\(error)")) }
+        return .success(fields)
+    }
+
+    /// Types a character into the focused field (the kind field switches on space).
+    public mutating func type(_ c: Character) {
+        formError = nil
+        if focus == .kind {
+            if c == " " || c == "b" || c == "l" { kind = c == "b" ? .build : c == "l" ? .limit : (kind == .build ? .limit : .build) }
+            if kind == .limit, values[.goal] == "1", editing == nil { values[.goal] = "0" }
+            if kind == .build, values[.goal] == "0" { values[.goal] = "1" }
+            return
+        }
+        let current = values[focus] ?? ""
+        guard current.count < 200 else { return }
+        values[focus] = current + String(c)
+    }
+
+    /// Erases the last character of the focused field.
+    public mutating func erase() {
+        formError = nil
+        guard focus != .kind, var v = values[focus], !v.isEmpty else { return }
+        v.removeLast()
+        values[focus] = v
+    }
+
+    public mutating func move(_ step: Int) {
+        let all = Field.allCases
+        focus = all[(focus.rawValue + step + all.count) % all.count]
+    }
+}

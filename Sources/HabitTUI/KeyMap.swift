@@ -1,0 +1,200 @@
+/// Where the keyboard's input goes: each mode has its own bindings.
+public enum Mode: String, CaseIterable, Hashable, Sendable {
+    case today, detail, week, help
+    /// The inline "how hard was it?" prompt after a check-in completes a habit.
+    case rating
+    /// The add/edit habit form.
+    case form
+    /// "Archive this habit?" and "Delete this habit?" questions.
+    case confirm
+}
+
+/// Everything a key can ask for.
+public enum Command: String, CaseIterable, Hashable, Sendable {
+    case moveDown = "move-down", moveUp = "move-up", first, last
+    case checkIn = "check-in", uncheck
+    case rate1 = "rate-1", rate2 = "rate-2", rate3 = "rate-3", rate4 = "rate-4", rate5 = "rate-5"
+    case undo, skip
+    case previousDay = "previous-day", nextDay = "next-day", today
+    case add, edit, archive, delete
+    case detail, week, help
+    case nextTheme = "next-theme", toggleAll = "toggle-all"
+    case back, quit
+    case nextField = "next-field", previousField = "previous-field", submit, erase
+    case confirm, cancel, dismiss
+
+    /// The rating a `rate-N` command sets.
+    public var rating: Int? {
+        switch self {
+        case .rate1: 1
+        case .rate2: 2
+        case .rate3: 3
+        case .rate4: 4
+        case .rate5: 5
+        default: nil
+        }
+    }
+}
+
+/// One binding: keys that run a command in a mode, with the words the footer and the help
+/// screen show.
+public struct Binding: Hashable, Sendable {
+    public let mode: Mode
+    public var keys: [Key]
+    public let command: Command
+    /// A short label for the footer ("check in").
+    public let label: String
+    /// Shown in the footer (the most useful keys only).
+    public let inFooter: Bool
+
+    public init(_ mode: Mode, _ keys: [Key], _ command: Command, _ label: String, footer: Bool = false) {
+        self.mode = mode; self.keys = keys; self.command = command; self.label = label; inFooter = footer
+    }
+}
+
+/// The key bindings, as data: the reducer asks it what a key means, and the footer and the
+/// help screen are generated from it.
+public struct KeyMap: Hashable, Sendable {
+    public private(set) var bindings: [Binding]
+
+    public init(bindings: [Binding]) { self.bindings = bindings }
+
+    /// The command a key runs in a mode.
+    public func command(for key: Key, in mode: Mode) -> Command? {
+        bindings.first { $0.mode == mode && $0.keys.contains(key) }?.command
+    }
+
+    /// The bindings of a mode, in table order.
+    public func bindings(in mode: Mode) -> [Binding] { bindings.filter { $0.mode == mode } }
+
+    /// The footer's entries for a mode: the first key's name and the label.
+    public func footer(for mode: Mode) -> [(key: String, label: String)] {
+        bindings(in: mode).filter(\.inFooter).compactMap { b in b.keys.first.map { ($0.description, b.label) } }
+    }
+
+    /// Keys bound to two commands in one mode, described ("today: 'j' is move-down and first").
+    public var collisions: [String] {
+        var out: [String] = []
+        for mode in Mode.allCases {
+            var seen: [Key: Command] = [:]
+            for b in bindings(in: mode) {
+                for k in b.keys {
+                    if let other = seen[k], other != b.command {
+                        out.append("\(mode.rawValue): '\(k)' is both \(other.rawValue) and \(b.command.rawValue)")
+                    }
+                    seen[k] = b.command
+                }
+            }
+        }
+        return out
+    }
+
+    private static func k(_ names: String...) -> [Key] { names.map { Key(name: $0)! } }
+
+    /// The default bindings.
+    public static let defaults = KeyMap(bindings: [
+        Binding(.today, k("j", "down"), .moveDown, "down"),
+        Binding(.today, k("k", "up"), .moveUp, "up"),
+        Binding(.today, k("g", "home"), .first, "first"),
+        Binding(.today, k("G", "end"), .last, "last"),
+        Binding(.today, k("space"), .checkIn, "check in", footer: true),
+        Binding(.today, k("x", "backspace"), .uncheck, "take back", footer: true),
+        Binding(.today, k("1"), .rate1, "rate very easy"),
+        Binding(.today, k("2"), .rate2, "rate easy"),
+        Binding(.today, k("3"), .rate3, "rate medium"),
+        Binding(.today, k("4"), .rate4, "rate hard"),
+        Binding(.today, k("5"), .rate5, "rate very hard"),
+        Binding(.today, k("u"), .undo, "undo", footer: true),
+        Binding(.today, k("s"), .skip, "skip", footer: true),
+        Binding(.today, k("h", "left"), .previousDay, "previous day", footer: true),
+        Binding(.today, k("l", "right"), .nextDay, "next day"),
+        Binding(.today, k("t"), .today, "today"),
+        Binding(.today, k("a"), .add, "add", footer: true),
+        Binding(.today, k("e"), .edit, "edit"),
+        Binding(.today, k("A"), .archive, "archive"),
+        Binding(.today, k("D"), .delete, "delete"),
+        Binding(.today, k("enter"), .detail, "details"),
+        Binding(.today, k("w"), .week, "week"),
+        Binding(.today, k("v"), .toggleAll, "show all"),
+        Binding(.today, k("T"), .nextTheme, "next theme"),
+        Binding(.today, k("?"), .help, "help", footer: true),
+        Binding(.today, k("q"), .quit, "quit", footer: true),
+
+        Binding(.detail, k("j", "down"), .moveDown, "next habit", footer: true),
+        Binding(.detail, k("k", "up"), .moveUp, "previous habit", footer: true),
+        Binding(.detail, k("T"), .nextTheme, "next theme"),
+        Binding(.detail, k("?"), .help, "help", footer: true),
+        Binding(.detail, k("esc", "q", "enter"), .back, "back", footer: true),
+
+        Binding(.week, k("h", "left"), .previousDay, "earlier", footer: true),
+        Binding(.week, k("l", "right"), .nextDay, "later", footer: true),
+        Binding(.week, k("t"), .today, "today"),
+        Binding(.week, k("T"), .nextTheme, "next theme"),
+        Binding(.week, k("?"), .help, "help", footer: true),
+        Binding(.week, k("esc", "q", "w"), .back, "back", footer: true),
+
+        Binding(.help, k("j", "down", "pagedown", "space"), .moveDown, "next page", footer: true),
+        Binding(.help, k("k", "up", "pageup"), .moveUp, "previous page", footer: true),
+        Binding(.help, k("esc", "q", "?"), .back, "back", footer: true),
+
+        Binding(.rating, k("1"), .rate1, "very easy", footer: true),
+        Binding(.rating, k("2"), .rate2, "easy", footer: true),
+        Binding(.rating, k("3"), .rate3, "medium", footer: true),
+        Binding(.rating, k("4"), .rate4, "hard", footer: true),
+        Binding(.rating, k("5"), .rate5, "very hard", footer: true),
+        Binding(.rating, k("esc"), .dismiss, "not now", footer: true),
+
+        Binding(.form, k("tab", "down"), .nextField, "next field", footer: true),
+        Binding(.form, k("shift-tab", "up"), .previousField, "previous field", footer: true),
+        Binding(.form, k("enter"), .submit, "save", footer: true),
+        Binding(.form, k("backspace"), .erase, "erase"),
+        Binding(.form, k("esc"), .cancel, "cancel", footer: true),
+
+        Binding(.confirm, k("y"), .confirm, "yes", footer: true),
+        Binding(.confirm, k("n", "esc"), .cancel, "no", footer: true),
+    ])
+
+    /// Applies a user's key file: `mode.command = key, key` lines (`today.check-in = c, space`)
+    /// replace that command's keys in that mode; `#` starts a comment. Returns the map and
+    /// one-line problems naming the file and line; a bad line, or one that would make two
+    /// bindings collide, is ignored.
+    public func applying(_ text: String, file: String) -> (KeyMap, [String]) {
+        var map = self
+        var problems: [String] = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let at = "\(file) line \(n + 1)"
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
+                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            if line.isEmpty { continue }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { problems.append("\(at): expected 'mode.command = key, key'"); continue }
+            let target = parts[0].split(separator: ".", maxSplits: 1).map(String.init)
+            guard target.count == 2, let mode = Mode(rawValue: target[0]) else {
+                problems.append("\(at): unknown mode in '\(parts[0])' (modes: \(Mode.allCases.map(\.rawValue).joined(separator: ", ")))")
+                continue
+            }
+            guard let command = Command(rawValue: target[1]),
+                  let index = map.bindings.firstIndex(where: { $0.mode == mode && $0.command == command }) else {
+                let known = map.bindings(in: mode).map(\.command.rawValue).joined(separator: ", ")
+                problems.append("\(at): '\(target[1])' is not a command of \(mode.rawValue) (commands: \(known))")
+                continue
+            }
+            var keys: [Key] = []
+            var bad: String?
+            for name in parts[1].split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+                guard let key = Key(name: name) else { bad = name; break }
+                keys.append(key)
+            }
+            if let bad { problems.append("\(at): unknown key '\(bad)' (e.g. j, G, space, enter, esc, up, ctrl-l)"); continue }
+            guard !keys.isEmpty else { problems.append("\(at): no keys given"); continue }
+            var candidate = map
+            candidate.bindings[index].keys = keys
+            if let clash = candidate.collisions.first {
+                problems.append("\(at): ignored, it would make \(clash)")
+                continue
+            }
+            map = candidate
+        }
+        return (map, problems)
+    }
+}

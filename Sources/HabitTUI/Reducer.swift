@@ -1,0 +1,288 @@
+import HabitCore
+
+/// The update function: applies an action to the state and returns the effects to run.
+/// Pure: no I/O, no clock; writes are validated here with the same rules the repository
+/// runs again under its lock, so a refused write shows its reason at once.
+public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
+    switch action {
+    case .key(let key):
+        state.message = nil
+        return handle(key, &state)
+    case .resized(let width, let height):
+        state.width = width
+        state.height = height
+        return []
+    case .stateChanged(let habits):
+        state.habits = habits
+        // A question about a habit that is gone (deleted elsewhere) goes too.
+        switch state.overlay {
+        case .rating(let h, _), .confirmArchive(let h), .confirmDelete(let h):
+            if habits.habit(h) == nil { state.overlay = nil }
+        default: break
+        }
+        if case .detail(let h) = state.screen, habits.habit(h) == nil { state.screen = .today }
+        return []
+    case .dayChanged(let day):
+        let followsToday = state.date == state.today
+        state.today = day
+        if followsToday || state.date > day { state.date = day }
+        return []
+    case .done(let text):
+        state.message = Message(text)
+        return []
+    case .failed(let text):
+        state.message = Message(text, .error)
+        return []
+    case .warning(let text):
+        state.message = Message(text, .warning)
+        return []
+    case .themeLoaded(let name, let problems):
+        state.themeName = name
+        state.message = problems.first.map { Message($0, .warning) } ?? Message("Theme: \(name)")
+        return []
+    }
+}
+
+private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
+    let mode = state.mode
+    if mode == .form, case .form(var form) = state.overlay {
+        let command = state.keyMap.command(for: key, in: .form)
+        switch command {
+        case .nextField?: form.move(1)
+        case .previousField?: form.move(-1)
+        case .erase?: form.erase()
+        case .cancel?:
+            state.overlay = nil
+            state.message = Message("Cancelled")
+            return []
+        case .submit?:
+            let base = form.editing.flatMap { state.habits.habit($0)?.fields }
+            switch form.fields(base: base, in: state.habits) {
+            case .success(let fields):
+                state.overlay = nil
+                return [.write(form.editing.map { .edit($0, fields) } ?? .add(fields))]
+            case .failure(let e):
+                form.formError = e.description
+            }
+        default:
+            if case .char(let c) = key { form.type(c) }
+        }
+        state.overlay = .form(form)
+        return []
+    }
+    guard let command = state.keyMap.command(for: key, in: mode) else {
+        switch mode {
+        case .rating:
+            // Any other key dismisses the question and does what it normally does.
+            state.overlay = nil
+            return handle(key, &state)
+        case .confirm:
+            state.overlay = nil
+            state.message = Message("Cancelled: nothing changed")
+        default:
+            break
+        }
+        return []
+    }
+    switch mode {
+    case .today: return today(command, &state)
+    case .detail: return detail(command, &state)
+    case .week: return week(command, &state)
+    case .help:
+        let pages = helpLayout(state).pages
+        if command == .moveDown { state.helpPage = min(pages - 1, state.helpPage + 1) }
+        if command == .moveUp { state.helpPage = max(0, state.helpPage - 1) }
+        if command == .back, case .help(let from) = state.screen {
+            switch from {
+            case .detail: state.screen = state.selectedID.map(Screen.detail) ?? .today
+            case .week: state.screen = .week
+            default: state.screen = .today
+            }
+        }
+        return []
+    case .rating:
+        guard case .rating(let h, let day) = state.overlay else { return [] }
+        state.overlay = nil
+        if let r = command.rating { return write(.rate(h, day, r), &state) }
+        return []
+    case .confirm:
+        let overlay = state.overlay
+        state.overlay = nil
+        guard command == .confirm else {
+            state.message = Message("Cancelled: nothing changed")
+            return []
+        }
+        switch overlay {
+        case .confirmArchive(let h)?: return write(.archive(h), &state)
+        case .confirmDelete(let h)?: return write(.delete(h), &state)
+        default: return []
+        }
+    case .form:
+        return []
+    }
+}
+
+/// Checks a write against the rules before asking for it; shows the reason when refused.
+private func write(_ w: Write, _ state: inout AppState) -> [Effect] {
+    let s = state.habits
+    do {
+        switch w {
+        case .progress(let h, let day, let delta):
+            guard let habit = s.habit(h) else { return [] }
+            if delta > 0 {
+                _ = try Edits.checkIn(habit, on: day, amount: delta, today: state.today, in: s)
+            } else {
+                _ = try Edits.uncheck(habit, on: day, amount: -delta, today: state.today, in: s)
+            }
+        case .skip(let h, let day, let on):
+            guard let habit = s.habit(h) else { return [] }
+            _ = try Edits.setSkipped(habit, on: day, on, today: state.today, in: s)
+        case .rate(let h, let day, let r):
+            guard let habit = s.habit(h) else { return [] }
+            _ = try Edits.rate(habit, on: day, r, today: state.today, in: s)
+        case .archive(let h):
+            guard let habit = s.habit(h) else { return [] }
+            _ = try Edits.archive(habit, today: state.today, in: s)
+        case .add, .edit, .delete:
+            break
+        }
+    } catch let e as CoreError {
+        state.message = Message(e.description, .error)
+        return []
+    } catch {
+        state.message = Message("\(error)", .error)
+        return []
+    }
+    return [.write(w)]
+}
+
+private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
+    let row = state.selected
+    switch command {
+    case .moveDown, .moveUp, .first, .last:
+        guard !state.rows.isEmpty else { return [] }
+        let last = state.rows.count - 1
+        let current = state.selectedIndex ?? 0
+        let next: Int
+        switch command {
+        case .moveDown: next = min(last, current + 1)
+        case .moveUp: next = max(0, current - 1)
+        case .first: next = 0
+        default: next = last
+        }
+        state.selectedID = state.rows[next].habit.id
+        return []
+    case .checkIn:
+        guard let row else { return noHabit(&state) }
+        let effects = write(.progress(row.habit.id, state.date, 1), &state)
+        if !effects.isEmpty, row.habit.kind == .build, !row.completed, row.progress + 1 >= row.habit.goal {
+            state.overlay = .rating(row.habit.id, state.date)
+        }
+        return effects
+    case .uncheck:
+        guard let row else { return noHabit(&state) }
+        return write(.progress(row.habit.id, state.date, -1), &state)
+    case .rate1, .rate2, .rate3, .rate4, .rate5:
+        guard let row else { return noHabit(&state) }
+        return write(.rate(row.habit.id, state.date, command.rating), &state)
+    case .undo:
+        return [.undo]
+    case .skip:
+        guard let row else { return noHabit(&state) }
+        return write(.skip(row.habit.id, state.date, !row.skipped), &state)
+    case .previousDay:
+        if state.date > LocalDay.earliest { state.date = state.date.adding(-1) }
+        return []
+    case .nextDay:
+        if state.date < state.today { state.date = state.date.adding(1) } else {
+            state.message = Message("This is today: the future cannot be checked in yet")
+        }
+        return []
+    case .today:
+        state.date = state.today
+        return []
+    case .add:
+        state.overlay = .form(.new(today: state.today))
+        return []
+    case .edit:
+        guard let row else { return noHabit(&state) }
+        state.overlay = .form(.edit(row.habit))
+        return []
+    case .archive:
+        guard let row else { return noHabit(&state) }
+        state.overlay = .confirmArchive(row.habit.id)
+        return []
+    case .delete:
+        guard let row else { return noHabit(&state) }
+        state.overlay = .confirmDelete(row.habit.id)
+        return []
+    case .detail:
+        guard let row else { return noHabit(&state) }
+        state.screen = .detail(row.habit.id)
+        return []
+    case .week:
+        state.screen = .week
+        state.weekOffset = 0
+        return []
+    case .toggleAll:
+        state.showAll.toggle()
+        state.message = Message(state.showAll ? "Showing every habit" : "Showing the habits due on this day")
+        return []
+    case .nextTheme:
+        return nextTheme(&state)
+    case .help:
+        state.screen = .help(from: .today)
+        state.helpPage = 0
+        return []
+    case .quit:
+        return [.quit]
+    default:
+        return []
+    }
+}
+
+private func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
+    guard case .detail(let id) = state.screen else { return [] }
+    switch command {
+    case .moveDown, .moveUp:
+        let all = state.habits.habits
+        guard let i = all.firstIndex(where: { $0.id == id }), !all.isEmpty else { return [] }
+        let next = all[(i + (command == .moveDown ? 1 : all.count - 1)) % all.count]
+        state.screen = .detail(next.id)
+        if state.rows.contains(where: { $0.habit.id == next.id }) { state.selectedID = next.id }
+    case .back:
+        state.screen = .today
+    case .help:
+        state.screen = .help(from: .detail)
+        state.helpPage = 0
+    case .nextTheme:
+        return nextTheme(&state)
+    default:
+        break
+    }
+    return []
+}
+
+private func week(_ command: Command, _ state: inout AppState) -> [Effect] {
+    switch command {
+    case .previousDay: state.weekOffset += 7
+    case .nextDay: state.weekOffset = max(0, state.weekOffset - 7)
+    case .today: state.weekOffset = 0
+    case .back: state.screen = .today
+    case .help: state.screen = .help(from: .week); state.helpPage = 0
+    case .nextTheme: return nextTheme(&state)
+    default: break
+    }
+    return []
+}
+
+private func nextTheme(_ state: inout AppState) -> [Effect] {
+    let names = state.themeNames.isEmpty ? ["default"] : state.themeNames
+    let i = names.firstIndex(of: state.themeName) ?? -1
+    return [.loadTheme(names[(i + 1) % names.count])]
+}
+
+private func noHabit(_ state: inout AppState) -> [Effect] {
+    state.message = Message(state.habits.habits.isEmpty ? "No habits yet: press a to add one" : "No habit is due on this day: v shows them all")
+    return []
+}

@@ -1,0 +1,472 @@
+import Foundation
+import HabitCore
+
+/// The smallest screen the UI draws; below it, a "too small" notice.
+public let minimumWidth = 40
+public let minimumHeight = 10
+
+/// The view: the whole screen as a function of the state. Colours are roles, so the theme
+/// (applied by the terminal driver) never changes what is drawn, only how.
+public func render(_ state: AppState) -> ScreenBuffer {
+    var b = ScreenBuffer(width: state.width, height: state.height)
+    guard state.width >= minimumWidth, state.height >= minimumHeight else {
+        tooSmall(&b, state)
+        return b
+    }
+    switch state.screen {
+    case .today: todayScreen(&b, state)
+    case .detail(let id): detailScreen(&b, state, id)
+    case .week: weekScreen(&b, state)
+    case .help: helpScreen(&b, state)
+    }
+    statusBar(&b, state)
+    messageLine(&b, state)
+    footer(&b, state)
+    if case .form(let form) = state.overlay { formBox(&b, state, form) }
+    return b
+}
+
+// MARK: Pieces
+
+private func tooSmall(_ b: inout ScreenBuffer, _ state: AppState) {
+    let lines = ["Terminal too small", "need \(minimumWidth)×\(minimumHeight), have \(state.width)×\(state.height)", "q quits"]
+    for (i, line) in lines.enumerated() {
+        let y = max(0, state.height / 2 - 1) + i
+        let w = TextWidth.of(line)
+        b.put(line, x: max(0, (state.width - w) / 2), y: y, role: i == 0 ? .statusWarn : .dim)
+    }
+}
+
+private let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+private let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
+                          "September", "October", "November", "December"]
+
+private func dateTitle(_ date: LocalDay, today: LocalDay) -> (String, String?) {
+    let c = date.components
+    let text = "\(weekdayNames[date.weekday.rawValue - 1]) \(c.day) \(monthNames[c.month - 1].prefix(3)) \(c.year)"
+    let back = date.days(to: today)
+    switch back {
+    case 0: return (text, nil)
+    case 1: return (text, "yesterday")
+    case 2...: return (text, "\(back) days ago")
+    default: return (text, "in the future")
+    }
+}
+
+private func header(_ b: inout ScreenBuffer, _ state: AppState) {
+    var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
+    x += b.put(" \(state.glyphs.separator) ", x: x, y: 0, role: .dim)
+    let (title, marker) = dateTitle(state.date, today: state.today)
+    x += b.put(title, x: x, y: 0, role: .header)
+    if let marker {
+        // Clearly not today: an arrow back to it and how far back this is.
+        x += b.put("  \(state.glyphs.showsIcons ? "◀" : "<") \(marker)", x: x, y: 0, role: .statusWarn)
+    }
+    // Level, XP bar into the next level, XP today, right-aligned.
+    let level = state.stats.level
+    let barWidth = state.width >= 70 ? 12 : 6
+    let filled = level.xpForNextLevel > 0 ? min(barWidth, barWidth * level.xpIntoLevel / level.xpForNextLevel) : 0
+    let left = "Lv \(level.level) "
+    let right = " \(level.xpIntoLevel)/\(level.xpForNextLevel) XP  +\(state.stats.xpToday) today"
+    let total = TextWidth.of(left) + barWidth + TextWidth.of(right)
+    var rx = state.width - 1 - total
+    guard rx > x + 1 else {
+        // Narrow: the level and XP without the bar, or just the level.
+        for short in ["Lv \(level.level) \(level.xpIntoLevel)/\(level.xpForNextLevel) +\(state.stats.xpToday)", "Lv \(level.level)"] {
+            let sx = state.width - 1 - TextWidth.of(short)
+            if sx > x + 1 { b.put(short, x: sx, y: 0, role: .header); return }
+        }
+        return
+    }
+    rx += b.put(left, x: rx, y: 0, role: .header)
+    rx += b.put(String(repeating: state.glyphs.barFull, count: filled), x: rx, y: 0, role: .xpBar)
+    rx += b.put(String(repeating: state.glyphs.barEmpty, count: barWidth - filled), x: rx, y: 0, role: .xpBarEmpty)
+    b.put(right, x: rx, y: 0, role: .header)
+}
+
+private func statusBar(_ b: inout ScreenBuffer, _ state: AppState) {
+    let y = state.height - 2
+    b.paint(x: 0, y: y, count: state.width, role: .footer)
+    let g = state.glyphs
+    var x = 1
+    x += b.put("\(g.syncLocal) \(state.syncLabel)", x: x, y: y, role: .syncLocal)
+    let doneCount = state.rows.filter { $0.scheduled && !$0.skipped && $0.completed && ($0.progress > 0 || $0.habit.kind == .limit) }.count
+    let due = state.rows.filter { $0.scheduled && !$0.skipped }.count
+    var right = "\(doneCount)/\(due) done  \(g.separator)  theme \(state.themeName)"
+    if TextWidth.of(right) > state.width - x - 4 { right = "\(doneCount)/\(due) done" }
+    let rightX = state.width - 1 - TextWidth.of(right)
+    b.put(right, x: max(x + 2, rightX), y: y, role: .footer)
+    // Where the data lives, in the room left (cut with … when long).
+    let room = rightX - x - 4
+    if room >= 8 { b.put("  " + TextWidth.fit(state.location, room).trimmingCharacters(in: .whitespaces), x: x, y: y, role: .footer) }
+}
+
+private func footer(_ b: inout ScreenBuffer, _ state: AppState) {
+    let y = state.height - 1
+    var entries = state.keyMap.footer(for: state.mode)
+    // The last entries (help, quit) always stay: drop from the middle when it is too narrow.
+    func width(_ e: [(key: String, label: String)]) -> Int { e.reduce(1) { $0 + TextWidth.of($1.key) + TextWidth.of($1.label) + 3 } }
+    while entries.count > 2 && width(entries) > state.width { entries.remove(at: entries.count - 3) }
+    var x = 1
+    for (key, label) in entries {
+        guard x + TextWidth.of(key) + TextWidth.of(label) + 1 <= state.width else { break }
+        x += b.put(key, x: x, y: y, role: .key)
+        x += b.put(" " + label + "  ", x: x, y: y, role: .footer)
+    }
+}
+
+private func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
+    let y = state.height - 3
+    switch state.overlay {
+    case .rating(let h, _)?:
+        let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"
+        var x = 1 + b.put("How hard was \(name)? ", x: 1, y: y, role: .accent)
+        for (key, label) in state.keyMap.footer(for: .rating) {
+            x += b.put(key, x: x, y: y, role: .key)
+            x += b.put(" \(label)  ", x: x, y: y, role: .normal)
+        }
+        return
+    case .confirmArchive(let h)?:
+        let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"
+        b.put("Archive '\(name)'? Its history stays. y yes, n no", x: 1, y: y, role: .statusWarn)
+        return
+    case .confirmDelete(let h)?:
+        let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"
+        b.put("Delete '\(name)' and all its history? Type y to delete (u undoes it), any other key keeps it", x: 1, y: y, role: .statusError)
+        return
+    default:
+        break
+    }
+    guard let m = state.message else { return }
+    let role: Role = m.kind == .error ? .statusError : m.kind == .warning ? .statusWarn : .statusOk
+    b.put(m.text, x: 1, y: y, role: role, limit: state.width - 2)
+}
+
+// MARK: Today
+
+/// The glyph and role of a habit's day.
+func dayGlyph(_ s: HabitSummary, _ g: Glyphs) -> (String, Role) {
+    dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed, progress: s.progress,
+             kind: s.habit.kind, scheduled: s.scheduled, g)
+}
+
+func dayGlyph(skipped: Bool, exceeded: Bool, completed: Bool, progress: Int, kind: HabitKind, scheduled: Bool,
+              _ g: Glyphs) -> (String, Role) {
+    if skipped { return (g.skipped, .skipped) }
+    if exceeded { return (g.exceeded, .exceeded) }
+    if completed && (progress > 0 || kind == .limit) { return (g.done, .done) }
+    if progress > 0 { return (g.partial, .partial) }
+    return (g.notYet, scheduled ? .missed : .dim)
+}
+
+func progressText(_ s: HabitSummary) -> String {
+    let unit = s.habit.fields.unit.map { " " + $0 } ?? ""
+    return s.habit.kind == .build ? "\(s.progress)/\(s.habit.goal)\(unit)" : "\(s.progress) ≤\(s.habit.goal)\(unit)"
+}
+
+private func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
+    header(&b, state)
+    let g = state.glyphs
+    let top = 2, bottom = state.height - 4 // rows top...bottom
+    let listHeight = bottom - top + 1
+    if state.rows.isEmpty {
+        let text = state.habits.habits.isEmpty
+            ? "No habits yet. Press a to add your first one."
+            : "Nothing is due on this day. v shows every habit."
+        b.put(text, x: 3, y: top + 1, role: .dim)
+        return
+    }
+    let wide = state.width >= 72
+    let progressWidth = min(18, max(9, state.rows.map { TextWidth.of(progressText($0)) }.max() ?? 9))
+    // Column labels.
+    let selected = state.selectedIndex ?? 0
+    let first = max(0, min(selected - listHeight + 1, state.rows.count - listHeight))
+    let shown = state.rows[first..<min(state.rows.count, first + listHeight)]
+    for (i, s) in zip(shown.indices, shown) {
+        let y = top + (i - first)
+        let isSelected = i == selected
+        var x = 0
+        x += b.put(isSelected ? g.selected + " " : "  ", x: x, y: y, role: .accent)
+        let (glyph, role) = dayGlyph(s, g)
+        x += b.put(glyph, x: x, y: y, role: role, limit: 1)
+        x += 1
+        if g.showsIcons {
+            b.put(s.habit.fields.icon ?? "", x: x + 1, y: y, role: .normal, limit: 2)
+            x += 4
+        }
+        // Right part, from the right edge leftwards: sync, difficulty, strength, streak, progress.
+        var rx = state.width - 2
+        b.put(g.syncLocal, x: rx, y: y, role: .syncLocal, limit: 1)
+        rx -= 3
+        let diff = s.difficulty.map { "d\($0)" } ?? "  "
+        b.put(diff, x: rx, y: y, role: .dim)
+        rx -= 1
+        if wide {
+            let barWidth = 5
+            let filled = Int((s.strength * Double(barWidth)).rounded())
+            let pct = "\(Int((s.strength * 100).rounded()))%"
+            rx -= 10
+            var bx = rx
+            bx += b.put(String(repeating: g.barFull, count: filled), x: bx, y: y, role: .strength)
+            bx += b.put(String(repeating: g.barEmpty, count: barWidth - filled), x: bx, y: y, role: .xpBarEmpty)
+            b.put(" " + pct, x: bx, y: y, role: .strength)
+        } else {
+            rx -= 5
+            b.put("\(Int((s.strength * 100).rounded()))%", x: rx, y: y, role: .strength)
+        }
+        rx -= 7
+        let streak = "\(s.streak)\(s.streakUnit == "weeks" ? "w" : "d")"
+        b.put(TextWidth.fit(streak, 5), x: rx + 1, y: y, role: s.streak > 0 ? .streak : .dim)
+        rx -= progressWidth + 1
+        b.put(progressText(s), x: rx, y: y, role: role == .dim ? .dim : .normal, limit: progressWidth)
+        let nameRole: Role = s.habit.fields.archivedFrom.map { $0 <= s.day } == true ? .dim : .normal
+        b.put(s.habit.name, x: x, y: y, role: nameRole, limit: max(0, rx - 1 - x))
+        if isSelected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
+    }
+    if state.rows.count > listHeight {
+        b.put("\(first + 1)-\(first + shown.count) of \(state.rows.count)", x: state.width - 14, y: 1, role: .dim)
+    }
+}
+
+// MARK: Detail
+
+private func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
+    guard let habit = state.habits.habit(id) else { return }
+    let s = state.habits
+    let g = state.glyphs
+    let today = state.today
+    var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
+    x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
+    let icon = g.showsIcons ? (habit.fields.icon.map { $0 + " " } ?? "") : ""
+    b.put(icon + habit.name, x: x, y: 0, role: .header, limit: state.width - x - 1)
+    let unit = habit.fields.unit.map { " " + $0 } ?? ""
+    let goal = habit.kind == .build ? "at least \(habit.goal)\(unit) a day" : "at most \(habit.goal)\(unit) a day"
+    var info = "\(habit.kind.rawValue), \(goal), \(habit.schedule), since \(habit.startDate)"
+    if let from = habit.fields.archivedFrom { info += ", archived from \(from)" }
+    b.put(info, x: 1, y: 1, role: .dim)
+
+    let summary = s.summary(habit, on: today, today: today, settings: state.settings)
+    let now = summary.strength
+    let before = s.strength(habit, asOf: today.adding(-30))
+    let delta = Int(((now - before) * 100).rounded())
+    let trend = delta > 0 ? "up \(delta)%" : delta < 0 ? "down \(-delta)%" : "steady"
+    var y = 3
+    var lx = 1
+    lx += b.put("Streak ", x: lx, y: y, role: .normal)
+    lx += b.put("\(summary.streak) \(summary.streakUnit)", x: lx, y: y, role: .streak)
+    lx += b.put("  best \(summary.bestStreak)  \(g.separator)  strength ", x: lx, y: y, role: .normal)
+    lx += b.put("\(Int((now * 100).rounded()))%", x: lx, y: y, role: .strength)
+    b.put("  (\(trend) over 30 days)", x: lx, y: y, role: .dim)
+    y += 1
+    let history = s.history(habit, through: today, settings: state.settings)
+    func rate(_ days: Int) -> String {
+        let window = history.suffix(days).filter { $0.scheduled && !$0.skipped && $0.day <= today }
+        guard !window.isEmpty else { return "–" }
+        let done = window.filter { $0.completed && ($0.progress > 0 || habit.kind == .limit) }.count
+        return "\(Int((Double(done) * 100 / Double(window.count)).rounded()))%"
+    }
+    b.put("Done on due days: 7 days \(rate(7))  \(g.separator)  30 days \(rate(30))  \(g.separator)  365 days \(rate(365))", x: 1, y: y, role: .normal)
+    y += 1
+    func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
+    let a7 = s.difficultyAverage(habit, asOf: today, count: 7), a30 = s.difficultyAverage(habit, asOf: today, count: 30)
+    b.put("Difficulty (1 very easy … 5 very hard): last 7 rated days \(avg(a7))  \(g.separator)  last 30 \(avg(a30))", x: 1, y: y, role: .normal)
+    y += 1
+    if let notes = habit.fields.notes {
+        b.put("Notes: " + notes.replacingOccurrences(of: "\n", with: " / "), x: 1, y: y, role: .dim, limit: state.width - 2)
+        y += 1
+    }
+    y += 1
+    // Heat map: month grids, as many as fit side by side (at least three months shown,
+    // stacked when the screen is narrow and tall enough).
+    let byDay = Dictionary(uniqueKeysWithValues: history.map { ($0.day, $0) })
+    let monthWidth = 23
+    let perRow = max(1, (state.width - 1) / monthWidth)
+    let bottom = state.height - 4
+    let rowsOfMonths = max(1, (bottom - y + 1) / 9)
+    let count = max(3, perRow * rowsOfMonths)
+    var c = today.components
+    var months: [(Int, Int)] = []
+    for _ in 0..<count {
+        months.insert((c.year, c.month), at: 0)
+        c.month -= 1
+        if c.month == 0 { c.month = 12; c.year -= 1 }
+    }
+    for (i, (year, month)) in months.suffix(perRow * rowsOfMonths).enumerated() {
+        let mx = 1 + (i % perRow) * monthWidth
+        let my = y + (i / perRow) * 9
+        guard my + 1 <= bottom else { break }
+        monthGrid(&b, x: mx, y: my, year: year, month: month, bottom: bottom, habit: habit, byDay: byDay, today: today, glyphs: g)
+    }
+}
+
+private func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, bottom: Int, habit: Habit,
+                       byDay: [LocalDay: DaySummary], today: LocalDay, glyphs g: Glyphs) {
+    b.put("\(monthNames[month - 1]) \(year)", x: x, y: y, role: .header)
+    b.put("Mo Tu We Th Fr Sa Su", x: x, y: y + 1, role: .dim)
+    guard let first = LocalDay(year: year, month: month, day: 1) else { return }
+    var day = first
+    var row = y + 2
+    let levels: [Role] = [.heat0, .heat1, .heat2, .heat3, .heat4]
+    let shades = g.showsIcons ? ["·", "░", "▒", "▓", "█"] : [".", "-", "o", "O", "#"]
+    while day.components.month == month {
+        let col = day.weekday.rawValue - 1
+        guard row <= bottom else { return }
+        let cellX = x + col * 3
+        if day > today || day < habit.startDate {
+            b.put(" ", x: cellX, y: row, role: .dim)
+        } else if let d = byDay[day] {
+            let level: Int
+            if d.skipped { level = -1 }
+            else if habit.kind == .limit { level = d.exceeded ? 0 : 4 }
+            else { level = d.progress == 0 ? 0 : min(4, max(1, (4 * d.progress + habit.goal - 1) / max(1, habit.goal))) }
+            if level < 0 {
+                b.put(g.skipped, x: cellX, y: row, role: .skipped)
+            } else {
+                b.put(shades[level] + shades[level], x: cellX, y: row, role: levels[level])
+            }
+        } else {
+            b.put(" ", x: cellX, y: row, role: .dim)
+        }
+        if col == 6 { row += 1 }
+        day = day.adding(1)
+    }
+}
+
+// MARK: Week
+
+private func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
+    let g = state.glyphs
+    let end = state.date.adding(-state.weekOffset)
+    let days = (0..<14).map { end.adding($0 - 13) }
+    var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
+    x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
+    b.put("the 14 days to \(end)", x: x, y: 0, role: .header)
+    let gridX = max(14, min(30, state.width - 14 * 3 - 2))
+    for (i, d) in days.enumerated() {
+        let label = String(weekdayNames[d.weekday.rawValue - 1].prefix(2))
+        b.put(label, x: gridX + i * 3, y: 2, role: d == state.today ? .accent : .dim)
+        b.put(String(d.components.day), x: gridX + i * 3, y: 3, role: d == state.today ? .accent : .dim)
+    }
+    let habits = state.habits.habits.filter { ($0.fields.archivedFrom ?? .latest) > days[0] }
+    let bottom = state.height - 4
+    for (row, habit) in habits.enumerated() {
+        let y = 4 + row
+        guard y <= bottom else {
+            b.put("… \(habits.count - row) more", x: 1, y: bottom, role: .dim)
+            break
+        }
+        b.put(habit.name, x: 1, y: y, role: .normal, limit: gridX - 2)
+        let history = state.habits.history(habit, through: min(end, state.today), settings: state.settings)
+        let byDay = Dictionary(uniqueKeysWithValues: history.suffix(14).map { ($0.day, $0) })
+        for (i, d) in days.enumerated() {
+            guard let s = byDay[d] else { continue }
+            let (glyph, role) = dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed,
+                                         progress: s.progress, kind: habit.kind, scheduled: s.scheduled, g)
+            b.put(s.scheduled || s.progress > 0 || s.skipped ? glyph : g.unscheduled, x: gridX + i * 3, y: y, role: role)
+        }
+    }
+    if habits.isEmpty { b.put("No habits yet.", x: 3, y: 5, role: .dim) }
+}
+
+// MARK: Help
+
+/// The help text as lines: each mode's title, its bindings, a blank line.
+func helpLines(_ map: KeyMap) -> [(text: String, label: String, isTitle: Bool)] {
+    var lines: [(String, String, Bool)] = []
+    for mode in Mode.allCases {
+        let bindings = map.bindings(in: mode)
+        guard !bindings.isEmpty else { continue }
+        lines.append((modeTitle(mode), "", true))
+        for b in bindings { lines.append((b.keys.map(\.description).joined(separator: " "), b.label, false)) }
+        lines.append(("", "", false))
+    }
+    return lines
+}
+
+/// How the help screen is laid out: columns of `rows` lines, `columns` of them per page.
+func helpLayout(_ state: AppState) -> (rows: Int, columns: Int, pages: Int) {
+    let rows = max(1, state.height - 4 - 2 + 1)
+    let columns = max(1, (state.width - 1) / 38)
+    let total = helpLines(state.keyMap).count
+    let pages = max(1, (total + rows * columns - 1) / (rows * columns))
+    return (rows, columns, pages)
+}
+
+private func helpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
+    let layout = helpLayout(state)
+    let page = min(state.helpPage, layout.pages - 1)
+    b.put("Habitto", x: 1, y: 0, role: .title)
+    var title = " · keys (set your own in the keys file of the config directory)"
+    if layout.pages > 1 { title += "  page \(page + 1)/\(layout.pages), j/k turns" }
+    b.put(title, x: 8, y: 0, role: .dim)
+    let lines = helpLines(state.keyMap)
+    let perPage = layout.rows * layout.columns
+    for (n, line) in lines.dropFirst(page * perPage).prefix(perPage).enumerated() {
+        let x = 1 + (n / layout.rows) * 38
+        let y = 2 + n % layout.rows
+        if line.isTitle {
+            b.put(line.text, x: x, y: y, role: .header)
+        } else {
+            b.put(line.text, x: x + 1, y: y, role: .key, limit: 13)
+            b.put(line.label, x: x + 15, y: y, role: .normal, limit: 22)
+        }
+    }
+}
+
+private func modeTitle(_ mode: Mode) -> String {
+    switch mode {
+    case .today: "Today"
+    case .detail: "Habit details"
+    case .week: "Week overview"
+    case .help: "Help"
+    case .rating: "How hard was it?"
+    case .form: "Add / edit form"
+    case .confirm: "Questions"
+    }
+}
+
+// MARK: Form
+
+private func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
+    let fields = HabitForm.Field.allCases
+    let w = min(state.width - 2, 76)
+    let h = min(state.height - 2, fields.count * 2 + 4)
+    let x0 = (state.width - w) / 2, y0 = max(0, (state.height - h) / 2 - 1)
+    for y in y0..<(y0 + h) {
+        b.put(String(repeating: " ", count: w), x: x0, y: y, role: .normal)
+    }
+    let border = state.glyphs.showsIcons ? ("┌", "┐", "└", "┘", "─", "│") : ("+", "+", "+", "+", "-", "|")
+    b.put(border.0 + String(repeating: border.4, count: w - 2) + border.1, x: x0, y: y0, role: .accent)
+    b.put(border.2 + String(repeating: border.4, count: w - 2) + border.3, x: x0, y: y0 + h - 1, role: .accent)
+    for y in (y0 + 1)..<(y0 + h - 1) {
+        b.put(border.5, x: x0, y: y, role: .accent)
+        b.put(border.5, x: x0 + w - 1, y: y, role: .accent)
+    }
+    b.put(form.editing == nil ? " New habit " : " Edit habit ", x: x0 + 2, y: y0, role: .title)
+    let compact = h < fields.count * 2 + 4
+    var y = y0 + 1
+    for field in fields {
+        guard y < y0 + h - 2 else { break }
+        let focused = field == form.focus
+        let label = TextWidth.fit(field.label, 13)
+        b.put(focused ? state.glyphs.selected : " ", x: x0 + 1, y: y, role: .accent)
+        b.put(label, x: x0 + 3, y: y, role: focused ? .header : .dim)
+        let value = form.text(field) + (focused && field != .kind ? "_" : "")
+        b.put(value, x: x0 + 17, y: y, role: focused ? .selection : .normal, limit: w - 19)
+        let problem = form.problem(field, in: state.habits)
+        let note = problem ?? (focused ? field.hint : "")
+        if !compact {
+            y += 1
+            b.put(note, x: x0 + 17, y: y, role: problem == nil ? .dim : .statusError, limit: w - 19)
+        } else if let problem {
+            b.put(" " + problem, x: x0 + 17 + TextWidth.of(value), y: y, role: .statusError,
+                  limit: max(0, w - 19 - TextWidth.of(value)))
+        }
+        y += 1
+    }
+    if let error = form.formError {
+        b.put(error, x: x0 + 2, y: y0 + h - 2, role: .statusError, limit: w - 4)
+    } else {
+        b.put("enter saves · tab next field · esc cancels", x: x0 + 2, y: y0 + h - 2, role: .dim, limit: w - 4)
+    }
+}

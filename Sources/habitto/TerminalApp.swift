@@ -1,0 +1,251 @@
+import Foundation
+import HabitCore
+import HabitStore
+import HabitTUI
+import HabitTerminal
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Actions arriving from other threads (repository events, finished writes), waking the
+/// UI loop through the pipe it polls.
+final class Inbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var actions: [Action] = []
+    let pipe: WakePipe
+
+    init(pipe: WakePipe) { self.pipe = pipe }
+
+    func post(_ action: Action) {
+        lock.lock()
+        actions.append(action)
+        lock.unlock()
+        pipe.wake()
+    }
+
+    func drain() -> [Action] {
+        lock.lock()
+        defer { lock.unlock() }
+        let out = actions
+        actions = []
+        return out
+    }
+}
+
+/// The full-screen UI: wiring between the terminal driver, the pure reducer and renderer,
+/// and the repository.
+enum TerminalApp {
+    struct Options {
+        var theme: String?
+        var ascii: Bool
+    }
+
+    static func run(env: AppEnvironment, options: Options) async throws -> Int32 {
+        guard Terminal.isInteractive() else {
+            throw CLIError.usage("the full-screen UI needs a terminal (standard input and output are not one); try 'habitto list'")
+        }
+        let repo = try HabitRepository(directory: env.home, now: env.clock)
+        var startMessages = repo.openingWarnings.map { Message($0, .warning) }
+
+        // Themes and keys from the config directory (problems are shown, defaults used).
+        let configDir = (env.configPath as NSString).deletingLastPathComponent
+        let catalog = ThemeCatalog(
+            userDirectory: configDir + "/themes",
+            bundledDirectories: ThemeCatalog.bundledDirectories(executablePath: executablePath(), environment: ProcessInfo.processInfo.environment),
+            listFiles: ThemeCatalog.live.listFiles, readFile: ThemeCatalog.live.readFile)
+        let themeName = options.theme ?? env.config.theme ?? "default"
+        let (theme, themeProblems) = catalog.load(themeName)
+        startMessages += themeProblems.map { Message($0, .warning) }
+        var keyMap = KeyMap.defaults
+        if let text = ThemeCatalog.live.readFile(configDir + "/keys") {
+            let (map, problems) = keyMap.applying(text, file: configDir + "/keys")
+            keyMap = map
+            startMessages += problems.map { Message($0, .warning) }
+        }
+
+        let pipe = try WakePipe()
+        pipe.routeTerminationSignals()
+        let inbox = Inbox(pipe: pipe)
+        let terminal = try Terminal(theme: theme)
+        defer { terminal.shutdown() }
+
+        var state = AppState(
+            habits: await repo.state, today: env.today, settings: env.config.rules,
+            width: terminal.width, height: terminal.height,
+            glyphs: options.ascii || !terminal.isUTF8 ? .ascii : .unicode,
+            keyMap: keyMap, themeName: theme.name, themeNames: catalog.names,
+            location: abbreviate(env.home))
+        state.message = startMessages.first
+
+        // Repository events become actions.
+        let events = Task {
+            for await event in await repo.events() {
+                switch event {
+                case .changed(let s): inbox.post(.stateChanged(s))
+                case .warning(let w): inbox.post(.warning(w))
+                }
+            }
+        }
+        defer { events.cancel() }
+        // Writes run one after another, in the order the keys asked for them.
+        let (writes, writer) = AsyncStream.makeStream(of: Effect.self)
+        let worker = Task {
+            for await effect in writes {
+                inbox.post(await perform(effect, repo: repo, env: env))
+            }
+        }
+        defer { writer.finish(); worker.cancel() }
+
+        let loop = UILoop(state: state, terminal: terminal, pipe: pipe, inbox: inbox, catalog: catalog, env: env,
+                          exitAfterFirstFrame: ProcessInfo.processInfo.environment["HABITTO_EXIT_AFTER_FIRST_FRAME"] == "1")
+        let code: Int32 = await withCheckedContinuation { done in
+            let thread = Thread {
+                let code = loop.run(writes: writer, refresh: { Task { try? await repo.refresh() } })
+                done.resume(returning: code)
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        terminal.shutdown()
+        for w in repo.warnings.drain() { Output.warn(w) }
+        return code
+    }
+
+    /// Runs one write or undo against the repository; returns the action reporting it.
+    static func perform(_ effect: Effect, repo: HabitRepository, env: AppEnvironment) async -> Action {
+        do {
+            let today = env.today
+            switch effect {
+            case .undo:
+                guard let item = try await repo.undo() else { return .done("Nothing to undo on this device") }
+                return .done("Undid: \(item.label)")
+            case .write(let w):
+                var rng = SystemRandomNumberGenerator()
+                let newID = HabitID.random(using: &rng)
+                let result = try await repo.commit { state, _ in
+                    try changes(for: w, newID: newID, today: today, state: state)
+                }
+                return .done(describe(w, newID: newID, state: result.state, today: today, settings: env.config.rules))
+            default:
+                return .done("")
+            }
+        } catch let e as CoreError {
+            return .failed(e.description)
+        } catch let e as StoreError {
+            return .failed(e.description)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// The changes a write asks for, by the shared rules (checked again under the lock).
+    static func changes(for w: Write, newID: HabitID, today: LocalDay, state: HabitState) throws -> [Change] {
+        func habit(_ id: HabitID) throws -> Habit {
+            guard let h = state.habit(id) else { throw CoreError.invalid("that habit no longer exists (deleted elsewhere?)") }
+            return h
+        }
+        switch w {
+        case .progress(let id, let day, let delta):
+            let h = try habit(id)
+            return delta > 0 ? try Edits.checkIn(h, on: day, amount: delta, today: today, in: state)
+                             : try Edits.uncheck(h, on: day, amount: -delta, today: today, in: state)
+        case .skip(let id, let day, let on): return try Edits.setSkipped(try habit(id), on: day, on, today: today, in: state)
+        case .rate(let id, let day, let r): return try Edits.rate(try habit(id), on: day, r, today: today, in: state)
+        case .add(let fields): return try Edits.add(newID, fields, in: state)
+        case .edit(let id, let fields): return try Edits.update(try habit(id), to: fields, in: state)
+        case .archive(let id): return try Edits.archive(try habit(id), today: today, in: state)
+        case .delete(let id): return Edits.delete(try habit(id))
+        }
+    }
+
+    /// The confirmation shown after a write.
+    static func describe(_ w: Write, newID: HabitID, state: HabitState, today: LocalDay, settings: RuleSettings) -> String {
+        func name(_ id: HabitID) -> String { state.habit(id).map { "'\(Sanitize.display($0.name))'" } ?? "the habit" }
+        switch w {
+        case .progress(let id, let day, let delta):
+            guard let h = state.habit(id) else { return "Done" }
+            let s = state.summary(h, on: day, today: today, settings: settings)
+            let unit = h.fields.unit.map { " " + $0 } ?? ""
+            let amount = h.kind == .build ? "\(s.progress)/\(h.goal)\(unit)" : "\(s.progress) (at most \(h.goal))\(unit)"
+            let verb = delta > 0 ? "Checked in" : "Took back one from"
+            let extra = h.kind == .build && s.completed ? " — done! streak \(s.streak)" : s.exceeded ? " — over the limit" : ""
+            return "\(verb) \(name(id)): \(amount)\(day == today ? "" : " on \(day)")\(extra)"
+        case .skip(let id, let day, let on): return on ? "Skipped \(name(id)) on \(day): the streak is safe" : "Unskipped \(name(id)) on \(day)"
+        case .rate(let id, _, let r): return r.map { "Rated \(name(id)) \($0) of 5" } ?? "Cleared the rating of \(name(id))"
+        case .add: return "Added \(name(newID))"
+        case .edit(let id, _): return "Saved \(name(id))"
+        case .archive(let id): return "Archived \(name(id)); its history stays (u undoes)"
+        case .delete: return "Deleted the habit and its history (u undoes)"
+        }
+    }
+
+    static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    static func abbreviate(_ path: String) -> String {
+        let home = NSHomeDirectory()
+        return !home.isEmpty && home != "/" && path.hasPrefix(home + "/") ? "~" + path.dropFirst(home.count) : path
+    }
+}
+
+/// The loop that owns the terminal and the app state: wait for input or a wake-up,
+/// reduce, run effects, draw. Runs on its own thread; it never waits on the repository.
+final class UILoop: @unchecked Sendable {
+    /// Touched only by the loop's thread once it runs.
+    var state: AppState
+    let terminal: Terminal
+    let pipe: WakePipe
+    let inbox: Inbox
+    let catalog: ThemeCatalog
+    let env: AppEnvironment
+    let exitAfterFirstFrame: Bool
+
+    init(state: AppState, terminal: Terminal, pipe: WakePipe, inbox: Inbox, catalog: ThemeCatalog, env: AppEnvironment,
+         exitAfterFirstFrame: Bool) {
+        self.state = state
+        self.terminal = terminal; self.pipe = pipe; self.inbox = inbox; self.catalog = catalog
+        self.env = env; self.exitAfterFirstFrame = exitAfterFirstFrame
+    }
+
+    func run(writes: AsyncStream<Effect>.Continuation, refresh: () -> Void) -> Int32 {
+        terminal.draw(render(state))
+        if exitAfterFirstFrame { return 0 }
+        var lastRefresh = Date()
+        while true {
+            _ = terminal.wait(timeoutMilliseconds: 500, wakeFD: pipe.readFD)
+            if let signal = pipe.pendingSignal { return 128 + signal }
+            var actions: [Action] = terminal.readEvents().map { event in
+                switch event {
+                case .key(let k): return .key(k)
+                case .resize(let w, let h): return .resized(width: w, height: h)
+                }
+            }
+            actions += inbox.drain()
+            // Other processes' writes, and the day rolling over, at least twice a second.
+            let now = Date()
+            if now.timeIntervalSince(lastRefresh) >= 0.5 {
+                lastRefresh = now
+                refresh()
+                let today = LocalDay.containing(env.clock(), in: env.timeZone, dayStartHour: env.config.dayStartHour)
+                if today != state.today { actions.append(.dayChanged(today)) }
+            }
+            guard !actions.isEmpty else { continue }
+            for action in actions {
+                for effect in reduce(&state, action) {
+                    switch effect {
+                    case .quit:
+                        return 0
+                    case .loadTheme(let name):
+                        let (theme, problems) = catalog.load(name)
+                        terminal.setTheme(theme)
+                        _ = reduce(&state, .themeLoaded(theme.name, problems: problems))
+                    case .write, .undo:
+                        writes.yield(effect)
+                    }
+                }
+            }
+            terminal.draw(render(state))
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import XCTest
+import HabitCore
+@testable import HabitTUI
+
+/// The screens as text, for fixed sizes and states (HABITTO_RECORD_SNAPSHOTS=1 re-records).
+final class RenderTests: XCTestCase {
+    func testTodayScreen80x24() {
+        assertSnapshot(render(World.app()), named: "today-80x24")
+    }
+
+    func testTodayScreenNarrow50x12() {
+        assertSnapshot(render(World.app(width: 50, height: 12)), named: "today-50x12")
+    }
+
+    func testTodayScreenInAscii() {
+        assertSnapshot(render(World.app(glyphs: .ascii)), named: "today-ascii-80x24")
+    }
+
+    func testABackfilledDayIsMarkedNotToday() {
+        var app = World.app()
+        press(&app, .char("h"), .char("h"))
+        let screen = render(app)
+        XCTAssertTrue(screen.line(0).contains("Thu 19 Nov 2026") && screen.line(0).contains("◀ 2 days ago"), screen.line(0))
+        assertSnapshot(screen, named: "today-backfill-80x24")
+    }
+
+    func testFirstRunWithNoHabitsSaysHowToStart() {
+        let app = AppState(habits: HabitState(), today: World.today, location: "~/.local/share/habitto")
+        let screen = render(app)
+        XCTAssertTrue(screen.text.contains("No habits yet. Press a to add your first one."))
+        assertSnapshot(screen, named: "today-empty-80x24")
+    }
+
+    func testTooSmallTerminalSaysSoAtEverySmallSize() {
+        for (w, h) in [(39, 24), (80, 9), (30, 8), (1, 1), (0, 0), (12, 3)] {
+            let screen = render(World.app(width: w, height: h))
+            XCTAssertEqual(screen.width, w)
+            XCTAssertEqual(screen.height, h)
+            if h >= 3 && w >= 18 { XCTAssertTrue(screen.text.contains("Terminal too small"), "\(w)x\(h)") }
+        }
+        assertSnapshot(render(World.app(width: 30, height: 8)), named: "too-small-30x8")
+    }
+
+    func testEverySizeRendersWithoutCrashingAndWithinBounds() {
+        var app = World.app()
+        for w in stride(from: 38, through: 140, by: 7) {
+            for h in [9, 10, 11, 14, 24, 50] {
+                _ = reduce(&app, .resized(width: w, height: h))
+                for screenKeys in [[], [Key.enter], [Key.char("w")], [Key.char("?")], [Key.char("a")]] {
+                    var s = app
+                    for k in screenKeys { _ = reduce(&s, .key(k)) }
+                    let b = render(s)
+                    XCTAssertEqual(b.cells.count, w * h)
+                }
+            }
+        }
+    }
+
+    func testRatingPromptAndConfirmationsUseTheMessageLine() {
+        var app = World.app()
+        press(&app, .char("j"), .char(" "))
+        assertSnapshot(render(app), named: "rating-prompt-80x24")
+        press(&app, .escape, .char("D"))
+        XCTAssertTrue(render(app).line(21).contains("Type y to delete"), render(app).line(21))
+    }
+
+    func testDetailScreenHasHeatMapStreaksRatesAndDifficulty() {
+        var app = World.app(width: 80, height: 24)
+        press(&app, .char("j"), .enter)
+        let screen = render(app)
+        for month in ["September 2026", "October 2026", "November 2026"] {
+            XCTAssertTrue(screen.text.contains(month), "missing \(month)")
+        }
+        XCTAssertTrue(screen.text.contains("Done on due days: 7 days"))
+        XCTAssertTrue(screen.text.contains("last 7 rated days"))
+        assertSnapshot(screen, named: "detail-read-80x24")
+    }
+
+    func testWeekOverviewShowsFourteenDaysOfEveryHabit() {
+        var app = World.app()
+        press(&app, .char("w"))
+        assertSnapshot(render(app), named: "week-80x24")
+    }
+
+    func testHelpListsEveryBindingOfEveryMode() {
+        var app = World.app(width: 120, height: 50)
+        press(&app, .char("?"))
+        let text = render(app).text
+        for b in KeyMap.defaults.bindings {
+            XCTAssertTrue(text.contains(b.label), "help lacks '\(b.label)' (\(b.mode))")
+        }
+        assertSnapshot(render(app), named: "help-120x50")
+    }
+
+    func testHelpPagesReachEveryBindingOnAnOrdinaryTerminal() {
+        var app = World.app(width: 80, height: 24)
+        press(&app, .char("?"))
+        var seen = ""
+        for _ in 0..<helpLayout(app).pages {
+            seen += render(app).text
+            press(&app, .char("j"))
+        }
+        XCTAssertGreaterThan(helpLayout(app).pages, 1)
+        for b in KeyMap.defaults.bindings { XCTAssertTrue(seen.contains(b.label), "help never shows '\(b.label)'") }
+        press(&app, .escape)
+        XCTAssertEqual(app.screen, .today)
+    }
+
+    func testAddFormShowsProblemsInline() {
+        var app = World.app()
+        press(&app, .char("a"))
+        type(&app, "Read")
+        assertSnapshot(render(app), named: "form-duplicate-name-80x24")
+    }
+
+    func testWideCharactersTakeTwoColumnsAndNeverSplit() {
+        var b = ScreenBuffer(width: 6, height: 1)
+        b.put("a💧b", x: 0, y: 0)
+        XCTAssertEqual(b[1, 0].text, "💧")
+        XCTAssertEqual(b[2, 0].text, "")
+        XCTAssertEqual(b[3, 0].text, "b")
+        var edge = ScreenBuffer(width: 3, height: 1)
+        edge.put("ab読", x: 0, y: 0)
+        XCTAssertEqual(edge.line(0), "ab", "a wide character that does not fit becomes a space")
+    }
+
+    func testEscapeSequencesInTextNeverReachTheScreen() {
+        var b = ScreenBuffer(width: 20, height: 1)
+        b.put("x\u{1B}[31my\u{7}", x: 0, y: 0)
+        XCTAssertFalse(b.text.contains("\u{1B}"))
+        XCTAssertFalse(b.text.contains("\u{7}"))
+    }
+}
