@@ -11,16 +11,22 @@ public enum ColorDepth: Int, Hashable, Sendable, Comparable {
 
 /// A set of styles, one per role. Theme files are partial patches over `builtInDefault`.
 public struct Theme: Hashable, Sendable {
+    /// The name a theme is chosen by: the file's base name (`gruvbox` for `gruvbox.theme`).
     public var name: String
+    /// The name to show people (a theme file's `name = …` line); `name` when it has none.
+    public var displayName: String
     public var styles: [Role: Style]
 
-    public init(name: String, styles: [Role: Style]) { self.name = name; self.styles = styles }
+    public init(name: String, styles: [Role: Style], displayName: String? = nil) {
+        self.name = name; self.styles = styles; self.displayName = displayName ?? name
+    }
 
     /// The style of a role (the normal style for roles the theme does not name).
     public func style(_ role: Role) -> Style { styles[role] ?? styles[.normal] ?? Style() }
 
     /// The built-in default: a dark theme on the terminal's own background, using only the
     /// 16 ANSI colours so it looks right everywhere.
+    /// Written out in full as `Themes/default.theme`.
     public static let builtInDefault = Theme(name: "default", styles: [
         .normal: Style(),
         .header: Style(.ansi(15), bold: true),
@@ -47,9 +53,9 @@ public struct Theme: Hashable, Sendable {
         .dim: Style(.ansi(8)),
         .accent: Style(.ansi(12)),
         .heat0: Style(.ansi(8)),
-        .heat1: Style(.ansi(6)),
+        .heat1: Style(.ansi(2), dim: true),
         .heat2: Style(.ansi(2)),
         .heat3: Style(.ansi(10)),
         .heat4: Style(.ansi(10), bold: true),
-    ])
+    ], displayName: "Default (dark)")
 }
