@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 need=()
 dpkg -s libncurses-dev >/dev/null 2>&1 || need+=(libncurses-dev)
 command -v mount >/dev/null 2>&1 || need+=(mount)
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo_cmd=""

@@ -6,7 +6,9 @@ import HabitCore
 public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .key(let key):
-        state.message = nil
+        // Messages last until the next key; the rating question hides the message line,
+        // so the confirmation it covers is still there when the question goes.
+        if state.mode != .rating { state.message = nil }
         return handle(key, &state)
     case .resized(let width, let height):
         state.width = width

@@ -1,1 +1,368 @@
+import CNcursesw
+import Glibc
 import HabitTUI
+
+/// Something that happened at the terminal.
+public enum TerminalEvent: Equatable, Sendable {
+    /// A key press.
+    case key(Key)
+    /// The terminal now has this many columns and rows.
+    case resize(width: Int, height: Int)
+}
+
+/// The terminal, driven through ncurses: draws `ScreenBuffer`s, reads keys, reports resizes.
+/// One at a time per process; use it from one thread.
+public final class Terminal {
+    /// True when standard input and output are both terminals.
+    public static func isInteractive() -> Bool {
+        isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+    }
+
+    /// The terminal's columns, as of the last resize event.
+    public private(set) var width: Int
+    /// The terminal's rows, as of the last resize event.
+    public private(set) var height: Int
+    /// The colour depth in use: `.none` with `NO_COLOR` or no colours, else `.ansi8`,
+    /// `.ansi16` or `.palette256` from the terminal's colour count. (A direct-colour
+    /// terminal counts as `.ansi8`: only its first 8 colours are palette colours.)
+    public let colorDepth: ColorDepth
+    /// Whether the locale's character set is UTF-8; the app uses ASCII glyphs otherwise.
+    public let isUTF8: Bool
+
+    private var screen: OpaquePointer?
+    private var window: UnsafeMutablePointer<WINDOW>?
+    /// Whether an unset colour is the terminal's own (`use_default_colors` worked).
+    private let hasDefaultColors: Bool
+    /// How each role is drawn: attributes and colour pair.
+    private var looks: [Role: Look] = [:]
+    /// The last frame drawn, and the window size it was drawn at.
+    private var lastFrame: ScreenBuffer?
+    private var lastSize = (width: -1, height: -1)
+    /// Rewrite every cell on the next draw (new theme, resize).
+    private var needsRepaint = true
+    /// Clear the physical screen on the next draw (after a resize its contents are unknown).
+    private var needsClear = false
+    /// Standard input hung up: stop polling it.
+    private var inputClosed = false
+
+    private struct Look {
+        var attributes: attr_t
+        var pair: Int16
+    }
+
+    /// Sets the locale from the environment, starts ncurses (cbreak, no echo, keypad, no
+    /// newline translation, hidden cursor, 25 ms escape delay, non-blocking reads) and
+    /// colours (unless `NO_COLOR` is set and non-empty, or the terminal has none), and
+    /// installs `theme`. Throws `TerminalError` if the terminal cannot be used (unknown
+    /// `TERM`, for instance); the process is not exited and the terminal is left as it was.
+    public init(theme: Theme) throws {
+        setlocale(LC_ALL, "")
+        let codeset = habitto_codeset().map { String(cString: $0).uppercased() } ?? ""
+        isUTF8 = codeset == "UTF-8" || codeset == "UTF8"
+
+        guard let screen = newterm(nil, habitto_stdout(), habitto_stdin()) else {
+            let term = getenv("TERM").map { String(cString: $0) } ?? ""
+            throw TerminalError(term.isEmpty
+                ? "cannot start the terminal UI: TERM is not set"
+                : "cannot start the terminal UI: unknown terminal type \"\(term)\" (TERM); try TERM=xterm-256color")
+        }
+        set_term(screen)
+        // A terminal that cannot move the cursor (TERM=dumb) would show garbage.
+        let cursorAddress = tigetstr("cup")
+        let canAddress = cursorAddress != nil && Int(bitPattern: cursorAddress) != -1
+        guard canAddress, let window = habitto_stdscr() else {
+            endwin()
+            delscreen(screen)
+            let term = getenv("TERM").map { String(cString: $0) } ?? ""
+            throw TerminalError("cannot start the terminal UI: terminal type \"\(term)\" (TERM) cannot move the cursor")
+        }
+        self.screen = screen
+        self.window = window
+
+        cbreak()
+        noecho()
+        nonl()
+        intrflush(window, false)
+        keypad(window, true)
+        nodelay(window, true)
+        leaveok(window, true)
+        curs_set(0)
+        set_escdelay(25)
+        // Keypad Enter in application mode, which some terminal descriptions (tmux's) omit.
+        if key_defined("\u{1B}OM") == 0 { define_key("\u{1B}OM", KEY_ENTER) }
+
+        let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
+        if !noColor, has_colors(), start_color() == OK {
+            hasDefaultColors = use_default_colors() == OK
+            let colors = Int(habitto_colors())
+            switch colors {
+            case 257...: colorDepth = .ansi8
+            case 256: colorDepth = .palette256
+            case 16..<256: colorDepth = .ansi16
+            case 8..<16: colorDepth = .ansi8
+            default: colorDepth = .none
+            }
+        } else {
+            hasDefaultColors = false
+            colorDepth = .none
+        }
+
+        width = Int(getmaxx(window))
+        height = Int(getmaxy(window))
+        // Route SIGWINCH through a pipe `wait` polls (chaining to ncurses's handler, which
+        // newterm has installed by now).
+        _ = SignalRouting.resizeReadFD
+        setTheme(theme)
+    }
+
+    deinit { shutdown() }
+
+    /// Installs a theme: one colour pair per role, plus each role's attributes. Forces a
+    /// full redraw on the next draw.
+    public func setTheme(_ theme: Theme) {
+        guard screen != nil else { return }
+        let pairs = colorDepth == .none ? 0 : Int(habitto_color_pairs())
+        var looks: [Role: Look] = [:]
+        for (i, role) in Role.allCases.enumerated() {
+            let style = theme.style(role)
+            var attributes = habitto_a_normal()
+            if style.bold { attributes |= habitto_a_bold() }
+            if style.underline { attributes |= habitto_a_underline() }
+            if style.reverse { attributes |= habitto_a_reverse() }
+            if style.dim { attributes |= habitto_a_dim() }
+            var pair: Int16 = 0
+            if i + 1 < pairs {
+                let fg = style.foreground.index(for: colorDepth) ?? (hasDefaultColors ? -1 : 7)
+                let bg = style.background.index(for: colorDepth) ?? (hasDefaultColors ? -1 : 0)
+                if init_pair(Int16(i + 1), Int16(fg), Int16(bg)) == OK { pair = Int16(i + 1) }
+            }
+            looks[role] = Look(attributes: attributes, pair: pair)
+        }
+        self.looks = looks
+        needsRepaint = true
+    }
+
+    /// Draws `buffer`, changing only cells that differ from the last drawn frame, then
+    /// refreshes the screen. A cell with text "" is the right half of the wide character
+    /// before it. If the buffer's size differs from the terminal's (after a resize), what
+    /// fits is drawn and the rest cleared.
+    public func draw(_ buffer: ScreenBuffer) {
+        guard let window else { return }
+        let size = (width: Int(getmaxx(window)), height: Int(getmaxy(window)))
+        let previous = lastFrame.flatMap { last in
+            !needsRepaint && last.width == buffer.width && last.height == buffer.height
+                && lastSize == size ? last : nil
+        }
+        if previous == nil { werase(window) }
+        let columns = min(buffer.width, size.width)
+        let rows = min(buffer.height, size.height)
+        for y in 0..<max(0, rows) {
+            let start = y * buffer.width
+            let row = buffer.cells[start..<start + columns]
+            let plan = CellPlan.row(row)
+            if let previous {
+                let oldRow = previous.cells[start..<start + columns]
+                if row == oldRow { continue }
+                let oldPlan = CellPlan.row(oldRow)
+                for x in 0..<columns where plan[x] != oldPlan[x] { put(plan[x], x: x, y: y, in: window) }
+            } else {
+                for x in 0..<columns { put(plan[x], x: x, y: y, in: window) }
+            }
+        }
+        if needsClear { clearok(window, true) }
+        wrefresh(window)
+        lastFrame = buffer
+        lastSize = size
+        needsRepaint = false
+        needsClear = false
+    }
+
+    private func put(_ glyph: CellPlan.Glyph, x: Int, y: Int, in window: UnsafeMutablePointer<WINDOW>) {
+        let chars: [wchar_t], role: Role
+        switch glyph {
+        case .covered: return
+        case .narrow(let c, let r), .wide(let c, let r): chars = c; role = r
+        }
+        let look = looks[role] ?? Look(attributes: habitto_a_normal(), pair: 0)
+        var cell = cchar_t()
+        var text = chars
+        text.append(0)
+        guard setcchar(&cell, text, look.attributes, look.pair, nil) == OK else { return }
+        // At the bottom-right corner ncurses stores the character and reports ERR
+        // (it cannot move the cursor past it); the character is drawn all the same.
+        _ = mvwadd_wch(window, Int32(y), Int32(x), &cell)
+    }
+
+    /// Everything the user typed since the last call, without blocking. A resize updates
+    /// `width` and `height` and forces a full redraw on the next draw.
+    public func readEvents() -> [TerminalEvent] {
+        guard let window else { return [] }
+        var events: [TerminalEvent] = []
+        var ch: wint_t = 0
+        for _ in 0..<4096 {
+            let result = wget_wch(window, &ch)
+            if result == ERR { break }
+            if result == KEY_CODE_YES {
+                if Int32(bitPattern: ch) == KEY_RESIZE {
+                    width = Int(getmaxx(window))
+                    height = Int(getmaxy(window))
+                    needsRepaint = true
+                    needsClear = true
+                    let event = TerminalEvent.resize(width: width, height: height)
+                    if case .resize = events.last { events[events.count - 1] = event } else { events.append(event) }
+                } else if let key = Self.key(keyCode: Int32(bitPattern: ch)) {
+                    events.append(.key(key))
+                }
+            } else if let key = Self.key(character: ch) {
+                events.append(.key(key))
+            }
+        }
+        return events
+    }
+
+    /// The key for a character code from `get_wch`, or nil for codes with no key.
+    static func key(character code: wint_t) -> Key? {
+        switch code {
+        case 9: return .tab
+        case 10, 13: return .enter
+        case 8, 127: return .backspace
+        case 27: return .escape
+        case 1...26: return .ctrl(Character(Unicode.Scalar(UInt8(code) + 96)))
+        case 0..<32, 128..<160: return nil
+        default: return Unicode.Scalar(code).map { .char(Character($0)) }
+        }
+    }
+
+    /// The key for a function-key code from `get_wch`, or nil for keys the app has no use for.
+    static func key(keyCode code: Int32) -> Key? {
+        switch code {
+        case KEY_UP: return .up
+        case KEY_DOWN: return .down
+        case KEY_LEFT: return .left
+        case KEY_RIGHT: return .right
+        case KEY_HOME: return .home
+        case KEY_END: return .end
+        case KEY_PPAGE: return .pageUp
+        case KEY_NPAGE: return .pageDown
+        case KEY_DC: return .delete
+        case KEY_BTAB: return .backTab
+        case KEY_BACKSPACE: return .backspace
+        case KEY_ENTER: return .enter
+        default: return nil
+        }
+    }
+
+    /// Blocks until input is available on standard input, or `wakeFD` is readable, or
+    /// `timeoutMilliseconds` pass (-1: no timeout), or the terminal is resized. Returns true
+    /// when woken by `wakeFD`, which is then drained. If standard input hangs up, the
+    /// process is sent SIGHUP once (see `WakePipe.routeTerminationSignals`) and input is no
+    /// longer polled.
+    public func wait(timeoutMilliseconds: Int32, wakeFD: Int32) -> Bool {
+        let resizeFD = SignalRouting.resizeReadFD
+        var fds = [
+            pollfd(fd: inputClosed ? -1 : STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: resizeFD, events: Int16(POLLIN), revents: 0),
+        ]
+        guard poll(&fds, nfds_t(fds.count), timeoutMilliseconds) > 0 else { return false }
+        if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+            inputClosed = true
+            kill(getpid(), SIGHUP)
+        }
+        if fds[2].revents & Int16(POLLIN) != 0 { Self.drain(resizeFD) }
+        guard fds[1].revents & Int16(POLLIN) != 0 else { return false }
+        Self.drain(wakeFD)
+        return true
+    }
+
+    /// Reads whatever is waiting on `fd` without ever blocking (even if `fd` blocks).
+    private static func drain(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        for _ in 0..<64 {
+            var probe = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&probe, 1, 0) > 0, probe.revents & Int16(POLLIN) != 0,
+                  read(fd, &buffer, buffer.count) > 0 else { return }
+        }
+    }
+
+    /// Restores the terminal (ends ncurses and frees its screen). Idempotent; also done on
+    /// deinit.
+    public func shutdown() {
+        guard let screen else { return }
+        endwin()
+        delscreen(screen)
+        self.screen = nil
+        window = nil
+        lastFrame = nil
+    }
+}
+
+/// What each column of a row shows, as ncurses will draw it: buffer cells reconciled with
+/// the C library's idea of character widths, so a wide character never half-overlaps its
+/// neighbour and columns stay aligned.
+enum CellPlan {
+    enum Glyph: Equatable {
+        /// One column: a spacing character and the marks that combine with it.
+        case narrow([wchar_t], Role)
+        /// Two columns: this one and the next (which is `.covered`).
+        case wide([wchar_t], Role)
+        /// The right half of the wide glyph before it.
+        case covered
+    }
+
+    static let space: [wchar_t] = [0x20]
+    static let unknown: [wchar_t] = [0x3F]
+
+    /// The glyphs of `cells`, one per cell. A "" cell after a wide character is covered by
+    /// it; anywhere else it is a space. A wide character without a "" cell after it (cut
+    /// by the edge, or overdrawn) is a space; one the buffer gives two columns but the C
+    /// library one is padded with a space. Characters the locale cannot show are "?".
+    static func row(_ cells: ArraySlice<Cell>) -> [Glyph] {
+        var out: [Glyph] = []
+        out.reserveCapacity(cells.count)
+        var x = cells.startIndex
+        while x < cells.endIndex {
+            let cell = cells[x]
+            if cell.text.isEmpty {
+                out.append(.narrow(space, cell.role))
+                x += 1
+                continue
+            }
+            let (chars, width) = characters(cell.text)
+            let next = x + 1
+            if next < cells.endIndex, cells[next].text.isEmpty {
+                if width == 2 {
+                    out.append(.wide(chars, cell.role))
+                    out.append(.covered)
+                } else {
+                    out.append(.narrow(chars, cell.role))
+                    out.append(.narrow(space, cells[next].role))
+                }
+                x += 2
+            } else {
+                out.append(.narrow(width == 2 ? space : chars, cell.role))
+                x += 1
+            }
+        }
+        return out
+    }
+
+    /// The wide characters ncurses should draw for `text` (a spacing character, then up to
+    /// `CCHARW_MAX - 1` combining ones; a zero-width joiner ends the cell so it cannot join
+    /// with the next one) and the columns the C library gives it.
+    static func characters(_ text: String) -> ([wchar_t], Int) {
+        var scalars = text.unicodeScalars.makeIterator()
+        guard let first = scalars.next() else { return (space, 1) }
+        let base = wchar_t(bitPattern: first.value)
+        let width = Int(habitto_wcwidth(base))
+        if width < 0 { return (unknown, 1) }
+        if width == 0 { return (space, 1) }
+        var chars = [base]
+        let limit = Int(habitto_ccharw_max())
+        while chars.count < limit, let s = scalars.next(), s.value != 0x200D,
+              habitto_wcwidth(wchar_t(bitPattern: s.value)) == 0 {
+            chars.append(wchar_t(bitPattern: s.value))
+        }
+        return (chars, min(width, 2))
+    }
+}

@@ -55,7 +55,7 @@ enum TerminalApp {
             listFiles: ThemeCatalog.live.listFiles, readFile: ThemeCatalog.live.readFile)
         let themeName = options.theme ?? env.config.theme ?? "default"
         let (theme, themeProblems) = catalog.load(themeName)
-        startMessages += themeProblems.map { Message($0, .warning) }
+        startMessages += themeProblems.map { Message(shortenThemePaths($0, catalog), .warning) }
         var keyMap = KeyMap.defaults
         if let text = ThemeCatalog.live.readFile(configDir + "/keys") {
             let (map, problems) = keyMap.applying(text, file: configDir + "/keys")
@@ -179,6 +179,16 @@ enum TerminalApp {
         }
     }
 
+    /// Theme messages name the file relative to its themes folder, so "line N" fits on
+    /// the message line ("broken.theme line 2: …").
+    static func shortenThemePaths(_ message: String, _ catalog: ThemeCatalog) -> String {
+        var m = message
+        for dir in [catalog.userDirectory].compactMap({ $0 }) + catalog.bundledDirectories {
+            m = m.replacingOccurrences(of: dir.hasSuffix("/") ? dir : dir + "/", with: "")
+        }
+        return m
+    }
+
     static func executablePath() -> String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
@@ -239,7 +249,7 @@ final class UILoop: @unchecked Sendable {
                     case .loadTheme(let name):
                         let (theme, problems) = catalog.load(name)
                         terminal.setTheme(theme)
-                        _ = reduce(&state, .themeLoaded(theme.name, problems: problems))
+                        _ = reduce(&state, .themeLoaded(theme.name, problems: problems.map { TerminalApp.shortenThemePaths($0, catalog) }))
                     case .write, .undo:
                         writes.yield(effect)
                     }

@@ -1,0 +1,245 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tmux server of its own (private socket) running the real binary in one window.
+final class TmuxSession {
+    let socket = "habitto-test-\(UUID().uuidString.prefix(8))"
+    let box: Sandbox
+    let exitFile: String
+
+    init(box: Sandbox) {
+        self.box = box
+        exitFile = box.root + "/tui-exit-\(UUID().uuidString.prefix(6))"
+    }
+
+    static var tmuxPath: String? {
+        ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs a tmux command and waits for it, with posix_spawn and waitpid (the tmux client
+    /// that starts the server daemonises it, which Foundation's Process does not always
+    /// notice the end of). Output goes to a file, not a pipe the server could keep open.
+    @discardableResult
+    func tmux(_ args: [String]) -> (status: Int32, output: String) {
+        let outPath = box.root + "/tmux-out-\(UUID().uuidString.prefix(8))"
+        defer { unlink(outPath) }
+        let argv = [TmuxSession.tmuxPath ?? "/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + args
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cargs = argv.map { strdup($0) } + [nil]
+        defer { for a in cargs { free(a) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, argv[0], &actions, nil, &cargs, environ) == 0 else { return (-1, "cannot start tmux") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        return ((status >> 8) & 0xFF, output)
+    }
+
+    /// Starts `habitto ARGS` in an 80×24 window; afterwards the shell writes the exit
+    /// status and the terminal's settings to `exitFile`.
+    func start(_ args: [String] = [], width: Int = 80, height: Int = 24, env extra: [String: String] = [:]) {
+        var env = box.environment
+        env["LANG"] = "C.UTF-8"
+        env["LC_ALL"] = "C.UTF-8"
+        for (k, v) in extra { env[k] = v }
+        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG", "LC_ALL", "NO_COLOR", "HOME"].contains($0.key) }
+            .map { "export \($0.key)='\($0.value)';" }.joined(separator: " ")
+        // The shell catches SIGINT (a caught signal is reset in the child), so Ctrl-C reaches
+        // habitto and the shell survives to record how it ended.
+        let command = "trap ':' INT; \(exports) '\(Sandbox.binary)' \(args.map { "'\($0)'" }.joined(separator: " ")); "
+            + "echo \"EXIT=$?\" > '\(exitFile).tmp'; stty -a >> '\(exitFile).tmp'; mv '\(exitFile).tmp' '\(exitFile)'; sleep 600"
+        tmux(["new-session", "-d", "-s", "ui", "-x", String(width), "-y", String(height), "sh", "-c", command])
+    }
+
+    func screen() -> String { tmux(["capture-pane", "-p", "-t", "ui"]).output }
+
+    func send(_ keys: String...) { tmux(["send-keys", "-t", "ui"] + keys) }
+    func type(_ text: String) { tmux(["send-keys", "-t", "ui", "-l", text]) }
+    func resize(_ w: Int, _ h: Int) { tmux(["resize-window", "-t", "ui", "-x", String(w), "-y", String(h)]) }
+
+    /// Waits until the screen satisfies `condition` (polling; fails after 10 seconds).
+    @discardableResult
+    func waitFor(_ what: String, file: StaticString = #filePath, line: UInt = #line,
+                 _ condition: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        var last = ""
+        while Date() < deadline {
+            last = screen()
+            if condition(last) { return true }
+            usleep(40_000)
+        }
+        XCTFail("timed out waiting for \(what); the screen was:\n\(last)", file: file, line: line)
+        return false
+    }
+
+    func waitFor(text: String, file: StaticString = #filePath, line: UInt = #line) {
+        waitFor("'\(text)'", file: file, line: line) { $0.contains(text) }
+    }
+
+    /// Waits for the program to end; returns its exit status and the `stty -a` output after it.
+    func exitStatus(file: StaticString = #filePath, line: UInt = #line) -> (Int32?, String) {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: exitFile, encoding: .utf8) {
+                let status = text.split(separator: "\n").first.flatMap { Int32($0.dropFirst(5)) }
+                return (status, text)
+            }
+            usleep(40_000)
+        }
+        XCTFail("the program did not exit; the screen was:\n\(screen())", file: file, line: line)
+        return (nil, "")
+    }
+
+    func pid() -> pid_t? {
+        // The habitto process: the shell's child in the window.
+        let shell = tmux(["display-message", "-p", "-t", "ui", "#{pane_pid}"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let shellPid = Int32(shell) else { return nil }
+        let children = (try? String(contentsOfFile: "/proc/\(shellPid)/task/\(shellPid)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").compactMap { Int32($0) }.first
+    }
+
+    /// Stops the server and removes its socket.
+    func kill() {
+        tmux(["kill-server"])
+        let dir = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+        unlink("\(dir)/tmux-\(getuid())/\(socket)")
+    }
+}
+
+/// The terminal UI driven as a person would: keys into tmux, the screen read back.
+final class TerminalUITests: XCTestCase {
+    var box: Sandbox!
+    var ui: TmuxSession!
+
+    override func setUpWithError() throws {
+        box = Sandbox()
+        guard TmuxSession.tmuxPath != nil else {
+            // Never skipped: .ci/test.sh installs tmux; without it these tests fail.
+            XCTFail("tmux is not installed; run the suite with 'bash .ci/test.sh', which installs it")
+            throw XCTestError(.failureWhileWaiting)
+        }
+        ui = TmuxSession(box: box)
+    }
+
+    override func tearDown() {
+        ui?.kill()
+        ui = nil
+        box = nil
+    }
+
+    func testAddAHabitInTheFormCheckItInRateItAndQuit() {
+        ui.start()
+        ui.waitFor(text: "No habits yet. Press a to add your first one.")
+        ui.send("a")
+        ui.waitFor(text: "New habit")
+        ui.type("Stretch")
+        ui.send("Tab")
+        ui.type("🧘")
+        ui.send("Enter")
+        ui.waitFor(text: "Added 'Stretch'")
+        ui.send("Space")
+        ui.waitFor(text: "How hard was Stretch?")
+        ui.send("3")
+        ui.waitFor(text: "Rated 'Stretch' 3 of 5")
+        ui.send("q")
+        let (status, stty) = ui.exitStatus()
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(stty.contains(" icanon") && stty.contains(" echo"), "terminal not restored:\n\(stty)")
+        let s = box.listEntry("Stretch")
+        XCTAssertEqual(s?["progress"] as? Int, 1)
+        XCTAssertEqual(s?["difficulty"] as? Int, 3)
+        XCTAssertEqual(s?["icon"] as? String, "🧘")
+    }
+
+    func testBackfillYesterdayWithHThenSpace() {
+        box.ok("add", "Read", "--start", "2026-11-01")
+        ui.start()
+        ui.waitFor(text: "Read")
+        ui.send("h")
+        ui.waitFor(text: "◀ yesterday")
+        ui.send("Space")
+        ui.waitFor(text: "How hard was Read?")
+        ui.send("Escape")
+        ui.waitFor(text: "Checked in 'Read': 1/1 on 2026-11-20")
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+        XCTAssertEqual(box.listEntry("Read", ["--date", "2026-11-20"])?["progress"] as? Int, 1)
+        XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 0)
+    }
+
+    func testResizingTooSmallAndBackRedrawsAndNeverCrashes() {
+        box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
+        ui.start()
+        ui.waitFor(text: "Drink water")
+        ui.resize(30, 8)
+        ui.waitFor(text: "Terminal too small")
+        ui.resize(39, 12)
+        ui.waitFor(text: "need 40×10, have 39×12")
+        ui.resize(80, 24)
+        ui.waitFor("the habit list again") { $0.contains("Drink water") && $0.contains("0/8 glasses") }
+        ui.send("Space")
+        ui.waitFor(text: "1/8 glasses")
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+    }
+
+    func testABrokenThemeFileIsReportedWithFileAndLineAndTheDefaultIsUsed() throws {
+        let dir = box.config + "/habitto/themes"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "# broken\nheader = chartreuse-ish\nsparkles = red\n".write(toFile: dir + "/broken.theme", atomically: true, encoding: .utf8)
+        box.ok("add", "Read")
+        ui.start(["--theme", "broken"])
+        ui.waitFor(text: "broken.theme line 2")
+        XCTAssertTrue(ui.screen().contains("Read"), "the UI runs with the default for that role")
+        ui.send("T")
+        ui.waitFor("the next theme") { $0.contains("Theme:") && !$0.contains("theme broken") }
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+    }
+
+    func testACheckInFromAnotherProcessAppearsWithoutAKeyPress() {
+        box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
+        ui.start()
+        ui.waitFor(text: "0/8 glasses")
+        box.ok("check", "water", "--amount", "2")
+        ui.waitFor(text: "2/8 glasses")
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+    }
+
+    func testCtrlCRestoresTheTerminal() {
+        box.ok("add", "Read")
+        ui.start()
+        ui.waitFor(text: "Read")
+        ui.send("C-c")
+        let (status, stty) = ui.exitStatus()
+        XCTAssertEqual(status, 130)
+        XCTAssertTrue(stty.contains(" icanon") && stty.contains(" echo"), "terminal not restored:\n\(stty)")
+    }
+
+    func testSigtermRestoresTheTerminal() throws {
+        box.ok("add", "Read")
+        ui.start()
+        ui.waitFor(text: "Read")
+        let pid = try XCTUnwrap(ui.pid())
+        Glibc.kill(pid, SIGTERM)
+        let (status, stty) = ui.exitStatus()
+        XCTAssertEqual(status, 143)
+        XCTAssertTrue(stty.contains(" icanon") && stty.contains(" echo"), "terminal not restored:\n\(stty)")
+    }
+
+    func testWithoutATerminalItSaysSoAndSuggestsList() {
+        let r = box.run([])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1)
+        XCTAssertTrue(r.stderr.contains("habitto list"), r.stderr)
+    }
+}
