@@ -139,7 +139,34 @@ private func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     }
     guard let m = state.message else { return }
     let role: Role = m.kind == .error ? .statusError : m.kind == .warning ? .statusWarn : .statusOk
-    b.put(m.text, x: 1, y: y, role: role, limit: state.width - 2)
+    let lines = messageLines(m.text, width: state.width - 2)
+    for (i, line) in lines.enumerated() {
+        let row = y - (lines.count - 1) + i
+        b.put(String(repeating: " ", count: state.width), x: 0, y: row, role: .normal)
+        b.put(line, x: 1, y: row, role: role, limit: state.width - 2)
+    }
+}
+
+/// A message cut into at most three lines at spaces (the last one ends with … if more
+/// was left), so a long error keeps its point: what failed and what to do.
+func messageLines(_ text: String, width: Int) -> [String] {
+    guard width > 4, TextWidth.of(text) > width else { return [text] }
+    var lines: [String] = [], current = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+        let candidate = current.isEmpty ? word : current + " " + word
+        if TextWidth.of(candidate) <= width || current.isEmpty {
+            current = candidate
+        } else {
+            lines.append(current)
+            current = word
+        }
+    }
+    lines.append(current)
+    if lines.count > 3 {
+        lines = Array(lines.prefix(3))
+        lines[2] = TextWidth.fit(lines[2] + " …", width).trimmingCharacters(in: .whitespaces)
+    }
+    return lines.map { TextWidth.of($0) > width ? TextWidth.fit($0, width) : $0 }
 }
 
 // MARK: Today

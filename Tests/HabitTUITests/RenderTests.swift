@@ -113,6 +113,17 @@ final class RenderTests: XCTestCase {
         assertSnapshot(render(app), named: "form-duplicate-name-80x24")
     }
 
+    func testALongErrorWrapsAboveTheStatusBarAndKeepsItsEnd() {
+        var app = World.app()
+        _ = reduce(&app, .failed("cannot write /tmp/a-very-long-directory-name/with/many/parts/data/journal.hbj: No space left on device; free some disk space and try again; nothing was changed"))
+        let screen = render(app)
+        XCTAssertTrue(screen.text.contains("No space left"), screen.text)
+        XCTAssertTrue(screen.line(21).hasSuffix("changed"), "the message keeps its end: \(screen.line(21))")
+        XCTAssertTrue(screen.line(19).hasPrefix(" cannot write"), "and starts two rows higher: \(screen.line(19))")
+        XCTAssertTrue(screen.line(22).contains("theme default"), "the status bar stays")
+        XCTAssertEqual(messageLines(String(repeating: "word ", count: 100), width: 40).count, 3)
+    }
+
     func testWideCharactersTakeTwoColumnsAndNeverSplit() {
         var b = ScreenBuffer(width: 6, height: 1)
         b.put("a💧b", x: 0, y: 0)

@@ -25,7 +25,53 @@ final class Sandbox {
         try! FileManager.default.createDirectory(atPath: root + "/config/habitto", withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    /// File systems this sandbox mounted, unmounted when it goes away.
+    private(set) var mounts: [String] = []
+
+    deinit {
+        for m in mounts.reversed() { Sandbox.asRoot("/bin/umount", ["-l", m]) }
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    @discardableResult
+    static func shell(_ tool: String, _ args: [String]) -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return -1 }
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    /// Runs a tool as root: directly when the tests run as root, else through `sudo -n`.
+    @discardableResult
+    static func asRoot(_ tool: String, _ args: [String]) -> Int32 {
+        getuid() == 0 ? shell(tool, args) : shell("/usr/bin/sudo", ["-n", tool] + args)
+    }
+
+    /// Mounts a small tmpfs (a real file system that really fills up). Needs root, which
+    /// the development machines and CI have; a failure to mount fails the test.
+    func mountTmpfs(sizeKB: Int, file: StaticString = #filePath, line: UInt = #line) -> String? {
+        let dir = root + "/mnt-\(mounts.count)"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let status = Sandbox.asRoot("/bin/mount", ["-t", "tmpfs", "-o", "size=\(sizeKB)k", "tmpfs", dir])
+        guard status == 0 else {
+            XCTFail("could not mount a tmpfs at \(dir) (status \(status)); this test needs root or passwordless sudo", file: file, line: line)
+            return nil
+        }
+        mounts.append(dir)
+        return dir
+    }
+
+    /// Fills the file system holding `dir` until a write fails.
+    func fill(_ dir: String) {
+        let fd = open(dir + "/filler", O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(fd, block, block.count) > 0 {}
+        close(fd)
+    }
 
     static var binary: String {
         let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

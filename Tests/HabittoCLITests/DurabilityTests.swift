@@ -7,47 +7,9 @@ import Glibc
 /// Whole-process durability: concurrent processes, kill -9, corruption, full and read-only disks.
 final class DurabilityTests: XCTestCase {
     var box: Sandbox!
-    var mounts: [String] = []
-
     override func setUp() { box = Sandbox() }
 
-    override func tearDown() {
-        for m in mounts.reversed() { asRoot("/bin/umount", ["-l", m]) }
-        mounts = []
-        box = nil
-    }
-
-    @discardableResult
-    func shell(_ tool: String, _ args: [String]) -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return -1 }
-        p.waitUntilExit()
-        return p.terminationStatus
-    }
-
-    /// Runs a tool as root: directly when the tests run as root, else through `sudo -n`.
-    @discardableResult
-    func asRoot(_ tool: String, _ args: [String]) -> Int32 {
-        getuid() == 0 ? shell(tool, args) : shell("/usr/bin/sudo", ["-n", tool] + args)
-    }
-
-    /// Mounts a small tmpfs (a real file system that really fills up). Needs root, which
-    /// the development machines and CI have; a failure to mount fails the test.
-    func mountTmpfs(sizeKB: Int, file: StaticString = #filePath, line: UInt = #line) -> String? {
-        let dir = box.root + "/mnt-\(mounts.count)"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let status = asRoot("/bin/mount", ["-t", "tmpfs", "-o", "size=\(sizeKB)k", "tmpfs", dir])
-        guard status == 0 else {
-            XCTFail("could not mount a tmpfs at \(dir) (status \(status)); this test needs root or passwordless sudo", file: file, line: line)
-            return nil
-        }
-        mounts.append(dir)
-        return dir
-    }
+    override func tearDown() { box = nil }
 
     func testFourProcessesEachCheckingInFiftyTimesLeaveExactly200() throws {
         box.ok("add", "Water", "--goal", "8")
@@ -138,16 +100,13 @@ final class DurabilityTests: XCTestCase {
     }
 
     func testFullDiskFailsCleanlyAndKeepsEverythingAcknowledged() throws {
-        guard let mnt = mountTmpfs(sizeKB: 256) else { return }
+        guard let mnt = box.mountTmpfs(sizeKB: 256) else { return }
         box.extraEnv["HABITTO_HOME"] = mnt + "/data"
         box.ok("add", "Water", "--goal", "8")
         box.ok("check", "Water")
         // Fill the file system.
+        box.fill(mnt)
         let filler = mnt + "/filler"
-        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
-        let block = [UInt8](repeating: 0, count: 4096)
-        while write(fd, block, block.count) > 0 {}
-        close(fd)
         // Check in until the journal needs a new block and the write fails.
         var acknowledged = 1
         var failure: RunResult?
@@ -171,12 +130,12 @@ final class DurabilityTests: XCTestCase {
     }
 
     func testReadOnlyDataDirectoryStillListsButRefusesWrites() throws {
-        guard let mnt = mountTmpfs(sizeKB: 1024) else { return }
+        guard let mnt = box.mountTmpfs(sizeKB: 1024) else { return }
         box.extraEnv["HABITTO_HOME"] = mnt + "/data"
         box.ok("add", "Water", "--goal", "8")
         box.ok("check", "Water", "--amount", "2")
         let exported = box.ok("export")
-        XCTAssertEqual(asRoot("/bin/mount", ["-o", "remount,ro", mnt]), 0)
+        XCTAssertEqual(Sandbox.asRoot("/bin/mount", ["-o", "remount,ro", mnt]), 0)
         let r = box.run("check", "Water")
         XCTAssertEqual(r.status, 3)
         XCTAssertTrue(r.stderr.contains("read-only"), r.stderr)

@@ -59,6 +59,18 @@ final class TmuxSession {
         tmux(["new-session", "-d", "-s", "ui", "-x", String(width), "-y", String(height), "sh", "-c", command])
     }
 
+    /// Starts an interactive bash (job control, as a person's terminal has) and runs
+    /// `habitto ARGS` from its prompt.
+    func startInShell(_ args: [String] = []) {
+        var env = box.environment
+        env["LANG"] = "C.UTF-8"
+        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG"].contains($0.key) }
+            .map { "export \($0.key)='\($0.value)';" }.joined(separator: " ")
+        tmux(["new-session", "-d", "-s", "ui", "-x", "80", "-y", "24", "bash", "--norc", "--noprofile", "-i"])
+        type("PS1='$ '; \(exports) clear; '\(Sandbox.binary)' \(args.map { "'\($0)'" }.joined(separator: " "))")
+        send("Enter")
+    }
+
     func screen() -> String { tmux(["capture-pane", "-p", "-t", "ui"]).output }
 
     func send(_ keys: String...) { tmux(["send-keys", "-t", "ui"] + keys) }
@@ -241,5 +253,82 @@ final class TerminalUITests: XCTestCase {
         XCTAssertEqual(r.status, 2)
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1)
         XCTAssertTrue(r.stderr.contains("habitto list"), r.stderr)
+    }
+
+    func testCtrlZSuspendsAndAResumedSessionRedraws() throws {
+        box.ok("add", "Read")
+        ui.startInShell()
+        ui.waitFor(text: "space check in")
+        ui.send("C-z")
+        // Stopped: ncurses has given the terminal back to the shell.
+        ui.waitFor(text: "Stopped")
+        ui.type("fg")
+        ui.send("Enter")
+        ui.waitFor("the UI to be redrawn") { $0.contains("Read") && $0.contains("space check in") && !$0.contains("Stopped") }
+        ui.send("Space")
+        ui.waitFor(text: "How hard was Read?")
+        ui.send("q")
+        // Back at the prompt: ask the shell how the program ended.
+        ui.waitFor("the shell prompt") { !$0.contains("space check in") }
+        ui.type("echo \"EXIT=$?\" > '\(ui.exitFile)'")
+        ui.send("Enter")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+        XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 1, "the check-in after resuming was stored")
+    }
+
+    func testAFullDiskShowsInTheMessageLineAndTheUIKeepsRunning() throws {
+        let mnt = try XCTUnwrap(box.mountTmpfs(sizeKB: 256))
+        box.extraEnv["HABITTO_HOME"] = mnt + "/data"
+        box.ok("add", "Drink water", "--goal", "100000")
+        ui.start()
+        ui.waitFor(text: "0/100000")
+        box.fill(mnt)
+        // Check in until the journal needs a new block and the write fails.
+        var failed = false
+        for n in 1...200 {
+            ui.send("Space")
+            guard ui.waitFor("check-in \(n) to finish", { $0.contains("\(n)/100000") || $0.contains("No space left on device") })
+            else { break }
+            if ui.screen().contains("No space left on device") { failed = true; break }
+        }
+        XCTAssertTrue(failed, "the disk never filled up")
+        let screen = ui.screen()
+        XCTAssertTrue(screen.contains("free some disk space"), screen)
+        try FileManager.default.removeItem(atPath: mnt + "/filler")
+        let shown = box.listEntry("Drink water")?["progress"] as? Int ?? -1
+        XCTAssertTrue(screen.contains("\(shown)/100000"), "the screen shows exactly what was stored: \(shown)\n\(screen)")
+        ui.send("Space")
+        ui.waitFor(text: "\(shown + 1)/100000")
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+    }
+
+    func testIdleMeansIdle() throws {
+        box.ok("add", "Read")
+        ui.start()
+        ui.waitFor(text: "Read")
+        let pid = try XCTUnwrap(ui.pid())
+        let before = TerminalUITests.cpuTicks(of: pid)
+        usleep(2_000_000) // an idle window to measure, not a wait for anything
+        let used = TerminalUITests.cpuTicks(of: pid) - before
+        // Woken at most a few times a second to look for other processes' writes.
+        XCTAssertLessThan(used, 10, "used \(used) clock ticks in 2 s of idling")
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+    }
+
+    static func stat(of pid: pid_t) -> [Substring] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        guard let close = text.lastIndex(of: ")") else { return [] }
+        return text[text.index(after: close)...].split(separator: " ")
+    }
+
+    static func state(of pid: pid_t) -> String { stat(of: pid).first.map(String.init) ?? "?" }
+
+    /// User plus system time, in clock ticks.
+    static func cpuTicks(of pid: pid_t) -> Int {
+        let f = stat(of: pid)
+        guard f.count > 12 else { return 0 }
+        return (Int(f[11]) ?? 0) + (Int(f[12]) ?? 0)
     }
 }
