@@ -4,15 +4,19 @@ public struct Glyphs: Hashable, Sendable {
     public let done, partial, notYet, exceeded, skipped, unscheduled: String
     public let selected, barFull, barEmpty, syncLocal, syncPending, syncSyncing, syncSynced, syncFailed: String
     public let streak, separator: String
+    /// "at most" before a limit habit's ceiling, and the "by" of a size (40×10).
+    public let atMost, times: String
     /// Whether habit icons (user-chosen characters) may be shown.
     public let showsIcons: Bool
 
     public static let unicode = Glyphs(done: "✓", partial: "◐", notYet: "·", exceeded: "✗", skipped: "~",
                                        unscheduled: " ", selected: "▶", barFull: "█", barEmpty: "░",
                                        syncLocal: "⌂", syncPending: "↑", syncSyncing: "⟳", syncSynced: "✓",
-                                       syncFailed: "!", streak: "🔥", separator: "·", showsIcons: true)
+                                       syncFailed: "!", streak: "🔥", separator: "·", atMost: "≤", times: "×",
+                                       showsIcons: true)
     public static let ascii = Glyphs(done: "x", partial: "o", notYet: ".", exceeded: "X", skipped: "~",
                                      unscheduled: " ", selected: ">", barFull: "#", barEmpty: "-",
                                      syncLocal: "L", syncPending: "^", syncSyncing: "*", syncSynced: "=",
-                                     syncFailed: "!", streak: "*", separator: "|", showsIcons: false)
+                                     syncFailed: "!", streak: "*", separator: "|", atMost: "<=", times: "x",
+                                     showsIcons: false)
 }

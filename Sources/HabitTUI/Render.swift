@@ -29,7 +29,8 @@ public func render(_ state: AppState) -> ScreenBuffer {
 // MARK: Pieces
 
 private func tooSmall(_ b: inout ScreenBuffer, _ state: AppState) {
-    let lines = ["Terminal too small", "need \(minimumWidth)×\(minimumHeight), have \(state.width)×\(state.height)", "q quits"]
+    let x = state.glyphs.times
+    let lines = ["Terminal too small", "need \(minimumWidth)\(x)\(minimumHeight), have \(state.width)\(x)\(state.height)", "q quits"]
     for (i, line) in lines.enumerated() {
         let y = max(0, state.height / 2 - 1) + i
         let w = TextWidth.of(line)
@@ -186,9 +187,9 @@ func dayGlyph(skipped: Bool, exceeded: Bool, completed: Bool, progress: Int, kin
     return (g.notYet, scheduled ? .missed : .dim)
 }
 
-func progressText(_ s: HabitSummary) -> String {
+func progressText(_ s: HabitSummary, _ g: Glyphs) -> String {
     let unit = s.habit.fields.unit.map { " " + $0 } ?? ""
-    return s.habit.kind == .build ? "\(s.progress)/\(s.habit.goal)\(unit)" : "\(s.progress) ≤\(s.habit.goal)\(unit)"
+    return s.habit.kind == .build ? "\(s.progress)/\(s.habit.goal)\(unit)" : "\(s.progress) \(g.atMost)\(s.habit.goal)\(unit)"
 }
 
 private func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
@@ -204,7 +205,7 @@ private func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         return
     }
     let wide = state.width >= 72
-    let progressWidth = min(18, max(9, state.rows.map { TextWidth.of(progressText($0)) }.max() ?? 9))
+    let progressWidth = min(18, max(9, state.rows.map { TextWidth.of(progressText($0, state.glyphs)) }.max() ?? 9))
     // Column labels.
     let selected = state.selectedIndex ?? 0
     let first = max(0, min(selected - listHeight + 1, state.rows.count - listHeight))
@@ -245,7 +246,7 @@ private func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let streak = "\(s.streak)\(s.streakUnit == "weeks" ? "w" : "d")"
         b.put(TextWidth.fit(streak, 5), x: rx + 1, y: y, role: s.streak > 0 ? .streak : .dim)
         rx -= progressWidth + 1
-        b.put(progressText(s), x: rx, y: y, role: role == .dim ? .dim : .normal, limit: progressWidth)
+        b.put(progressText(s, g), x: rx, y: y, role: role == .dim ? .dim : .normal, limit: progressWidth)
         let nameRole: Role = s.habit.fields.archivedFrom.map { $0 <= s.day } == true ? .dim : .normal
         b.put(s.habit.name, x: x, y: y, role: nameRole, limit: max(0, rx - 1 - x))
         if isSelected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
