@@ -10,6 +10,9 @@ let package = Package(
         .target(name: "HabitCore", swiftSettings: strict),
         // Journal, snapshots, file lock, the repository actor, config, export.
         .target(name: "HabitStore", dependencies: ["HabitCore"], swiftSettings: strict),
+        // Sync: hybrid-logical-clock stamped operations pushed and pulled through a dumb
+        // remote (a directory, later WebDAV), with a durable outbox cursor and backoff.
+        .target(name: "HabitSync", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
         // The terminal UI as pure code: state, actions, reducer, render into a screen
         // buffer, key map as data, themes. No C import.
         .target(name: "HabitTUI", dependencies: ["HabitCore"], swiftSettings: strict),
@@ -19,10 +22,11 @@ let package = Package(
         // The terminal driver: draws a ScreenBuffer, reads keys, handles resize and signals.
         .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
         // Argument parsing and wiring only.
-        .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitTUI", "HabitTerminal"],
+        .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal"],
                           swiftSettings: strict),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
+        .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
         .testTarget(name: "HabittoCLITests", dependencies: ["habitto", "HabitCore", "HabitStore"],

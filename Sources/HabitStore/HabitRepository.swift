@@ -105,6 +105,64 @@ public actor HabitRepository {
         return item
     }
 
+    /// Applies operations pulled from a remote, through the journal like local ones (one
+    /// record, fsync'd). Already-seen operations are skipped; each device's operations must
+    /// follow on from what was seen (a gap throws and nothing is written). Returns how many
+    /// operations were new.
+    @discardableResult
+    public func applyRemote(_ ops: [HabitOperation]) throws -> Int {
+        let count = try store.withLock { () throws -> Int in
+            let warnings = try store.catchUp(locked: true)
+            warnings.forEach(publishWarning)
+            var next = store.state.seen
+            var fresh: [HabitOperation] = []
+            for op in ops {
+                let last = next[op.id.device] ?? 0
+                if op.id.seq <= last { continue }
+                guard op.id.seq == last + 1 else {
+                    throw StoreError.unreadable(path: "remote operations",
+                                                detail: "operation \(op.id) arrived before \(op.id.device.rawValue.prefix(8))#\(last + 1); nothing was applied")
+                }
+                next[op.id.device] = op.id.seq
+                fresh.append(op)
+            }
+            guard !fresh.isEmpty else { return 0 }
+            try store.write(JournalEntry(ops: fresh, label: "pulled"), device: device)
+            return fresh.count
+        }
+        if count > 0 { publish() }
+        return count
+    }
+
+    /// This device's operations with a sequence number above `afterSeq`, oldest first, at
+    /// most `limit`, read from the journal starting at `fromOffset` (a hint: a record offset
+    /// at or before the first such operation; 0 reads from the start). Also returns the
+    /// offset of the first record holding one of them, the hint for next time.
+    public func localOperations(afterSeq: UInt64, fromOffset: Int, limit: Int) throws -> (ops: [HabitOperation], firstOffset: Int?) {
+        let start = max(Journal.headerSize, fromOffset)
+        let (records, _, status) = try store.journal.read(from: start)
+        if case .corrupt(let offset, let detail) = status {
+            throw StoreError.corrupt(path: store.journal.path, offset: offset, detail: detail)
+        }
+        var ops: [HabitOperation] = []
+        var firstOffset: Int?
+        for rec in records where rec.offset < store.journal.endOffset {
+            let entry: JournalEntry
+            do { entry = try JournalEntry(decoding: rec.payload) } catch {
+                throw StoreError.corrupt(path: store.journal.path, offset: rec.offset, detail: "record cannot be read: \(error)")
+            }
+            for op in entry.ops where op.id.device == device && op.id.seq > afterSeq {
+                if firstOffset == nil { firstOffset = rec.offset }
+                guard ops.count < limit else { return (ops, firstOffset) }
+                ops.append(op)
+            }
+        }
+        return (ops, firstOffset)
+    }
+
+    /// The journal offset up to which this process has read (a hint for `localOperations`).
+    public var journalEnd: Int { store.journal.endOffset }
+
     /// Reads records appended by other processes. Returns true when the state changed.
     @discardableResult
     public func refresh() throws -> Bool {

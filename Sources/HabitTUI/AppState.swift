@@ -1,3 +1,4 @@
+import Foundation
 import HabitCore
 
 /// The screens.
@@ -6,6 +7,8 @@ public enum Screen: Hashable, Sendable {
     case detail(HabitID)
     case week
     case help(from: Mode)
+    /// The sync screen: queue, recent attempts, devices.
+    case sync
 }
 
 /// A question or form shown over the current screen.
@@ -41,6 +44,10 @@ public enum Effect: Hashable, Sendable {
     case write(Write)
     case undo
     case loadTheme(String)
+    /// Turn the offline switch on or off (persisted).
+    case setOffline(Bool)
+    /// Sync now (clears a failure, cuts a backoff short).
+    case syncNow
     case quit
 }
 
@@ -59,6 +66,10 @@ public enum Action: Hashable, Sendable {
     case warning(String)
     /// A theme was loaded (with its problems, if any).
     case themeLoaded(String, problems: [String])
+    /// The sync engine's state changed.
+    case syncChanged(SyncInfo)
+    /// Time passed (for countdowns while idle).
+    case tick(Date)
 }
 
 /// Everything the screen shows, and nothing else: `render` is a function of this.
@@ -83,8 +94,10 @@ public struct AppState: Hashable, Sendable {
     public var themeNames: [String]
     /// Where the data lives, for the status bar.
     public var location: String
-    /// The sync state for the status bar ("local" until sync exists).
-    public var syncLabel = "local"
+    /// The sync state, for the status bar, the row icons and the sync screen.
+    public var sync = SyncInfo()
+    /// The time now, for "last sync 2 min ago" and retry countdowns.
+    public var now = Date(timeIntervalSince1970: 0)
     /// First row shown in the habit list (scrolling).
     public var scroll = 0
     /// Days the week overview is moved back from the date.
@@ -142,6 +155,7 @@ public struct AppState: Hashable, Sendable {
         case .detail: return .detail
         case .week: return .week
         case .help: return .help
+        case .sync: return .sync
         }
     }
 }

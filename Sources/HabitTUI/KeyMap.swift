@@ -1,6 +1,6 @@
 /// Where the keyboard's input goes: each mode has its own bindings.
 public enum Mode: String, CaseIterable, Hashable, Sendable {
-    case today, detail, week, help
+    case today, detail, week, help, sync
     /// The inline "how hard was it?" prompt after a check-in completes a habit.
     case rating
     /// The add/edit habit form.
@@ -19,6 +19,7 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case add, edit, archive, delete
     case detail, week, help
     case nextTheme = "next-theme", toggleAll = "toggle-all"
+    case toggleOffline = "toggle-offline", syncNow = "sync-now", syncScreen = "sync-screen"
     case back, quit
     case nextField = "next-field", previousField = "previous-field", submit, erase
     case confirm, cancel, dismiss
@@ -117,6 +118,9 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("w"), .week, "week"),
         Binding(.today, k("v"), .toggleAll, "show all"),
         Binding(.today, k("T"), .nextTheme, "next theme"),
+        Binding(.today, k("o"), .toggleOffline, "offline/online"),
+        Binding(.today, k("S"), .syncNow, "sync now"),
+        Binding(.today, k("y"), .syncScreen, "sync details"),
         Binding(.today, k("?"), .help, "help", footer: true),
         Binding(.today, k("q"), .quit, "quit", footer: true),
 
@@ -132,6 +136,11 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.week, k("T"), .nextTheme, "next theme"),
         Binding(.week, k("?"), .help, "help", footer: true),
         Binding(.week, k("esc", "q", "w"), .back, "back", footer: true),
+
+        Binding(.sync, k("o"), .toggleOffline, "offline/online", footer: true),
+        Binding(.sync, k("S"), .syncNow, "sync now", footer: true),
+        Binding(.sync, k("?"), .help, "help", footer: true),
+        Binding(.sync, k("esc", "q", "y"), .back, "back", footer: true),
 
         Binding(.help, k("j", "down", "pagedown", "space"), .moveDown, "next page", footer: true),
         Binding(.help, k("k", "up", "pageup"), .moveUp, "previous page", footer: true),

@@ -42,6 +42,12 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.themeName = name
         state.message = problems.first.map { Message($0, .warning) } ?? Message("Theme: \(name)")
         return []
+    case .syncChanged(let info):
+        state.sync = info
+        return []
+    case .tick(let now):
+        state.now = now
+        return []
     }
 }
 
@@ -90,6 +96,14 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     case .today: return today(command, &state)
     case .detail: return detail(command, &state)
     case .week: return week(command, &state)
+    case .sync:
+        switch command {
+        case .back: state.screen = .today
+        case .help: state.screen = .help(from: .sync); state.helpPage = 0
+        case .toggleOffline, .syncNow: return syncCommand(command, &state)
+        default: break
+        }
+        return []
     case .help:
         let pages = helpLayout(state).pages
         if command == .moveDown { state.helpPage = min(pages - 1, state.helpPage + 1) }
@@ -98,6 +112,7 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
             switch from {
             case .detail: state.screen = state.selectedID.map(Screen.detail) ?? .today
             case .week: state.screen = .week
+            case .sync: state.screen = .sync
             default: state.screen = .today
             }
         }
@@ -232,6 +247,11 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         return []
     case .nextTheme:
         return nextTheme(&state)
+    case .toggleOffline, .syncNow:
+        return syncCommand(command, &state)
+    case .syncScreen:
+        state.screen = .sync
+        return []
     case .help:
         state.screen = .help(from: .today)
         state.helpPage = 0
@@ -276,6 +296,21 @@ private func week(_ command: Command, _ state: inout AppState) -> [Effect] {
     default: break
     }
     return []
+}
+
+private func syncCommand(_ command: Command, _ state: inout AppState) -> [Effect] {
+    guard state.sync.remote != nil else {
+        state.message = Message("No remote: data stays on this machine ('habitto remote set dir:/path' connects one)")
+        return []
+    }
+    if command == .syncNow {
+        state.message = Message("Syncing…")
+        return [.syncNow]
+    }
+    let goingOffline = state.sync.mode != "offline"
+    state.sync.mode = goingOffline ? "offline" : "online"
+    state.message = Message(goingOffline ? "Offline: changes wait in the queue" : "Online: syncing now")
+    return [.setOffline(goingOffline)]
 }
 
 private func nextTheme(_ state: inout AppState) -> [Effect] {

@@ -18,6 +18,7 @@ public func render(_ state: AppState) -> ScreenBuffer {
     case .detail(let id): detailScreen(&b, state, id)
     case .week: weekScreen(&b, state)
     case .help: helpScreen(&b, state)
+    case .sync: syncScreen(&b, state)
     }
     statusBar(&b, state)
     messageLine(&b, state)
@@ -90,16 +91,59 @@ private func statusBar(_ b: inout ScreenBuffer, _ state: AppState) {
     b.paint(x: 0, y: y, count: state.width, role: .footer)
     let g = state.glyphs
     var x = 1
-    x += b.put("\(g.syncLocal) \(state.syncLabel)", x: x, y: y, role: .syncLocal)
+    let (icon, label, role) = syncSummary(state)
+    x += b.put("\(icon) \(label)", x: x, y: y, role: role)
     let doneCount = state.rows.filter { $0.scheduled && !$0.skipped && $0.completed && ($0.progress > 0 || $0.habit.kind == .limit) }.count
     let due = state.rows.filter { $0.scheduled && !$0.skipped }.count
     var right = "\(doneCount)/\(due) done  \(g.separator)  theme \(state.themeName)"
     if TextWidth.of(right) > state.width - x - 4 { right = "\(doneCount)/\(due) done" }
     let rightX = state.width - 1 - TextWidth.of(right)
     b.put(right, x: max(x + 2, rightX), y: y, role: .footer)
-    // Where the data lives, in the room left (cut with … when long).
+    // Where the data lives (or goes), in the room left (cut with … when long).
     let room = rightX - x - 4
-    if room >= 8 { b.put("  " + TextWidth.fit(state.location, room).trimmingCharacters(in: .whitespaces), x: x, y: y, role: .footer) }
+    let place = state.sync.remote ?? state.location
+    if room >= 8 { b.put("  " + TextWidth.fit(place, room).trimmingCharacters(in: .whitespaces), x: x, y: y, role: .footer) }
+}
+
+/// "just now", "12s", "5m", "3h", "2d".
+func span(_ seconds: Double) -> String {
+    let s = max(0, Int(seconds.rounded()))
+    if s < 60 { return "\(s)s" }
+    if s < 3600 { return "\(s / 60)m" }
+    if s < 86400 { return "\(s / 3600)h" }
+    return "\(s / 86400)d"
+}
+
+/// The status bar's sync part: icon, words, role.
+func syncSummary(_ state: AppState) -> (String, String, Role) {
+    let g = state.glyphs, sync = state.sync
+    var parts: [String] = []
+    let icon: String, role: Role
+    switch sync.mode {
+    case "online": icon = g.syncSynced; role = .syncSynced; parts.append("online")
+    case "offline": icon = g.syncPending; role = .statusWarn; parts.append("offline")
+    case "unreachable":
+        icon = g.syncFailed; role = .statusWarn; parts.append("unreachable")
+        if let next = sync.nextRetryAt { parts.append("retry in \(span(next.timeIntervalSince(state.now)))") }
+    case "failed": icon = g.syncFailed; role = .syncFailed; parts.append("sync failed")
+    default: return (g.syncLocal, "local only", .syncLocal)
+    }
+    if sync.inFlight > 0 { parts.append("\(g.syncSyncing) syncing \(sync.inFlight)") }
+    parts.append("queue \(sync.pending)")
+    if let last = sync.lastSyncAt { parts.append("synced \(span(state.now.timeIntervalSince(last))) ago") }
+    return (icon, parts.joined(separator: " \(g.separator) "), role)
+}
+
+/// A habit's sync icon and role.
+func syncIcon(_ id: HabitID, _ state: AppState) -> (String, Role) {
+    let g = state.glyphs
+    guard state.sync.remote != nil else { return (g.syncLocal, .syncLocal) }
+    switch state.sync.habitStatus[id] {
+    case "pending"?: return (g.syncPending, .syncPending)
+    case "syncing"?: return (g.syncSyncing, .syncPending)
+    case "failed"?: return (g.syncFailed, .syncFailed)
+    default: return (g.syncSynced, .syncSynced)
+    }
 }
 
 private func footer(_ b: inout ScreenBuffer, _ state: AppState) {
@@ -224,7 +268,8 @@ private func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         }
         // Right part, from the right edge leftwards: sync, difficulty, strength, streak, progress.
         var rx = state.width - 2
-        b.put(g.syncLocal, x: rx, y: y, role: .syncLocal, limit: 1)
+        let (syncGlyph, syncRole) = syncIcon(s.habit.id, state)
+        b.put(syncGlyph, x: rx, y: y, role: syncRole, limit: 1)
         rx -= 3
         let diff = s.difficulty.map { "d\($0)" } ?? "  "
         b.put(diff, x: rx, y: y, role: .dim)
@@ -441,8 +486,53 @@ private func helpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     }
 }
 
+private func syncScreen(_ b: inout ScreenBuffer, _ state: AppState) {
+    let sync = state.sync
+    var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
+    x += b.put(" \(state.glyphs.separator) ", x: x, y: 0, role: .dim)
+    b.put("sync", x: x, y: 0, role: .header)
+    let bottom = state.height - 4
+    var y = 2
+    func line(_ text: String, _ role: Role = .normal, indent: Int = 1) {
+        guard y <= bottom else { return }
+        b.put(text, x: indent, y: y, role: role, limit: state.width - indent - 1)
+        y += 1
+    }
+    guard let remote = sync.remote else {
+        line("No remote: data stays on this machine.")
+        line("Connect one from a shell: habitto remote set dir:/path/to/shared/folder", .dim)
+        return
+    }
+    let (icon, label, role) = syncSummary(state)
+    line("\(icon) \(label)", role)
+    line("Remote: \(remote)", .dim)
+    if let e = sync.lastError { line("Last error: \(e)", .statusError) }
+    if sync.attempts > 0 { line("Failed attempts in a row: \(sync.attempts)", .statusWarn) }
+    y += 1
+    line("Queue (\(sync.pending) waiting, oldest first)", .header)
+    if sync.queue.isEmpty { line("empty: everything made here is on the remote", .dim, indent: 3) }
+    for item in sync.queue.prefix(max(1, (bottom - y) / 2)) {
+        line("\(TextWidth.fit(item.habit, 24)) \(TextWidth.fit(item.kind, 12)) \(span(state.now.timeIntervalSince(item.madeAt))) old", .normal, indent: 3)
+    }
+    if sync.pending > sync.queue.count { line("… and \(sync.pending - sync.queue.count) more", .dim, indent: 3) }
+    y += 1
+    line("Recent attempts", .header)
+    for a in sync.history.suffix(4).reversed() {
+        let result = a.error.map { "failed: \($0)" } ?? "ok, sent \(a.pushed), received \(a.pulled)"
+        line("\(span(state.now.timeIntervalSince(a.at))) ago  \(result)", a.error == nil ? .normal : .statusWarn, indent: 3)
+    }
+    y += 1
+    line("Devices seen", .header)
+    if sync.devices.isEmpty { line("none yet", .dim, indent: 3) }
+    for d in sync.devices {
+        let skew = d.aheadSeconds.map { "  clock \(span($0)) ahead" } ?? ""
+        line("\(d.id.prefix(8))  last seen \(span(state.now.timeIntervalSince(d.lastSeen))) ago\(skew)", d.aheadSeconds == nil ? .normal : .statusWarn, indent: 3)
+    }
+}
+
 private func modeTitle(_ mode: Mode) -> String {
     switch mode {
+    case .sync: "Sync screen"
     case .today: "Today"
     case .detail: "Habit details"
     case .week: "Week overview"

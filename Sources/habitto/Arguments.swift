@@ -31,9 +31,11 @@ struct CommandSpec {
     let summary: String
     let options: [OptionSpec]
     var notes: String = ""
+    /// Positional arguments that may be left out (after the required ones).
+    var optionalArguments: [String] = []
 
     var usageLine: String {
-        var parts = ["habitto", name] + arguments
+        var parts = ["habitto", name] + arguments + optionalArguments.map { "[\($0)]" }
         for o in options { parts.append(o.value.map { "[\(o.name) \($0)]" } ?? "[\(o.name)]") }
         return parts.joined(separator: " ")
     }
@@ -133,8 +135,9 @@ enum ArgumentParser {
             if inv.arguments.count < spec.arguments.count {
                 throw CLIError.usage("missing \(spec.arguments[inv.arguments.count]): usage: \(spec.usageLine)")
             }
-            if inv.arguments.count > spec.arguments.count {
-                throw CLIError.usage("unexpected argument '\(Sanitize.display(inv.arguments[spec.arguments.count]))': usage: \(spec.usageLine) (quote names that contain spaces)")
+            let most = spec.arguments.count + spec.optionalArguments.count
+            if inv.arguments.count > most {
+                throw CLIError.usage("unexpected argument '\(Sanitize.display(inv.arguments[most]))': usage: \(spec.usageLine) (quote names that contain spaces)")
             }
         }
         return inv

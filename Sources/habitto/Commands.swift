@@ -1,6 +1,7 @@
 import Foundation
 import HabitCore
 import HabitStore
+import HabitSync
 
 let habittoVersion = "0.1.0"
 
@@ -47,6 +48,13 @@ enum Specs {
         CommandSpec(name: "show", arguments: ["HABIT"], summary: "Show a habit: fields, streaks, strength, difficulty and history.",
                     options: [json]),
         CommandSpec(name: "stats", arguments: [], summary: "Show XP, level, perfect days and totals.", options: [json]),
+        CommandSpec(name: "remote", arguments: ["set|show"],
+                    summary: "Connect a sync remote (remote set dir:/path [--account NAME], remote set none) or show it.",
+                    options: [OptionSpec(name: "--account", value: "NAME", help: "the account on the remote (default: default)")],
+                    optionalArguments: ["SPEC"]),
+        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed).", options: []),
+        CommandSpec(name: "status", arguments: [], summary: "Show the sync state: mode, queue, last sync, errors, devices.", options: [json]),
+        CommandSpec(name: "offline", arguments: ["on|off"], summary: "Pause sync (on) or resume it and sync at once (off).", options: []),
         CommandSpec(name: "export", arguments: [], summary: "Export all data; the same data always gives the same bytes.",
                     options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (the only format)"),
                               OptionSpec(name: "--output", value: "FILE", help: "write to FILE (atomically) instead of standard output")]),
@@ -118,6 +126,10 @@ struct Runner {
         case "show": try await show()
         case "stats": try await stats()
         case "export": try await export()
+        case "remote": try await remote()
+        case "sync": try await syncNow()
+        case "status": try await status()
+        case "offline": try await offline()
         default: throw CLIError.usage("unknown command")
         }
     }
@@ -303,6 +315,7 @@ struct Runner {
         let date = try day(invocation.value("--date"))
         let repo = try openRepository()
         let state = await repo.state
+        let sync = invocation.has("--json") ? await syncStatus(repo) : nil
         let all = invocation.has("--all")
         let summaries = state.habits.compactMap { habit -> HabitSummary? in
             let s = state.summary(habit, on: date, today: today, settings: settings)
@@ -311,7 +324,11 @@ struct Runner {
             return s
         }
         if invocation.has("--json") {
-            Output.raw(JSON.array(summaries.map { Output.json($0) }).serialized())
+            Output.raw(JSON.array(summaries.map { s in
+                guard case .object(var o) = Output.json(s) else { return Output.json(s) }
+                o["syncStatus"] = .string(sync?.habitStatus(s.habit.id) ?? "local")
+                return .object(o)
+            }).serialized())
             return
         }
         let stats = state.stats(today: today, settings: settings)
@@ -384,6 +401,120 @@ struct Runner {
             Output.err("Exported \(await repo.state.habits.count) habits to \(full)")
         } else {
             Output.raw(text)
+        }
+    }
+}
+
+// MARK: Sync commands
+
+extension Runner {
+    func engine(_ repo: HabitRepository) throws -> SyncEngine {
+        let faults = try ProcessInfo.processInfo.environment["HABITTO_FAULTS"].map { try FaultPlan.parse($0) }
+        return try SyncEngine(repository: repo, clock: env.clock, faults: faults)
+    }
+
+    func syncStatus(_ repo: HabitRepository) async -> SyncStatus? {
+        guard let engine = try? engine(repo) else { return nil }
+        return await engine.status()
+    }
+
+    func remote() async throws {
+        let repo = try openRepository()
+        let engine = try engine(repo)
+        switch invocation.arguments[0] {
+        case "show":
+            let st = await engine.status()
+            let state = await engine.state
+            guard let remote = st.remote else { Output.line("No remote: data stays on this machine ('habitto remote set dir:/path' connects one)"); return }
+            Output.line("Remote \(remote), account \(st.account); this device is \(st.device)")
+            Output.line(state.migratedTo == state.target ? "All of this device's data was pushed and verified." : "The first full push has not been verified yet: run 'habitto sync'.")
+        case "set":
+            guard invocation.arguments.count == 2 else { throw CLIError.usage("remote set needs a remote: dir:/path/to/folder, file:///path or none") }
+            var spec: String? = invocation.arguments[1]
+            if spec == "none" { spec = nil }
+            if let s = spec, s.hasPrefix("dir:"), !s.dropFirst(4).hasPrefix("/") {
+                spec = "dir:" + FileManager.default.currentDirectoryPath + "/" + s.dropFirst(4)
+            }
+            if let s = spec, s.hasPrefix("/") { spec = "dir:" + s }
+            let account = invocation.value("--account") ?? "default"
+            do { try await engine.setRemote(spec, account: account) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+            guard let spec else { Output.line("Remote removed: data stays on this machine"); return }
+            // Connecting is a migration: back up, push everything, read it back, record it done.
+            if await repo.state.seen[repo.device] != nil { try backupBeforeRemote(repo) }
+            let report = await engine.syncOnce(force: true)
+            if let error = report.error {
+                Output.line("Remote set to \(spec) (account \(account)), but the first sync failed: \(error)")
+                Output.line("It resumes with 'habitto sync' or in the background; nothing local was changed.")
+                throw CLIError(message: "first sync with \(spec) failed", code: 4)
+            }
+            Output.line("Remote set to \(spec) (account \(account)): pushed \(report.pushed) operations, pulled \(report.pulled); verified")
+        default:
+            throw CLIError.usage("remote takes 'set SPEC' or 'show'")
+        }
+    }
+
+    /// A copy of the journal before the data first goes to a remote.
+    func backupBeforeRemote(_ repo: HabitRepository) throws {
+        let dir = repo.paths.directory + "/backups"
+        try Sys.makeDirectories(dir)
+        let stamp = Int(env.now.timeIntervalSince1970)
+        if let bytes = try Sys.readFile(repo.paths.journal) {
+            try Sys.writeAtomically(bytes, to: "\(dir)/journal-before-remote-\(stamp).hbj")
+        }
+    }
+
+    func syncNow() async throws {
+        let repo = try openRepository()
+        let engine = try engine(repo)
+        let report = await engine.syncOnce(force: true)
+        if let skipped = report.skipped {
+            if report.error == nil && skipped.hasPrefix("no remote") { throw CLIError.invalid(skipped) }
+            Output.line("Not synced: \(skipped)")
+            return
+        }
+        let summary = "pushed \(report.pushed) operations in \(report.batches) batches, pulled \(report.pulled)"
+        if let error = report.error {
+            Output.err("habitto: sync: \(error) (\(summary))")
+            throw CLIError(message: "sync did not complete; 'habitto status' shows the details", code: 4)
+        }
+        Output.line("Synced: \(summary)")
+    }
+
+    func status() async throws {
+        let repo = try openRepository()
+        let st = await (try engine(repo)).status()
+        let iso = ISO8601DateFormatter()
+        func date(_ d: Date?) -> JSON { d.map { .string(iso.string(from: $0)) } ?? .null }
+        if invocation.has("--json") {
+            Output.raw(JSON.object([
+                "mode": .string(st.mode.rawValue), "remote": .optional(st.remote), "account": .string(st.account),
+                "device": .string(st.device.rawValue), "pending": .int(st.pending), "inFlight": .int(st.inFlight),
+                "lastSyncAt": date(st.lastSyncAt), "lastError": .optional(st.lastError), "nextRetryAt": date(st.nextRetryAt),
+                "devices": .array(st.devices.map { .object(["id": .string($0.id.rawValue), "lastSeen": date($0.lastSeen)]) }),
+                "clockAhead": .array(st.clockAhead.map { .object(["id": .string($0.id.rawValue), "seconds": .double(JSON.rounded($0.seconds, 0))]) }),
+            ]).serialized())
+            return
+        }
+        Output.line("Sync: \(st.mode.rawValue)\(st.remote.map { " · \($0) · account \(st.account)" } ?? " (no remote)")")
+        Output.line("This device: \(st.device) · \(st.pending) operations waiting to be sent")
+        if let last = st.lastSyncAt { Output.line("Last sync: \(iso.string(from: last))") }
+        if let e = st.lastError { Output.line("Last error: \(Sanitize.display(e))") }
+        if let next = st.nextRetryAt { Output.line("Next retry: \(iso.string(from: next))") }
+        for d in st.devices { Output.line("Device \(d.id.rawValue.prefix(8)): last seen \(iso.string(from: d.lastSeen))") }
+        for a in st.clockAhead { Output.line("Clock skew: device \(a.id.rawValue.prefix(8)) is \(Int(a.seconds / 60)) minutes ahead of this machine") }
+    }
+
+    func offline() async throws {
+        let value = invocation.arguments[0].lowercased()
+        guard value == "on" || value == "off" else { throw CLIError.usage("offline takes on or off") }
+        let repo = try openRepository()
+        let engine = try engine(repo)
+        try await engine.setOffline(value == "on")
+        if value == "on" {
+            Output.line("Offline: changes are kept here and sent when you go online again")
+        } else {
+            let report = await engine.syncOnce()
+            Output.line(report.error.map { "Online, but the sync failed: \($0)" } ?? "Online: pushed \(report.pushed), pulled \(report.pulled)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HabitCore
 import HabitStore
+import HabitSync
 import HabitTUI
 import HabitTerminal
 #if canImport(Glibc)
@@ -77,11 +78,30 @@ enum TerminalApp {
             location: abbreviate(env.home))
         state.message = startMessages.first
 
-        // Repository events become actions.
+        // Sync runs in the background while the UI is open.
+        let faults = try ProcessInfo.processInfo.environment["HABITTO_FAULTS"].map { try FaultPlan.parse($0) }
+        let engine = try SyncEngine(repository: repo, clock: env.clock, faults: faults)
+        let syncLoop = Task { await engine.run() }
+        defer { syncLoop.cancel() }
+        let syncEvents = Task {
+            for await status in await engine.updates() {
+                inbox.post(.syncChanged(await syncInfo(status, engine: engine, repo: repo)))
+            }
+        }
+        defer { syncEvents.cancel() }
+
+        // Repository events become actions; a local write wakes the sync engine.
         let events = Task {
+            var first = true
             for await event in await repo.events() {
                 switch event {
-                case .changed(let s): inbox.post(.stateChanged(s))
+                case .changed(let s):
+                    inbox.post(.stateChanged(s))
+                    if !first {
+                        await engine.poke()
+                        inbox.post(.syncChanged(await syncInfo(await engine.status(), engine: engine, repo: repo)))
+                    }
+                    first = false
                 case .warning(let w): inbox.post(.warning(w))
                 }
             }
@@ -91,7 +111,14 @@ enum TerminalApp {
         let (writes, writer) = AsyncStream.makeStream(of: Effect.self)
         let worker = Task {
             for await effect in writes {
-                inbox.post(await perform(effect, repo: repo, env: env))
+                switch effect {
+                case .setOffline(let on):
+                    do { try await engine.setOffline(on) } catch { inbox.post(.failed("\(error)")) }
+                case .syncNow:
+                    await engine.retryNow()
+                default:
+                    inbox.post(await perform(effect, repo: repo, env: env))
+                }
             }
         }
         defer { writer.finish(); worker.cancel() }
@@ -109,6 +136,37 @@ enum TerminalApp {
         terminal.shutdown()
         for w in repo.warnings.drain() { Output.warn(w) }
         return code
+    }
+
+    /// The UI's view of the sync engine's status.
+    static func syncInfo(_ st: SyncStatus, engine: SyncEngine, repo: HabitRepository) async -> SyncInfo {
+        var statuses: [HabitID: String] = [:]
+        for h in st.pendingHabits.union(st.syncingHabits) { statuses[h] = st.habitStatus(h) }
+        let state = await repo.state
+        let queue = await engine.pendingOperations(limit: 50).map { op in
+            SyncInfo.QueueItem(habit: state.entries[op.change.habit].map { Sanitize.display($0.fields.name) } ?? "a habit",
+                               kind: kindName(op.change),
+                               madeAt: Date(timeIntervalSince1970: Double(op.hlc.wallMillis) / 1000))
+        }
+        let engineState = await engine.state
+        let ahead = Dictionary(uniqueKeysWithValues: st.clockAhead.map { ($0.id, $0.seconds) })
+        return SyncInfo(mode: st.mode.rawValue, remote: st.remote, pending: st.pending, inFlight: st.inFlight,
+                        lastSyncAt: st.lastSyncAt, nextRetryAt: st.nextRetryAt, lastError: st.lastError,
+                        habitStatus: statuses, queue: queue, attempts: engineState.attempts,
+                        history: st.history.map { SyncInfo.Attempt(at: $0.at, pushed: $0.pushed, pulled: $0.pulled, error: $0.error) },
+                        devices: st.devices.map { SyncInfo.Device(id: $0.id.rawValue, lastSeen: $0.lastSeen, aheadSeconds: ahead[$0.id]) })
+    }
+
+    static func kindName(_ c: Change) -> String {
+        switch c {
+        case .create: "new habit"
+        case .set: "edit"
+        case .delete: "delete"
+        case .restore: "restore"
+        case .progress(_, _, let d): d > 0 ? "check-in" : "take back"
+        case .skip: "skip"
+        case .rate: "rating"
+        }
     }
 
     /// Runs one write or undo against the repository; returns the action reporting it.
@@ -219,6 +277,7 @@ final class UILoop: @unchecked Sendable {
     }
 
     func run(writes: AsyncStream<Effect>.Continuation, refresh: () -> Void) -> Int32 {
+        state.now = Date()
         terminal.draw(render(state))
         if exitAfterFirstFrame { return 0 }
         var lastRefresh = Date()
@@ -240,7 +299,8 @@ final class UILoop: @unchecked Sendable {
                 let today = LocalDay.containing(env.clock(), in: env.timeZone, dayStartHour: env.config.dayStartHour)
                 if today != state.today { actions.append(.dayChanged(today)) }
             }
-            guard !actions.isEmpty else { continue }
+            actions.append(.tick(now))
+            guard actions.count > 1 || state.sync.nextRetryAt != nil || state.sync.lastSyncAt != nil else { continue }
             for action in actions {
                 for effect in reduce(&state, action) {
                     switch effect {
@@ -250,7 +310,7 @@ final class UILoop: @unchecked Sendable {
                         let (theme, problems) = catalog.load(name)
                         terminal.setTheme(theme)
                         _ = reduce(&state, .themeLoaded(theme.name, problems: problems.map { TerminalApp.shortenThemePaths($0, catalog) }))
-                    case .write, .undo:
+                    case .write, .undo, .setOffline, .syncNow:
                         writes.yield(effect)
                     }
                 }

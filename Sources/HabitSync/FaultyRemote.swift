@@ -1,0 +1,194 @@
+import Foundation
+import HabitCore
+
+/// Faults to inject into a remote, as read from `HABITTO_FAULTS`
+/// (for example `latency=200ms,fail=0.2,lostack=0.1,unreachable`).
+public struct FaultPlan: Equatable, Sendable, CustomStringConvertible {
+    /// Seconds added before each call.
+    public var latency: Double
+    /// Probability (0–1) that a call fails with a transient error before reaching the remote.
+    public var failureRate: Double
+    /// Probability (0–1) that `create` writes the batch and then fails with a transient
+    /// error, as when the answer is lost on the way back.
+    public var lostAckRate: Double
+    /// Every call fails with a transient "remote unreachable" error.
+    public var unreachable: Bool
+
+    /// A plan with the given faults; the defaults inject none.
+    public init(latency: Double = 0, failureRate: Double = 0, lostAckRate: Double = 0, unreachable: Bool = false) {
+        self.latency = latency; self.failureRate = failureRate
+        self.lostAckRate = lostAckRate; self.unreachable = unreachable
+    }
+
+    /// No faults at all.
+    public static let none = FaultPlan()
+
+    /// The largest latency accepted, in seconds.
+    public static let maxLatency = 60.0
+
+    /// The plan in the form `parse` reads (`none` when there are no faults).
+    public var description: String {
+        var parts: [String] = []
+        if latency > 0 { parts.append("latency=\(Int((latency * 1000).rounded()))ms") }
+        if failureRate > 0 { parts.append("fail=\(failureRate)") }
+        if lostAckRate > 0 { parts.append("lostack=\(lostAckRate)") }
+        if unreachable { parts.append("unreachable") }
+        return parts.isEmpty ? "none" : parts.joined(separator: ",")
+    }
+
+    /// Reads a comma-separated list of `latency=<N>ms` or `latency=<N>s`, `fail=<0–1>`,
+    /// `lostack=<0–1>` and `unreachable`; an empty string means no faults. A part that is not
+    /// one of these throws `CoreError.invalid` naming it and the accepted keys. Empty parts are
+    /// ignored; when a key is given twice, the last one counts.
+    public static func parse(_ text: String) throws -> FaultPlan {
+        var plan = FaultPlan()
+        for raw in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let part = raw.trimmingCharacters(in: .whitespaces)
+            if part.isEmpty { continue }
+            func bad(_ why: String = "") -> CoreError {
+                .invalid("HABITTO_FAULTS: '\(Sanitize.display(part))' is not understood\(why); use a comma-separated list of latency=<N>ms or latency=<N>s, fail=<0-1>, lostack=<0-1> and unreachable")
+            }
+            if part == "unreachable" { plan.unreachable = true; continue }
+            let kv = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard kv.count == 2 else { throw bad() }
+            let key = kv[0].trimmingCharacters(in: .whitespaces), value = kv[1].trimmingCharacters(in: .whitespaces)
+            func number(_ s: Substring) -> Double? {
+                // Plain decimals only: no signs, exponents, hex, "nan" or "inf".
+                guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let d = Double(s), d.isFinite
+                else { return nil }
+                return d
+            }
+            func rate() throws -> Double {
+                guard let r = number(Substring(value)), r <= 1 else { throw bad(" (a probability from 0 to 1)") }
+                return r
+            }
+            switch key {
+            case "latency":
+                let seconds: Double?
+                if value.hasSuffix("ms") { seconds = number(value.dropLast(2)).map { $0 / 1000 } }
+                else if value.hasSuffix("s") { seconds = number(value.dropLast(1)) }
+                else { seconds = nil }
+                guard let seconds, seconds <= maxLatency else {
+                    throw bad(" (a duration such as 200ms or 1.5s, at most \(Int(maxLatency))s)")
+                }
+                plan.latency = seconds
+            case "fail": plan.failureRate = try rate()
+            case "lostack": plan.lostAckRate = try rate()
+            default: throw bad()
+            }
+        }
+        return plan
+    }
+}
+
+/// Wraps a remote and injects the faults of a `FaultPlan`: latency, transient failures,
+/// lost answers after a write, and an unreachable remote. With a seed the failures are
+/// the same on every run. For tests and demos (`HABITTO_FAULTS`).
+public final class FaultyRemote: Remote, @unchecked Sendable {
+    private let inner: any Remote
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var _plan: FaultPlan
+    private var seeded: SplitMix64?
+    private var _calls = 0
+    private var _writes = 0
+
+    /// `inner` with the faults of `plan`; `seed` makes the random failures repeatable.
+    public init(_ inner: any Remote, plan: FaultPlan, seed: UInt64? = nil) {
+        self.inner = inner
+        self._plan = plan
+        self.seeded = seed.map(SplitMix64.init(seed:))
+    }
+
+    /// The faults injected from now on (it can be changed while syncing).
+    public var plan: FaultPlan {
+        get { lock.withLock { _plan } }
+        set { lock.withLock { _plan = newValue } }
+    }
+
+    /// Calls made so far, including those that failed.
+    public var calls: Int { lock.withLock { _calls } }
+
+    /// Batches the wrapped remote wrote (its `create` answered `.created`), including
+    /// those whose answer was then lost.
+    public var writes: Int { lock.withLock { _writes } }
+
+    /// The wrapped remote's location followed by ` (faults: …)`.
+    public var location: String { "\(inner.location) (faults: \(plan))" }
+
+    /// The wrapped remote's `prepare`, after the injected latency and failures.
+    public func prepare(account: String) async throws {
+        _ = try await enter()
+        try await inner.prepare(account: account)
+    }
+
+    /// The wrapped remote's `devices`, after the injected latency and failures.
+    public func devices(account: String) async throws -> [DeviceID] {
+        _ = try await enter()
+        return try await inner.devices(account: account)
+    }
+
+    /// The wrapped remote's `batches`, after the injected latency and failures.
+    public func batches(account: String, device: DeviceID) async throws -> [BatchName] {
+        _ = try await enter()
+        return try await inner.batches(account: account, device: device)
+    }
+
+    /// The wrapped remote's `read`, after the injected latency and failures.
+    public func read(account: String, device: DeviceID, batch: BatchName, maxBytes: Int) async throws -> [UInt8] {
+        _ = try await enter()
+        return try await inner.read(account: account, device: device, batch: batch, maxBytes: maxBytes)
+    }
+
+    /// The wrapped remote's `create`, after the injected latency and failures; with a lost
+    /// answer it writes and then throws a transient error, so a retry sees `.alreadyThere`.
+    public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
+        let loseAnswer = try await enter()
+        let outcome = try await inner.create(account: account, device: device, batch: batch, bytes: bytes)
+        if outcome == .created { lock.withLock { _writes += 1 } }
+        if loseAnswer {
+            throw RemoteError.transient("answer lost (injected by HABITTO_FAULTS); batch \(batch) may have been written")
+        }
+        return outcome
+    }
+
+    /// Counts the call, waits the latency and throws the injected failure, if any; returns
+    /// whether a write's answer is to be lost. Two random numbers are drawn on every call,
+    /// so a seeded run does not depend on the plan's rates.
+    private func enter() async throws -> Bool {
+        let (plan, failRoll, lostRoll) = lock.withLock { () -> (FaultPlan, Double, Double) in
+            _calls += 1
+            return (_plan, nextUnit(), nextUnit())
+        }
+        if plan.latency > 0 {
+            try await Task.sleep(nanoseconds: UInt64(plan.latency * 1_000_000_000))
+        }
+        if plan.unreachable {
+            throw RemoteError.transient("remote unreachable (injected by HABITTO_FAULTS)")
+        }
+        if failRoll < plan.failureRate {
+            throw RemoteError.transient("injected failure (HABITTO_FAULTS)")
+        }
+        return lostRoll < plan.lostAckRate
+    }
+
+    /// A random number in 0..<1; call with `lock` held.
+    private func nextUnit() -> Double {
+        let bits: UInt64
+        if seeded != nil { bits = seeded!.next() } else { bits = UInt64.random(in: .min ... .max) }
+        return Double(bits >> 11) * 0x1p-53
+    }
+}
+
+/// A small seeded generator (SplitMix64), so injected faults replay exactly.
+private struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,374 @@
+import Foundation
+import HabitCore
+import HabitStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the status bar and `habitto status` show. Derived from durable state, except
+/// what is in flight right now.
+public struct SyncStatus: Equatable, Sendable {
+    public enum Mode: String, Sendable {
+        case local, online, offline, unreachable, failed
+    }
+    public var mode: Mode
+    public var remote: String?
+    public var account: String
+    public var device: DeviceID
+    /// Operations of this device not yet acknowledged by the remote.
+    public var pending: Int
+    /// Operations in the batch being sent now.
+    public var inFlight: Int
+    public var lastSyncAt: Date?
+    public var lastError: String?
+    public var nextRetryAt: Date?
+    public var devices: [(id: DeviceID, lastSeen: Date)]
+    /// Habits with unacknowledged operations, and those in the batch being sent.
+    public var pendingHabits: Set<HabitID>
+    public var syncingHabits: Set<HabitID>
+    /// Devices whose operations came from a clock more than a minute ahead (seconds).
+    public var clockAhead: [(id: DeviceID, seconds: Double)]
+    public var history: [SyncState.Attempt]
+
+    public static func == (a: SyncStatus, b: SyncStatus) -> Bool {
+        a.mode == b.mode && a.remote == b.remote && a.account == b.account && a.device == b.device
+            && a.pending == b.pending && a.inFlight == b.inFlight && a.lastSyncAt == b.lastSyncAt
+            && a.lastError == b.lastError && a.nextRetryAt == b.nextRetryAt
+            && a.devices.map(\.id) == b.devices.map(\.id) && a.devices.map(\.lastSeen) == b.devices.map(\.lastSeen)
+            && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
+            && a.clockAhead.map(\.id) == b.clockAhead.map(\.id) && a.history == b.history
+    }
+
+    /// A habit's sync status: `local` without a remote, else `syncing`, `failed`, `pending`
+    /// or `synced`.
+    public func habitStatus(_ id: HabitID) -> String {
+        if remote == nil { return "local" }
+        if syncingHabits.contains(id) { return "syncing" }
+        if pendingHabits.contains(id) { return mode == .failed ? "failed" : "pending" }
+        return "synced"
+    }
+}
+
+/// What one round did.
+public struct SyncReport: Equatable, Sendable {
+    public var pushed = 0
+    public var batches = 0
+    public var pulled = 0
+    public var error: String?
+    public var skipped: String?
+}
+
+/// Pushes this device's unacknowledged operations and pulls other devices' operations
+/// through a `Remote`. An operation leaves the outbox only once the remote has it; the
+/// acked cursor is then recorded durably, so a crash at any point leads to a resend that
+/// the remote recognises (same batch name, same bytes). Rounds from several processes on
+/// one data directory are serialised by a lock file.
+public actor SyncEngine {
+    public let repository: HabitRepository
+    let paths: DataPaths
+    let clock: @Sendable () -> Date
+    let faults: FaultPlan?
+    public private(set) var state: SyncState
+    private var remoteCache: (spec: String, remote: any Remote)?
+    private var inFlightOps: [HabitOperation] = []
+    private var subscribers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    private var wake: CheckedContinuation<Void, Never>?
+    private var wakeRequested = false
+
+    /// Backoff: full jitter on base · 2^attempts seconds, capped.
+    public static let backoffBase = 1.0
+    public static let backoffCap = 300.0
+    /// How often the background loop pulls when nothing else happens.
+    public static let pullInterval = 30.0
+
+    public init(repository: HabitRepository, clock: @escaping @Sendable () -> Date = { Date() }, faults: FaultPlan? = nil) throws {
+        self.repository = repository
+        paths = repository.paths
+        self.clock = clock
+        self.faults = faults
+        state = try SyncState.load(repository.paths)
+    }
+
+    // MARK: Settings
+
+    /// Connects a remote (or none). A new remote or account starts a fresh migration.
+    public func setRemote(_ spec: String?, account: String) async throws {
+        if let spec { _ = try makeRemote(spec) }
+        try validateAccount(account)
+        var s = try SyncState.load(paths)
+        if s.remote != spec || s.account != account {
+            let offline = s.offline
+            s = SyncState()
+            s.offline = offline
+            s.remote = spec
+            s.account = account
+        }
+        try s.save(paths)
+        state = s
+        remoteCache = nil
+        await publish()
+    }
+
+    /// The user's offline switch (persisted). Going online syncs at once in the loop.
+    public func setOffline(_ on: Bool) async throws {
+        var s = try SyncState.load(paths)
+        s.offline = on
+        if !on { s.nextRetryAt = nil; s.attempts = 0 }
+        try s.save(paths)
+        state = s
+        await publish()
+        if !on { poke() }
+    }
+
+    // MARK: Status
+
+    /// The status now (pending counted from the journal).
+    public func status() async -> SyncStatus {
+        if let fresh = try? SyncState.load(paths) { state = fresh }
+        let device = repository.device
+        var pendingHabits = Set<HabitID>()
+        var pending = 0
+        if let (ops, _) = try? await repository.localOperations(afterSeq: state.ackedSeq, fromOffset: state.scanOffset, limit: Int.max) {
+            pending = ops.count
+            for op in ops { pendingHabits.insert(op.change.habit) }
+        }
+        let mode: SyncStatus.Mode
+        if state.remote == nil { mode = .local }
+        else if state.offline { mode = .offline }
+        else if state.failed { mode = .failed }
+        else if state.attempts > 0 { mode = .unreachable }
+        else { mode = .online }
+        let devices = state.devicesSeen.compactMap { k, v in DeviceID(k).map { (id: $0, lastSeen: v) } }.sorted { $0.id < $1.id }
+        let ahead = state.clockAhead.compactMap { k, v in DeviceID(k).map { (id: $0, seconds: v) } }.sorted { $0.id < $1.id }
+        return SyncStatus(mode: mode, remote: state.remote, account: state.account, device: device, pending: pending,
+                          inFlight: inFlightOps.count, lastSyncAt: state.lastSyncAt, lastError: state.lastError,
+                          nextRetryAt: state.nextRetryAt, devices: devices,
+                          pendingHabits: pendingHabits, syncingHabits: Set(inFlightOps.map(\.change.habit)),
+                          clockAhead: ahead, history: state.history)
+    }
+
+    /// The oldest operations waiting to be sent (for the sync screen's queue).
+    public func pendingOperations(limit: Int) async -> [HabitOperation] {
+        (try? await repository.localOperations(afterSeq: state.ackedSeq, fromOffset: state.scanOffset, limit: limit))?.ops ?? []
+    }
+
+    /// Status updates (the current one first), for the UI.
+    public func updates() async -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(8))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.yield(await status())
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+
+    private func publish() async {
+        guard !subscribers.isEmpty else { return }
+        let s = await status()
+        for c in subscribers.values { c.yield(s) }
+    }
+
+    // MARK: Rounds
+
+    func remote() throws -> any Remote {
+        guard let spec = state.remote else { throw RemoteError.permanent("no remote is set") }
+        if let cached = remoteCache, cached.spec == spec { return cached.remote }
+        var r: any Remote = try makeRemote(spec)
+        if let faults { r = FaultyRemote(r, plan: faults) }
+        remoteCache = (spec, r)
+        return r
+    }
+
+    /// One round: push everything pending, then pull what other devices wrote. `force`
+    /// runs even when offline or failed (an explicit `habitto sync`).
+    @discardableResult
+    public func syncOnce(force: Bool = false) async -> SyncReport {
+        var report = SyncReport()
+        do { state = try SyncState.load(paths) } catch {
+            report.error = "\(error)"
+            return report
+        }
+        guard state.remote != nil else { report.skipped = "no remote is set (habitto remote set dir:/path)"; return report }
+        if state.offline && !force { report.skipped = "offline"; return report }
+        // One round at a time per data directory, across processes.
+        let lockPath = paths.directory + "/sync.lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { report.error = "cannot open \(lockPath): \(String(cString: strerror(errno)))"; return report }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { report.skipped = "another process is syncing this data directory"; return report }
+        defer { flock(fd, LOCK_UN) }
+        state = (try? SyncState.load(paths)) ?? state
+        state.lastAttemptAt = clock()
+        do {
+            let remote = try remote()
+            try await remote.prepare(account: state.account)
+            try await push(remote, &report)
+            try await pull(remote, &report)
+            state.lastSyncAt = clock()
+            state.attempts = 0
+            state.nextRetryAt = nil
+            state.failed = false
+            state.lastError = report.error
+            if report.error != nil { state.failed = true }
+            if state.migratedTo != state.target { try await verifyMigration(remote) }
+        } catch let e as RemoteError {
+            inFlightOps = []
+            report.error = e.message
+            state.lastError = e.message
+            if e.kind == .transient {
+                state.attempts += 1
+                let ceiling = min(SyncEngine.backoffCap, SyncEngine.backoffBase * pow(2, Double(min(state.attempts, 20))))
+                let delay = max(e.retryAfter ?? 0, Double.random(in: 0...ceiling))
+                state.nextRetryAt = clock().addingTimeInterval(delay)
+            } else {
+                state.failed = true
+                state.nextRetryAt = nil
+            }
+        } catch {
+            inFlightOps = []
+            let message = "\(error)"
+            report.error = message
+            state.lastError = message
+            state.failed = true
+        }
+        state.history.append(SyncState.Attempt(at: clock(), pushed: report.pushed, pulled: report.pulled, error: report.error))
+        if state.history.count > 20 { state.history.removeFirst(state.history.count - 20) }
+        do { try state.save(paths) } catch { report.error = report.error ?? "\(error)" }
+        await publish()
+        return report
+    }
+
+    private func push(_ remote: any Remote, _ report: inout SyncReport) async throws {
+        let me = repository.device
+        while true {
+            let (ops, first) = try await repository.localOperations(afterSeq: state.ackedSeq, fromOffset: state.scanOffset,
+                                                                    limit: BatchFile.maxOperations)
+            if let first { state.scanOffset = first }
+            guard !ops.isEmpty, let name = BatchName(first: ops[0].id.seq, last: ops[ops.count - 1].id.seq) else {
+                state.scanOffset = await repository.journalEnd
+                return
+            }
+            inFlightOps = ops
+            await publish()
+            _ = try await remote.create(account: state.account, device: me, batch: name, bytes: BatchFile.encode(ops))
+            // The remote has it: record the cursor durably before anything else.
+            state.ackedSeq = name.last
+            try state.save(paths)
+            inFlightOps = []
+            report.pushed += ops.count
+            report.batches += 1
+            await publish()
+        }
+    }
+
+    private func pull(_ remote: any Remote, _ report: inout SyncReport) async throws {
+        let me = repository.device
+        var problems: [String] = []
+        for device in try await remote.devices(account: state.account) where device != me {
+            do {
+                var seen = await repository.state.seen[device] ?? 0
+                var newest: Int64 = 0
+                for batch in try await remote.batches(account: state.account, device: device) where batch.last > seen {
+                    guard batch.first <= seen + 1 else {
+                        throw RemoteError.permanent("device \(device.rawValue.prefix(8)) has no batch with operation \(seen + 1) (next is \(batch)); waiting for it")
+                    }
+                    let bytes = try await remote.read(account: state.account, device: device, batch: batch, maxBytes: BatchFile.maxBytes)
+                    let ops = try BatchFile.decode(bytes, device: device, name: batch)
+                    report.pulled += try await repository.applyRemote(ops)
+                    seen = batch.last
+                    newest = max(newest, ops.map(\.hlc.wallMillis).max() ?? 0)
+                }
+                state.devicesSeen[device.rawValue] = clock()
+                let ahead = Double(newest) / 1000 - clock().timeIntervalSince1970
+                if ahead > 60 { state.clockAhead[device.rawValue] = ahead } else if newest > 0 { state.clockAhead[device.rawValue] = nil }
+            } catch let e as RemoteError where e.kind == .permanent {
+                // One bad device never blocks the others.
+                problems.append(e.message)
+            }
+        }
+        if !problems.isEmpty { report.error = problems.joined(separator: "; ") }
+    }
+
+    /// After the first full push to a remote: read this device's batches back and check
+    /// they hold every operation up to the acked cursor, then record it as done.
+    private func verifyMigration(_ remote: any Remote) async throws {
+        let me = repository.device
+        guard state.ackedSeq > 0 else {
+            state.migratedTo = state.target
+            return
+        }
+        var next: UInt64 = 1
+        for batch in try await remote.batches(account: state.account, device: me) where batch.last >= next {
+            guard batch.first <= next else { break }
+            let bytes = try await remote.read(account: state.account, device: me, batch: batch, maxBytes: BatchFile.maxBytes)
+            _ = try BatchFile.decode(bytes, device: me, name: batch)
+            next = batch.last + 1
+        }
+        guard next > state.ackedSeq else {
+            throw RemoteError.permanent("verification failed: the remote lacks this device's operations from \(next); run 'habitto sync' again")
+        }
+        state.migratedTo = state.target
+    }
+
+    // MARK: Background
+
+    /// Wakes the background loop soon (after a local write, or going online).
+    public func poke() {
+        wakeRequested = true
+        wake?.resume()
+        wake = nil
+    }
+
+    /// Clears a permanent failure and syncs now.
+    public func retryNow() async {
+        if var s = try? SyncState.load(paths) {
+            s.failed = false
+            s.attempts = 0
+            s.nextRetryAt = nil
+            try? s.save(paths)
+            state = s
+        }
+        poke()
+    }
+
+    /// Runs until cancelled: a round after each poke (debounced), when a retry is due, and
+    /// every `pullInterval` seconds; nothing while offline or failed.
+    public func run() async {
+        while !Task.isCancelled {
+            let now = clock()
+            var due: Double = SyncEngine.pullInterval
+            if let next = state.nextRetryAt { due = min(due, max(0, next.timeIntervalSince(now))) }
+            if !wakeRequested { await sleep(seconds: due) }
+            if Task.isCancelled { return }
+            let poked = wakeRequested
+            wakeRequested = false
+            if poked { try? await Task.sleep(nanoseconds: 250_000_000) } // gather a burst of writes
+            state = (try? SyncState.load(paths)) ?? state
+            if state.remote == nil || state.offline || (state.failed && !poked) { continue }
+            if let next = state.nextRetryAt, next > clock(), !poked { continue }
+            await syncOnce()
+        }
+    }
+
+    private func sleep(seconds: Double) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                wake = c
+                let ns = UInt64(max(0, seconds) * 1e9)
+                Task { [weak self] in
+                    try? await Task.sleep(nanoseconds: ns)
+                    await self?.timerFired(c)
+                }
+            }
+        } onCancel: {
+            Task { await self.poke() }
+        }
+    }
+
+    private func timerFired(_ c: CheckedContinuation<Void, Never>) {
+        // Only resume if this continuation is still the one waiting.
+        if wake != nil { wake?.resume(); wake = nil }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HabitCore
+import HabitStore
+
+/// What the sync engine keeps in `sync.json` in the data directory, written atomically and
+/// fsync'd. Losing it loses nothing: with the acked cursor at 0 everything is sent again,
+/// and a batch that is already on the remote with the same bytes counts as an ack.
+public struct SyncState: Codable, Equatable, Sendable {
+    /// `dir:/path` (or nil: local only).
+    public var remote: String?
+    public var account = "default"
+    /// The user's offline switch (pauses sync).
+    public var offline = false
+    /// The highest sequence number of this device the remote has durably.
+    public var ackedSeq: UInt64 = 0
+    /// A journal offset at or before the first record with an unacked operation.
+    public var scanOffset = 0
+    public var lastSyncAt: Date?
+    public var lastAttemptAt: Date?
+    public var lastError: String?
+    /// A permanent failure: no automatic retry until the user asks or the remote changes.
+    public var failed = false
+    /// Consecutive transient failures (for the backoff).
+    public var attempts = 0
+    public var nextRetryAt: Date?
+    /// Devices seen on the remote (hex id) and when their operations were last seen.
+    public var devicesSeen: [String: Date] = [:]
+    /// How far ahead of this machine's clock the newest operation of a device was (seconds),
+    /// when more than a minute.
+    public var clockAhead: [String: Double] = [:]
+    /// The remote and account a first full push was verified for (the migration is done).
+    public var migratedTo: String?
+    /// Recent rounds, newest last (for the sync screen).
+    public var history: [Attempt] = []
+
+    /// One sync round as it ended.
+    public struct Attempt: Codable, Equatable, Sendable {
+        public var at: Date
+        public var pushed: Int
+        public var pulled: Int
+        public var error: String?
+    }
+
+    public init() {}
+
+    static func path(_ paths: DataPaths) -> String { paths.directory + "/sync.json" }
+
+    /// Reads the state; a missing file is the default, a damaged one an error saying what to do.
+    public static func load(_ paths: DataPaths) throws -> SyncState {
+        guard let bytes = try Sys.readFile(path(paths), limit: 4 << 20) else { return SyncState() }
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(SyncState.self, from: Data(bytes))
+        } catch {
+            throw StoreError.unreadable(path: path(paths),
+                                        detail: "is damaged; delete it to start sync over (nothing is lost: what the remote already has is recognised)")
+        }
+    }
+
+    /// Writes the state durably (temp file, fsync, rename, fsync directory).
+    public func save(_ paths: DataPaths) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        try Sys.writeAtomically(Array(try encoder.encode(self)), to: SyncState.path(paths))
+    }
+
+    /// "remote/account", identifying where the data goes.
+    public var target: String? { remote.map { "\($0)#\(account)" } }
+}
+
+/// Builds a remote from its text form: `dir:/abs/path` or `file:///abs/path`.
+public func makeRemote(_ spec: String) throws -> any Remote {
+    if spec.hasPrefix("dir:") {
+        let path = String(spec.dropFirst(4))
+        guard path.hasPrefix("/") else { throw CoreError.invalid("remote '\(Sanitize.display(spec))': use an absolute path, like dir:/mnt/sync/habitto") }
+        return DirectoryRemote(root: path)
+    }
+    if spec.hasPrefix("file://") {
+        let path = String(spec.dropFirst(7))
+        guard path.hasPrefix("/") else { throw CoreError.invalid("remote '\(Sanitize.display(spec))': use file:///absolute/path") }
+        return DirectoryRemote(root: path.removingPercentEncoding ?? path)
+    }
+    throw CoreError.invalid("remote '\(Sanitize.display(spec))' not understood: use dir:/path/to/folder, file:///path/to/folder or none")
+}

@@ -1,0 +1,51 @@
+import Foundation
+import HabitCore
+
+/// What the UI knows about sync, as plain values (the executable fills it from the sync
+/// engine; HabitTUI does not depend on it).
+public struct SyncInfo: Hashable, Sendable {
+    /// `local`, `online`, `offline`, `unreachable` or `failed`.
+    public var mode: String
+    public var remote: String?
+    public var pending: Int
+    public var inFlight: Int
+    public var lastSyncAt: Date?
+    public var nextRetryAt: Date?
+    public var lastError: String?
+    /// Per habit: `pending`, `syncing`, `failed`, `synced` (absent: synced, or local without a remote).
+    public var habitStatus: [HabitID: String]
+    /// The queue, oldest first.
+    public var queue: [QueueItem]
+    public var attempts: Int
+    public var history: [Attempt]
+    public var devices: [Device]
+
+    public struct QueueItem: Hashable, Sendable {
+        public var habit: String
+        public var kind: String
+        public var madeAt: Date
+        public init(habit: String, kind: String, madeAt: Date) { self.habit = habit; self.kind = kind; self.madeAt = madeAt }
+    }
+    public struct Attempt: Hashable, Sendable {
+        public var at: Date
+        public var pushed: Int
+        public var pulled: Int
+        public var error: String?
+        public init(at: Date, pushed: Int, pulled: Int, error: String?) { self.at = at; self.pushed = pushed; self.pulled = pulled; self.error = error }
+    }
+    public struct Device: Hashable, Sendable {
+        public var id: String
+        public var lastSeen: Date
+        public var aheadSeconds: Double?
+        public init(id: String, lastSeen: Date, aheadSeconds: Double?) { self.id = id; self.lastSeen = lastSeen; self.aheadSeconds = aheadSeconds }
+    }
+
+    public init(mode: String = "local", remote: String? = nil, pending: Int = 0, inFlight: Int = 0, lastSyncAt: Date? = nil,
+                nextRetryAt: Date? = nil, lastError: String? = nil, habitStatus: [HabitID: String] = [:],
+                queue: [QueueItem] = [], attempts: Int = 0, history: [Attempt] = [], devices: [Device] = []) {
+        self.mode = mode; self.remote = remote; self.pending = pending; self.inFlight = inFlight
+        self.lastSyncAt = lastSyncAt; self.nextRetryAt = nextRetryAt; self.lastError = lastError
+        self.habitStatus = habitStatus; self.queue = queue; self.attempts = attempts; self.history = history
+        self.devices = devices
+    }
+}

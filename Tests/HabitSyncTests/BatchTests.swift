@@ -1,0 +1,175 @@
+import Foundation
+import XCTest
+import HabitCore
+import HabitStore
+import HabitSync
+
+final class BatchNameTests: XCTestCase {
+    func testBatchNameAcceptsCanonicalNames() {
+        for (text, first, last) in [("1-1.batch", UInt64(1), UInt64(1)), ("17-1016.batch", 17, 1016),
+                                    ("18446744073709551615-18446744073709551615.batch", .max, .max)] {
+            let name = BatchName(fileName: text)
+            XCTAssertEqual(name?.first, first, text)
+            XCTAssertEqual(name?.last, last, text)
+            XCTAssertEqual(name?.fileName, text, "a parsed name writes back the same file name")
+        }
+        XCTAssertEqual(BatchName(fileName: "17-1016.batch")?.count, 1000)
+    }
+
+    func testBatchNameRejectsZeroReversedPaddedPathTricksAndHugeNumbers() {
+        let rejected = [
+            "0-3.batch", "0-0.batch", "3-2.batch", "01-2.batch", "1-02.batch", "../1-2.batch", "1/1-2.batch",
+            "1-2.batch/", "1-2.batch.tmp", ".tmp-1-2.batch", "a-b.batch", "1-2", "1-2.BATCH", ".batch", "-.batch",
+            "1.batch", "1-2-3.batch", "-1-2.batch", "1--2.batch", "+1-2.batch", " 1-2.batch", "1-2 .batch",
+            "1-\u{663}.batch", "\u{FF11}-2.batch", "1-2.batch\u{1B}", "",
+            "18446744073709551616-18446744073709551616.batch", "1-18446744073709551616.batch",
+            "999999999999999999999-999999999999999999999.batch",
+        ]
+        for text in rejected {
+            XCTAssertNil(BatchName(fileName: text), "'\(text)' must not parse as a batch name")
+        }
+    }
+
+    func testBatchNameRefusesAnEmptyOrReversedRange() {
+        XCTAssertNil(BatchName(first: 0, last: 1))
+        XCTAssertNil(BatchName(first: 5, last: 4))
+        XCTAssertEqual(BatchName(first: 4, last: 4)?.fileName, "4-4.batch")
+    }
+
+    func testBatchNamesSortByFirstThenLastNumerically() {
+        let names = ["10-12.batch", "2-9.batch", "2-3.batch", "1-1.batch"].compactMap(BatchName.init(fileName:))
+        XCTAssertEqual(names.sorted().map(\.fileName), ["1-1.batch", "2-3.batch", "2-9.batch", "10-12.batch"])
+    }
+}
+
+final class BatchFileTests: XCTestCase {
+    func testBatchRoundTripsEveryKindOfChange() throws {
+        let ops = RemoteFixture.operations(device: RemoteFixture.device(7), seqs: 5...12)
+        let name = try XCTUnwrap(BatchName(first: 5, last: 12))
+        let bytes = BatchFile.encode(ops)
+        XCTAssertEqual(try BatchFile.decode(bytes, device: RemoteFixture.device(7), name: name), ops)
+        XCTAssertEqual(BatchFile.encode(ops), bytes, "encoding is deterministic")
+    }
+
+    func testHandBuiltBatchMatchesTheEncoder() throws {
+        // Checks the hand builder the other tests use to make batches the encoder would not.
+        let ops = RemoteFixture.operations(device: RemoteFixture.device(1), seqs: 1...3)
+        XCTAssertEqual(RemoteFixture.handBuiltBatch(device: RemoteFixture.device(1), first: 1, last: 3, ops: ops),
+                       BatchFile.encode(ops))
+    }
+
+    func testDecodeRejectsEveryFlippedByte() throws {
+        let device = RemoteFixture.device(1)
+        let ops = RemoteFixture.operations(device: device, seqs: 1...2)
+        let name = try XCTUnwrap(BatchName(first: 1, last: 2))
+        let bytes = BatchFile.encode(ops)
+        var rejected = 0
+        for i in bytes.indices {
+            for mask: UInt8 in [0x01, 0x80, 0xFF] {
+                var copy = bytes
+                copy[i] ^= mask
+                do {
+                    let decoded = try BatchFile.decode(copy, device: device, name: name)
+                    XCTAssertEqual(decoded, ops, "byte \(i) ^ \(mask) decoded to something else")
+                } catch let error as RemoteError {
+                    XCTAssertEqual(error.kind, .permanent)
+                    XCTAssertTrue(error.message.contains("batch 1-2.batch"), error.message)
+                    rejected += 1
+                }
+            }
+        }
+        XCTAssertEqual(rejected, bytes.count * 3, "a CRC-32C catches every single-byte change")
+    }
+
+    func testDecodeRejectsABatchFromAnotherDevice() throws {
+        let ops = RemoteFixture.operations(device: RemoteFixture.device(1), seqs: 1...2)
+        let name = try XCTUnwrap(BatchName(first: 1, last: 2))
+        try assertRejected(BatchFile.encode(ops), device: RemoteFixture.device(2), name: name, because: "another device")
+    }
+
+    func testDecodeRejectsANameThatDoesNotMatchTheContents() throws {
+        let device = RemoteFixture.device(1)
+        let bytes = BatchFile.encode(RemoteFixture.operations(device: device, seqs: 1...2))
+        for (first, last) in [(UInt64(1), UInt64(3)), (2, 2), (2, 3)] {
+            let name = try XCTUnwrap(BatchName(first: first, last: last))
+            try assertRejected(bytes, device: device, name: name, because: "do not match its name")
+        }
+    }
+
+    func testDecodeRejectsAnOperationWhoseChangeBreaksTheRules() throws {
+        let device = RemoteFixture.device(1)
+        let evil = HabitOperation(id: OpID(device: device, seq: 1), hlc: HLC(wallMillis: 1_000, counter: 0),
+                                  change: .create(RemoteFixture.habit, HabitFields(name: "Wa\u{1B}[2Jter", startDate: RemoteFixture.day)))
+        let bytes = RemoteFixture.handBuiltBatch(device: device, first: 1, last: 1, ops: [evil])
+        let name = try XCTUnwrap(BatchName(first: 1, last: 1))
+        try assertRejected(bytes, device: device, name: name, because: "operation 1")
+        let error = try XCTUnwrap(catchRemoteError { try BatchFile.decode(bytes, device: device, name: name) })
+        XCTAssertFalse(error.message.unicodeScalars.contains("\u{1B}"), "the message must not carry the escape: \(error.message)")
+    }
+
+    func testDecodeRejectsOperationsOutOfSequence() throws {
+        let device = RemoteFixture.device(1)
+        let ops = RemoteFixture.operations(device: device, seqs: 1...3)
+        let bytes = RemoteFixture.handBuiltBatch(device: device, first: 1, last: 2, ops: [ops[0], ops[2]])
+        try assertRejected(bytes, device: device, name: try XCTUnwrap(BatchName(first: 1, last: 2)), because: "out of sequence")
+    }
+
+    func testDecodeRejectsTrailingBytesBeforeTheChecksum() throws {
+        let device = RemoteFixture.device(1)
+        let ops = RemoteFixture.operations(device: device, seqs: 1...1)
+        let bytes = RemoteFixture.handBuiltBatch(device: device, first: 1, last: 1, ops: ops, trailing: [0])
+        try assertRejected(bytes, device: device, name: try XCTUnwrap(BatchName(first: 1, last: 1)), because: "trailing bytes")
+    }
+
+    func testDecodeRejectsEveryTruncation() throws {
+        let device = RemoteFixture.device(1)
+        let bytes = BatchFile.encode(RemoteFixture.operations(device: device, seqs: 1...3))
+        let name = try XCTUnwrap(BatchName(first: 1, last: 3))
+        for length in 0..<bytes.count {
+            let error = catchRemoteError { try BatchFile.decode(Array(bytes.prefix(length)), device: device, name: name) }
+            XCTAssertEqual(error?.kind, .permanent, "a batch cut to \(length) of \(bytes.count) bytes must be rejected")
+        }
+    }
+
+    func testDecodeRejectsABatchLargerThanTheLimitEvenWithAValidChecksum() throws {
+        let device = RemoteFixture.device(1)
+        // Without the size check this would be caught as trailing bytes: the limit comes first.
+        let ops = RemoteFixture.operations(device: device, seqs: 1...1)
+        let padding = [UInt8](repeating: 0, count: BatchFile.maxBytes)
+        let bytes = RemoteFixture.handBuiltBatch(device: device, first: 1, last: 1, ops: ops, trailing: padding)
+        XCTAssertGreaterThan(bytes.count, BatchFile.maxBytes)
+        try assertRejected(bytes, device: device, name: try XCTUnwrap(BatchName(first: 1, last: 1)), because: "not a batch file")
+    }
+
+    func testDecodeRejectsFilesThatAreNotBatches() throws {
+        let name = try XCTUnwrap(BatchName(first: 1, last: 1))
+        for bytes in [[], Array("hello, this is not a batch file".utf8), [UInt8](repeating: 0, count: 64)] {
+            try assertRejected(bytes, device: RemoteFixture.device(1), name: name, because: "not a batch file")
+        }
+    }
+
+    // MARK: Helpers
+
+    private func assertRejected(_ bytes: [UInt8], device: DeviceID, name: BatchName, because reason: String,
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        let error = try XCTUnwrap(catchRemoteError { try BatchFile.decode(bytes, device: device, name: name) },
+                                  "the batch was accepted", file: file, line: line)
+        XCTAssertEqual(error.kind, .permanent, file: file, line: line)
+        XCTAssertTrue(error.message.contains(reason), "'\(error.message)' does not say '\(reason)'", file: file, line: line)
+        XCTAssertTrue(error.message.contains("was not applied"), error.message, file: file, line: line)
+    }
+
+    /// The RemoteError `body` threw, or nil when it returned; any other error fails the test.
+    private func catchRemoteError(file: StaticString = #filePath, line: UInt = #line,
+                                  _ body: () throws -> [HabitOperation]) -> RemoteError? {
+        do {
+            _ = try body()
+            return nil
+        } catch let error as RemoteError {
+            return error
+        } catch {
+            XCTFail("expected a RemoteError, got \(error)", file: file, line: line)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import XCTest
+import HabitCore
+import HabitStore
+@testable import HabitSync
+
+/// A deterministic generator for the random histories.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+final class ConvergenceTests: XCTestCase {
+    var root = ""
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "habitto-sync-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
+
+    struct Replica {
+        let repo: HabitRepository
+        let engine: SyncEngine
+        let faulty: FaultyRemote?
+    }
+
+    func replica(_ name: String, faults: FaultPlan? = nil) async throws -> Replica {
+        let repo = try HabitRepository(directory: root + "/" + name, now: { Date(timeIntervalSince1970: 1_795_000_000) })
+        let engine = try SyncEngine(repository: repo, clock: { Date(timeIntervalSince1970: 1_795_000_000) }, faults: faults)
+        try await engine.setRemote("dir:" + root + "/remote", account: "me")
+        return Replica(repo: repo, engine: engine, faulty: nil)
+    }
+
+    func export(_ r: Replica) async -> String { Export.document(await r.repo.state).serialized() }
+
+    /// Syncs every replica until all have everything, as after a restart with the network
+    /// back: fresh engines without injected faults, online.
+    func settle(_ replicas: [Replica], file: StaticString = #filePath, line: UInt = #line) async throws {
+        let healthy = try replicas.map { try SyncEngine(repository: $0.repo, clock: { Date(timeIntervalSince1970: 1_795_000_000) }) }
+        for e in healthy { try await e.setOffline(false) }
+        for _ in 0..<3 {
+            for e in healthy {
+                let report = await e.syncOnce(force: true)
+                XCTAssertNil(report.error, "sync failed: \(report.error ?? "")", file: file, line: line)
+            }
+        }
+    }
+
+    func testThreeReplicasMakingRandomConcurrentChangesConvergeByteForByte() async throws {
+        for seed in [1, 2, 3] as [UInt64] {
+            try await runScenario(seed: seed, faults: nil)
+        }
+    }
+
+    func testConvergenceSurvivesLostAcknowledgementsAndFailuresAtRandom() async throws {
+        try await runScenario(seed: 11, faults: FaultPlan(latency: 0, failureRate: 0.2, lostAckRate: 0.3, unreachable: false))
+    }
+
+    func runScenario(seed: UInt64, faults: FaultPlan?, file: StaticString = #filePath, line: UInt = #line) async throws {
+        try? FileManager.default.removeItem(atPath: root)
+        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
+        var rng = SplitMix(state: seed)
+        let replicas = [try await replica("a\(seed)", faults: faults), try await replica("b\(seed)", faults: faults),
+                        try await replica("c\(seed)", faults: faults)]
+        let start = LocalDay("2026-11-01")!
+        let today = LocalDay("2026-11-21")!
+        let habits = (0..<4).map { HabitID(value: UInt64(0xA0 + $0)) }
+        try await replicas[0].repo.commit { _, _ in
+            habits.enumerated().map { .create($1, HabitFields(name: "Habit \($0)", goal: 3, startDate: start)) }
+        }
+        try await settle(replicas)
+        // Every progress delta that was committed, per habit and day.
+        var committed: [String: Int] = [:]
+        func record(_ ops: [HabitOperation]) {
+            for op in ops { if case .progress(let h, let d, let delta) = op.change { committed["\(h)|\(d)", default: 0] += delta } }
+        }
+        for _ in 0..<160 {
+            let r = replicas[Int.random(in: 0..<3, using: &rng)]
+            let h = habits[Int.random(in: 0..<habits.count, using: &rng)]
+            let day = start.adding(Int.random(in: 0...20, using: &rng))
+            switch Int.random(in: 0..<100, using: &rng) {
+            case 0..<35:
+                record(try await r.repo.commit { state, _ in
+                    guard let habit = state.habit(h) else { return [] }
+                    return try Edits.checkIn(habit, on: day, amount: 1, today: today, in: state)
+                }.operations)
+            case 35..<45:
+                record((try? await r.repo.commit { state, _ in
+                    guard let habit = state.habit(h) else { return [] }
+                    return try Edits.uncheck(habit, on: day, amount: 1, today: today, in: state)
+                })?.operations ?? [])
+            case 45..<52:
+                // Undo: its inverse operations are committed like any other.
+                let before = await r.repo.state.seen[r.repo.device] ?? 0
+                _ = try await r.repo.undo()
+                let after = await r.repo.state.seen[r.repo.device] ?? 0
+                if after > before {
+                    let (ops, _) = try await r.repo.localOperations(afterSeq: before, fromOffset: 0, limit: Int.max)
+                    record(ops)
+                }
+            case 52..<62:
+                let name = "Name \(Int.random(in: 0..<1000, using: &rng))"
+                _ = try? await r.repo.commit { state, _ in
+                    guard let habit = state.habit(h) else { return [] }
+                    var f = habit.fields
+                    f.name = name
+                    return try Edits.update(habit, to: f, in: state)
+                }
+            case 62..<70:
+                _ = try? await r.repo.commit { state, _ in
+                    guard let habit = state.habit(h) else { return [] }
+                    return try Edits.setSkipped(habit, on: day, !state.isSkipped(h, day), today: today, in: state)
+                }
+            case 70..<78:
+                let rating = Int.random(in: 1...5, using: &rng)
+                _ = try? await r.repo.commit { state, _ in
+                    guard let habit = state.habit(h) else { return [] }
+                    return try Edits.rate(habit, on: day, rating, today: today, in: state)
+                }
+            case 78..<80:
+                _ = try await r.repo.commit { state, _ in state.habit(h).map { Edits.delete($0) } ?? [] }
+            case 80..<88:
+                try await r.engine.setOffline(Bool.random(using: &rng))
+            default:
+                await r.engine.syncOnce()
+            }
+        }
+        try await settle(replicas)
+        let exports = [await export(replicas[0]), await export(replicas[1]), await export(replicas[2])]
+        XCTAssertEqual(exports[0], exports[1], "seed \(seed): a and b differ", file: file, line: line)
+        XCTAssertEqual(exports[0], exports[2], "seed \(seed): a and c differ", file: file, line: line)
+        let s0 = await replicas[0].repo.state, s1 = await replicas[1].repo.state
+        XCTAssertTrue(s0.encoded() == s1.encoded(), "seed \(seed): the states differ", file: file, line: line)
+        // No check-in lost or doubled: shown progress is the committed sum, for habits that exist.
+        let final = await replicas[2].repo.state
+        for (key, sum) in committed {
+            let parts = key.split(separator: "|")
+            guard let h = HabitID(String(parts[0])), let d = LocalDay(String(parts[1])), final.habit(h) != nil else { continue }
+            XCTAssertEqual(final.progress(h, d), max(0, sum), "seed \(seed): progress of \(key)", file: file, line: line)
+        }
+    }
+
+    func testTenThousandPendingOperationsDrainInABoundedNumberOfBatches() async throws {
+        let a = try await replica("big")
+        let h = HabitID(value: 0xB1)
+        let start = LocalDay("2000-01-01")!
+        try await a.repo.commit { _, _ in [.create(h, HabitFields(name: "Big", startDate: start))] }
+        for chunk in 0..<10 {
+            try await a.repo.commit { _, _ in (0..<1000).map { .progress(h, start.adding(chunk * 1000 + $0), delta: 1) } }
+        }
+        let before = await a.engine.status()
+        XCTAssertEqual(before.pending, 10_001)
+        let report = await a.engine.syncOnce()
+        XCTAssertNil(report.error)
+        XCTAssertEqual(report.pushed, 10_001)
+        XCTAssertEqual(report.batches, 11)
+        let files = try FileManager.default.contentsOfDirectory(atPath: root + "/remote/users/me/devices/\(a.repo.device)/ops")
+        XCTAssertEqual(files.count, 11)
+        let after = await a.engine.status()
+        XCTAssertEqual(after.pending, 0)
+        // A fresh device catches up from them.
+        let b = try await replica("fresh")
+        _ = await b.engine.syncOnce()
+        let bState = await b.repo.state
+        XCTAssertEqual(bState.progress(h, start.adding(9_999)), 1)
+        let ea = await export(a), eb = await export(b)
+        XCTAssertEqual(eb, ea)
+    }
+
+    func testOfflineKeepsChangesQueuedAcrossRestartAndOnlineSendsThem() async throws {
+        let a = try await replica("off")
+        let h = HabitID(value: 0xC1)
+        try await a.engine.setOffline(true)
+        try await a.repo.commit { _, _ in [.create(h, HabitFields(name: "Walk", startDate: LocalDay("2026-11-01")!))] }
+        try await a.repo.commit { _, _ in [.progress(h, LocalDay("2026-11-02")!, delta: 1)] }
+        let skipped = await a.engine.syncOnce().skipped
+        XCTAssertEqual(skipped, "offline")
+        // Restart: a new repository and engine on the same directory.
+        let repo2 = try HabitRepository(directory: root + "/off")
+        let engine2 = try SyncEngine(repository: repo2)
+        var status = await engine2.status()
+        XCTAssertEqual(status.mode, .offline)
+        XCTAssertEqual(status.pending, 2)
+        XCTAssertEqual(status.habitStatus(h), "pending")
+        try await engine2.setOffline(false)
+        let round = await engine2.syncOnce()
+        XCTAssertNil(round.error)
+        status = await engine2.status()
+        XCTAssertEqual(status.mode, .online)
+        XCTAssertEqual(status.pending, 0)
+        XCTAssertEqual(status.habitStatus(h), "synced")
+    }
+
+    func testAnUnreachableRemoteBacksOffAndRecoversWithoutLosingAnything() async throws {
+        let dir = root + "/flaky"
+        let repo = try HabitRepository(directory: dir)
+        let engine = try SyncEngine(repository: repo, faults: FaultPlan(latency: 0, failureRate: 0, lostAckRate: 0, unreachable: true))
+        try await engine.setRemote("dir:" + root + "/remote", account: "me")
+        let h = HabitID(value: 0xD1)
+        try await repo.commit { _, _ in [.create(h, HabitFields(name: "Run", startDate: LocalDay("2026-11-01")!))] }
+        let first = await engine.syncOnce()
+        XCTAssertTrue(first.error?.contains("remote unreachable") == true, "\(first.error ?? "")")
+        var status = await engine.status()
+        XCTAssertEqual(status.mode, .unreachable)
+        XCTAssertEqual(status.pending, 1)
+        let retry = try XCTUnwrap(status.nextRetryAt)
+        XCTAssertLessThanOrEqual(retry.timeIntervalSinceNow, SyncEngine.backoffBase * 2 + 1)
+        _ = await engine.syncOnce()
+        status = await engine.status()
+        XCTAssertEqual(try SyncState.load(repo.paths).attempts, 2)
+        // The network comes back (a new engine without faults, as after a restart).
+        let healthy = try SyncEngine(repository: repo)
+        let healed = await healthy.syncOnce()
+        XCTAssertNil(healed.error)
+        status = await healthy.status()
+        XCTAssertEqual(status.mode, .online)
+        XCTAssertEqual(status.pending, 0)
+        XCTAssertNil(status.nextRetryAt)
+    }
+}

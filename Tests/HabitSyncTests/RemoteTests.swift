@@ -1,0 +1,501 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import XCTest
+import HabitCore
+import HabitStore
+import HabitSync
+
+// MARK: - Fixtures
+
+/// Devices, operations and batches for the remote and batch tests.
+enum RemoteFixture {
+    static let habit = HabitID(value: 0xA1)
+    static let day = LocalDay(year: 2026, month: 11, day: 1)!
+
+    /// A device id whose last hex digits are `n`.
+    static func device(_ n: UInt64) -> DeviceID { DeviceID(hi: 0, lo: n) }
+
+    /// Valid operations of one device with the given sequence numbers, cycling through
+    /// every kind of change (the first is a create).
+    static func operations(device: DeviceID, seqs: ClosedRange<UInt64>) -> [HabitOperation] {
+        seqs.map { seq in
+            let change: Change
+            switch (seq - seqs.lowerBound) % 8 {
+            case 0: change = .create(habit, HabitFields(name: "Water ✓", icon: "💧", unit: "glasses", startDate: day, notes: "two\nlines"))
+            case 1: change = .progress(habit, day, delta: 3)
+            case 2: change = .set(habit, .schedule(.perWeek(3)))
+            case 3: change = .skip(habit, day.adding(1), true)
+            case 4: change = .rate(habit, day, 4)
+            case 5: change = .delete(habit)
+            case 6: change = .restore(habit, deleteOp: OpID(device: device, seq: seq - 1))
+            default: change = .set(habit, .name("Water 2L"))
+            }
+            return HabitOperation(id: OpID(device: device, seq: seq), hlc: HLC(wallMillis: 1_000 + Int64(seq), counter: 0),
+                                  change: change)
+        }
+    }
+
+    /// A valid batch of `count` operations from `first`.
+    static func batch(device: DeviceID, first: UInt64 = 1, count: UInt64 = 2) -> (BatchName, [UInt8]) {
+        let ops = operations(device: device, seqs: first...(first + count - 1))
+        return (BatchName(first: first, last: first + count - 1)!, BatchFile.encode(ops))
+    }
+
+    /// The batch file format written by hand, so tests can make batches the encoder would
+    /// not: header fields that disagree with the operations, extra bytes before the checksum.
+    static func handBuiltBatch(device: DeviceID, first: UInt64, last: UInt64, ops: [HabitOperation],
+                               trailing: [UInt8] = []) -> [UInt8] {
+        var w = ByteWriter()
+        w.raw(Array("HABITTO-BATCH\u{1}".utf8))
+        w.device(device)
+        w.u64le(first)
+        w.u64le(last)
+        w.varint(UInt64(ops.count))
+        for op in ops { w.operation(op) }
+        w.raw(trailing)
+        w.u32le(CRC32C.checksum(w.bytes))
+        return w.bytes
+    }
+}
+
+/// A fresh temporary folder per test, removed afterwards.
+class TemporaryFolderTestCase: XCTestCase {
+    private(set) var folder = ""
+
+    override func setUpWithError() throws {
+        let template = NSTemporaryDirectory() + "/habitto-remote-XXXXXX"
+        var chars = Array(template.utf8CString)
+        guard let made = mkdtemp(&chars) else { throw XCTSkip("cannot make a temporary folder") }
+        folder = String(cString: made)
+    }
+
+    override func tearDownWithError() throws {
+        if !folder.isEmpty { try? FileManager.default.removeItem(atPath: folder) }
+    }
+
+    func write(_ bytes: [UInt8], to path: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)",
+                      file: file, line: line)
+    }
+
+    func makeFolder(_ path: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNoThrow(try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true),
+                         file: file, line: line)
+    }
+
+    func symlink(_ path: String, to target: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(Glibc.symlink(target, path), 0, "cannot make symlink \(path)", file: file, line: line)
+    }
+
+    func contents(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { Array($0) }
+    }
+
+    /// Entry names of a folder, sorted.
+    func entries(_ path: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
+
+    /// The RemoteError `body` threw, failing the test when it returned or threw another error.
+    @discardableResult
+    func remoteError<T>(file: StaticString = #filePath, line: UInt = #line,
+                        _ body: () async throws -> T) async -> RemoteError? {
+        do {
+            let value = try await body()
+            XCTFail("expected a RemoteError, got \(value)", file: file, line: line)
+            return nil
+        } catch let error as RemoteError {
+            return error
+        } catch {
+            XCTFail("expected a RemoteError, got \(error)", file: file, line: line)
+            return nil
+        }
+    }
+
+    /// Asserts that `body` throws a RemoteError of `kind` whose message contains each of `words`.
+    func assertRemoteError<T>(_ kind: RemoteError.Kind, saying words: String..., file: StaticString = #filePath,
+                              line: UInt = #line, _ body: () async throws -> T) async {
+        guard let error = await remoteError(file: file, line: line, body) else { return }
+        XCTAssertEqual(error.kind, kind, error.message, file: file, line: line)
+        for word in words {
+            XCTAssertTrue(error.message.contains(word), "'\(error.message)' does not say '\(word)'", file: file, line: line)
+        }
+    }
+}
+
+// MARK: - DirectoryRemote
+
+final class DirectoryRemoteTests: TemporaryFolderTestCase {
+    private var remote: DirectoryRemote { DirectoryRemote(root: folder) }
+    private let device = RemoteFixture.device(1)
+
+    private func opsFolder(_ device: DeviceID, account: String = "alice") -> String {
+        "\(folder)/users/\(account)/devices/\(device.rawValue)/ops"
+    }
+
+    func testLocationNamesTheFolder() {
+        XCTAssertEqual(DirectoryRemote(root: "/srv/habits").location, "dir:/srv/habits")
+        XCTAssertEqual(DirectoryRemote(root: "/srv/habits/").location, "dir:/srv/habits")
+    }
+
+    func testPrepareCreatesTheAccountFolderAndFormatFileAndIsIdempotent() async throws {
+        try await remote.prepare(account: "alice")
+        XCTAssertEqual(entries(folder), ["users"])
+        XCTAssertEqual(entries(folder + "/users/alice"), ["format"])
+        XCTAssertEqual(contents(folder + "/users/alice/format"), Array(remoteFormat.utf8))
+
+        try await remote.prepare(account: "alice")
+        XCTAssertEqual(entries(folder + "/users/alice"), ["format"], "no temporary file is left behind")
+        XCTAssertEqual(contents(folder + "/users/alice/format"), Array(remoteFormat.utf8))
+        let devices = try await remote.devices(account: "alice")
+        XCTAssertEqual(devices, [])
+    }
+
+    func testPrepareRefusesAFormatFileWithOtherContentsAndLeavesItAlone() async throws {
+        makeFolder(folder + "/users/alice")
+        let other = Array("habitto-sync 2\n".utf8)
+        write(other, to: folder + "/users/alice/format")
+        await assertRemoteError(.permanent, saying: folder + "/users/alice/format", "habitto-sync 2") {
+            try await remote.prepare(account: "alice")
+        }
+        XCTAssertEqual(contents(folder + "/users/alice/format"), other)
+        XCTAssertEqual(entries(folder + "/users/alice"), ["format"])
+    }
+
+    func testMissingRootIsPermanentAndNothingIsCreated() async throws {
+        let missing = folder + "/not-mounted"
+        let remote = DirectoryRemote(root: missing)
+        await assertRemoteError(.permanent, saying: "remote folder \(missing) does not exist", "habitto remote set") {
+            try await remote.prepare(account: "alice")
+        }
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        await assertRemoteError(.permanent, saying: "does not exist") {
+            try await remote.create(account: "alice", device: self.device, batch: name, bytes: bytes)
+        }
+        await assertRemoteError(.permanent, saying: "does not exist") { try await remote.devices(account: "alice") }
+        await assertRemoteError(.permanent, saying: "does not exist") {
+            try await remote.batches(account: "alice", device: self.device)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
+    }
+
+    func testRootThatIsAFileIsPermanent() async throws {
+        write([1], to: folder + "/plain")
+        await assertRemoteError(.permanent, saying: "is not a folder") {
+            try await DirectoryRemote(root: folder + "/plain").prepare(account: "alice")
+        }
+    }
+
+    func testRelativeRootIsPermanentAndTouchesNothing() async throws {
+        let remote = DirectoryRemote(root: "relative/habits")
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        await assertRemoteError(.permanent, saying: "not an absolute path") { try await remote.prepare(account: "alice") }
+        await assertRemoteError(.permanent, saying: "not an absolute path") {
+            try await remote.create(account: "alice", device: self.device, batch: name, bytes: bytes)
+        }
+        await assertRemoteError(.permanent, saying: "not an absolute path") { try await remote.devices(account: "alice") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/relative"))
+    }
+
+    func testInvalidAccountNamesArePermanentAndTouchNothing() async throws {
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        for account in ["", "../escape", "Alice", ".hidden", "a/b", String(repeating: "a", count: 65)] {
+            await assertRemoteError(.permanent, saying: "is not valid") { try await remote.prepare(account: account) }
+            await assertRemoteError(.permanent, saying: "is not valid") { try await remote.devices(account: account) }
+            await assertRemoteError(.permanent, saying: "is not valid") {
+                try await remote.batches(account: account, device: self.device)
+            }
+            await assertRemoteError(.permanent, saying: "is not valid") {
+                try await remote.read(account: account, device: self.device, batch: name, maxBytes: 1 << 20)
+            }
+            await assertRemoteError(.permanent, saying: "is not valid") {
+                try await remote.create(account: account, device: self.device, batch: name, bytes: bytes)
+            }
+        }
+        XCTAssertEqual(entries(folder), [])
+    }
+
+    func testCreatedBatchReadsBackWithTheSameBytes() async throws {
+        try await remote.prepare(account: "alice")
+        let (name, bytes) = RemoteFixture.batch(device: device, first: 1, count: 3)
+        let outcome = try await remote.create(account: "alice", device: device, batch: name, bytes: bytes)
+        XCTAssertEqual(outcome, .created)
+        XCTAssertEqual(contents(opsFolder(device) + "/1-3.batch"), bytes)
+
+        let devices = try await remote.devices(account: "alice")
+        XCTAssertEqual(devices, [device])
+        let batches = try await remote.batches(account: "alice", device: device)
+        XCTAssertEqual(batches, [name])
+        let read = try await remote.read(account: "alice", device: device, batch: name, maxBytes: BatchFile.maxBytes)
+        XCTAssertEqual(read, bytes)
+        XCTAssertEqual(try BatchFile.decode(read, device: device, name: name),
+                       RemoteFixture.operations(device: device, seqs: 1...3))
+    }
+
+    func testCreateWithoutPrepareMakesTheFolders() async throws {
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        let outcome = try await remote.create(account: "bob", device: device, batch: name, bytes: bytes)
+        XCTAssertEqual(outcome, .created)
+        XCTAssertEqual(entries(opsFolder(device, account: "bob")), [name.fileName])
+    }
+
+    func testCreatingTheSameBatchAgainWithTheSameBytesIsAnAck() async throws {
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        let first = try await remote.create(account: "alice", device: device, batch: name, bytes: bytes)
+        let second = try await remote.create(account: "alice", device: device, batch: name, bytes: bytes)
+        XCTAssertEqual([first, second], [.created, .alreadyThere])
+        XCTAssertEqual(entries(opsFolder(device)), [name.fileName])
+        XCTAssertEqual(contents(opsFolder(device) + "/" + name.fileName), bytes)
+    }
+
+    func testCreatingAnExistingBatchWithOtherBytesIsPermanentAndKeepsTheOriginal() async throws {
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        _ = try await remote.create(account: "alice", device: device, batch: name, bytes: bytes)
+        var flipped = bytes
+        flipped[20] ^= 1
+        for other in [flipped, Array(bytes.dropLast()), bytes + [0], [UInt8]()] {
+            await assertRemoteError(.permanent, saying: "batch 1-2.batch of device 00000000", "already exists with different contents") {
+                try await remote.create(account: "alice", device: self.device, batch: name, bytes: other)
+            }
+        }
+        XCTAssertEqual(contents(opsFolder(device) + "/" + name.fileName), bytes)
+        XCTAssertEqual(entries(opsFolder(device)), [name.fileName], "no temporary file is left behind")
+    }
+
+    func testDevicesListsOnlyRealDeviceFolders() async throws {
+        let devices = folder + "/users/alice/devices"
+        let real = [RemoteFixture.device(2), RemoteFixture.device(0xABC)]
+        for d in real { makeFolder(devices + "/" + d.rawValue) }
+        makeFolder(devices + "/ABC")
+        makeFolder(devices + "/" + RemoteFixture.device(0xABC).rawValue.uppercased())
+        makeFolder(devices + "/" + RemoteFixture.device(3).rawValue + "x")
+        makeFolder(devices + "/..x")
+        makeFolder(devices + "/.." + String(RemoteFixture.device(4).rawValue.dropFirst(2)))
+        makeFolder(devices + "/\u{1B}[2J")
+        write([1], to: devices + "/" + RemoteFixture.device(5).rawValue)
+        makeFolder(folder + "/elsewhere")
+        symlink(devices + "/" + RemoteFixture.device(6).rawValue, to: folder + "/elsewhere")
+        symlink(devices + "/" + RemoteFixture.device(7).rawValue, to: "/nonexistent")
+
+        let listed = try await remote.devices(account: "alice")
+        XCTAssertEqual(listed, real.sorted())
+    }
+
+    func testDevicesOfAnAccountWithoutDevicesIsEmpty() async throws {
+        let none = try await remote.devices(account: "nobody")
+        XCTAssertEqual(none, [])
+        let batches = try await remote.batches(account: "nobody", device: device)
+        XCTAssertEqual(batches, [])
+    }
+
+    func testBatchesListsOnlyRegularBatchFilesInOrder() async throws {
+        let ops = opsFolder(device)
+        makeFolder(ops)
+        for name in ["10-12.batch", "3-9.batch", "1-2.batch"] { write([1], to: ops + "/" + name) }
+        for junk in ["0-1.batch", "01-2.batch", "1-2.batch.tmp", ".tmp-123-abcdef", "notes.txt", "2-1.batch", "13-14.BATCH"] {
+            write([1], to: ops + "/" + junk)
+        }
+        makeFolder(ops + "/13-13.batch")
+        write([2], to: folder + "/outside")
+        symlink(ops + "/14-14.batch", to: folder + "/outside")
+        symlink(ops + "/15-15.batch", to: "/etc/passwd")
+
+        let listed = try await remote.batches(account: "alice", device: device)
+        XCTAssertEqual(listed.map(\.fileName), ["1-2.batch", "3-9.batch", "10-12.batch"])
+    }
+
+    func testReadRefusesAFileLargerThanTheLimit() async throws {
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        _ = try await remote.create(account: "alice", device: device, batch: name, bytes: bytes)
+        await assertRemoteError(.permanent, saying: "larger than the limit of \(bytes.count - 1)", "was not read") {
+            try await remote.read(account: "alice", device: self.device, batch: name, maxBytes: bytes.count - 1)
+        }
+        let exact = try await remote.read(account: "alice", device: device, batch: name, maxBytes: bytes.count)
+        XCTAssertEqual(exact, bytes)
+    }
+
+    func testReadRefusesSymlinksAndFolders() async throws {
+        let ops = opsFolder(device)
+        makeFolder(ops + "/2-2.batch")
+        write(RemoteFixture.batch(device: device).1, to: folder + "/outside")
+        symlink(ops + "/1-2.batch", to: folder + "/outside")
+        for name in ["1-2.batch", "2-2.batch"] {
+            let batch = try XCTUnwrap(BatchName(fileName: name))
+            await assertRemoteError(.permanent, saying: "is not a regular file", "was not read") {
+                try await remote.read(account: "alice", device: self.device, batch: batch, maxBytes: 1 << 20)
+            }
+        }
+    }
+
+    func testReadOfAMissingBatchIsPermanent() async throws {
+        let (name, _) = RemoteFixture.batch(device: device)
+        await assertRemoteError(.permanent, saying: "is missing") {
+            try await remote.read(account: "alice", device: self.device, batch: name, maxBytes: 1 << 20)
+        }
+    }
+
+    func testCreateOverASymlinkOrFolderIsRefusedAndLeavesThemAlone() async throws {
+        let ops = opsFolder(device)
+        makeFolder(ops + "/3-4.batch")
+        write([9], to: folder + "/outside")
+        symlink(ops + "/1-2.batch", to: folder + "/outside")
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        await assertRemoteError(.permanent, saying: "not a regular file") {
+            try await remote.create(account: "alice", device: self.device, batch: name, bytes: bytes)
+        }
+        let (folderName, folderBytes) = RemoteFixture.batch(device: device, first: 3)
+        await assertRemoteError(.permanent, saying: "not a regular file") {
+            try await remote.create(account: "alice", device: self.device, batch: folderName, bytes: folderBytes)
+        }
+        XCTAssertEqual(contents(folder + "/outside"), [9])
+        XCTAssertEqual(entries(ops), ["1-2.batch", "3-4.batch"], "no temporary file is left behind")
+    }
+
+    func testCreateLeavesNoTemporaryFiles() async throws {
+        for first in stride(from: UInt64(1), through: 9, by: 2) {
+            let (name, bytes) = RemoteFixture.batch(device: device, first: first)
+            let outcome = try await remote.create(account: "alice", device: device, batch: name, bytes: bytes)
+            XCTAssertEqual(outcome, .created)
+        }
+        XCTAssertEqual(entries(opsFolder(device)), ["1-2.batch", "3-4.batch", "5-6.batch", "7-8.batch", "9-10.batch"])
+    }
+
+    func testConcurrentCreatesOfTheSameBatchEndWithOneFileAndOnlyAcks() async throws {
+        let (name, bytes) = RemoteFixture.batch(device: device, count: 50)
+        let remote = self.remote, device = self.device
+        let outcomes = try await withThrowingTaskGroup(of: WriteOutcome.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await remote.create(account: "alice", device: device, batch: name, bytes: bytes) }
+            }
+            var all: [WriteOutcome] = []
+            for try await outcome in group { all.append(outcome) }
+            return all
+        }
+        XCTAssertEqual(outcomes.count, 8)
+        XCTAssertEqual(outcomes.filter { $0 == .created }.count, 1)
+        XCTAssertEqual(outcomes.filter { $0 == .alreadyThere }.count, 7)
+        XCTAssertEqual(entries(opsFolder(device)), [name.fileName])
+        XCTAssertEqual(contents(opsFolder(device) + "/" + name.fileName), bytes)
+    }
+}
+
+// MARK: - FaultyRemote
+
+final class FaultPlanTests: XCTestCase {
+    func testParseReadsEveryKey() throws {
+        XCTAssertEqual(try FaultPlan.parse("latency=200ms,fail=0.2,lostack=0.1,unreachable"),
+                       FaultPlan(latency: 0.2, failureRate: 0.2, lostAckRate: 0.1, unreachable: true))
+        XCTAssertEqual(try FaultPlan.parse("latency=1.5s"), FaultPlan(latency: 1.5))
+        XCTAssertEqual(try FaultPlan.parse(" fail = 1 , lostack=0 "), FaultPlan(failureRate: 1))
+        XCTAssertEqual(try FaultPlan.parse("fail=0.5,fail=0.25"), FaultPlan(failureRate: 0.25), "the last one counts")
+        XCTAssertEqual(try FaultPlan.parse(""), .none)
+        XCTAssertEqual(try FaultPlan.parse("  "), .none)
+    }
+
+    func testDescriptionParsesBackToTheSamePlan() throws {
+        let plan = FaultPlan(latency: 0.25, failureRate: 0.5, lostAckRate: 0.125, unreachable: true)
+        XCTAssertEqual(plan.description, "latency=250ms,fail=0.5,lostack=0.125,unreachable")
+        XCTAssertEqual(try FaultPlan.parse(plan.description), plan)
+        XCTAssertEqual(FaultPlan.none.description, "none")
+    }
+
+    func testParseRejectsBadPartsNamingThemAndTheAcceptedKeys() {
+        for bad in ["latency=200", "latency=fast", "latency=-1s", "latency=1e3ms", "latency=61s", "fail=1.5", "fail=-0.1",
+                    "fail=nan", "fail=inf", "lostack=", "speed=3", "unreachable=yes", "fail", "fail=0.2,oops"] {
+            XCTAssertThrowsError(try FaultPlan.parse(bad), bad) { error in
+                guard case CoreError.invalid(let message)? = error as? CoreError else {
+                    return XCTFail("expected CoreError.invalid, got \(error)")
+                }
+                let part = bad.split(separator: ",").last.map(String.init) ?? bad
+                XCTAssertTrue(message.contains("'\(part)'"), "'\(message)' does not name '\(part)'")
+                for key in ["latency=", "fail=", "lostack=", "unreachable"] {
+                    XCTAssertTrue(message.contains(key), "'\(message)' does not mention \(key)")
+                }
+            }
+        }
+    }
+}
+
+final class FaultyRemoteTests: TemporaryFolderTestCase {
+    private let device = RemoteFixture.device(1)
+
+    func testLocationShowsTheWrappedRemoteAndTheFaults() {
+        let faulty = FaultyRemote(DirectoryRemote(root: "/srv/habits"), plan: FaultPlan(failureRate: 0.2))
+        XCTAssertEqual(faulty.location, "dir:/srv/habits (faults: fail=0.2)")
+        faulty.plan = .none
+        XCTAssertEqual(faulty.location, "dir:/srv/habits (faults: none)")
+    }
+
+    func testUnreachableRemoteFailsEveryCallTransientlyUntilItIsBack() async throws {
+        let faulty = FaultyRemote(DirectoryRemote(root: folder), plan: FaultPlan(unreachable: true), seed: 1)
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        await assertRemoteError(.transient, saying: "unreachable") { try await faulty.prepare(account: "alice") }
+        await assertRemoteError(.transient, saying: "unreachable") { try await faulty.devices(account: "alice") }
+        await assertRemoteError(.transient, saying: "unreachable") { try await faulty.batches(account: "alice", device: self.device) }
+        await assertRemoteError(.transient, saying: "unreachable") {
+            try await faulty.read(account: "alice", device: self.device, batch: name, maxBytes: 1 << 20)
+        }
+        await assertRemoteError(.transient, saying: "unreachable") {
+            try await faulty.create(account: "alice", device: self.device, batch: name, bytes: bytes)
+        }
+        XCTAssertEqual(faulty.calls, 5)
+        XCTAssertEqual(faulty.writes, 0)
+        XCTAssertEqual(entries(folder), [], "nothing reached the folder")
+
+        faulty.plan.unreachable = false
+        try await faulty.prepare(account: "alice")
+        let outcome = try await faulty.create(account: "alice", device: device, batch: name, bytes: bytes)
+        XCTAssertEqual(outcome, .created)
+        XCTAssertEqual(faulty.calls, 7)
+        XCTAssertEqual(faulty.writes, 1)
+    }
+
+    func testLostAnswerWritesTheBatchAndTheRetryIsAnAck() async throws {
+        let inner = DirectoryRemote(root: folder)
+        let faulty = FaultyRemote(inner, plan: FaultPlan(lostAckRate: 1), seed: 7)
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        await assertRemoteError(.transient, saying: "answer lost") {
+            try await faulty.create(account: "alice", device: self.device, batch: name, bytes: bytes)
+        }
+        XCTAssertEqual(faulty.writes, 1)
+        let written = try await inner.read(account: "alice", device: device, batch: name, maxBytes: 1 << 20)
+        XCTAssertEqual(written, bytes)
+
+        faulty.plan = .none
+        let retry = try await faulty.create(account: "alice", device: device, batch: name, bytes: bytes)
+        XCTAssertEqual(retry, .alreadyThere)
+        XCTAssertEqual(faulty.writes, 1, "the retry wrote nothing")
+        XCTAssertEqual(faulty.calls, 2)
+    }
+
+    func testSeededFailureRateFailsTheSameCallsOnEveryRun() async throws {
+        try await DirectoryRemote(root: folder).prepare(account: "alice")
+        func failures(seed: UInt64, rate: Double) async -> [Int] {
+            let faulty = FaultyRemote(DirectoryRemote(root: folder), plan: FaultPlan(failureRate: rate), seed: seed)
+            var failed: [Int] = []
+            for i in 0..<200 {
+                do {
+                    _ = try await faulty.devices(account: "alice")
+                } catch let error as RemoteError where error.kind == .transient && error.message.contains("injected failure") {
+                    failed.append(i)
+                } catch {
+                    XCTFail("unexpected \(error)")
+                }
+            }
+            XCTAssertEqual(faulty.calls, 200)
+            return failed
+        }
+        let first = await failures(seed: 42, rate: 0.3)
+        let again = await failures(seed: 42, rate: 0.3)
+        let other = await failures(seed: 43, rate: 0.3)
+        XCTAssertEqual(first, again, "the same seed fails the same calls")
+        XCTAssertNotEqual(first, other, "another seed fails other calls")
+        XCTAssertTrue((30...90).contains(first.count), "about 30% of 200 calls fail, got \(first.count)")
+        let never = await failures(seed: 42, rate: 0)
+        let always = await failures(seed: 42, rate: 1)
+        XCTAssertEqual(never.count, 0)
+        XCTAssertEqual(always.count, 200)
+    }
+}
