@@ -209,9 +209,10 @@ public actor SyncEngine {
             state.lastSyncAt = clock()
             state.attempts = 0
             state.nextRetryAt = nil
+            // A device with bad batches is reported but blocks neither this device nor the
+            // others: the mode stays online and the next round tries it again.
             state.failed = false
             state.lastError = report.error
-            if report.error != nil { state.failed = true }
             if state.migratedTo != state.target { try await verifyMigration(remote) }
         } catch let e as RemoteError {
             inFlightOps = []

@@ -1,0 +1,138 @@
+import Foundation
+import XCTest
+import HabitCore
+import HabitStore
+@testable import HabitSync
+
+private let engineTestStart = LocalDay("2026-11-01")!
+
+/// Runs a round and fails the test when it reports an error.
+private func syncOK(_ engine: SyncEngine, file: StaticString = #filePath, line: UInt = #line) async {
+    let report = await engine.syncOnce()
+    XCTAssertNil(report.error, report.error ?? "", file: file, line: line)
+}
+
+/// The engine against hostile remotes and disagreeing clocks.
+final class EngineTests: XCTestCase {
+    var root = ""
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "habitto-engine-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
+
+    func device(_ name: String, clock: @escaping @Sendable () -> Date = { Date() }) async throws -> (HabitRepository, SyncEngine) {
+        let repo = try HabitRepository(directory: root + "/" + name, now: clock)
+        let engine = try SyncEngine(repository: repo, clock: clock)
+        try await engine.setRemote("dir:" + root + "/remote", account: "me")
+        return (repo, engine)
+    }
+
+    func opsFolder(_ d: DeviceID) -> String { root + "/remote/users/me/devices/\(d.rawValue)/ops" }
+
+    func write(_ bytes: [UInt8], to path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    func testABadBatchFromOneDeviceIsReportedAndTheOthersStillSync() async throws {
+        let (good, goodEngine) = try await device("good")
+        let h = HabitID(value: 0xE1)
+        try await good.commit { _, _ in [.create(h, HabitFields(name: "Tea", startDate: engineTestStart))] }
+        try await good.commit { _, _ in [.progress(h, engineTestStart, delta: 2)] }
+        await syncOK(goodEngine)
+        // A hostile device: garbage under a valid name, a name trying to escape, a huge file.
+        let evil = DeviceID("eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee")!
+        try write(Array("not a batch\u{1B}[2J".utf8), to: opsFolder(evil) + "/1-1.batch")
+        try write([1, 2, 3], to: root + "/remote/users/me/devices/..%2f..%2fescape/ops/1-1.batch")
+        let (me, engine) = try await device("me")
+        let report = await engine.syncOnce()
+        XCTAssertEqual(report.pulled, 2, "the good device's operations arrived")
+        let state = await me.state
+        XCTAssertEqual(state.progress(h, engineTestStart), 2)
+        let error = try XCTUnwrap(report.error)
+        XCTAssertTrue(error.contains("batch 1-1.batch of device eeeeeeee is invalid"), error)
+        XCTAssertFalse(error.contains("\u{1B}"), "nothing from the remote reaches the terminal raw")
+        let status = await engine.status()
+        XCTAssertEqual(status.mode, .online, "one bad device does not fail the sync")
+        XCTAssertEqual(status.lastError, error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/escape"))
+    }
+
+    func testEscapeSequencesInARemoteHabitNameAreRefusedHarmlessly() async throws {
+        let evil = DeviceID("dddddddddddddddddddddddddddddddd")!
+        // A well-formed batch (valid checksum) whose habit name carries a terminal escape.
+        var w = ByteWriter()
+        let op = HabitOperation(id: OpID(device: evil, seq: 1), hlc: HLC(wallMillis: 1_800_000_000_000, counter: 0),
+                                change: .create(HabitID(value: 0xD1), HabitFields(name: "pwn\u{1B}]0;owned\u{7}", startDate: engineTestStart)))
+        w.operation(op)
+        let bytes = BatchFile.encode([op])
+        try write(bytes, to: opsFolder(evil) + "/1-1.batch")
+        let (me, engine) = try await device("me")
+        let report = await engine.syncOnce()
+        XCTAssertEqual(report.pulled, 0)
+        let error = try XCTUnwrap(report.error)
+        XCTAssertTrue(error.contains("control character"), error)
+        XCTAssertFalse(error.contains("\u{1B}") || error.contains("\u{7}"))
+        let state = await me.state
+        XCTAssertTrue(state.habits.isEmpty)
+    }
+
+    func testADeviceTwoDaysAheadLosesNobodysEditsAndTheSkewIsReported() async throws {
+        let twoDays = 2.0 * 86_400
+        let (ahead, aheadEngine) = try await device("ahead", clock: { Date().addingTimeInterval(twoDays) })
+        let h = HabitID(value: 0xF1)
+        try await ahead.commit { _, _ in [.create(h, HabitFields(name: "Far", startDate: engineTestStart))] }
+        try await ahead.commit { _, _ in [.progress(h, engineTestStart, delta: 1)] }
+        await syncOK(aheadEngine)
+        let (me, engine) = try await device("me")
+        await syncOK(engine)
+        // An edit made here after seeing the future one still wins: the clock is hybrid.
+        try await me.commit { _, _ in [.set(h, .name("Near"))] }
+        try await me.commit { _, _ in [.progress(h, engineTestStart, delta: 1)] }
+        await syncOK(engine)
+        await syncOK(aheadEngine)
+        let mine = await me.state, theirs = await ahead.state
+        XCTAssertEqual(mine.habit(h)?.name, "Near")
+        XCTAssertEqual(theirs.habit(h)?.name, "Near")
+        XCTAssertEqual(theirs.progress(h, engineTestStart), 2, "both check-ins count")
+        let status = await engine.status()
+        let skew = try XCTUnwrap(status.clockAhead.first { $0.id == ahead.device })
+        XCTAssertEqual(skew.seconds, twoDays, accuracy: 120)
+    }
+
+    func testADeviceWhoseClockSaysTwoThousandOneLosesNothing() async throws {
+        let (old, oldEngine) = try await device("y2k1", clock: { Date(timeIntervalSince1970: 978_307_200) })
+        let (me, engine) = try await device("me")
+        let h = HabitID(value: 0xF2)
+        try await me.commit { _, _ in [.create(h, HabitFields(name: "Stretch", startDate: engineTestStart))] }
+        await syncOK(engine)
+        await syncOK(oldEngine)
+        // Its check-ins count, and its edit after seeing ours is newer than ours.
+        try await old.commit { _, _ in [.progress(h, engineTestStart, delta: 3)] }
+        try await old.commit { _, _ in [.set(h, .goal(5))] }
+        await syncOK(oldEngine)
+        await syncOK(engine)
+        let state = await me.state
+        XCTAssertEqual(state.progress(h, engineTestStart), 3)
+        XCTAssertEqual(state.habit(h)?.goal, 5)
+    }
+
+    func testAMissingBatchIsReportedAndNothingAfterTheGapIsApplied() async throws {
+        let (other, otherEngine) = try await device("other")
+        let h = HabitID(value: 0xF3)
+        try await other.commit { _, _ in [.create(h, HabitFields(name: "Gap", startDate: engineTestStart))] }
+        await syncOK(otherEngine)
+        try await other.commit { _, _ in [.progress(h, engineTestStart, delta: 1)] }
+        await syncOK(otherEngine)
+        try FileManager.default.removeItem(atPath: opsFolder(other.device) + "/1-1.batch")
+        let (me, engine) = try await device("me")
+        let report = await engine.syncOnce()
+        XCTAssertTrue(report.error?.contains("has no batch with operation 1") == true, report.error ?? "")
+        let state = await me.state
+        XCTAssertNil(state.habit(h))
+        XCTAssertEqual(state.seen[other.device], nil)
+    }
+}
