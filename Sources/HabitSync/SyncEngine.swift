@@ -78,8 +78,12 @@ public actor SyncEngine {
     /// Backoff: full jitter on base · 2^attempts seconds, capped.
     public static let backoffBase = 1.0
     public static let backoffCap = 300.0
-    /// How often the background loop pulls when nothing else happens.
+    /// How often the background loop pulls when nothing else happens (seconds).
     public static let pullInterval = 30.0
+    /// This engine's pull interval (the demo pulls more often).
+    public var pullEvery = SyncEngine.pullInterval
+
+    public func setPullInterval(_ seconds: Double) { pullEvery = max(0.5, seconds) }
 
     public init(repository: HabitRepository, clock: @escaping @Sendable () -> Date = { Date() }, faults: FaultPlan? = nil) throws {
         self.repository = repository
@@ -339,7 +343,7 @@ public actor SyncEngine {
     public func run() async {
         while !Task.isCancelled {
             let now = clock()
-            var due: Double = SyncEngine.pullInterval
+            var due: Double = pullEvery
             if let next = state.nextRetryAt { due = min(due, max(0, next.timeIntervalSince(now))) }
             if !wakeRequested { await sleep(seconds: due) }
             if Task.isCancelled { return }

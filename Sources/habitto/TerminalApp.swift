@@ -39,6 +39,14 @@ enum TerminalApp {
     struct Options {
         var theme: String?
         var ascii: Bool
+        /// Faults injected into this session's remote (the demo's latency).
+        var faults: FaultPlan? = nil
+        /// Seconds between background pulls.
+        var pullEvery: Double? = nil
+        /// A message shown on the first frame.
+        var hint: String? = nil
+        /// Runs beside the UI until it closes (the demo's second device).
+        var companion: (@Sendable () async -> Void)? = nil
     }
 
     static func run(env: AppEnvironment, options: Options) async throws -> Int32 {
@@ -76,13 +84,16 @@ enum TerminalApp {
             glyphs: options.ascii || !terminal.isUTF8 ? .ascii : .unicode,
             keyMap: keyMap, themeName: theme.name, themeNames: catalog.names,
             location: abbreviate(env.home))
-        state.message = startMessages.first
+        state.message = startMessages.first ?? options.hint.map { Message($0) }
 
         // Sync runs in the background while the UI is open.
-        let faults = try ProcessInfo.processInfo.environment["HABITTO_FAULTS"].map { try FaultPlan.parse($0) }
+        let faults = try options.faults ?? ProcessInfo.processInfo.environment["HABITTO_FAULTS"].map { try FaultPlan.parse($0) }
         let engine = try SyncEngine(repository: repo, clock: env.clock, faults: faults)
+        if let every = options.pullEvery { await engine.setPullInterval(every) }
         let syncLoop = Task { await engine.run() }
         defer { syncLoop.cancel() }
+        let companion = options.companion.map { work in Task { await work() } }
+        defer { companion?.cancel() }
         let syncEvents = Task {
             for await status in await engine.updates() {
                 inbox.post(.syncChanged(await syncInfo(status, engine: engine, repo: repo)))

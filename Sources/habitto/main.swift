@@ -24,6 +24,9 @@ func runMain() async -> Int32 {
             return ExitCode.ok
         }
         let env = try AppEnvironment.resolve(home: inv.home, env: ProcessInfo.processInfo.environment)
+        if inv.command == "demo" {
+            return try await Demo.run(env: env, homeGiven: inv.home != nil, options: .init(theme: inv.theme, ascii: inv.ascii))
+        }
         guard inv.command != nil else {
             return try await TerminalApp.run(env: env, options: .init(theme: inv.theme, ascii: inv.ascii))
         }
