@@ -92,12 +92,17 @@ private func statusBar(_ b: inout ScreenBuffer, _ state: AppState) {
     let g = state.glyphs
     var x = 1
     let (icon, label, role) = syncSummary(state)
-    x += b.put("\(icon) \(label)", x: x, y: y, role: role)
     let doneCount = state.rows.filter { $0.scheduled && !$0.skipped && $0.completed && ($0.progress > 0 || $0.habit.kind == .limit) }.count
     let due = state.rows.filter { $0.scheduled && !$0.skipped }.count
+    // The sync part has priority: the right part shortens, then goes, to make room for it.
+    let syncWidth = TextWidth.of("\(icon) \(label)")
     var right = "\(doneCount)/\(due) done  \(g.separator)  theme \(state.themeName)"
-    if TextWidth.of(right) > state.width - x - 4 { right = "\(doneCount)/\(due) done" }
+    if syncWidth + TextWidth.of(right) + 4 > state.width - x { right = "\(doneCount)/\(due) done" }
+    if syncWidth + TextWidth.of(right) + 4 > state.width - x && state.sync.lastError != nil { right = "" }
     let rightX = state.width - 1 - TextWidth.of(right)
+    // The sync part first (an error in it is cut with … to the room there is).
+    x += b.put(TextWidth.of("\(icon) \(label)") > rightX - x - 2 ? TextWidth.fit("\(icon) \(label)", max(0, rightX - x - 2)) : "\(icon) \(label)",
+               x: x, y: y, role: role)
     b.put(right, x: max(x + 2, rightX), y: y, role: .footer)
     // Where the data lives (or goes), in the room left (cut with … when long).
     let room = rightX - x - 4
@@ -131,6 +136,7 @@ func syncSummary(_ state: AppState) -> (String, String, Role) {
     if sync.inFlight > 0 { parts.append("\(g.syncSyncing) syncing \(sync.inFlight)") }
     parts.append("queue \(sync.pending)")
     if let last = sync.lastSyncAt { parts.append("synced \(span(state.now.timeIntervalSince(last))) ago") }
+    if let error = sync.lastError { parts.append(error) }
     return (icon, parts.joined(separator: " \(g.separator) "), role)
 }
 
@@ -510,7 +516,7 @@ private func syncScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     if sync.attempts > 0 { line("Failed attempts in a row: \(sync.attempts)", .statusWarn) }
     y += 1
     line("Queue (\(sync.pending) waiting, oldest first)", .header)
-    if sync.queue.isEmpty { line("empty: everything made here is on the remote", .dim, indent: 3) }
+    if sync.queue.isEmpty && sync.pending == 0 { line("empty: everything made here is on the remote", .dim, indent: 3) }
     for item in sync.queue.prefix(max(1, (bottom - y) / 2)) {
         line("\(TextWidth.fit(item.habit, 24)) \(TextWidth.fit(item.kind, 12)) \(span(state.now.timeIntervalSince(item.madeAt))) old", .normal, indent: 3)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 import HabitCore
 @testable import HabitTUI
@@ -122,6 +123,39 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(screen.line(19).hasPrefix(" cannot write"), "and starts two rows higher: \(screen.line(19))")
         XCTAssertTrue(screen.line(22).contains("theme default"), "the status bar stays")
         XCTAssertEqual(messageLines(String(repeating: "word ", count: 100), width: 40).count, 3)
+    }
+
+    func testTheStatusBarShowsSyncLiveWithQueueCountdownAndError() {
+        var app = World.app()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        _ = reduce(&app, .tick(now))
+        _ = reduce(&app, .syncChanged(SyncInfo(mode: "unreachable", remote: "dir:/mnt/shared", pending: 3, inFlight: 0,
+                                               lastSyncAt: now.addingTimeInterval(-120), nextRetryAt: now.addingTimeInterval(42),
+                                               lastError: "cannot reach /mnt/shared", habitStatus: [World.water: "pending"])))
+        var bar = render(app).line(22)
+        XCTAssertTrue(bar.contains("unreachable · retry in 42s · queue 3 · synced 2m ago · cannot reach"), bar)
+        XCTAssertTrue(render(app).line(2).hasSuffix("↑"), "the pending habit's icon: \(render(app).line(2))")
+        XCTAssertTrue(render(app).line(3).hasSuffix("✓"), render(app).line(3))
+        _ = reduce(&app, .tick(now.addingTimeInterval(40)))
+        bar = render(app).line(22)
+        XCTAssertTrue(bar.contains("retry in 2s"), "the countdown moves while idle: \(bar)")
+        _ = reduce(&app, .syncChanged(SyncInfo(mode: "online", remote: "dir:/mnt/shared", pending: 3, inFlight: 3,
+                                               lastSyncAt: now, habitStatus: [World.water: "syncing"])))
+        bar = render(app).line(22)
+        XCTAssertTrue(bar.contains("online · ⟳ syncing 3 · queue 3"), bar)
+        XCTAssertEqual(press(&app, .char("o")), [.setOffline(true)])
+        XCTAssertTrue(render(app).line(22).contains("offline"))
+        XCTAssertEqual(press(&app, .char("S")), [.syncNow])
+        press(&app, .char("y"))
+        XCTAssertEqual(app.screen, .sync)
+        assertSnapshot(render(app), named: "sync-screen-80x24")
+    }
+
+    func testWithoutARemoteSyncKeysExplainInsteadOfActing() {
+        var app = World.app()
+        XCTAssertEqual(press(&app, .char("o")), [])
+        XCTAssertTrue(app.message?.text.contains("habitto remote set") == true)
+        XCTAssertTrue(render(app).line(22).contains("⌂ local only"))
     }
 
     func testWideCharactersTakeTwoColumnsAndNeverSplit() {
