@@ -4,17 +4,6 @@ import HabitCore
 import HabitStore
 @testable import HabitSync
 
-/// A deterministic generator for the random histories.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 final class ConvergenceTests: XCTestCase {
     var root = ""
@@ -67,7 +56,7 @@ final class ConvergenceTests: XCTestCase {
     func runScenario(seed: UInt64, faults: FaultPlan?, file: StaticString = #filePath, line: UInt = #line) async throws {
         try? FileManager.default.removeItem(atPath: root)
         try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix64(seed: seed)
         let replicas = [try await replica("a\(seed)", faults: faults), try await replica("b\(seed)", faults: faults),
                         try await replica("c\(seed)", faults: faults)]
         let start = LocalDay("2026-11-01")!
