@@ -215,6 +215,19 @@ public struct DirectoryRemote: Remote {
         }
     }
 
+    /// Removes temporary files left by writers that were killed (older than 15 minutes,
+    /// so a write in progress elsewhere is never touched), so they do not spread through a
+    /// synced folder.
+    private func removeStaleTemporaries(in folder: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let cutoff = time(nil) - 15 * 60
+        for name in names where name.hasPrefix(".tmp-") {
+            var st = stat()
+            let path = folder + "/" + name
+            if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_mtim.tv_sec < cutoff { unlink(path) }
+        }
+    }
+
     /// What a create-only write found.
     private enum CreateResult {
         case created
@@ -228,6 +241,7 @@ public struct DirectoryRemote: Remote {
     /// folder, fsync, `link(2)` (which fails rather than replace), fsync of the folder. The
     /// temporary file is removed on every path.
     private func createOnly(_ bytes: [UInt8], at path: String, in folder: String, what: String) throws -> CreateResult {
+        removeStaleTemporaries(in: folder)
         let tmp = "\(folder)/.tmp-\(getpid())-\(String(UInt64.random(in: .min ... .max), radix: 16))"
         defer { unlink(tmp) }
         let linkError: Int32

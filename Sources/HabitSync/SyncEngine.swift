@@ -99,27 +99,25 @@ public actor SyncEngine {
     public func setRemote(_ spec: String?, account: String) async throws {
         if let spec { _ = try makeRemote(spec) }
         try validateAccount(account)
-        var s = try SyncState.load(paths)
-        if s.remote != spec || s.account != account {
-            let offline = s.offline
-            s = SyncState()
-            s.offline = offline
-            s.remote = spec
-            s.account = account
+        state = try SyncState.update(paths) { s in
+            if s.remote != spec || s.account != account {
+                let offline = s.offline
+                s = SyncState()
+                s.offline = offline
+                s.remote = spec
+                s.account = account
+            }
         }
-        try s.save(paths)
-        state = s
         remoteCache = nil
         await publish()
     }
 
     /// The user's offline switch (persisted). Going online syncs at once in the loop.
     public func setOffline(_ on: Bool) async throws {
-        var s = try SyncState.load(paths)
-        s.offline = on
-        if !on { s.nextRetryAt = nil; s.attempts = 0 }
-        try s.save(paths)
-        state = s
+        state = try SyncState.update(paths) { s in
+            s.offline = on
+            if !on { s.nextRetryAt = nil; s.attempts = 0 }
+        }
         await publish()
         if !on { poke() }
     }
@@ -240,9 +238,26 @@ public actor SyncEngine {
         }
         state.history.append(SyncState.Attempt(at: clock(), pushed: report.pushed, pulled: report.pulled, error: report.error))
         if state.history.count > 20 { state.history.removeFirst(state.history.count - 20) }
-        do { try state.save(paths) } catch { report.error = report.error ?? "\(error)" }
+        do { try saveProgress() } catch { report.error = report.error ?? "\(error)" }
         await publish()
         return report
+    }
+
+    /// Saves this round's progress without undoing settings changed meanwhile (by `habitto
+    /// offline`, `remote set` or the UI, in any process): those are taken from the file. If
+    /// the remote or account changed, this round's progress belongs elsewhere and is dropped.
+    private func saveProgress() throws {
+        let mine = state
+        state = try SyncState.withLock(paths) { () throws -> SyncState in
+            let fresh = try SyncState.load(paths)
+            guard fresh.target == mine.target else {
+                throw RemoteError.permanent("the remote was changed while syncing; this round stopped")
+            }
+            var merged = mine
+            merged.offline = fresh.offline
+            try merged.save(paths)
+            return merged
+        }
     }
 
     private func push(_ remote: any Remote, _ report: inout SyncReport) async throws {
@@ -260,7 +275,7 @@ public actor SyncEngine {
             _ = try await remote.create(account: state.account, device: me, batch: name, bytes: BatchFile.encode(ops))
             // The remote has it: record the cursor durably before anything else.
             state.ackedSeq = name.last
-            try state.save(paths)
+            try saveProgress()
             inFlightOps = []
             report.pushed += ops.count
             report.batches += 1
@@ -328,13 +343,11 @@ public actor SyncEngine {
 
     /// Clears a permanent failure and syncs now.
     public func retryNow() async {
-        if var s = try? SyncState.load(paths) {
+        if let s = try? SyncState.update(paths, { s in
             s.failed = false
             s.attempts = 0
             s.nextRetryAt = nil
-            try? s.save(paths)
-            state = s
-        }
+        }) { state = s }
         poke()
     }
 

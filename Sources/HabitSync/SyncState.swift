@@ -1,6 +1,9 @@
 import Foundation
 import HabitCore
 import HabitStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the sync engine keeps in `sync.json` in the data directory, written atomically and
 /// fsync'd. Losing it loses nothing: with the acked cursor at 0 everything is sent again,
@@ -64,6 +67,28 @@ public struct SyncState: Codable, Equatable, Sendable {
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         try Sys.writeAtomically(Array(try encoder.encode(self)), to: SyncState.path(paths))
+    }
+
+    /// Runs `body` with the settings lock held: every read-modify-write of `sync.json`
+    /// (by the engine or a command, in any process) goes through it, so none is lost.
+    public static func withLock<T>(_ paths: DataPaths, _ body: () throws -> T) throws -> T {
+        let lockPath = paths.directory + "/sync.json.lock"
+        let fd = try Sys.open(lockPath, O_RDWR | O_CREAT)
+        defer { Sys.close(fd) }
+        try Sys.lock(fd, path: lockPath)
+        defer { Sys.unlock(fd) }
+        return try body()
+    }
+
+    /// Changes the stored state under the lock and returns the result.
+    @discardableResult
+    public static func update(_ paths: DataPaths, _ change: (inout SyncState) throws -> Void) throws -> SyncState {
+        try withLock(paths) {
+            var s = try load(paths)
+            try change(&s)
+            try s.save(paths)
+            return s
+        }
     }
 
     /// "remote/account", identifying where the data goes.

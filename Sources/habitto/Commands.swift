@@ -318,7 +318,7 @@ struct Runner {
         let date = try day(invocation.value("--date"))
         let repo = try openRepository()
         let state = await repo.state
-        let sync = invocation.has("--json") ? await syncStatus(repo) : nil
+        let sync = invocation.has("--json") ? try await syncStatus(repo) : nil
         let all = invocation.has("--all")
         let summaries = state.habits.compactMap { habit -> HabitSummary? in
             let s = state.summary(habit, on: date, today: today, settings: settings)
@@ -416,9 +416,8 @@ extension Runner {
         return try SyncEngine(repository: repo, clock: env.clock, faults: faults)
     }
 
-    func syncStatus(_ repo: HabitRepository) async -> SyncStatus? {
-        guard let engine = try? engine(repo) else { return nil }
-        return await engine.status()
+    func syncStatus(_ repo: HabitRepository) async throws -> SyncStatus {
+        await (try engine(repo)).status()
     }
 
     func remote() async throws {
@@ -445,10 +444,12 @@ extension Runner {
             // Connecting is a migration: back up, push everything, read it back, record it done.
             if await repo.state.seen[repo.device] != nil { try backupBeforeRemote(repo) }
             let report = await engine.syncOnce(force: true)
+            if let skipped = report.skipped {
+                Output.line("Remote set to \(spec) (account \(account)); not synced yet: \(skipped). Run 'habitto sync' to push and verify")
+                return
+            }
             if let error = report.error {
-                Output.line("Remote set to \(spec) (account \(account)), but the first sync failed: \(error)")
-                Output.line("It resumes with 'habitto sync' or in the background; nothing local was changed.")
-                throw CLIError(message: "first sync with \(spec) failed", code: 4)
+                throw CLIError(message: "remote set to \(spec) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
             }
             Output.line("Remote set to \(spec) (account \(account)): pushed \(report.pushed) operations, pulled \(report.pulled); verified")
         default:
@@ -477,8 +478,7 @@ extension Runner {
         }
         let summary = "pushed \(report.pushed) operations in \(report.batches) batches, pulled \(report.pulled)"
         if let error = report.error {
-            Output.err("habitto: sync: \(error) (\(summary))")
-            throw CLIError(message: "sync did not complete; 'habitto status' shows the details", code: 4)
+            throw CLIError(message: "sync: \(error) (\(summary)); 'habitto status' shows the details", code: 4)
         }
         Output.line("Synced: \(summary)")
     }
@@ -517,7 +517,13 @@ extension Runner {
             Output.line("Offline: changes are kept here and sent when you go online again")
         } else {
             let report = await engine.syncOnce()
-            Output.line(report.error.map { "Online, but the sync failed: \($0)" } ?? "Online: pushed \(report.pushed), pulled \(report.pulled)")
+            if let skipped = report.skipped {
+                Output.line("Online; not synced now: \(skipped)")
+            } else if let error = report.error {
+                throw CLIError(message: "online, but the sync failed: \(error)", code: 4)
+            } else {
+                Output.line("Online: pushed \(report.pushed), pulled \(report.pulled)")
+            }
         }
     }
 }

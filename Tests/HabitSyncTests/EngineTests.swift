@@ -2,6 +2,9 @@ import Foundation
 import XCTest
 import HabitCore
 import HabitStore
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import HabitSync
 
 private let engineTestStart = LocalDay("2026-11-01")!
@@ -134,5 +137,48 @@ final class EngineTests: XCTestCase {
         let state = await me.state
         XCTAssertNil(state.habit(h))
         XCTAssertEqual(state.seen[other.device], nil)
+    }
+
+    /// Waits until a sync round holds the data directory's sync lock.
+    func waitForRoundInProgress(_ dir: String, file: StaticString = #filePath, line: UInt = #line) {
+        let fd = open(dir + "/sync.lock", O_RDWR | O_CREAT, 0o600)
+        defer { close(fd) }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 { return }
+            flock(fd, LOCK_UN)
+            usleep(2_000)
+        }
+        XCTFail("no sync round started", file: file, line: line)
+    }
+
+    func testSettingsChangedDuringASyncRoundAreKept() async throws {
+        let dir = root + "/race"
+        let repo = try HabitRepository(directory: dir)
+        let slow = try SyncEngine(repository: repo, faults: FaultPlan(latency: 0.3))
+        try await slow.setRemote("dir:" + root + "/remote", account: "me")
+        let h = HabitID(value: 0xF4)
+        try await repo.commit { _, _ in [.create(h, HabitFields(name: "Race", startDate: engineTestStart))] }
+        // A round in progress; meanwhile the user goes offline from another process.
+        let round = Task { await slow.syncOnce() }
+        waitForRoundInProgress(dir)
+        let other = try SyncEngine(repository: repo)
+        try await other.setOffline(true)
+        let report = await round.value
+        XCTAssertNil(report.error)
+        XCTAssertEqual(try SyncState.load(repo.paths).offline, true, "the offline switch survived the round")
+        XCTAssertEqual(try SyncState.load(repo.paths).ackedSeq, 1, "and so did the round's progress")
+        // A remote changed mid-round: the round's progress is not written over the new remote.
+        try await other.setOffline(false)
+        try await repo.commit { _, _ in [.progress(h, engineTestStart, delta: 1)] }
+        try FileManager.default.createDirectory(atPath: root + "/remote2", withIntermediateDirectories: true)
+        let second = Task { await slow.syncOnce() }
+        waitForRoundInProgress(dir)
+        try await other.setRemote("dir:" + root + "/remote2", account: "me")
+        let report2 = await second.value
+        XCTAssertTrue(report2.error?.contains("the remote was changed while syncing") == true, report2.error ?? "no error")
+        let saved = try SyncState.load(repo.paths)
+        XCTAssertEqual(saved.remote, "dir:" + root + "/remote2")
+        XCTAssertEqual(saved.ackedSeq, 0, "nothing is recorded as acked by the new remote")
     }
 }

@@ -1,0 +1,440 @@
+import Foundation
+import HabitCore
+import HabitStore
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sync between whole processes: data directories sharing one remote folder, with lost
+/// answers, kill -9 in the middle of a round, several processes syncing one data directory,
+/// the offline switch and bad configuration.
+final class SyncCommandTests: XCTestCase {
+    var a: Sandbox!
+    var b: Sandbox!
+    /// The shared remote folder (inside `a`'s root, so it goes away with it).
+    var folder: String!
+
+    override func setUp() {
+        a = Sandbox()
+        b = Sandbox()
+        b.now = a.now
+        folder = a.root + "/remote"
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        a = nil
+        b = nil
+        folder = nil
+    }
+
+    // MARK: Tests
+
+    func testTwoDataDirectoriesSharingAFolderConverge() throws {
+        a.ok("add", "Water", "--goal", "8", "--start", "2026-11-01")
+        a.ok("add", "Read")
+        for _ in 0..<3 { a.ok("check", "Water") }
+        a.ok("check", "Read", "--difficulty", "2")
+        let opsA = try XCTUnwrap(a.stat("operations"))
+        XCTAssertEqual(a.ok("remote", "set", "dir:" + folder),
+                       "Remote set to dir:\(folder!) (account default): pushed \(opsA) operations, pulled 0; verified\n")
+        XCTAssertEqual(b.ok("remote", "set", "dir:" + folder),
+                       "Remote set to dir:\(folder!) (account default): pushed 0 operations, pulled \(opsA); verified\n")
+        b.ok("check", "Water", "--amount", "2")
+        b.ok("check", "Read")
+        b.ok("check", "Water", "--date", "yesterday")
+
+        // Round one carries B's three check-ins to the folder and then to A; round two is quiet.
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        XCTAssertEqual(b.ok("sync"), "Synced: pushed 3 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 3\n")
+        XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+
+        let exportA = a.ok("export"), exportB = b.ok("export")
+        XCTAssertFalse(exportA.isEmpty)
+        XCTAssertEqual(exportA, exportB, "two replicas that saw the same operations differ")
+        for box in [a!, b!] {
+            XCTAssertEqual(progress(box, "Water"), 3 + 2)
+            XCTAssertEqual(progress(box, "Read"), 1 + 1)
+            XCTAssertEqual(progress(box, "Water", date: "yesterday"), 1)
+            // Total progress over all habits and days: 3 + 1 from A, 2 + 1 + 1 from B.
+            XCTAssertEqual(box.stat("checkIns"), 8)
+            XCTAssertEqual(box.stat("operations"), opsA + 3)
+            XCTAssertEqual(syncStatus(box, "Water"), "synced")
+            XCTAssertEqual(syncStatus(box, "Read"), "synced")
+        }
+        let statusA = try status(a), statusB = try status(b)
+        let deviceA = try XCTUnwrap(statusA["device"] as? String), deviceB = try XCTUnwrap(statusB["device"] as? String)
+        XCTAssertNotEqual(deviceA, deviceB)
+        for (st, other) in [(statusA, deviceB), (statusB, deviceA)] {
+            XCTAssertEqual(st["mode"] as? String, "online")
+            XCTAssertEqual(st["pending"] as? Int, 0)
+            XCTAssertEqual(st["inFlight"] as? Int, 0)
+            XCTAssertEqual(st["remote"] as? String, "dir:" + folder)
+            XCTAssertEqual(st["account"] as? String, "default")
+            XCTAssertTrue(st["lastError"] is NSNull, "\(st)")
+            XCTAssertEqual((st["devices"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, [other])
+        }
+        // The folder holds exactly the two devices' batches, in the layout of DESIGN.md 6.
+        XCTAssertEqual(try String(contentsOfFile: folder + "/users/default/format", encoding: .utf8), "habitto-sync 1\n")
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder + "/users/default/devices")),
+                       [deviceA, deviceB])
+        XCTAssertEqual(try remoteBatches(deviceA).files, ["1-\(opsA).batch"])
+        XCTAssertEqual(try remoteBatches(deviceB).files, ["1-3.batch"])
+    }
+
+    func testLostAcknowledgementsNeverDuplicateCheckIns() throws {
+        a.ok("add", "Water", "--goal", "100")
+        a.ok("remote", "set", "dir:" + folder)
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        let created = try XCTUnwrap(a.stat("operations"))
+        XCTAssertEqual(try remoteBatches(device).files, ["1-\(created).batch"])
+
+        // Every write reaches the folder, and every answer is lost on the way back.
+        a.extraEnv["HABITTO_FAULTS"] = "lostack=1"
+        var checkIns = 0
+        var files: Set<String> = ["1-\(created).batch"]
+        for round in 0..<4 {
+            // The last round adds nothing: the retry writes the very same batch again.
+            let n = round == 3 ? 0 : 2 + round
+            for _ in 0..<n { a.ok("check", "Water") }
+            checkIns += n
+            let batch = "\(created + 1)-\(created + checkIns).batch"
+            let r = a.run("sync")
+            XCTAssertEqual(r.status, 4, "round \(round): \(r.stdout) \(r.stderr)")
+            XCTAssertEqual(r.stdout, "")
+            XCTAssertEqual(r.stderr,
+                           "habitto: sync: answer lost (injected by HABITTO_FAULTS); batch \(batch) may have been written (pushed 0 operations in 0 batches, pulled 0); 'habitto status' shows the details\n")
+            files.insert(batch)
+            XCTAssertEqual(Set(try remoteBatches(device).files), files, "round \(round)")
+            let st = try status(a)
+            XCTAssertEqual(st["mode"] as? String, "unreachable")
+            XCTAssertEqual(st["pending"] as? Int, checkIns, "an operation left the outbox without an answer")
+            XCTAssertEqual(syncStatus(a, "Water"), "pending")
+        }
+        XCTAssertEqual(files.count, 4)
+
+        // The answer arrives: the batch already there with the same bytes counts as the ack.
+        a.extraEnv["HABITTO_FAULTS"] = nil
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed \(checkIns) operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(Set(try remoteBatches(device).files), files, "the ack wrote another batch")
+        let st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "online")
+        XCTAssertEqual(st["pending"] as? Int, 0)
+        XCTAssertEqual(syncStatus(a, "Water"), "synced")
+
+        // The overlapping batches agree operation by operation and cover 1…N once each.
+        let ops = try remoteBatches(device).ops
+        XCTAssertEqual(ops.keys.sorted(), Array(1...UInt64(created + checkIns)))
+
+        XCTAssertEqual(b.ok("remote", "set", "dir:" + folder),
+                       "Remote set to dir:\(folder!) (account default): pushed 0 operations, pulled \(created + checkIns); verified\n")
+        XCTAssertEqual(progress(b, "Water"), checkIns, "check-ins were duplicated or lost")
+        XCTAssertEqual(progress(a, "Water"), checkIns)
+        XCTAssertEqual(b.stat("checkIns"), checkIns)
+        XCTAssertEqual(b.stat("operations"), created + checkIns)
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+    }
+
+    func testKillNineDuringSyncLosesAndDuplicatesNothing() throws {
+        a.ok("add", "Water", "--goal", "1000")
+        a.ok("remote", "set", "dir:" + folder)
+        b.ok("remote", "set", "dir:" + folder)
+        let created = try XCTUnwrap(a.stat("operations"))
+        var checkIns = 0
+        for _ in 0..<30 { a.ok("check", "Water"); checkIns += 1 }
+
+        a.extraEnv["HABITTO_FAULTS"] = "latency=30ms"
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        let ops = folder + "/users/default/devices/\(device)/ops"
+        func batchCount() -> Int {
+            ((try? FileManager.default.contentsOfDirectory(atPath: ops)) ?? []).filter { $0.hasSuffix(".batch") }.count
+        }
+        var killed = 0
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<16 {
+            let before = batchCount()
+            let (p, tag) = try a.start(["sync"])
+            // Fault injection. Even rounds: kill at a random instant of the round. Odd rounds:
+            // kill as soon as the new batch is in the folder, before the cursor is recorded.
+            if round % 2 == 0 {
+                usleep(UInt32.random(in: 0...150_000, using: &rng))
+            } else {
+                let deadline = Date().addingTimeInterval(5)
+                while p.isRunning && batchCount() == before && Date() < deadline { usleep(200) }
+            }
+            kill(p.processIdentifier, SIGKILL)
+            let r = a.finish(p, tag)
+            if r.killed {
+                killed += 1
+            } else {
+                XCTAssertEqual(r.status, 0, r.stderr)
+                XCTAssertTrue(r.stdout.hasPrefix("Synced: pushed "), r.stdout)
+            }
+            for _ in 0..<Int.random(in: 0...3, using: &rng) { a.ok("check", "Water"); checkIns += 1 }
+        }
+        XCTAssertGreaterThan(killed, 0, "no sync was interrupted")
+
+        a.extraEnv["HABITTO_FAULTS"] = nil
+        let last = a.run("sync")
+        XCTAssertEqual(last.status, 0, "the first sync after the kills failed: \(last.stderr)")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        let st = try status(a)
+        XCTAssertEqual(st["pending"] as? Int, 0)
+        XCTAssertEqual(st["mode"] as? String, "online")
+
+        // Batches written by killed rounds may overlap later ones, but never disagree.
+        XCTAssertEqual(st["device"] as? String, device)
+        XCTAssertEqual(try remoteBatches(device).ops.keys.sorted(), Array(1...UInt64(created + checkIns)))
+
+        let pulled = b.run("sync")
+        XCTAssertEqual(pulled.status, 0, pulled.stderr)
+        XCTAssertEqual(pulled.stdout, "Synced: pushed 0 operations in 0 batches, pulled \(checkIns)\n")
+        XCTAssertEqual(progress(a, "Water"), checkIns, "A lost or duplicated an acknowledged check-in")
+        XCTAssertEqual(progress(b, "Water"), checkIns, "B lost or duplicated a check-in")
+        XCTAssertEqual(b.stat("operations"), created + checkIns)
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+    }
+
+    func testTwoProcessesSyncingOneDataDirectoryAtOnce() throws {
+        a.ok("add", "Water", "--goal", "1000")
+        a.ok("remote", "set", "dir:" + folder)
+        b.ok("remote", "set", "dir:" + folder)
+        let created = try XCTUnwrap(a.stat("operations"))
+        // Slow remote calls keep the first round busy while the others start.
+        a.extraEnv["HABITTO_FAULTS"] = "latency=300ms"
+        var checkIns = 0, turnedAway = 0
+        for round in 0..<3 {
+            let n = 2 + round
+            for _ in 0..<n { a.ok("check", "Water") }
+            checkIns += n
+            let started = try (0..<3).map { _ in try a.start(["sync"]) }
+            let results = started.map { a.finish($0.0, $0.1) }
+            var synced = 0, pushed = 0
+            for r in results {
+                XCTAssertFalse(r.killed)
+                XCTAssertEqual(r.status, 0, "round \(round): \(r.stderr)")
+                XCTAssertEqual(r.stderr, "")
+                if r.stdout == "Not synced: another process is syncing this data directory\n" {
+                    turnedAway += 1
+                    continue
+                }
+                guard let report = parseSynced(r.stdout) else {
+                    XCTFail("round \(round): unexpected output \(r.stdout)")
+                    continue
+                }
+                XCTAssertEqual(report.pulled, 0)
+                synced += 1
+                pushed += report.pushed
+            }
+            XCTAssertEqual(synced, 1, "round \(round): \(results.map(\.stdout))")
+            XCTAssertEqual(pushed, n, "round \(round): operations pushed twice or not at all")
+            XCTAssertEqual(try status(a)["pending"] as? Int, 0)
+        }
+        XCTAssertEqual(turnedAway, 6)
+
+        a.extraEnv["HABITTO_FAULTS"] = nil
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        XCTAssertEqual(try remoteBatches(device).ops.keys.sorted(), Array(1...UInt64(created + checkIns)))
+        XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled \(checkIns)\n")
+        XCTAssertEqual(progress(b, "Water"), checkIns)
+        XCTAssertEqual(progress(a, "Water"), checkIns)
+    }
+
+    func testOfflineQueuesAndOnlineDrains() throws {
+        a.ok("add", "Water", "--goal", "8")
+        a.ok("remote", "set", "dir:" + folder)
+        b.ok("remote", "set", "dir:" + folder)
+        XCTAssertEqual(a.ok("offline", "on"), "Offline: changes are kept here and sent when you go online again\n")
+        for _ in 0..<3 { a.ok("check", "Water") }
+        var st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "offline")
+        XCTAssertEqual(st["pending"] as? Int, 3)
+        XCTAssertEqual(syncStatus(a, "Water"), "pending")
+
+        // An explicit sync is the user asking: it runs although the switch stays on.
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 3 operations in 1 batches, pulled 0\n")
+        st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "offline")
+        XCTAssertEqual(st["pending"] as? Int, 0)
+        XCTAssertEqual(syncStatus(a, "Water"), "synced")
+        XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 3\n")
+        XCTAssertEqual(progress(b, "Water"), 3)
+
+        // Still offline: new check-ins queue and nothing else leaves.
+        a.ok("check", "Water")
+        a.ok("check", "Water", "--amount", "2")
+        st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "offline")
+        XCTAssertEqual(st["pending"] as? Int, 2)
+        XCTAssertEqual(syncStatus(a, "Water"), "pending")
+        XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        XCTAssertEqual(progress(b, "Water"), 3)
+
+        // Going online drains the queue at once.
+        XCTAssertEqual(a.ok("offline", "off"), "Online: pushed 2, pulled 0\n")
+        st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "online")
+        XCTAssertEqual(st["pending"] as? Int, 0)
+        XCTAssertEqual(syncStatus(a, "Water"), "synced")
+        XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 2\n")
+        XCTAssertEqual(progress(b, "Water"), 6)
+        XCTAssertEqual(progress(a, "Water"), 6)
+    }
+
+    func testBadRemoteSpecsAndAccountsAreRejectedClearly() throws {
+        a.ok("add", "Water", "--goal", "8")
+        a.ok("check", "Water", "--amount", "2")
+        let exported = a.ok("export")
+        let journal = a.journalBytes()
+        func unchanged(_ what: String, file: StaticString = #filePath, line: UInt = #line) {
+            XCTAssertEqual(a.ok("export", file: file, line: line), exported, "\(what) changed the local data", file: file, line: line)
+            XCTAssertEqual(a.journalBytes(), journal, "\(what) wrote to the journal", file: file, line: line)
+        }
+        func mode() throws -> String? { try status(a)["mode"] as? String }
+
+        XCTAssertEqual(a.ok("remote", "show"), "No remote: data stays on this machine ('habitto remote set dir:/path' connects one)\n")
+        let noRemote = a.run("sync")
+        XCTAssertEqual(noRemote.status, 1)
+        XCTAssertEqual(noRemote.stdout, "")
+        XCTAssertEqual(noRemote.stderr, "habitto: no remote is set (habitto remote set dir:/path)\n")
+        unchanged("sync without a remote")
+
+        let ftp = a.run("remote", "set", "ftp://x")
+        XCTAssertEqual(ftp.status, 1)
+        XCTAssertEqual(ftp.stdout, "")
+        XCTAssertEqual(ftp.stderr, "habitto: remote 'ftp://x' not understood: use dir:/path/to/folder, file:///path/to/folder or none\n")
+        XCTAssertEqual(try mode(), "local")
+        unchanged("remote set ftp://x")
+
+        let evil = a.run("remote", "set", "dir:" + folder, "--account", "../evil")
+        XCTAssertEqual(evil.status, 1)
+        XCTAssertEqual(evil.stdout, "")
+        XCTAssertEqual(evil.stderr, "habitto: account '../evil' is not valid: use 1 to 64 of a-z, 0-9, '.', '_' and '-', not starting with '.'\n")
+        XCTAssertEqual(try mode(), "local")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), [], "a rejected account touched the folder")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: a.root + "/evil"))
+        unchanged("remote set with account ../evil")
+
+        // A folder that does not exist is accepted as a setting, but no sync can succeed.
+        let missing = a.root + "/no/such/folder"
+        let reason = "remote folder \(missing) does not exist; create it or fix 'habitto remote set'"
+        let set = a.run("remote", "set", "dir:" + missing)
+        XCTAssertEqual(set.status, 4)
+        XCTAssertEqual(set.stdout, "")
+        XCTAssertEqual(set.stderr, "habitto: remote set to dir:\(missing) (account default), but the first sync failed: \(reason); it resumes with 'habitto sync', nothing local was changed\n")
+        XCTAssertEqual(linesMentioning("does not exist", set), 1)
+        unchanged("remote set to a missing folder")
+
+        let failed = a.run("sync")
+        XCTAssertEqual(failed.status, 4)
+        XCTAssertEqual(failed.stdout, "")
+        XCTAssertEqual(failed.stderr,
+                       "habitto: sync: \(reason) (pushed 0 operations in 0 batches, pulled 0); 'habitto status' shows the details\n")
+        XCTAssertEqual(linesMentioning("does not exist", failed), 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: a.root + "/no"), "sync created the missing remote folder")
+        let st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "failed")
+        XCTAssertEqual(st["lastError"] as? String, reason)
+        XCTAssertEqual(st["pending"] as? Int, 2)
+        XCTAssertTrue(st["nextRetryAt"] is NSNull, "a permanent failure is not retried by itself")
+        XCTAssertEqual(syncStatus(a, "Water"), "failed")
+        XCTAssertEqual(a.ok("remote", "show").split(separator: "\n").map(String.init), [
+            "Remote dir:\(missing), account default; this device is \(st["device"] as? String ?? "?")",
+            "The first full push has not been verified yet: run 'habitto sync'.",
+        ])
+        unchanged("a failed sync")
+
+        // A bad account does not replace the remote already set.
+        XCTAssertEqual(a.run("remote", "set", "dir:" + folder, "--account", "../evil").status, 1)
+        XCTAssertEqual(try status(a)["remote"] as? String, "dir:" + missing)
+
+        // Once the folder exists, asking again succeeds and the data arrives intact.
+        try FileManager.default.createDirectory(atPath: missing, withIntermediateDirectories: true)
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 2 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(try mode(), "online")
+        XCTAssertEqual(syncStatus(a, "Water"), "synced")
+        unchanged("a successful sync")
+        XCTAssertEqual(b.ok("remote", "set", "dir:" + missing),
+                       "Remote set to dir:\(missing) (account default): pushed 0 operations, pulled 2; verified\n")
+        XCTAssertEqual(b.ok("export"), exported)
+    }
+
+    // MARK: Helpers
+
+    func progress(_ box: Sandbox, _ habit: String, date: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> Int? {
+        box.listEntry(habit, date.map { ["--date", $0] } ?? [], file: file, line: line)?["progress"] as? Int
+    }
+
+    func syncStatus(_ box: Sandbox, _ habit: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
+        box.listEntry(habit, file: file, line: line)?["syncStatus"] as? String
+    }
+
+    func status(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        try XCTUnwrap(box.json("status", "--json", file: file, line: line) as? [String: Any], file: file, line: line)
+    }
+
+    /// How many lines of a run's output (both streams) contain `text`.
+    func linesMentioning(_ text: String, _ r: RunResult) -> Int {
+        (r.stdout + r.stderr).split(separator: "\n").filter { $0.contains(text) }.count
+    }
+
+    /// The numbers of a "Synced: pushed N operations in M batches, pulled K" line.
+    func parseSynced(_ stdout: String) -> (pushed: Int, batches: Int, pulled: Int)? {
+        let w = stdout.split(separator: " ")
+        guard stdout.hasSuffix("\n"), w.count == 9, w[0] == "Synced:", w[1] == "pushed", w[3] == "operations", w[4] == "in",
+              w[6] == "batches,", w[7] == "pulled",
+              let pushed = Int(w[2]), let batches = Int(w[5]), let pulled = Int(w[8].dropLast())
+        else { return nil }
+        return (pushed, batches, pulled)
+    }
+
+    /// The batch files of `device` in the shared folder, and each operation's encoded bytes
+    /// by sequence number. Each file is checked (magic, checksum, name against contents,
+    /// consecutive sequence numbers); batches that overlap must hold the same bytes for
+    /// every operation they share.
+    func remoteBatches(_ device: String, file: StaticString = #filePath, line: UInt = #line) throws
+        -> (files: [String], ops: [UInt64: [UInt8]]) {
+        let dir = folder + "/users/default/devices/\(device)/ops"
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".batch") }
+            .sorted { a, b in
+                let x = a.dropLast(6).split(separator: "-").compactMap { UInt64($0) }
+                let y = b.dropLast(6).split(separator: "-").compactMap { UInt64($0) }
+                return x.lexicographicallyPrecedes(y)
+            }
+        let magic = Array("HABITTO-BATCH\u{1}".utf8)
+        var ops: [UInt64: [UInt8]] = [:]
+        for name in names {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name)))
+            guard bytes.count > magic.count + 4, bytes.starts(with: magic) else {
+                XCTFail("\(name) is not a batch file", file: file, line: line)
+                continue
+            }
+            let n = bytes.count
+            let stored = UInt32(bytes[n - 4]) | UInt32(bytes[n - 3]) << 8 | UInt32(bytes[n - 2]) << 16 | UInt32(bytes[n - 1]) << 24
+            XCTAssertEqual(CRC32C.checksum(bytes, 0..<(n - 4)), stored, "\(name): checksum", file: file, line: line)
+            var r = ByteReader(bytes, from: magic.count, to: n - 4)
+            XCTAssertEqual(try r.device().rawValue, device, "\(name): device", file: file, line: line)
+            let first = try r.u64le(), last = try r.u64le()
+            XCTAssertEqual(name, "\(first)-\(last).batch", file: file, line: line)
+            let count = try r.count(max: 1 << 20)
+            XCTAssertEqual(UInt64(count), last &- first &+ 1, "\(name): count", file: file, line: line)
+            for i in 0..<count {
+                let start = r.position
+                let op = try r.operation()
+                XCTAssertEqual(op.id.seq, first + UInt64(i), "\(name): sequence", file: file, line: line)
+                let raw = Array(bytes[start..<r.position])
+                if let seen = ops[op.id.seq] {
+                    XCTAssertEqual(seen, raw, "\(name): operation \(op.id.seq) differs from another batch's", file: file, line: line)
+                } else {
+                    ops[op.id.seq] = raw
+                }
+            }
+            XCTAssertTrue(r.isAtEnd, "\(name): trailing bytes", file: file, line: line)
+        }
+        return (names, ops)
+    }
+}
