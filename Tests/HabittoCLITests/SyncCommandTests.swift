@@ -198,6 +198,42 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(b.ok("export"), a.ok("export"))
     }
 
+    func testKillNineDuringPullLosesAndDuplicatesNothing() throws {
+        // B connects first, while the remote is empty.
+        b.ok("remote", "set", "dir:" + folder)
+        a.ok("add", "Water", "--goal", "1000")
+        a.ok("remote", "set", "dir:" + folder)
+        // Many small batches on the remote, so a pull takes a while.
+        var checkIns = 0
+        for _ in 0..<25 {
+            for _ in 0..<3 { a.ok("check", "Water"); checkIns += 1 }
+            a.ok("sync")
+        }
+        XCTAssertEqual(progress(b, "Water"), nil, "B has pulled nothing yet")
+        b.extraEnv["HABITTO_FAULTS"] = "latency=15ms"
+        // Kill B's pulls at random instants, again and again.
+        var killed = 0, partials: [Int] = []
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<12 {
+            let (p, tag) = try b.start(["sync"])
+            usleep(UInt32.random(in: 0...120_000, using: &rng))
+            kill(p.processIdentifier, SIGKILL)
+            let r = b.finish(p, tag)
+            if r.killed { killed += 1 } else { XCTAssertEqual(r.status, 0, r.stderr) }
+            // Whatever was pulled so far is whole: three check-ins per batch, never more than A has.
+            let partial = progress(b, "Water") ?? 0
+            XCTAssertLessThanOrEqual(partial, checkIns)
+            XCTAssertEqual(partial % 3, 0, "a batch was applied in part")
+            partials.append(partial)
+        }
+        XCTAssertGreaterThan(killed, 0, "no pull was interrupted")
+        XCTAssertTrue(partials.contains { $0 > 0 && $0 < checkIns }, "no kill landed in the middle of a pull: \(partials)")
+        b.extraEnv["HABITTO_FAULTS"] = nil
+        XCTAssertEqual(b.run("sync").status, 0)
+        XCTAssertEqual(progress(b, "Water"), checkIns, "B lost or duplicated a pulled check-in")
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+    }
+
     func testTwoProcessesSyncingOneDataDirectoryAtOnce() throws {
         a.ok("add", "Water", "--goal", "1000")
         a.ok("remote", "set", "dir:" + folder)
