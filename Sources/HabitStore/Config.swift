@@ -10,11 +10,13 @@ public struct Config: Sendable, Equatable {
     public var weekStart: Weekday = .monday
     /// The terminal UI's theme (a file name in the themes folders, without `.theme`).
     public var theme: String?
+    /// Faults to inject into the sync remote (as `HABITTO_FAULTS`), for demos and tests.
+    public var faults: String?
 
     public init() {}
 
     /// The keys this version understands.
-    public static let keys = ["day_start_hour", "week_start", "theme"]
+    public static let keys = ["day_start_hour", "week_start", "theme", "faults"]
 
     /// Parses config text; throws `StoreError.config` naming the line and what to write.
     public init(parsing text: String, path: String) throws {
@@ -44,6 +46,8 @@ public struct Config: Sendable, Equatable {
                     throw StoreError.config("\(at): theme must be a theme name such as gruvbox")
                 }
                 theme = value
+            case "faults":
+                faults = value
             default:
                 throw StoreError.config("\(at): unknown setting '\(Sanitize.display(parts[0]))' (known: \(Config.keys.joined(separator: ", ")))")
             }

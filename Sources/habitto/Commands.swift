@@ -412,8 +412,7 @@ struct Runner {
 
 extension Runner {
     func engine(_ repo: HabitRepository) throws -> SyncEngine {
-        let faults = try ProcessInfo.processInfo.environment["HABITTO_FAULTS"].map { try FaultPlan.parse($0) }
-        return try SyncEngine(repository: repo, clock: env.clock, faults: faults)
+        return try SyncEngine(repository: repo, clock: env.clock, faults: try env.faultPlan())
     }
 
     func syncStatus(_ repo: HabitRepository) async throws -> SyncStatus {

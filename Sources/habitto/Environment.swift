@@ -1,6 +1,7 @@
 import Foundation
 import HabitCore
 import HabitStore
+import HabitSync
 
 /// Where data and config live, what time it is, and the settings in force.
 struct AppEnvironment {
@@ -78,5 +79,13 @@ struct AppEnvironment {
                                 second: Int(second))
         dc.nanosecond = Int((second - second.rounded(.down)) * 1e9)
         return calendar.date(from: dc)
+    }
+
+    /// Faults to inject into the sync remote: `HABITTO_FAULTS`, else the config's `faults`.
+    func faultPlan() throws -> FaultPlan? {
+        guard let text = ProcessInfo.processInfo.environment["HABITTO_FAULTS"] ?? config.faults else { return nil }
+        do { return try FaultPlan.parse(text) } catch let e as CoreError {
+            throw CLIError.invalid("faults '\(Sanitize.display(text))': \(e.description)")
+        }
     }
 }

@@ -87,7 +87,7 @@ enum TerminalApp {
         state.message = startMessages.first ?? options.hint.map { Message($0) }
 
         // Sync runs in the background while the UI is open.
-        let faults = try options.faults ?? ProcessInfo.processInfo.environment["HABITTO_FAULTS"].map { try FaultPlan.parse($0) }
+        let faults = try options.faults ?? env.faultPlan()
         let engine = try SyncEngine(repository: repo, clock: env.clock, faults: faults)
         if let every = options.pullEvery { await engine.setPullInterval(every) }
         let syncLoop = Task { await engine.run() }

@@ -234,6 +234,23 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(b.ok("export"), a.ok("export"))
     }
 
+    func testFaultsFromTheConfigApplyAndTheEnvironmentWins() throws {
+        a.ok("add", "Water")
+        a.ok("remote", "set", "dir:" + folder)
+        try "faults = unreachable\n".write(toFile: a.config + "/habitto/config", atomically: true, encoding: .utf8)
+        a.ok("check", "Water")
+        let r = a.run("sync")
+        XCTAssertEqual(r.status, 4)
+        XCTAssertTrue(r.stderr.contains("remote unreachable"), r.stderr)
+        a.extraEnv["HABITTO_FAULTS"] = ""
+        XCTAssertEqual(a.run("sync").status, 0, "an empty HABITTO_FAULTS overrides the config")
+        try "faults = sometimes\n".write(toFile: a.config + "/habitto/config", atomically: true, encoding: .utf8)
+        a.extraEnv["HABITTO_FAULTS"] = nil
+        let bad = a.run("sync")
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.hasPrefix("habitto: faults 'sometimes':"), bad.stderr)
+    }
+
     func testTwoProcessesSyncingOneDataDirectoryAtOnce() throws {
         a.ok("add", "Water", "--goal", "1000")
         a.ok("remote", "set", "dir:" + folder)
