@@ -518,7 +518,10 @@ private func syncScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     line("Queue (\(sync.pending) waiting, oldest first)", .header)
     if sync.queue.isEmpty && sync.pending == 0 { line("empty: everything made here is on the remote", .dim, indent: 3) }
     for item in sync.queue.prefix(max(1, (bottom - y) / 2)) {
-        line("\(TextWidth.fit(item.habit, 24)) \(TextWidth.fit(item.kind, 12)) \(span(state.now.timeIntervalSince(item.madeAt))) old", .normal, indent: 3)
+        // Attempts and the last error are per batch, so they are the same for every item.
+        let tried = sync.attempts > 0 ? "  tried \(sync.attempts)×, \(sync.lastError ?? "failed")" : ""
+        line("\(TextWidth.fit(item.habit, 24)) \(TextWidth.fit(item.kind, 12)) \(TextWidth.fit(span(state.now.timeIntervalSince(item.madeAt)) + " old", 8))\(tried)",
+             sync.attempts > 0 ? .statusWarn : .normal, indent: 3)
     }
     if sync.pending > sync.queue.count { line("… and \(sync.pending - sync.queue.count) more", .dim, indent: 3) }
     y += 1

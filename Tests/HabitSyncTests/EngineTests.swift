@@ -181,4 +181,32 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(saved.remote, "dir:" + root + "/remote2")
         XCTAssertEqual(saved.ackedSeq, 0, "nothing is recorded as acked by the new remote")
     }
+
+    func testAnInterruptedMigrationIsNotMarkedDoneAndResumesToAVerifiedPush() async throws {
+        let dir = root + "/migrate"
+        let repo = try HabitRepository(directory: dir)
+        let h = HabitID(value: 0xF5)
+        try await repo.commit { _, _ in [.create(h, HabitFields(name: "Old data", startDate: engineTestStart))] }
+        for d in 0..<5 { try await repo.commit { _, _ in [.progress(h, engineTestStart.adding(d), delta: 1)] } }
+        // Connecting while the remote does not answer: nothing is marked done.
+        let broken = try SyncEngine(repository: repo, faults: FaultPlan(unreachable: true))
+        try await broken.setRemote("dir:" + root + "/remote", account: "me")
+        _ = await broken.syncOnce()
+        var saved = try SyncState.load(repo.paths)
+        XCTAssertNil(saved.migratedTo)
+        XCTAssertEqual(saved.ackedSeq, 0)
+        // The answer to the first batch is lost: written, but not known to be.
+        let lossy = try SyncEngine(repository: repo, faults: FaultPlan(lostAckRate: 1))
+        _ = await lossy.syncOnce()
+        saved = try SyncState.load(repo.paths)
+        XCTAssertNil(saved.migratedTo)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: opsFolder(repo.device)).filter { $0.hasSuffix(".batch") }, ["1-6.batch"])
+        // Later, with the remote healthy, it resumes: the same batch is recognised, verified, done.
+        let healthy = try SyncEngine(repository: repo)
+        await syncOK(healthy)
+        saved = try SyncState.load(repo.paths)
+        XCTAssertEqual(saved.migratedTo, saved.target)
+        XCTAssertEqual(saved.ackedSeq, 6)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: opsFolder(repo.device)).filter { $0.hasSuffix(".batch") }, ["1-6.batch"])
+    }
 }

@@ -146,8 +146,20 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(press(&app, .char("o")), [.setOffline(true)])
         XCTAssertTrue(render(app).line(22).contains("offline"))
         XCTAssertEqual(press(&app, .char("S")), [.syncNow])
+        _ = reduce(&app, .syncChanged(SyncInfo(mode: "unreachable", remote: "dir:/mnt/shared", pending: 2, inFlight: 0,
+                                               lastSyncAt: now.addingTimeInterval(-300), nextRetryAt: now.addingTimeInterval(60),
+                                               lastError: "cannot reach /mnt/shared",
+                                               queue: [SyncInfo.QueueItem(habit: "Drink water", kind: "check-in", madeAt: now.addingTimeInterval(-90)),
+                                                       SyncInfo.QueueItem(habit: "Read", kind: "rating", madeAt: now.addingTimeInterval(-30))],
+                                               attempts: 3,
+                                               history: [SyncInfo.Attempt(at: now.addingTimeInterval(-300), pushed: 4, pulled: 1, error: nil),
+                                                         SyncInfo.Attempt(at: now.addingTimeInterval(-20), pushed: 0, pulled: 0, error: "cannot reach /mnt/shared")],
+                                               devices: [SyncInfo.Device(id: "0123456789abcdef0123456789abcdef", lastSeen: now.addingTimeInterval(-300), aheadSeconds: 172_800)])))
         press(&app, .char("y"))
         XCTAssertEqual(app.screen, .sync)
+        let screen = render(app).text
+        XCTAssertTrue(screen.contains("Drink water") && screen.contains("check-in") && screen.contains("1m old") && screen.contains("tried 3×"), screen)
+        XCTAssertTrue(screen.contains("clock 2d ahead"), screen)
         assertSnapshot(render(app), named: "sync-screen-80x24")
     }
 

@@ -251,6 +251,18 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(bad.stderr.hasPrefix("habitto: faults 'sometimes':"), bad.stderr)
     }
 
+    func testConnectingARemoteBacksUpTheJournalFirst() throws {
+        a.ok("add", "Water")
+        a.ok("check", "Water")
+        let journal = try Data(contentsOf: URL(fileURLWithPath: a.journalPath))
+        a.ok("remote", "set", "dir:" + folder)
+        let backups = try FileManager.default.contentsOfDirectory(atPath: a.home + "/backups")
+        XCTAssertEqual(backups.count, 1)
+        XCTAssertTrue(backups[0].hasPrefix("journal-before-remote-"), backups[0])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: a.home + "/backups/" + backups[0])), journal)
+        XCTAssertTrue(a.ok("remote", "show").contains("pushed and verified"))
+    }
+
     func testTwoProcessesSyncingOneDataDirectoryAtOnce() throws {
         a.ok("add", "Water", "--goal", "1000")
         a.ok("remote", "set", "dir:" + folder)
