@@ -12,11 +12,17 @@ public struct Config: Sendable, Equatable {
     public var theme: String?
     /// Faults to inject into the sync remote (as `HABITTO_FAULTS`), for demos and tests.
     public var faults: String?
+    /// A command whose first line of output is the WebDAV password.
+    public var passwordCommand: String?
+    /// A file holding the WebDAV password (it must not be readable by others).
+    public var passwordFile: String?
+    /// A CA certificate file for a self-hosted server.
+    public var caFile: String?
 
     public init() {}
 
     /// The keys this version understands.
-    public static let keys = ["day_start_hour", "week_start", "theme", "faults"]
+    public static let keys = ["day_start_hour", "week_start", "theme", "faults", "password_command", "password_file", "ca_file"]
 
     /// Parses config text; throws `StoreError.config` naming the line and what to write.
     public init(parsing text: String, path: String) throws {
@@ -48,6 +54,12 @@ public struct Config: Sendable, Equatable {
                 theme = value
             case "faults":
                 faults = value
+            case "password_command":
+                passwordCommand = value
+            case "password_file":
+                passwordFile = value
+            case "ca_file":
+                caFile = value
             default:
                 throw StoreError.config("\(at): unknown setting '\(Sanitize.display(parts[0]))' (known: \(Config.keys.joined(separator: ", ")))")
             }

@@ -67,6 +67,8 @@ public struct RemoteError: Error, Equatable, CustomStringConvertible, Sendable {
 public protocol Remote: Sendable {
     /// Where it is, for status lines (never containing a password).
     var location: String { get }
+    /// The most operations one batch file holds (fewer, larger requests where they cost).
+    var maxBatchOperations: Int { get }
     /// Creates the account's folders and format file when missing; checks the format.
     func prepare(account: String) async throws
     /// The devices that have a folder in the account (invalid names are left out).
@@ -78,6 +80,22 @@ public protocol Remote: Sendable {
     /// Writes a batch only if it does not exist. An existing batch with the same bytes is an
     /// ack; with other bytes, a permanent error.
     func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome
+}
+
+extension Remote {
+    /// The most operations one batch file holds.
+    public var maxBatchOperations: Int { BatchFile.maxOperations }
+}
+
+/// What a remote needs besides its address: the password (looked up only when needed) and
+/// a CA file. Never stored by Habitto.
+public struct RemoteAccess: Sendable {
+    public var password: @Sendable () throws -> String?
+    public var caFile: String?
+    public init(password: @escaping @Sendable () throws -> String? = { nil }, caFile: String? = nil) {
+        self.password = password
+        self.caFile = caFile
+    }
 }
 
 /// The format version written to `{root}/users/{account}/format`.

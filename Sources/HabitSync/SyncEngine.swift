@@ -68,6 +68,7 @@ public actor SyncEngine {
     let paths: DataPaths
     let clock: @Sendable () -> Date
     let faults: FaultPlan?
+    let access: RemoteAccess
     public private(set) var state: SyncState
     private var remoteCache: (spec: String, remote: any Remote)?
     private var inFlightOps: [HabitOperation] = []
@@ -85,8 +86,10 @@ public actor SyncEngine {
 
     public func setPullInterval(_ seconds: Double) { pullEvery = max(0.5, seconds) }
 
-    public init(repository: HabitRepository, clock: @escaping @Sendable () -> Date = { Date() }, faults: FaultPlan? = nil) throws {
+    public init(repository: HabitRepository, clock: @escaping @Sendable () -> Date = { Date() }, faults: FaultPlan? = nil,
+                access: RemoteAccess = RemoteAccess()) throws {
         self.repository = repository
+        self.access = access
         paths = repository.paths
         self.clock = clock
         self.faults = faults
@@ -96,16 +99,17 @@ public actor SyncEngine {
     // MARK: Settings
 
     /// Connects a remote (or none). A new remote or account starts a fresh migration.
-    public func setRemote(_ spec: String?, account: String) async throws {
-        if let spec { _ = try makeRemote(spec) }
+    public func setRemote(_ spec: String?, account: String, user: String? = nil) async throws {
+        if let spec { _ = try makeRemote(spec, user: user, access: RemoteAccess(caFile: access.caFile)) }
         try validateAccount(account)
         state = try SyncState.update(paths) { s in
-            if s.remote != spec || s.account != account {
+            if s.remote != spec || s.account != account || s.user != user {
                 let offline = s.offline
                 s = SyncState()
                 s.offline = offline
                 s.remote = spec
                 s.account = account
+                s.user = user
             }
         }
         remoteCache = nil
@@ -177,7 +181,8 @@ public actor SyncEngine {
     func remote() throws -> any Remote {
         guard let spec = state.remote else { throw RemoteError.permanent("no remote is set") }
         if let cached = remoteCache, cached.spec == spec { return cached.remote }
-        var r: any Remote = try makeRemote(spec)
+        var r: any Remote
+        do { r = try makeRemote(spec, user: state.user, access: access) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
         if let faults { r = FaultyRemote(r, plan: faults) }
         remoteCache = (spec, r)
         return r
@@ -264,7 +269,7 @@ public actor SyncEngine {
         let me = repository.device
         while true {
             let (ops, first) = try await repository.localOperations(afterSeq: state.ackedSeq, fromOffset: state.scanOffset,
-                                                                    limit: BatchFile.maxOperations)
+                                                                    limit: remote.maxBatchOperations)
             if let first { state.scanOffset = first }
             guard !ops.isEmpty, let name = BatchName(first: ops[0].id.seq, last: ops[ops.count - 1].id.seq) else {
                 state.scanOffset = await repository.journalEnd

@@ -12,6 +12,8 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// `dir:/path` (or nil: local only).
     public var remote: String?
     public var account = "default"
+    /// The WebDAV user (the password is never stored here).
+    public var user: String?
     /// The user's offline switch (pauses sync).
     public var offline = false
     /// The highest sequence number of this device the remote has durably.
@@ -95,8 +97,17 @@ public struct SyncState: Codable, Equatable, Sendable {
     public var target: String? { remote.map { "\($0)#\(account)" } }
 }
 
-/// Builds a remote from its text form: `dir:/abs/path` or `file:///abs/path`.
-public func makeRemote(_ spec: String) throws -> any Remote {
+/// Builds a remote from its text form: `dir:/abs/path`, `file:///abs/path`, or an
+/// `https://` (or loopback `http://`) WebDAV URL.
+public func makeRemote(_ spec: String, user: String? = nil, access: RemoteAccess = RemoteAccess()) throws -> any Remote {
+    if spec.hasPrefix("https://") || spec.hasPrefix("http://") {
+        guard let url = URL(string: spec) else { throw CoreError.invalid("remote '\(Sanitize.display(spec))' is not a valid URL") }
+        do {
+            return try WebDAVRemote(url: url, user: user, password: user == nil ? nil : try access.password(), caFile: access.caFile)
+        } catch let e as RemoteError {
+            throw CoreError.invalid(e.message)
+        }
+    }
     if spec.hasPrefix("dir:") {
         let path = String(spec.dropFirst(4))
         guard path.hasPrefix("/") else { throw CoreError.invalid("remote '\(Sanitize.display(spec))': use an absolute path, like dir:/mnt/sync/habitto") }
@@ -107,5 +118,5 @@ public func makeRemote(_ spec: String) throws -> any Remote {
         guard path.hasPrefix("/") else { throw CoreError.invalid("remote '\(Sanitize.display(spec))': use file:///absolute/path") }
         return DirectoryRemote(root: path.removingPercentEncoding ?? path)
     }
-    throw CoreError.invalid("remote '\(Sanitize.display(spec))' not understood: use dir:/path/to/folder, file:///path/to/folder or none")
+    throw CoreError.invalid("remote '\(Sanitize.display(spec))' not understood: use dir:/path/to/folder, file:///path/to/folder, https://server/path or none")
 }

@@ -50,7 +50,8 @@ enum Specs {
         CommandSpec(name: "stats", arguments: [], summary: "Show XP, level, perfect days and totals.", options: [json]),
         CommandSpec(name: "remote", arguments: ["set|show"],
                     summary: "Connect a sync remote (remote set dir:/path [--account NAME], remote set none) or show it.",
-                    options: [OptionSpec(name: "--account", value: "NAME", help: "the account on the remote (default: default)")],
+                    options: [OptionSpec(name: "--account", value: "NAME", help: "the account on the remote (default: default)"),
+                              OptionSpec(name: "--user", value: "USER", help: "the WebDAV user (password: HABITTO_WEBDAV_PASSWORD, password_command or password_file)")],
                     optionalArguments: ["SPEC"]),
         CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed).", options: []),
         CommandSpec(name: "status", arguments: [], summary: "Show the sync state: mode, queue, last sync, errors, devices.", options: [json]),
@@ -412,7 +413,7 @@ struct Runner {
 
 extension Runner {
     func engine(_ repo: HabitRepository) throws -> SyncEngine {
-        return try SyncEngine(repository: repo, clock: env.clock, faults: try env.faultPlan())
+        return try SyncEngine(repository: repo, clock: env.clock, faults: try env.faultPlan(), access: env.remoteAccess())
     }
 
     func syncStatus(_ repo: HabitRepository) async throws -> SyncStatus {
@@ -438,7 +439,11 @@ extension Runner {
             }
             if let s = spec, s.hasPrefix("/") { spec = "dir:" + s }
             let account = invocation.value("--account") ?? "default"
-            do { try await engine.setRemote(spec, account: account) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+            let user = invocation.value("--user")
+            if let s = spec, s.hasPrefix("http://") {
+                Output.warn("warning: plain http sends data and the password unencrypted; use it only on this machine, for tests")
+            }
+            do { try await engine.setRemote(spec, account: account, user: user) } catch let e as CoreError { throw CLIError.invalid(e.description) }
             guard let spec else { Output.line("Remote removed: data stays on this machine"); return }
             // Connecting is a migration: back up, push everything, read it back, record it done.
             if await repo.state.seen[repo.device] != nil { try backupBeforeRemote(repo) }

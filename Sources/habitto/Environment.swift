@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HabitCore
 import HabitStore
 import HabitSync
@@ -87,5 +90,42 @@ struct AppEnvironment {
         do { return try FaultPlan.parse(text) } catch let e as CoreError {
             throw CLIError.invalid("faults '\(Sanitize.display(text))': \(e.description)")
         }
+    }
+
+    /// How the sync remote gets its password and CA: `HABITTO_WEBDAV_PASSWORD`, else the
+    /// config's `password_command` (its first line of output), else `password_file` (which
+    /// must not be readable by group or others). Looked up only when a remote needs it.
+    func remoteAccess() -> RemoteAccess {
+        let env = ProcessInfo.processInfo.environment
+        let config = self.config
+        return RemoteAccess(password: {
+            if let p = env["HABITTO_WEBDAV_PASSWORD"] { return p }
+            if let command = config.passwordCommand {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/bin/sh")
+                p.arguments = ["-c", command]
+                let out = Pipe()
+                p.standardOutput = out
+                p.standardError = FileHandle.nullDevice
+                p.standardInput = FileHandle.nullDevice
+                do { try p.run() } catch { throw CoreError.invalid("password_command could not be run: \(error)") }
+                let data = out.fileHandleForReading.readDataToEndOfFile()
+                p.waitUntilExit()
+                guard p.terminationStatus == 0 else {
+                    throw CoreError.invalid("password_command failed (exit \(p.terminationStatus)); check it in the config")
+                }
+                return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            }
+            if let path = config.passwordFile {
+                var st = stat()
+                guard stat(path, &st) == 0 else { throw CoreError.invalid("password_file \(path) cannot be read: \(String(cString: strerror(errno)))") }
+                guard st.st_mode & 0o077 == 0 else {
+                    throw CoreError.invalid("password_file \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run chmod 600 on it")
+                }
+                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            }
+            return nil
+        }, caFile: config.caFile)
     }
 }

@@ -88,7 +88,7 @@ enum TerminalApp {
 
         // Sync runs in the background while the UI is open.
         let faults = try options.faults ?? env.faultPlan()
-        let engine = try SyncEngine(repository: repo, clock: env.clock, faults: faults)
+        let engine = try SyncEngine(repository: repo, clock: env.clock, faults: faults, access: env.remoteAccess())
         if let every = options.pullEvery { await engine.setPullInterval(every) }
         let syncLoop = Task { await engine.run() }
         defer { syncLoop.cancel() }

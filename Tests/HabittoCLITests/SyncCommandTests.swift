@@ -371,7 +371,7 @@ final class SyncCommandTests: XCTestCase {
         let ftp = a.run("remote", "set", "ftp://x")
         XCTAssertEqual(ftp.status, 1)
         XCTAssertEqual(ftp.stdout, "")
-        XCTAssertEqual(ftp.stderr, "habitto: remote 'ftp://x' not understood: use dir:/path/to/folder, file:///path/to/folder or none\n")
+        XCTAssertEqual(ftp.stderr, "habitto: remote 'ftp://x' not understood: use dir:/path/to/folder, file:///path/to/folder, https://server/path or none\n")
         XCTAssertEqual(try mode(), "local")
         unchanged("remote set ftp://x")
 
