@@ -8,12 +8,23 @@ need=()
 dpkg -s libncurses-dev >/dev/null 2>&1 || need+=(libncurses-dev)
 command -v mount >/dev/null 2>&1 || need+=(mount)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
+[ -x /usr/sbin/apache2 ] || need+=(apache2)
+command -v htpasswd >/dev/null 2>&1 || need+=(apache2-utils)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
+  # Install without starting services (the tests start their own Apache on a free port).
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | $sudo_cmd tee "$policy" >/dev/null
+    $sudo_cmd chmod +x "$policy"
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}"
+  [ -z "$policy" ] || $sudo_cmd rm -f "$policy"
 fi
 
 swift build --build-tests

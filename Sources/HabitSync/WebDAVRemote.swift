@@ -121,7 +121,13 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
 
     static func classify(_ error: Error, url: URL) -> RemoteError {
         let where_ = redacted(url)
-        guard let e = error as? URLError else { return .transient("\(where_): \(error.localizedDescription)") }
+        // libcurl's TLS failures arrive on Linux with their own text; a certificate problem is
+        // permanent whatever code it came with.
+        let text = error.localizedDescription
+        if text.localizedCaseInsensitiveContains("certificate") || text.localizedCaseInsensitiveContains("SSL peer") {
+            return .permanent("the server's certificate is not trusted (\(where_)): \(text); fix the certificate or add its CA to the system's trust store")
+        }
+        guard let e = error as? URLError else { return .transient("\(where_): \(text)") }
         switch e.code {
         case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
              .serverCertificateHasUnknownRoot, .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:

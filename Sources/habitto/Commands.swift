@@ -439,7 +439,14 @@ extension Runner {
             }
             if let s = spec, s.hasPrefix("/") { spec = "dir:" + s }
             let account = invocation.value("--account") ?? "default"
-            let user = invocation.value("--user")
+            var user = invocation.value("--user")
+            // A password never goes in the URL (it would be stored and shown); a user may.
+            if let s = spec, s.hasPrefix("http://") || s.hasPrefix("https://"), var c = URLComponents(string: s) {
+                if c.password != nil {
+                    throw CLIError.invalid("the remote URL contains a password: remove it, and supply the password with HABITTO_WEBDAV_PASSWORD, password_command or password_file")
+                }
+                if let u = c.user { user = user ?? u.removingPercentEncoding ?? u; c.user = nil; spec = c.string }
+            }
             if let s = spec, s.hasPrefix("http://") {
                 Output.warn("warning: plain http sends data and the password unencrypted; use it only on this machine, for tests")
             }
