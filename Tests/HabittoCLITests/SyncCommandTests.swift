@@ -214,9 +214,18 @@ final class SyncCommandTests: XCTestCase {
         // Kill B's pulls at random instants, again and again.
         var killed = 0, partials: [Int] = []
         var rng = SystemRandomNumberGenerator()
-        for _ in 0..<12 {
+        func journalSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: b.journalPath)[.size] as? Int) ?? 0 }
+        for round in 0..<12 {
+            let before = journalSize()
             let (p, tag) = try b.start(["sync"])
-            usleep(UInt32.random(in: 0...120_000, using: &rng))
+            // Fault injection. Even rounds: a random instant. Odd rounds: right after a pulled
+            // batch lands in the journal, so some kills surely fall in the middle of a pull.
+            if round % 2 == 0 {
+                usleep(UInt32.random(in: 0...120_000, using: &rng))
+            } else {
+                let deadline = Date().addingTimeInterval(10)
+                while p.isRunning && journalSize() == before && Date() < deadline { usleep(200) }
+            }
             kill(p.processIdentifier, SIGKILL)
             let r = b.finish(p, tag)
             if r.killed { killed += 1 } else { XCTAssertEqual(r.status, 0, r.stderr) }
