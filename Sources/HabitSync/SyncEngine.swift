@@ -359,6 +359,7 @@ public actor SyncEngine {
     /// Runs until cancelled: a round after each poke (debounced), when a retry is due, and
     /// every `pullInterval` seconds; nothing while offline or failed.
     public func run() async {
+        wakeRequested = true // a first round at once, so the status is fresh when the UI opens
         while !Task.isCancelled {
             let now = clock()
             var due: Double = pullEvery
