@@ -439,31 +439,8 @@ final class SyncCommandTests: XCTestCase {
 
     // MARK: Helpers
 
-    func progress(_ box: Sandbox, _ habit: String, date: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> Int? {
-        box.listEntry(habit, date.map { ["--date", $0] } ?? [], file: file, line: line)?["progress"] as? Int
-    }
-
-    func syncStatus(_ box: Sandbox, _ habit: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
-        box.listEntry(habit, file: file, line: line)?["syncStatus"] as? String
-    }
-
     func status(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
         try XCTUnwrap(box.json("status", "--json", file: file, line: line) as? [String: Any], file: file, line: line)
-    }
-
-    /// How many lines of a run's output (both streams) contain `text`.
-    func linesMentioning(_ text: String, _ r: RunResult) -> Int {
-        (r.stdout + r.stderr).split(separator: "\n").filter { $0.contains(text) }.count
-    }
-
-    /// The numbers of a "Synced: pushed N operations in M batches, pulled K" line.
-    func parseSynced(_ stdout: String) -> (pushed: Int, batches: Int, pulled: Int)? {
-        let w = stdout.split(separator: " ")
-        guard stdout.hasSuffix("\n"), w.count == 9, w[0] == "Synced:", w[1] == "pushed", w[3] == "operations", w[4] == "in",
-              w[6] == "batches,", w[7] == "pulled",
-              let pushed = Int(w[2]), let batches = Int(w[5]), let pulled = Int(w[8].dropLast())
-        else { return nil }
-        return (pushed, batches, pulled)
     }
 
     /// The batch files of `device` in the shared folder, and each operation's encoded bytes

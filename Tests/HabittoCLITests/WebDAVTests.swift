@@ -634,30 +634,8 @@ final class WebDAVTests: XCTestCase {
         return try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.stdout, file: file, line: line)
     }
 
-    func progress(_ box: Sandbox, _ habit: String, date: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> Int? {
-        box.listEntry(habit, date.map { ["--date", $0] } ?? [], file: file, line: line)?["progress"] as? Int
-    }
-
-    func syncStatus(_ box: Sandbox, _ habit: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
-        box.listEntry(habit, file: file, line: line)?["syncStatus"] as? String
-    }
-
     func writeConfig(_ box: Sandbox, _ text: String) throws {
         try text.write(toFile: box.config + "/habitto/config", atomically: true, encoding: .utf8)
-    }
-
-    func linesMentioning(_ text: String, _ r: RunResult) -> Int {
-        (r.stdout + r.stderr).split(separator: "\n").filter { $0.contains(text) }.count
-    }
-
-    /// The numbers of a "Synced: pushed N operations in M batches, pulled K" line.
-    func parseSynced(_ stdout: String) -> (pushed: Int, batches: Int, pulled: Int)? {
-        let w = stdout.split(separator: " ")
-        guard stdout.hasSuffix("\n"), w.count == 9, w[0] == "Synced:", w[1] == "pushed", w[3] == "operations", w[4] == "in",
-              w[6] == "batches,", w[7] == "pulled",
-              let pushed = Int(w[2]), let batches = Int(w[5]), let pulled = Int(w[8].dropLast())
-        else { return nil }
-        return (pushed, batches, pulled)
     }
 
     /// The batch files of `device` on the server, in sequence order.
