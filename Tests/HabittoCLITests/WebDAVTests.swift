@@ -250,8 +250,7 @@ final class WebDAVTests: XCTestCase {
             usleep(20_000)
         }
         server.stop()
-        let r = a.finish(process, tag)
-        outputs += [r.stdout, r.stderr]
+        let r = finish(a, process, tag, ["sync"])
         XCTAssertTrue(uploaded, "no batch was uploaded before the round ended: \(r.stderr)")
         XCTAssertEqual(r.status, 4, "the round finished before the server stopped: \(r.stdout) \(r.stderr)")
         XCTAssertFalse(r.killed)
@@ -614,10 +613,32 @@ final class WebDAVTests: XCTestCase {
         run(box, args, file: file, line: line)
     }
 
+    /// Runs the binary and records its output; a run that hangs is killed after `timeout`
+    /// seconds and fails the test, so one stuck process never stops the whole suite.
     @discardableResult
-    func run(_ box: Sandbox, _ args: [String], file: StaticString = #filePath, line: UInt = #line) -> RunResult {
-        let r = box.run(args, file: file, line: line)
+    func run(_ box: Sandbox, _ args: [String], timeout: Double = 120, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+        do {
+            let (process, tag) = try box.start(args)
+            return finish(box, process, tag, args, timeout: timeout, file: file, line: line)
+        } catch {
+            XCTFail("could not start \(Sandbox.binary): \(error)", file: file, line: line)
+            return RunResult(status: -1, stdout: "", stderr: "", killed: false)
+        }
+    }
+
+    /// Waits for a started run (killing it after `timeout` seconds) and records its output.
+    func finish(_ box: Sandbox, _ process: Process, _ tag: String, _ args: [String], timeout: Double = 120,
+                file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        let hung = process.isRunning
+        if hung { kill(process.processIdentifier, SIGKILL) }
+        let r = box.finish(process, tag)
         outputs += [r.stdout, r.stderr]
+        if hung {
+            XCTFail("habitto \(args.joined(separator: " ")) did not finish within \(Int(timeout)) s and was killed; it printed: \(r.stdout) \(r.stderr)",
+                    file: file, line: line)
+        }
         return r
     }
 
