@@ -122,7 +122,7 @@ extension ByteWriter {
         u8(UInt8(f.index))
         switch f {
         case .name(let v): string(v)
-        case .icon(let v), .color(let v), .unit(let v), .notes(let v): optionalString(v)
+        case .icon(let v), .color(let v), .unit(let v), .notes(let v), .group(let v): optionalString(v)
         case .kind(let k): u8(k == .build ? 0 : 1)
         case .goal(let g): int(g)
         case .schedule(let s): schedule(s)
@@ -134,7 +134,8 @@ extension ByteWriter {
     public mutating func change(_ c: Change) {
         switch c {
         case .create(let h, let fields):
-            u8(1); habit(h)
+            // Tag 9: a count of fields, so that habits can gain fields later (tag 1 had ten).
+            u8(9); habit(h); varint(UInt64(FieldValue.count))
             for f in FieldValue.all(of: fields) { field(f) }
         case .set(let h, let f): u8(2); habit(h); field(f)
         case .delete(let h): u8(3); habit(h)
@@ -142,6 +143,7 @@ extension ByteWriter {
         case .progress(let h, let d, let delta): u8(5); habit(h); day(d); int(delta)
         case .skip(let h, let d, let on): u8(6); habit(h); day(d); bool(on)
         case .rate(let h, let d, let r): u8(7); habit(h); day(d); u8(UInt8(r ?? 0))
+        case .note(let h, let d, let n): u8(8); habit(h); day(d); optionalString(n)
         }
     }
 
@@ -208,16 +210,19 @@ extension ByteReader {
         case 7: return .startDate(try day())
         case 8: return .archivedFrom(try bool() ? try day() : nil)
         case 9: return .notes(try optionalString())
+        case 10: return .group(try optionalString())
         default: throw DecodeError("unknown habit field")
         }
     }
 
     public mutating func change() throws -> Change {
         switch try u8() {
-        case 1:
+        case let tag where tag == 1 || tag == 9:
             let h = try habit()
+            let n = tag == 1 ? 10 : try count(max: FieldValue.count)
+            guard n >= 10 else { throw DecodeError("too few habit fields") }
             var fields = HabitFields(name: "", startDate: .earliest)
-            for i in 0..<FieldValue.count {
+            for i in 0..<n {
                 let f = try field()
                 guard f.index == i else { throw DecodeError("habit fields out of order") }
                 f.apply(to: &fields)
@@ -235,6 +240,7 @@ extension ByteReader {
             let h = try habit(), d = try day(), r = try u8()
             guard r <= 5 else { throw DecodeError("difficulty out of range") }
             return .rate(h, d, r == 0 ? nil : Int(r))
+        case 8: return .note(try habit(), try day(), try optionalString())
         default: throw DecodeError("unknown operation kind")
         }
     }
@@ -285,6 +291,8 @@ extension ByteWriter {
             bool(rec.skip != nil); if let s = rec.skip { bool(s.value); stamp(s.stamp) }
             bool(rec.difficulty != nil)
             if let r = rec.difficulty { u8(UInt8(r.value ?? 0)); stamp(r.stamp) }
+            bool(rec.noteRegister != nil)
+            if let n = rec.noteRegister { optionalString(n.value); stamp(n.stamp) }
         }
     }
 }
@@ -319,6 +327,7 @@ extension ByteReader {
                 guard v <= 5 else { throw DecodeError("difficulty out of range") }
                 rec.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: try stamp())
             }
+            if try bool() { let n = try optionalString(); rec.noteRegister = Register(value: n, stamp: try stamp()) }
             days[d] = rec
         }
         return days

@@ -16,6 +16,7 @@ extension Change {
         case .progress(_, let d, let delta): return delta > 0 ? "check \(name) +\(delta) on \(d)" : "uncheck \(name) \(delta) on \(d)"
         case .skip(_, let d, let on): return "\(on ? "skip" : "unskip") \(name) on \(d)"
         case .rate(_, let d, let r): return r.map { "rate \(name) \($0) on \(d)" } ?? "clear the rating of \(name) on \(d)"
+        case .note(_, let d, let n): return n == nil ? "clear the note of \(name) on \(d)" : "note on \(name) on \(d)"
         }
     }
 
@@ -56,6 +57,7 @@ extension Change {
             case .color(let s): if let s { try Validate.color(s) }
             case .unit(let s): if let s { try Validate.unit(s) }
             case .notes(let s): if let s { try Validate.notes(s) }
+            case .group(let s): if let s { try Validate.group(s) }
             case .goal(let g): try Validate.goal(g, kind: .limit)
             case .schedule(let s): try s.validateShape()
             case .kind, .startDate, .archivedFrom: break
@@ -66,6 +68,8 @@ extension Change {
             }
         case .rate(_, _, let r):
             if let r, !(1...5).contains(r) { throw CoreError.invalid("difficulty must be 1 to 5") }
+        case .note(_, _, let n):
+            if let n { try Validate.dayNote(n) }
         case .delete, .restore, .skip:
             break
         }

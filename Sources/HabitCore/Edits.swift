@@ -97,6 +97,14 @@ public enum Edits {
         return state.difficulty(habit.id, day) == rating ? [] : [.rate(habit.id, day, rating)]
     }
 
+    /// Sets (or clears, with nil) the day's note; no change when it already is so.
+    public static func note(_ habit: Habit, on day: LocalDay, _ text: String?, today: LocalDay,
+                            in state: HabitState) throws -> [Change] {
+        if let text { try Validate.dayNote(text) }
+        try checkDay(habit, day, today: today)
+        return state.note(habit.id, day) == text ? [] : [.note(habit.id, day, text)]
+    }
+
     /// Archives from today, or from tomorrow when the habit has progress today (so today's
     /// check-in keeps its XP); history stays.
     public static func archive(_ habit: Habit, today: LocalDay, in state: HabitState) throws -> [Change] {

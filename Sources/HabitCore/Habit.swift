@@ -120,14 +120,16 @@ public struct HabitFields: Hashable, Sendable {
     public var startDate: LocalDay
     public var archivedFrom: LocalDay?
     public var notes: String?
+    /// A group the habit belongs to ("Health"), shown as a heading; nil for none.
+    public var group: String?
 
     /// Fields with the documented defaults (build, goal 1, daily).
     public init(name: String, icon: String? = nil, color: String? = nil, kind: HabitKind = .build,
                 goal: Int = 1, unit: String? = nil, schedule: Schedule = .daily, startDate: LocalDay,
-                archivedFrom: LocalDay? = nil, notes: String? = nil) {
+                archivedFrom: LocalDay? = nil, notes: String? = nil, group: String? = nil) {
         self.name = name; self.icon = icon; self.color = color; self.kind = kind; self.goal = goal
         self.unit = unit; self.schedule = schedule; self.startDate = startDate
-        self.archivedFrom = archivedFrom; self.notes = notes
+        self.archivedFrom = archivedFrom; self.notes = notes; self.group = group
     }
 
     /// Throws `CoreError.invalid` naming the first field that breaks the rules.
@@ -138,6 +140,7 @@ public struct HabitFields: Hashable, Sendable {
         try Validate.goal(goal, kind: kind)
         if let unit { try Validate.unit(unit) }
         if let notes { try Validate.notes(notes) }
+        if let group { try Validate.group(group) }
         if kind == .limit, schedule.isWeekly {
             throw CoreError.invalid("a limit habit cannot use an N/week schedule: use daily, weekdays or chosen days")
         }
@@ -225,6 +228,21 @@ public enum Validate {
         guard !s.isEmpty, s.count <= 24 else { throw CoreError.invalid("unit must be 1 to 24 characters") }
         try fitsEncoding(s, what: "unit")
         try noControl(s, what: "unit", allowNewline: false)
+    }
+    /// 1–32 characters, no control characters, no leading or trailing space.
+    public static func group(_ s: String) throws {
+        guard !s.isEmpty, s.count <= 32 else { throw CoreError.invalid("group must be 1 to 32 characters") }
+        try fitsEncoding(s, what: "group")
+        try noControl(s, what: "group", allowNewline: false)
+        if s.first!.isWhitespace || s.last!.isWhitespace {
+            throw CoreError.invalid("group must not start or end with a space")
+        }
+    }
+    /// A day's note: at most 500 characters; newlines allowed, other control characters not.
+    public static func dayNote(_ s: String) throws {
+        guard !s.isEmpty, s.count <= 500 else { throw CoreError.invalid("a day's note must be 1 to 500 characters") }
+        try fitsEncoding(s, what: "note")
+        try noControl(s, what: "note", allowNewline: true)
     }
     /// At most 2,000 characters; newlines allowed, other control characters not.
     public static func notes(_ s: String) throws {

@@ -73,8 +73,9 @@ public enum FieldValue: Hashable, Sendable {
     case startDate(LocalDay)
     case archivedFrom(LocalDay?)
     case notes(String?)
+    case group(String?)
 
-    /// The register index of this field, 0–9.
+    /// The register index of this field, 0–10.
     public var index: Int {
         switch self {
         case .name: 0
@@ -87,9 +88,10 @@ public enum FieldValue: Hashable, Sendable {
         case .startDate: 7
         case .archivedFrom: 8
         case .notes: 9
+        case .group: 10
         }
     }
-    static let count = 10
+    static let count = 11
 
     /// Writes the value into `fields`.
     public func apply(to fields: inout HabitFields) {
@@ -104,6 +106,7 @@ public enum FieldValue: Hashable, Sendable {
         case .startDate(let v): fields.startDate = v
         case .archivedFrom(let v): fields.archivedFrom = v
         case .notes(let v): fields.notes = v
+        case .group(let v): fields.group = v
         }
     }
 
@@ -119,7 +122,8 @@ public enum FieldValue: Hashable, Sendable {
         case 6: .schedule(f.schedule)
         case 7: .startDate(f.startDate)
         case 8: .archivedFrom(f.archivedFrom)
-        default: .notes(f.notes)
+        case 9: .notes(f.notes)
+        default: .group(f.group)
         }
     }
 
@@ -143,12 +147,14 @@ public enum Change: Hashable, Sendable {
     case skip(HabitID, LocalDay, Bool)
     /// The day's difficulty 1–5, or nil to clear; last writer wins.
     case rate(HabitID, LocalDay, Int?)
+    /// The day's note, or nil to clear; last writer wins.
+    case note(HabitID, LocalDay, String?)
 
     /// The habit the change is about.
     public var habit: HabitID {
         switch self {
         case .create(let h, _), .set(let h, _), .delete(let h), .restore(let h, _),
-             .progress(let h, _, _), .skip(let h, _, _), .rate(let h, _, _): return h
+             .progress(let h, _, _), .skip(let h, _, _), .rate(let h, _, _), .note(let h, _, _): return h
         }
     }
 }

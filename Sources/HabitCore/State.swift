@@ -24,6 +24,7 @@ public struct DayRecord: Hashable, Sendable {
     var rest: [Share] = []
     public var skip: Register<Bool>?
     public var difficulty: Register<Int?>? // nil value = cleared
+    public var noteRegister: Register<String?>? // nil value = cleared
     public init() {}
 
     /// Every device's net share, sorted by device.
@@ -34,6 +35,9 @@ public struct DayRecord: Hashable, Sendable {
     public var progress: Int { max(0, (first?.delta ?? 0) + rest.reduce(0) { $0 + $1.delta }) }
     public var isSkipped: Bool { skip?.value ?? false }
     public var rating: Int? { difficulty?.value ?? nil }
+    public var note: String? { noteRegister?.value ?? nil }
+    /// The plain sum of the shares (may be negative; `progress` shows it floored at 0).
+    public var netTotal: Int { (first?.delta ?? 0) + rest.reduce(0) { $0 + $1.delta } }
 
     /// One device's share.
     public func share(of device: DeviceID) -> Int {
@@ -66,6 +70,8 @@ public struct DayRecord: Hashable, Sendable {
             if skip == nil { skip = Register(value: on, stamp: stamp) } else { skip!.merge(on, stamp) }
         case .rate(_, _, let r):
             if difficulty == nil { difficulty = Register(value: r, stamp: stamp) } else { difficulty!.merge(r, stamp) }
+        case .note(_, _, let n):
+            if noteRegister == nil { noteRegister = Register(value: n, stamp: stamp) } else { noteRegister!.merge(n, stamp) }
         default:
             break
         }
@@ -221,7 +227,7 @@ public struct HabitState: Hashable, Sendable {
             entries[h, default: HabitEntry()].deletes.insert(op.id)
         case .restore(let h, let deleteOp):
             entries[h, default: HabitEntry()].restores.insert(deleteOp)
-        case .progress(let h, let day, _), .skip(let h, let day, _), .rate(let h, let day, _):
+        case .progress(let h, let day, _), .skip(let h, let day, _), .rate(let h, let day, _), .note(let h, let day, _):
             entries[h, default: HabitEntry()].applyDay(day, op.change, stamp)
         }
         return .applied
@@ -272,6 +278,7 @@ public struct HabitState: Hashable, Sendable {
 
     public func isSkipped(_ id: HabitID, _ day: LocalDay) -> Bool { record(id, day)?.isSkipped ?? false }
     public func difficulty(_ id: HabitID, _ day: LocalDay) -> Int? { record(id, day)?.rating }
+    public func note(_ id: HabitID, _ day: LocalDay) -> String? { record(id, day)?.note }
 
     /// Total operations applied (the sum of the version vector).
     public var operationCount: UInt64 { seen.values.reduce(0, +) }

@@ -11,9 +11,10 @@ public enum Export {
     public static func document(_ state: HabitState) -> JSON {
         let habits = state.habits.sorted { $0.id < $1.id }.map { habit -> JSON in
             let days = (state.entries[habit.id]?.days ?? [:]).sorted { $0.key < $1.key }.compactMap { day, rec -> JSON? in
-                guard rec.progress > 0 || rec.isSkipped || rec.rating != nil else { return nil }
+                guard rec.progress > 0 || rec.isSkipped || rec.rating != nil || rec.note != nil else { return nil }
                 return .object(["date": .string(day.description), "progress": .int(rec.progress),
-                                "skipped": .bool(rec.isSkipped), "difficulty": .optional(rec.rating)])
+                                "skipped": .bool(rec.isSkipped), "difficulty": .optional(rec.rating),
+                                "note": .optional(rec.note)])
             }
             var o = fields(habit)
             o["days"] = .array(days)
@@ -31,6 +32,7 @@ public enum Export {
             "unit": .optional(f.unit), "schedule": .string(f.schedule.description),
             "startDate": .string(f.startDate.description),
             "archivedFrom": .optional(f.archivedFrom?.description), "notes": .optional(f.notes),
+            "group": .optional(f.group),
         ]
     }
 }

@@ -424,6 +424,7 @@ final class LocalStore {
             case .progress(let h, let d, let delta): inv.append(.progress(h, d, delta: -delta))
             case .skip(let h, let d, _): inv.append(.skip(h, d, state.isSkipped(h, d)))
             case .rate(let h, let d, _): inv.append(.rate(h, d, state.difficulty(h, d)))
+            case .note(let h, let d, _): inv.append(.note(h, d, state.note(h, d)))
             }
         }
         return inv

@@ -100,7 +100,7 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
 /// habit's days are first needed. So start-up and a check-in cost the same however long
 /// the history is, and a snapshot rewrite copies the blocks of unchanged habits as they are.
 struct Snapshot {
-    static let magic = Array("HABITTO-SNAPSHOT\u{2}".utf8)
+    static let magic = Array("HABITTO-SNAPSHOT\u{3}".utf8)
     static let headerSize = magic.count + 8
 
     var coveredOffset: Int

@@ -16,6 +16,7 @@ enum Specs {
         OptionSpec(name: "--icon", value: "C", help: "one character or emoji (\"\" clears it in edit)"),
         OptionSpec(name: "--color", value: "C", help: "#RRGGBB or a name: \(Validate.colorNames.joined(separator: ", "))"),
         OptionSpec(name: "--notes", value: "TEXT", help: "free text"),
+        OptionSpec(name: "--group", value: "NAME", help: "a group heading, e.g. Health (\"\" clears it in edit)"),
     ]
     static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, today or yesterday (default today)")
     static let json = OptionSpec(name: "--json", value: nil, help: "print JSON")
@@ -34,13 +35,16 @@ enum Specs {
                     options: [OptionSpec(name: "--yes", value: nil, help: "confirm")]),
         CommandSpec(name: "check", arguments: ["HABIT"], summary: "Check in: add progress to a day.",
                     options: [date, OptionSpec(name: "--amount", value: "N", help: "how much (default 1)"),
-                              OptionSpec(name: "--difficulty", value: "1-5", help: "how hard it was: 1 very easy … 5 very hard")]),
+                              OptionSpec(name: "--difficulty", value: "1-5", help: "how hard it was: 1 very easy … 5 very hard"),
+                              OptionSpec(name: "--note", value: "TEXT", help: "a note on the day")]),
         CommandSpec(name: "uncheck", arguments: ["HABIT"], summary: "Take progress back from a day.",
                     options: [date, OptionSpec(name: "--amount", value: "N", help: "how much (default 1)")]),
         CommandSpec(name: "skip", arguments: ["HABIT"], summary: "Skip a day (sick, travelling): it neither counts nor breaks a streak.",
                     options: [date]),
         CommandSpec(name: "unskip", arguments: ["HABIT"], summary: "Undo a skip.", options: [date]),
         CommandSpec(name: "rate", arguments: ["HABIT", "1-5|clear"], summary: "Rate how hard a day was (1 very easy … 5 very hard), or clear it.",
+                    options: [date]),
+        CommandSpec(name: "note", arguments: ["HABIT", "TEXT|clear"], summary: "Write (or clear) a note on a habit's day.",
                     options: [date]),
         CommandSpec(name: "undo", arguments: [], summary: "Revert the last change made on this device (repeatable).", options: []),
         CommandSpec(name: "list", arguments: [], summary: "Show the habits due on a day with progress, streak and strength.",
@@ -125,6 +129,7 @@ struct Runner {
         case "skip": try await skip(true)
         case "unskip": try await skip(false)
         case "rate": try await rate()
+        case "note": try await note()
         case "undo": try await undo()
         case "list": try await list()
         case "show": try await show()
@@ -182,6 +187,7 @@ struct Runner {
         if let v = optional("--icon") { fields.icon = v }
         if let v = optional("--color") { fields.color = v?.lowercased() }
         if let v = optional("--notes") { fields.notes = v }
+        if let v = optional("--group") { fields.group = v }
         if let s = inv.value("--schedule") { fields.schedule = try Schedule(parsing: s) }
         if let s = inv.value("--start") { fields.startDate = try day(s) }
         if let n = inv.value("--name") { fields.name = n }
@@ -258,13 +264,15 @@ struct Runner {
         let date = try day(invocation.value("--date"))
         let amount = try wholeNumber(invocation.value("--amount") ?? "1", "--amount", 1...1_000_000)
         let difficulty = try invocation.value("--difficulty").map(rating)
+        let note = invocation.value("--note")
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
             let habit = try Edits.find(query, in: state)
-            return sign > 0
-                ? try Edits.checkIn(habit, on: date, amount: amount, difficulty: difficulty, today: today, in: state)
-                : try Edits.uncheck(habit, on: date, amount: amount, today: today, in: state)
+            guard sign > 0 else { return try Edits.uncheck(habit, on: date, amount: amount, today: today, in: state) }
+            var changes = try Edits.checkIn(habit, on: date, amount: amount, difficulty: difficulty, today: today, in: state)
+            if let note { changes += try Edits.note(habit, on: date, note, today: today, in: state) }
+            return changes
         }
         let habit = result.state.habit(result.operations[0].change.habit)!
         let s = result.state.summary(habit, on: date, today: today, settings: settings)
@@ -285,6 +293,24 @@ struct Runner {
         } else {
             Output.line(on ? "Skipped \(Output.title(habit)) on \(date): the day neither counts nor breaks the streak"
                            : "Unskipped \(Output.title(habit)) on \(date)")
+        }
+    }
+
+    func note() async throws {
+        let query = invocation.arguments[0]
+        let text = invocation.arguments[1]
+        let value: String? = text.lowercased() == "clear" ? nil : text
+        let date = try day(invocation.value("--date"))
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            try Edits.note(try Edits.find(query, in: state), on: date, value, today: today, in: state)
+        }
+        let habit = try Edits.find(query, in: result.state)
+        if result.operations.isEmpty {
+            Output.line("\(Output.title(habit)) already has that note on \(date); nothing changed")
+        } else {
+            Output.line(value == nil ? "Cleared the note of \(Output.title(habit)) on \(date)" : "Noted on \(Output.title(habit)) on \(date)")
         }
     }
 
@@ -360,7 +386,8 @@ struct Runner {
             guard case .object(var o) = Output.json(s) else { return }
             o["history"] = .array(history.map { h in
                 .object(["date": .string(h.day.description), "scheduled": .bool(h.scheduled), "progress": .int(h.progress),
-                         "completed": .bool(h.completed), "skipped": .bool(h.skipped), "difficulty": .optional(h.difficulty)])
+                         "completed": .bool(h.completed), "skipped": .bool(h.skipped), "difficulty": .optional(h.difficulty),
+                         "note": .optional(state.note(habit.id, h.day))])
             })
             o["difficultyAverage7"] = .optional(avg7, places: 2)
             o["difficultyAverage30"] = .optional(avg30, places: 2)
@@ -370,6 +397,12 @@ struct Runner {
             return
         }
         for line in Output.showText(s, history: history, avg7: avg7, avg30: avg30, today: today) { Output.line(line) }
+        let notes = (state.entries[habit.id]?.days ?? [:]).compactMap { day, rec in rec.note.map { (day, $0) } }
+            .sorted { $0.0 > $1.0 }.prefix(5)
+        if !notes.isEmpty {
+            Output.line("  day notes (newest first):")
+            for (day, note) in notes { Output.line("    \(day)  " + Sanitize.display(note.replacingOccurrences(of: "\n", with: " / "))) }
+        }
     }
 
     func stats() async throws {

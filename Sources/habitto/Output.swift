@@ -119,6 +119,7 @@ enum Output {
         lines.append("  today: \(progressText(s))\(s.skipped ? " (skipped)" : "") · streak \(streakText(s.streak, s.streakUnit)), best \(s.bestStreak) · strength \(strengthText(s.strength))")
         func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
         lines.append("  difficulty: last 7 rated days \(avg(avg7)), last 30 \(avg(avg30))")
+        if let group = h.fields.group { lines.append("  group: " + Sanitize.display(group)) }
         if let notes = h.fields.notes { lines.append("  notes: " + Sanitize.display(notes.replacingOccurrences(of: "\n", with: " / "))) }
         let recent = history.suffix(28)
         if !recent.isEmpty {

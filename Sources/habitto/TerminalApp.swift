@@ -177,6 +177,7 @@ enum TerminalApp {
         case .progress(_, _, let d): d > 0 ? "check-in" : "take back"
         case .skip: "skip"
         case .rate: "rating"
+        case .note: "note"
         }
     }
 

@@ -56,7 +56,7 @@ final class CodecTests: XCTestCase {
         let h = habitID(0xdeadbeef)
         let full = HabitFields(name: "Läsa 📚", icon: "📚", color: "#a0b1c2", kind: .limit, goal: 1_000_000,
                                unit: "pages", schedule: .weekdays([.monday, .sunday]), startDate: .earliest,
-                               archivedFrom: .latest, notes: "line one\nline two")
+                               archivedFrom: .latest, notes: "line one\nline two", group: "Health")
         let changes: [Change] = [
             .create(h, full),
             .create(h, HabitFields(name: "R", startDate: monday)),
@@ -71,8 +71,25 @@ final class CodecTests: XCTestCase {
             .progress(h, .earliest, delta: -10_000_000),
             .skip(h, monday, true), .skip(h, monday, false),
             .rate(h, monday, 1), .rate(h, monday, 5), .rate(h, monday, nil),
+            .set(h, .group("Work")), .set(h, .group(nil)),
+            .note(h, monday, "ran 5k, \"easy\"\nsecond line"), .note(h, monday, nil),
         ]
         for c in changes { assertRoundTrips(a.op(c)) }
+    }
+
+    func testACreateWrittenBeforeHabitsHadGroupsStillDecodes() throws {
+        // The first journal format wrote tag 1 and exactly ten fields (no group).
+        let h = habitID(0x1234)
+        let fields = HabitFields(name: "Read", unit: "pages", startDate: monday, notes: "n")
+        var w = ByteWriter()
+        w.opID(OpID(device: deviceID(3), seq: 1)); w.hlc(HLC(wallMillis: 5, counter: 0))
+        w.u8(1); w.habit(h)
+        for f in FieldValue.all(of: fields).prefix(10) { w.field(f) }
+        let op = try decodeOperation(w.bytes)
+        XCTAssertEqual(op.change, .create(h, fields))
+        // Today's encoding of the same change is tag 9 with a field count, and reads back.
+        XCTAssertEqual(encode(op)[19], 9) // 16-byte device, seq, wall, counter, then the tag
+        assertRoundTrips(op)
     }
 
     func testClockReadingsAndSequenceNumbersRoundTripAtTheirExtremes() {

@@ -47,7 +47,7 @@ struct RandomHistory {
     }
 
     static func fieldValue(using rng: inout SplitMix64) -> FieldValue {
-        switch Int.random(in: 0..<10, using: &rng) {
+        switch Int.random(in: 0..<11, using: &rng) {
         case 0: return .name(names.randomElement(using: &rng)!)
         case 1: return .icon(Bool.random(using: &rng) ? "🔥" : nil)
         case 2: return .color(["red", "#00ff88", nil].randomElement(using: &rng)!)
@@ -57,7 +57,8 @@ struct RandomHistory {
         case 6: return .schedule(schedules.randomElement(using: &rng)!)
         case 7: return .startDate(firstDay.adding(Int.random(in: -5...5, using: &rng)))
         case 8: return .archivedFrom(Bool.random(using: &rng) ? firstDay.adding(Int.random(in: 0...9, using: &rng)) : nil)
-        default: return .notes(["", "line one\nline two", nil].randomElement(using: &rng)!)
+        case 9: return .notes(["", "line one\nline two", nil].randomElement(using: &rng)!)
+        default: return .group(["Health", "Work", nil].randomElement(using: &rng)!)
         }
     }
 
@@ -76,7 +77,8 @@ struct RandomHistory {
             if delta == 0 { delta = 1 }
             return .progress(h, d, delta: delta)
         case 70..<85: return .skip(h, d, Bool.random(using: &rng))
-        default: return .rate(h, d, Bool.random(using: &rng) ? Int.random(in: 1...5, using: &rng) : nil)
+        case 85..<93: return .rate(h, d, Bool.random(using: &rng) ? Int.random(in: 1...5, using: &rng) : nil)
+        default: return .note(h, d, ["ran in the rain", "tired, \"but\" done", nil].randomElement(using: &rng)!)
         }
     }
 
