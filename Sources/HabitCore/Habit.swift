@@ -238,9 +238,9 @@ public enum Validate {
             throw CoreError.invalid("group must not start or end with a space")
         }
     }
-    /// A day's note: at most 500 characters; newlines allowed, other control characters not.
+    /// A day's note: 1–2,000 characters; newlines allowed, other control characters not.
     public static func dayNote(_ s: String) throws {
-        guard !s.isEmpty, s.count <= 500 else { throw CoreError.invalid("a day's note must be 1 to 500 characters") }
+        guard !s.isEmpty, s.count <= 2000 else { throw CoreError.invalid("a day's note must be 1 to 2000 characters") }
         try fitsEncoding(s, what: "note")
         try noControl(s, what: "note", allowNewline: true)
     }

@@ -18,11 +18,13 @@ public struct Config: Sendable, Equatable {
     public var passwordFile: String?
     /// A CA certificate file for a self-hosted server.
     public var caFile: String?
+    /// How many days backups are kept (the newest one is always kept).
+    public var backupKeepDays = 30
 
     public init() {}
 
     /// The keys this version understands.
-    public static let keys = ["day_start_hour", "week_start", "theme", "faults", "password_command", "password_file", "ca_file"]
+    public static let keys = ["day_start_hour", "week_start", "theme", "faults", "password_command", "password_file", "ca_file", "backup_keep_days"]
 
     /// Parses config text; throws `StoreError.config` naming the line and what to write.
     public init(parsing text: String, path: String) throws {
@@ -60,6 +62,11 @@ public struct Config: Sendable, Equatable {
                 passwordFile = value
             case "ca_file":
                 caFile = value
+            case "backup_keep_days":
+                guard let n = Int(value), (1...36_500).contains(n) else {
+                    throw StoreError.config("\(at): backup_keep_days must be a whole number of days from 1 to 36500")
+                }
+                backupKeepDays = n
             default:
                 throw StoreError.config("\(at): unknown setting '\(Sanitize.display(parts[0]))' (known: \(Config.keys.joined(separator: ", ")))")
             }

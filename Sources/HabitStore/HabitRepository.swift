@@ -174,6 +174,12 @@ public actor HabitRepository {
         return changed
     }
 
+    /// Runs `body` with the directory lock held, on the store, the clock's reading and this
+    /// device (for the other files of this module: backups).
+    func withStore<T>(_ body: (LocalStore, Date, DeviceID) throws -> T) throws -> T {
+        try store.withLock { try body(store, now(), device) }
+    }
+
     /// Writes a snapshot of everything read so far (a cache for fast start-up).
     public func writeSnapshot() throws { try store.writeSnapshot() }
 

@@ -64,9 +64,10 @@ enum Specs {
                     summary: "Open the UI on throwaway demo data with a second device and a slow remote, to watch sync.",
                     options: []),
         CommandSpec(name: "export", arguments: [], summary: "Export all data; the same data always gives the same bytes.",
-                    options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (the only format)"),
-                              OptionSpec(name: "--output", value: "FILE", help: "write to FILE (atomically) instead of standard output")]),
-    ]
+                    options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (default) or csv"),
+                              OptionSpec(name: "--output", value: "PATH", help: "json: write to a file; csv: write habits.csv and checkins.csv into a folder")],
+                    notes: "Without --output, csv prints habits.csv, a blank line, then checkins.csv."),
+    ] + Runner.backupSpecs
 
     static var overview: String {
         var s = "Habitto \(habittoVersion): a keyboard-driven habit tracker with a local, crash-safe journal.\n\n"
@@ -135,6 +136,9 @@ struct Runner {
         case "show": try await show()
         case "stats": try await stats()
         case "export": try await export()
+        case "backup": try await backup()
+        case "import": try await importData()
+        case "doctor": try await doctor()
         case "remote": try await remote()
         case "sync": try await syncNow()
         case "status": try await status()
@@ -426,10 +430,11 @@ struct Runner {
 
     func export() async throws {
         let format = invocation.value("--format") ?? "json"
-        guard format == "json" else {
-            throw CLIError.usage("export format '\(Sanitize.display(format))' is not supported: use --format json")
+        guard format == "json" || format == "csv" else {
+            throw CLIError.usage("export format '\(Sanitize.display(format))' is not supported: use --format json or csv")
         }
         let repo = try openRepository()
+        if format == "csv" { try exportCSV(await repo.state); return }
         let text = Export.document(await repo.state).serialized()
         if let path = invocation.value("--output") {
             guard !path.isEmpty else { throw CLIError.usage("--output needs a file name") }
@@ -486,7 +491,7 @@ extension Runner {
             do { try await engine.setRemote(spec, account: account, user: user) } catch let e as CoreError { throw CLIError.invalid(e.description) }
             guard let spec else { Output.line("Remote removed: data stays on this machine"); return }
             // Connecting is a migration: back up, push everything, read it back, record it done.
-            if await repo.state.seen[repo.device] != nil { try backupBeforeRemote(repo) }
+            if await repo.state.operationCount > 0 { _ = try await repo.backup(reason: "before-remote") }
             let report = await engine.syncOnce(force: true)
             if let skipped = report.skipped {
                 Output.line("Remote set to \(spec) (account \(account)); not synced yet: \(skipped). Run 'habitto sync' to push and verify")
@@ -498,16 +503,6 @@ extension Runner {
             Output.line("Remote set to \(spec) (account \(account)): pushed \(report.pushed) operations, pulled \(report.pulled); verified")
         default:
             throw CLIError.usage("remote takes 'set SPEC' or 'show'")
-        }
-    }
-
-    /// A copy of the journal before the data first goes to a remote.
-    func backupBeforeRemote(_ repo: HabitRepository) throws {
-        let dir = repo.paths.directory + "/backups"
-        try Sys.makeDirectories(dir)
-        let stamp = Int(env.now.timeIntervalSince1970)
-        if let bytes = try Sys.readFile(repo.paths.journal) {
-            try Sys.writeAtomically(bytes, to: "\(dir)/journal-before-remote-\(stamp).hbj")
         }
     }
 

@@ -35,6 +35,9 @@ func runMain() async -> Int32 {
     } catch let e as CLIError {
         Output.err("habitto: \(e.message)")
         return e.code
+    } catch let e as ImportError {
+        Output.err("habitto: \(e.message)")
+        return ExitCode.invalid
     } catch let e as CoreError {
         Output.err("habitto: \(e.description)")
         return ExitCode.invalid

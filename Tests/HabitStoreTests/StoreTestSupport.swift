@@ -308,3 +308,18 @@ extension RepositoryEvent {
     var changedState: HabitState? { if case .changed(let s) = self { s } else { nil } }
     var warningText: String? { if case .warning(let w) = self { w } else { nil } }
 }
+
+/// The message of the `ImportError` `body` throws; fails the calling test when it throws
+/// nothing or something else.
+func importError(_ body: () throws -> Any, file: StaticString = #filePath, line: UInt = #line) -> String {
+    do {
+        _ = try body()
+        XCTFail("expected an ImportError", file: file, line: line)
+        return ""
+    } catch let e as ImportError {
+        return e.message
+    } catch {
+        XCTFail("expected an ImportError, got \(error)", file: file, line: line)
+        return ""
+    }
+}

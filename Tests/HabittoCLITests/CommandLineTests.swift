@@ -74,7 +74,13 @@ final class CommandLineTests: XCTestCase {
             (["show"], 2, "missing HABIT"),
             (["show", "Nope"], 1, "no habit matches"),
             (["stats", "--json", "--json"], 0, ""),
-            (["export", "--format", "csv"], 2, "format"),
+            (["export", "--format", "xml"], 2, "format"),
+            (["import", "x", "--from", "loop"], 2, "import format"),
+            (["backup", "restore"], 2, "needs an ID"),
+            (["backup", "restore", "x", "--merge", "--replace"], 2, "exactly one"),
+            (["backup", "explode"], 2, "backup takes"),
+            (["backup", "prune", "--keep-days", "0"], 1, "--keep-days"),
+            (["note", "Read", "bad\u{1b}[31m"], 1, "control character"),
             (["export", "--output", "/nonexistent-dir/x.json"], 3, "cannot"),
         ]
         for (args, code, fragment) in cases {

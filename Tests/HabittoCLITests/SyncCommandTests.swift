@@ -263,12 +263,20 @@ final class SyncCommandTests: XCTestCase {
     func testConnectingARemoteBacksUpTheJournalFirst() throws {
         a.ok("add", "Water")
         a.ok("check", "Water")
-        let journal = try Data(contentsOf: URL(fileURLWithPath: a.journalPath))
+        let before = a.ok("export")
         a.ok("remote", "set", "dir:" + folder)
-        let backups = try FileManager.default.contentsOfDirectory(atPath: a.home + "/backups")
+        let backups = try XCTUnwrap(a.json("backup", "list", "--json") as? [[String: Any]])
         XCTAssertEqual(backups.count, 1)
-        XCTAssertTrue(backups[0].hasPrefix("journal-before-remote-"), backups[0])
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: a.home + "/backups/" + backups[0])), journal)
+        XCTAssertEqual(backups.first?["reason"] as? String, "before-remote")
+        XCTAssertEqual(backups.first?["operations"] as? Int, 2)
+        // The backup holds exactly the data as it was: restoring it elsewhere gives the same export.
+        let other = Sandbox()
+        other.ok("add", "Scratch")
+        try FileManager.default.createDirectory(atPath: other.home + "/backups", withIntermediateDirectories: true)
+        let id = try XCTUnwrap(backups.first?["id"] as? String)
+        try FileManager.default.copyItem(atPath: a.home + "/backups/\(id).hbk", toPath: other.home + "/backups/\(id).hbk")
+        other.ok("backup", "restore", id, "--replace")
+        XCTAssertEqual(other.ok("export"), before)
         XCTAssertTrue(a.ok("remote", "show").contains("pushed and verified"))
     }
 

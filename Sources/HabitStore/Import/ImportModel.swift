@@ -9,19 +9,9 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     case json
 }
 
-/// One day of a habit as read from another tracker, before it is written.
-public struct ImportedDay: Hashable, Sendable {
-    /// Progress on the day (times or units), never negative.
-    public var progress: Int
-    public var skipped: Bool
-    /// Difficulty 1–5, or nil.
-    public var difficulty: Int?
-    /// The day's note (comment), or nil.
-    public var note: String?
-    public init(progress: Int = 0, skipped: Bool = false, difficulty: Int? = nil, note: String? = nil) {
-        self.progress = progress; self.skipped = skipped; self.difficulty = difficulty; self.note = note
-    }
-}
+/// One day of a habit as read from another tracker, before it is written: what the day
+/// should hold, the same value a restore works with.
+public typealias ImportedDay = TargetDay
 
 /// One habit as read from another tracker's files.
 public struct ImportedHabit: Hashable, Sendable {

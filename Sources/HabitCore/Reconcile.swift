@@ -1,0 +1,174 @@
+import Foundation
+
+/// What a day should hold, as a backup or an import says.
+public struct TargetDay: Hashable, Sendable {
+    public var progress: Int
+    public var skipped: Bool
+    public var difficulty: Int?
+    public var note: String?
+    public init(progress: Int = 0, skipped: Bool = false, difficulty: Int? = nil, note: String? = nil) {
+        self.progress = progress; self.skipped = skipped; self.difficulty = difficulty; self.note = note
+    }
+    /// True when the day records nothing.
+    public var isEmpty: Bool { progress == 0 && !skipped && difficulty == nil && note == nil }
+}
+
+/// A habit as a backup or an import says it should be.
+public struct TargetHabit: Hashable, Sendable {
+    public var id: HabitID
+    public var fields: HabitFields
+    public var days: [LocalDay: TargetDay]
+    public init(id: HabitID, fields: HabitFields, days: [LocalDay: TargetDay]) {
+        self.id = id; self.fields = fields; self.days = days
+    }
+
+    /// Every existing habit of a state with its recorded days.
+    public static func all(of state: HabitState) -> [TargetHabit] {
+        state.habits.map { h in
+            var days: [LocalDay: TargetDay] = [:]
+            for (day, rec) in state.entries[h.id]?.days ?? [:] {
+                let t = TargetDay(progress: rec.progress, skipped: rec.isSkipped, difficulty: rec.rating, note: rec.note)
+                if !t.isEmpty { days[day] = t }
+            }
+            return TargetHabit(id: h.id, fields: h.fields, days: days)
+        }
+    }
+}
+
+/// How a target is brought into the current state.
+public enum ReconcileMode: Sendable {
+    /// Make the state exactly the target: habits not in it are deleted, every field and
+    /// day made equal (a `backup restore --replace`).
+    case replace
+    /// Add what the target has and the state lacks: missing habits (deleted ones are
+    /// brought back), and days, ratings, skips and notes the state has none of. Nothing
+    /// the state has is changed (a `backup restore --merge`).
+    case merge
+    /// Like `merge`, but a habit deleted here stays deleted (the user removed it after an
+    /// earlier import): an import never overrides a decision made here.
+    case importing
+}
+
+/// The changes that bring a state to (or towards) a target, with what was kept as it was.
+public struct Reconciliation: Sendable {
+    public var changes: [Change] = []
+    public var created = 0
+    public var restored = 0
+    public var deleted = 0
+    public var fieldsChanged = 0
+    /// Days that received at least one change.
+    public var daysChanged = 0
+    /// Where the state and the target disagree and the state was kept (merge/import), or
+    /// habits left out; each names the habit (and day).
+    public var kept: [String] = []
+    /// Target habits that were renamed because another habit here had the name.
+    public var renamed: [String] = []
+    public init() {}
+}
+
+/// Computes reconciliations: pure, so that restore and import are tested without files.
+public enum Reconcile {
+    /// The changes that bring `current` to `targets` in `mode`.
+    public static func plan(current: HabitState, targets: [TargetHabit], mode: ReconcileMode) -> Reconciliation {
+        var r = Reconciliation()
+        let targetIDs = Set(targets.map(\.id))
+        if mode == .replace {
+            for h in current.habits where !targetIDs.contains(h.id) {
+                r.changes.append(.delete(h.id)); r.deleted += 1
+            }
+        }
+        // Names taken by habits that stay (for renaming habits a merge creates).
+        var taken = Set(current.habits.filter { mode == .replace ? targetIDs.contains($0.id) : true }.map { $0.name.lowercased() })
+        if mode == .replace { for t in targets { taken.insert(t.fields.name.lowercased()) } }
+        for t in targets {
+            let entry = current.entries[t.id]
+            let label = "'\(Sanitize.display(t.fields.name))'"
+            if let entry, entry.created != nil {
+                if entry.isDeleted {
+                    if mode == .importing {
+                        r.kept.append("\(label) was deleted here after an earlier import; left deleted ('habitto undo' or a backup restore brings it back)")
+                        continue
+                    }
+                    for op in current.liveDeletes(of: t.id) { r.changes.append(.restore(t.id, deleteOp: op)) }
+                    r.restored += 1
+                    if mode != .replace {
+                        var f = t.fields
+                        f.name = uniqueName(f.name, taken: &taken, renamed: &r.renamed)
+                        if f.name != entry.fields.name { r.changes.append(.set(t.id, .name(f.name))) }
+                    }
+                }
+                let have = entry.fields
+                if mode == .replace {
+                    for (a, b) in zip(FieldValue.all(of: have), FieldValue.all(of: t.fields)) where a != b {
+                        r.changes.append(.set(t.id, b)); r.fieldsChanged += 1
+                    }
+                } else if have != t.fields && !entry.isDeleted {
+                    let differing = zip(FieldValue.all(of: have), FieldValue.all(of: t.fields)).filter { $0 != $1 }.count
+                    r.kept.append("\(label): kept this device's fields (\(differing) differ from the source)")
+                }
+            } else {
+                var f = t.fields
+                if mode != .replace { f.name = uniqueName(f.name, taken: &taken, renamed: &r.renamed) }
+                r.changes.append(.create(t.id, f)); r.created += 1
+                // A delete can arrive before the create it removes: cancel it too.
+                for op in current.liveDeletes(of: t.id) { r.changes.append(.restore(t.id, deleteOp: op)) }
+            }
+            days(t, entry: entry, mode: mode, label: label, into: &r)
+        }
+        return r
+    }
+
+    private static func days(_ t: TargetHabit, entry: HabitEntry?, mode: ReconcileMode, label: String,
+                             into r: inout Reconciliation) {
+        let have = entry?.days ?? [:]
+        var all = Set(t.days.keys)
+        if mode == .replace { all.formUnion(have.keys) }
+        for day in all.sorted() {
+            let want = t.days[day] ?? TargetDay()
+            let rec = have[day] ?? DayRecord()
+            var out: [Change] = []
+            let net = rec.netTotal
+            switch mode {
+            case .replace:
+                if rec.progress != want.progress {
+                    let delta = want.progress > 0 ? want.progress - net : -max(0, net)
+                    if delta != 0 { out.append(.progress(t.id, day, delta: delta)) }
+                }
+                if rec.isSkipped != want.skipped { out.append(.skip(t.id, day, want.skipped)) }
+                if rec.rating != want.difficulty { out.append(.rate(t.id, day, want.difficulty)) }
+                if rec.note != want.note { out.append(.note(t.id, day, want.note)) }
+            case .merge, .importing:
+                if want.progress > 0 {
+                    if rec.progress == 0 { out.append(.progress(t.id, day, delta: want.progress - net)) }
+                    else if rec.progress != want.progress {
+                        r.kept.append("\(label) \(day): kept progress \(rec.progress) (the source says \(want.progress))")
+                    }
+                }
+                if want.skipped && rec.skip == nil { out.append(.skip(t.id, day, true)) }
+                if let d = want.difficulty {
+                    if rec.difficulty == nil { out.append(.rate(t.id, day, d)) }
+                    else if rec.rating != d { r.kept.append("\(label) \(day): kept difficulty \(rec.rating.map(String.init) ?? "none") (the source says \(d))") }
+                }
+                if let n = want.note {
+                    if rec.noteRegister == nil { out.append(.note(t.id, day, n)) }
+                    else if rec.note != n { r.kept.append("\(label) \(day): kept this device's note") }
+                }
+            }
+            if !out.isEmpty { r.daysChanged += 1; r.changes += out }
+        }
+    }
+
+    /// `name`, or `name (2)`, `name (3)`… when another habit has it (case-insensitive).
+    static func uniqueName(_ name: String, taken: inout Set<String>, renamed: inout [String]) -> String {
+        var candidate = name
+        var n = 2
+        while taken.contains(candidate.lowercased()) {
+            let suffix = " (\(n))"
+            candidate = String(name.prefix(64 - suffix.count)).trimmingCharacters(in: .whitespaces) + suffix
+            n += 1
+        }
+        if candidate != name { renamed.append("'\(Sanitize.display(name))' is named '\(Sanitize.display(candidate))' here: another habit has the name") }
+        taken.insert(candidate.lowercased())
+        return candidate
+    }
+}

@@ -1,0 +1,252 @@
+import Foundation
+import HabitCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a backup file says about itself.
+public struct BackupInfo: Sendable, Equatable {
+    /// The file name without `.hbk` (`20261121-183005-import`): what `backup restore` takes.
+    public let id: String
+    public let path: String
+    public let created: Date
+    /// Why it was made: `manual`, `before-import`, `before-restore`, `before-remote`, `before-repair`.
+    public let reason: String
+    public let note: String?
+    /// The device that made it.
+    public let device: String
+    public let operations: Int
+    public let habits: Int
+    public let bytes: Int
+}
+
+/// A backup read back and verified: its operations and the state they fold to.
+public struct LoadedBackup: Sendable {
+    public let info: BackupInfo
+    public let operations: [HabitOperation]
+    public let state: HabitState
+}
+
+/// Backups: single self-verifying files in the data directory's `backups` folder, each a
+/// copy of every journal record at one moment (so it holds every operation, with its
+/// identity, and can be merged without double counting).
+///
+/// Layout: magic, `u32 headerLength`, header (JSON: created, reason, note, device, counts,
+/// state digest), the journal records as the journal frames them, then a trailer:
+/// `u64 length of everything before it`, `u32 CRC-32C of everything before it`.
+public enum Backups {
+    static let magic = Array("HABITTO-BACKUP\u{1}".utf8)
+    static let trailerSize = 12
+    public static let fileExtension = ".hbk"
+
+    /// The backup folder of a data directory.
+    public static func directory(_ paths: DataPaths) -> String { paths.directory + "/backups" }
+
+    /// Writes a backup of `records` (journal record bytes) whose fold is `state`, durably
+    /// and atomically, and returns what it wrote.
+    static func write(paths: DataPaths, records: [UInt8], state: HabitState, device: DeviceID,
+                      reason: String, note: String?, now: Date) throws -> BackupInfo {
+        let dir = directory(paths)
+        try Sys.makeDirectories(dir)
+        let stamp = idFormatter.string(from: now)
+        var id = "\(stamp)-\(reason)"
+        var n = 2
+        while FileManager.default.fileExists(atPath: "\(dir)/\(id)\(fileExtension)") { id = "\(stamp)-\(reason)-\(n)"; n += 1 }
+        let habits = state.habits.count
+        let ops = Int(state.operationCount)
+        let header: JSON = .object([
+            "created": .int(Int(now.timeIntervalSince1970 * 1000)), "reason": .string(reason), "note": .optional(note),
+            "device": .string(device.rawValue), "operations": .int(ops), "habits": .int(habits),
+            "stateDigest": .int(Int(CRC32C.checksum(state.encoded()))),
+        ])
+        let headerBytes = Array(header.serialized().utf8)
+        var w = ByteWriter(capacity: magic.count + 4 + headerBytes.count + records.count + trailerSize)
+        w.raw(magic)
+        w.u32le(UInt32(headerBytes.count))
+        w.raw(headerBytes)
+        w.raw(records)
+        let body = w.bytes
+        w.u64le(UInt64(body.count))
+        w.u32le(CRC32C.checksum(body))
+        let path = "\(dir)/\(id)\(fileExtension)"
+        try Sys.writeAtomically(w.bytes, to: path)
+        return BackupInfo(id: id, path: path, created: now, reason: reason, note: note, device: device.rawValue,
+                          operations: ops, habits: habits, bytes: w.bytes.count)
+    }
+
+    /// Reads and verifies a backup completely: checksum, every record, the fold and its
+    /// digest. Throws `StoreError.unreadable` saying what is wrong.
+    public static func load(path: String) throws -> LoadedBackup {
+        let (info, records) = try verifiedFile(path)
+        var state = HabitState()
+        var ops: [HabitOperation] = []
+        let scan = Journal.scan(records, base: 0)
+        guard scan.status == .clean else { throw StoreError.unreadable(path: path, detail: "a record inside the backup is damaged; use another backup") }
+        for rec in scan.records {
+            guard let entry = try? JournalEntry(decoding: rec.payload) else {
+                throw StoreError.unreadable(path: path, detail: "a record inside the backup cannot be read; use another backup")
+            }
+            for op in entry.ops {
+                guard state.apply(op) == .applied else {
+                    throw StoreError.unreadable(path: path, detail: "operation \(op.id) is out of sequence; use another backup")
+                }
+                ops.append(op)
+            }
+        }
+        guard ops.count == info.operations, state.habits.count == info.habits,
+              Int(CRC32C.checksum(state.encoded())) == info.digest
+        else { throw StoreError.unreadable(path: path, detail: "its contents do not match its header; use another backup") }
+        return LoadedBackup(info: info.info, operations: ops, state: state)
+    }
+
+    /// Checks a backup's framing and checksum and reads its header (no fold).
+    public static func verify(path: String) throws -> BackupInfo { try verifiedFile(path).0.info }
+
+    private struct Header { let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int }
+
+    private static func verifiedFile(_ path: String) throws -> (Header, [UInt8]) {
+        func bad(_ why: String) -> StoreError { .unreadable(path: path, detail: "\(why); this backup cannot be used (other backups: habitto backup list)") }
+        guard let bytes = try Sys.readFile(path, limit: 1 << 32) else { throw bad("does not exist") }
+        guard bytes.count >= magic.count + 4 + trailerSize, Array(bytes.prefix(magic.count)) == magic else {
+            throw bad("is not a Habitto backup")
+        }
+        var t = ByteReader(Array(bytes.suffix(trailerSize)))
+        let length = try t.u64le(), crc = try t.u32le()
+        guard length == UInt64(bytes.count - trailerSize) else { throw bad("is cut short or has bytes added") }
+        guard CRC32C.checksum(bytes, 0..<(bytes.count - trailerSize)) == crc else { throw bad("fails its checksum (damaged)") }
+        var r = ByteReader(Array(bytes[magic.count..<(magic.count + 4)]))
+        let headerLength = Int(try r.u32le())
+        let headerStart = magic.count + 4
+        guard headerLength <= bytes.count - trailerSize - headerStart else { throw bad("has a damaged header") }
+        let headerBytes = Data(bytes[headerStart..<(headerStart + headerLength)])
+        guard let o = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any],
+              let created = o["created"] as? Int, let reason = o["reason"] as? String, let device = o["device"] as? String,
+              let ops = o["operations"] as? Int, let habits = o["habits"] as? Int, let digest = o["stateDigest"] as? Int
+        else { throw bad("has a damaged header") }
+        let id = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let info = BackupInfo(id: id, path: path, created: Date(timeIntervalSince1970: Double(created) / 1000),
+                              reason: reason, note: o["note"] as? String, device: device, operations: ops, habits: habits,
+                              bytes: bytes.count)
+        let records = Array(bytes[(headerStart + headerLength)..<(bytes.count - trailerSize)])
+        return (Header(info: info, operations: ops, habits: habits, digest: digest), records)
+    }
+
+    /// Every backup file, newest first, each verified (checksum) or with why it cannot be used.
+    public static func list(_ paths: DataPaths) -> [(id: String, result: Result<BackupInfo, StoreError>)] {
+        let dir = directory(paths)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return names.filter { $0.hasSuffix(fileExtension) }.sorted(by: >).map { name in
+            let id = String(name.dropLast(fileExtension.count))
+            do { return (id, .success(try verify(path: "\(dir)/\(name)"))) }
+            catch let e as StoreError { return (id, .failure(e)) }
+            catch { return (id, .failure(.unreadable(path: "\(dir)/\(name)", detail: "\(error)"))) }
+        }
+    }
+
+    /// The path of backup `id` (a file name in the backup folder, with or without `.hbk`).
+    public static func path(of id: String, in paths: DataPaths) throws -> String {
+        let name = id.hasSuffix(fileExtension) ? String(id.dropLast(fileExtension.count)) : id
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw StoreError.unreadable(path: id, detail: "is not a backup id; 'habitto backup list' shows them")
+        }
+        let path = "\(directory(paths))/\(name)\(fileExtension)"
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError.unreadable(path: Sanitize.display(name), detail: "no such backup; 'habitto backup list' shows them")
+        }
+        return path
+    }
+
+    /// Deletes backups older than `keepDays` days, always keeping the newest valid one, and
+    /// leftovers of interrupted writes. Returns the ids deleted.
+    public static func prune(_ paths: DataPaths, keepDays: Int, now: Date) throws -> [String] {
+        let dir = directory(paths)
+        let cutoff = now.addingTimeInterval(-Double(keepDays) * 86_400)
+        let all = list(paths)
+        let newestValid = all.first { if case .success = $0.result { return true } else { return false } }?.id
+        var removed: [String] = []
+        for (id, result) in all where id != newestValid {
+            guard case .success(let info) = result, info.created < cutoff else { continue }
+            try Sys.check(unlink(info.path), "delete", info.path)
+            removed.append(id)
+        }
+        // Temp files of writes that were interrupted (a crash mid-backup).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.contains("\(fileExtension).tmp-") {
+            unlink("\(dir)/\(name)")
+        }
+        if !removed.isEmpty { try Sys.syncDirectory(dir) }
+        return removed
+    }
+
+    /// For a journal damaged in the middle (no command can open it): copies the damaged
+    /// journal, snapshot and device id into `recovered/damaged-…/`, then starts the journal
+    /// over from the backup's records under a new device id (operations this device made
+    /// after the backup may exist on a remote under the old id: a sync pulls them like any
+    /// other device's, so no sequence number is ever reused). Returns the folder with the
+    /// damaged files. The caller resets its sync cursor (it belonged to the old id).
+    public static func replaceDamagedJournal(paths: DataPaths, backupPath: String, now: Date) throws -> String {
+        let (_, records) = try verifiedFile(backupPath)
+        _ = try load(path: backupPath) // every record checked before anything is touched
+        let lockFD = try Sys.open(paths.lock, O_RDWR | O_CREAT)
+        defer { Sys.close(lockFD) }
+        try Sys.lock(lockFD, path: paths.lock)
+        defer { Sys.unlock(lockFD) }
+        let saved = "\(paths.recovered)/damaged-\(idFormatter.string(from: now))-\(getpid())"
+        try Sys.makeDirectories(saved)
+        for file in [paths.journal, paths.snapshot, paths.device] {
+            if let bytes = try Sys.readFile(file) {
+                try Sys.writeAtomically(bytes, to: saved + "/" + (file as NSString).lastPathComponent)
+            }
+        }
+        // A new identity first: should this stop half way, the damaged journal is still in
+        // place and the restore can simply be run again.
+        var rng = SystemRandomNumberGenerator()
+        try Sys.writeAtomically(Array((DeviceID.random(using: &rng).rawValue + "\n").utf8), to: paths.device)
+        if unlink(paths.snapshot) != 0 && errno != ENOENT { throw StoreError.io(operation: "remove", path: paths.snapshot, errno: errno) }
+        try Sys.writeAtomically(Journal.magic + records, to: paths.journal)
+        return saved
+    }
+
+    static let idFormatter: DateFormatter = {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        return f
+    }()
+}
+
+extension HabitRepository {
+    /// Writes a backup of everything in the journal now (with the lock held, after reading
+    /// what other processes appended).
+    public func backup(reason: String, note: String? = nil) throws -> BackupInfo {
+        try withStore { store, now, device in
+            _ = try store.catchUp(locked: true)
+            let end = store.journal.endOffset
+            let records = try Sys.pread(store.journal.fd, count: end - Journal.headerSize, offset: Journal.headerSize,
+                                        path: store.journal.path)
+            return try Backups.write(paths: store.paths, records: records, state: store.state, device: device,
+                                     reason: reason, note: note, now: now)
+        }
+    }
+
+    /// Brings the state to a backup's (`.replace`) or adds what it has that the state lacks
+    /// (`.merge`), as one journal append of ordinary operations, so it syncs and undoes.
+    public func restore(_ backup: LoadedBackup, mode: ReconcileMode) throws -> (CommitResult, Reconciliation) {
+        let box = ReconcileBox()
+        let targets = TargetHabit.all(of: backup.state)
+        let result = try commit(label: "restore backup \(backup.info.id)") { state, _ in
+            let plan = Reconcile.plan(current: state, targets: targets, mode: mode)
+            box.set(plan)
+            return plan.changes
+        }
+        return (result, box.get() ?? Reconciliation())
+    }
+}
+
+/// Carries a value out of a `@Sendable` closure that runs synchronously.
+final class ReconcileBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Reconciliation?
+    func set(_ v: Reconciliation) { lock.lock(); value = v; lock.unlock() }
+    func get() -> Reconciliation? { lock.lock(); defer { lock.unlock() }; return value }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import HabitCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A problem the doctor found: what is wrong and what to do about it.
+public struct Finding: Sendable, Equatable {
+    /// The check that found it (`journal`, `snapshot`, `config`, `permissions`, `remote`).
+    public let check: String
+    public let problem: String
+    /// What the user (or `--repair`) should do.
+    public let fix: String
+    /// True when `doctor --repair` fixes it safely.
+    public let repairable: Bool
+    /// What kind of repair (`truncate-tail`, `rebuild-snapshot`, `requeue`).
+    public let repair: String?
+    public init(check: String, problem: String, fix: String, repair: String? = nil) {
+        self.check = check; self.problem = problem; self.fix = fix; self.repairable = repair != nil; self.repair = repair
+    }
+    /// One line: the problem and what to do.
+    public var line: String { "\(check): \(problem); \(fix)" }
+}
+
+/// What the local checks saw.
+public struct LocalCheck: Sendable {
+    /// One line per check that passed or was informative.
+    public var passed: [String] = []
+    public var findings: [Finding] = []
+    /// The journal's valid records (up to any damage) and their fold, when readable.
+    public var validRecords: Int = 0
+    public var operations: Int = 0
+    public var state: HabitState?
+    /// This device's id, when its file is readable.
+    public var device: DeviceID?
+    /// The valid records' bytes (what a backup made before a repair holds).
+    var validBytes: [UInt8] = []
+}
+
+/// Integrity checks of a data directory that read but never write.
+public enum Doctor {
+    /// Checks the journal (checksums, record decoding, sequence gaps), the snapshot against
+    /// a full replay, the config file and file permissions.
+    public static func checkLocal(paths: DataPaths, configPath: String?) -> LocalCheck {
+        var out = LocalCheck()
+        if let bytes = try? Sys.readFile(paths.device, limit: 4096) {
+            out.device = DeviceID(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        checkJournal(paths, &out)
+        checkSnapshot(paths, &out)
+        checkFiles(paths, configPath: configPath, &out)
+        return out
+    }
+
+    static func checkJournal(_ paths: DataPaths, _ out: inout LocalCheck) {
+        let path = paths.journal
+        let bytes: [UInt8]
+        do {
+            guard let b = try withDirectoryLock(paths, { try Sys.readFile(path) }) else {
+                out.passed.append("journal: none yet (nothing recorded)")
+                out.state = HabitState()
+                return
+            }
+            bytes = b
+        } catch {
+            out.findings.append(Finding(check: "journal", problem: "cannot be read (\(error))", fix: "check the file's permissions"))
+            return
+        }
+        guard bytes.count >= Journal.headerSize, Array(bytes.prefix(Journal.headerSize)) == Journal.magic else {
+            out.findings.append(Finding(check: "journal", problem: "\(path) is not a Habitto journal (unknown header)",
+                                        fix: "move it away and restore a backup: habitto backup list, then habitto backup restore ID --replace"))
+            return
+        }
+        let scan = Journal.scan(Array(bytes[Journal.headerSize...]), base: Journal.headerSize)
+        var state = HabitState()
+        var ops = 0
+        for rec in scan.records {
+            guard let entry = try? JournalEntry(decoding: rec.payload) else {
+                out.findings.append(Finding(check: "journal", problem: "the record at byte \(rec.offset) passes its checksum but cannot be read",
+                                            fix: "restore a backup: habitto backup restore ID --replace (the journal is kept in recovered/)"))
+                return
+            }
+            for op in entry.ops {
+                if case .outOfOrder(let expected) = state.apply(op) {
+                    out.findings.append(Finding(check: "journal", problem: "sequence gap at byte \(rec.offset): operation \(op.id) follows \(op.id.device.rawValue.prefix(8))#\(expected - 1)",
+                                                fix: "restore a backup: habitto backup restore ID --replace"))
+                    return
+                }
+                ops += 1
+            }
+        }
+        out.validRecords = scan.records.count
+        out.operations = ops
+        out.validBytes = Array(bytes[Journal.headerSize..<scan.end])
+        switch scan.status {
+        case .clean:
+            out.passed.append("journal: \(scan.records.count) records, \(ops) operations from \(state.seen.count) devices; every checksum and sequence is intact")
+            out.state = state
+        case .torn(let offset):
+            out.findings.append(Finding(check: "journal", problem: "ends in an incomplete record at byte \(offset) (\(bytes.count - offset) bytes), left by an interrupted write; nothing acknowledged is in it",
+                                        fix: "run habitto doctor --repair to cut it off (its bytes are saved to recovered/)", repair: "truncate-tail"))
+            out.state = state
+        case .corrupt(let offset, let detail):
+            out.findings.append(Finding(check: "journal", problem: "damaged at byte \(offset) (\(detail)) with valid records after it; \(scan.records.count) records before it are intact",
+                                        fix: "restore the newest backup: habitto backup list, then habitto backup restore ID --replace (the damaged journal is kept in recovered/)"))
+        }
+    }
+
+    static func checkSnapshot(_ paths: DataPaths, _ out: inout LocalCheck) {
+        guard out.state != nil, FileManager.default.fileExists(atPath: paths.snapshot) else {
+            if out.state != nil { out.passed.append("snapshot: none (start-up replays the journal; one is written as it grows)") }
+            return
+        }
+        let rebuild = "run habitto doctor --repair to rebuild it from the journal (it is only a cache)"
+        do {
+            guard let file = try MappedFile(path: paths.snapshot) else { return }
+            let journal = try Journal(path: paths.journal)
+            let damaged = DamageFlag()
+            let (snap, why) = Snapshot.load(from: file, journal: journal, repair: { _, _ in damaged.set(); return [:] })
+            guard let snap else {
+                out.findings.append(Finding(check: "snapshot", problem: "\(paths.snapshot) does not match the journal (\(why ?? "unreadable"))", fix: rebuild, repair: "rebuild-snapshot"))
+                return
+            }
+            // Replay the journal up to what the snapshot covers, and compare digests.
+            let bytes = try Sys.pread(journal.fd, count: snap.coveredOffset - Journal.headerSize, offset: Journal.headerSize, path: paths.journal)
+            var replay = HabitState()
+            for rec in Journal.scan(bytes, base: Journal.headerSize).records {
+                for op in try JournalEntry(decoding: rec.payload).ops { replay.apply(op) }
+            }
+            let a = CRC32C.checksum(snap.state.encoded()), b = CRC32C.checksum(replay.encoded())
+            if damaged.isSet {
+                out.findings.append(Finding(check: "snapshot", problem: "part of \(paths.snapshot) fails its checksum", fix: rebuild, repair: "rebuild-snapshot"))
+            } else if a != b {
+                out.findings.append(Finding(check: "snapshot", problem: "\(paths.snapshot) is stale: its state (digest \(hex(a))) differs from a full replay of the journal (digest \(hex(b)))", fix: rebuild, repair: "rebuild-snapshot"))
+            } else {
+                out.passed.append("snapshot: matches a full replay of the journal (digest \(hex(a)))")
+            }
+        } catch {
+            out.findings.append(Finding(check: "snapshot", problem: "\(paths.snapshot) cannot be read (\(error))", fix: rebuild, repair: "rebuild-snapshot"))
+        }
+    }
+
+    static func checkFiles(_ paths: DataPaths, configPath: String?, _ out: inout LocalCheck) {
+        if let configPath {
+            do { _ = try Config.load(path: configPath); out.passed.append("config: \(FileManager.default.fileExists(atPath: configPath) ? configPath + " is valid" : "none (defaults)")") }
+            catch { out.findings.append(Finding(check: "config", problem: "\(error)", fix: "edit the file as the message says")) }
+        }
+        var st = stat()
+        if stat(paths.directory, &st) == 0 {
+            if st.st_mode & 0o022 != 0 {
+                out.findings.append(Finding(check: "permissions", problem: "the data directory \(paths.directory) can be written by other users (mode \(String(st.st_mode & 0o777, radix: 8)))",
+                                            fix: "run chmod go-w '\(paths.directory)'"))
+            }
+            if access(paths.directory, W_OK) != 0 {
+                out.findings.append(Finding(check: "permissions", problem: "the data directory \(paths.directory) is not writable", fix: "fix its owner or permissions, or use another --home"))
+            }
+        }
+        for file in [paths.journal, paths.snapshot, paths.device, paths.directory + "/sync.json"] where stat(file, &st) == 0 {
+            if st.st_mode & 0o022 != 0 {
+                out.findings.append(Finding(check: "permissions", problem: "\(file) can be written by other users (mode \(String(st.st_mode & 0o777, radix: 8)))", fix: "run chmod 600 '\(file)'"))
+            } else if access(file, R_OK) != 0 {
+                out.findings.append(Finding(check: "permissions", problem: "\(file) cannot be read", fix: "fix its owner or permissions"))
+            }
+        }
+        if !out.findings.contains(where: { $0.check == "permissions" }) { out.passed.append("permissions: the data files are private to their owner") }
+    }
+
+    static func withDirectoryLock<T>(_ paths: DataPaths, _ body: () throws -> T) throws -> T {
+        guard let fd = try? Sys.open(paths.lock, O_RDONLY) else { return try body() }
+        defer { Sys.close(fd) }
+        try Sys.lock(fd, path: paths.lock)
+        defer { Sys.unlock(fd) }
+        return try body()
+    }
+
+    static func hex(_ v: UInt32) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 8 - s.count) + s
+    }
+
+    /// Rebuilds the snapshot from the journal (the repository replays it when the snapshot
+    /// is gone, then writes a new one).
+    public static func rebuildSnapshot(paths: DataPaths) async throws {
+        if unlink(paths.snapshot) != 0 && errno != ENOENT {
+            throw StoreError.io(operation: "remove", path: paths.snapshot, errno: errno)
+        }
+        let repo = try HabitRepository(directory: paths.directory)
+        try await repo.writeSnapshot()
+    }
+
+    /// A backup of the journal's valid records as the checks read them, made before any
+    /// repair touches a file. Needs a readable journal (not one damaged in the middle).
+    public static func backupBeforeRepair(paths: DataPaths, check: LocalCheck, now: Date) throws -> BackupInfo? {
+        guard let state = check.state else { return nil }
+        let device = try LocalStore.readOrCreateDevice(paths)
+        return try Backups.write(paths: paths, records: check.validBytes, state: state, device: device,
+                                 reason: "before-repair", note: nil, now: now)
+    }
+}
+
+/// Set by a damaged snapshot block when it is read.
+final class DamageFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+}

@@ -1,0 +1,346 @@
+import Foundation
+import HabitCore
+import HabitStore
+import HabitSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The data-safety commands: backup, import, export as CSV, doctor.
+extension Runner {
+    static let backupSpecs: [CommandSpec] = [
+        CommandSpec(name: "backup", arguments: ["create|list|restore|prune"],
+                    summary: "Make, list, restore (--replace or --merge) and prune backups.",
+                    options: [OptionSpec(name: "--note", value: "TEXT", help: "create: a note kept with the backup"),
+                              OptionSpec(name: "--replace", value: nil, help: "restore: make the data exactly the backup's"),
+                              OptionSpec(name: "--merge", value: nil, help: "restore: add what the backup has and the data lacks"),
+                              OptionSpec(name: "--keep-days", value: "N", help: "prune: keep backups of the last N days (default: backup_keep_days, 30)"),
+                              Specs.json],
+                    notes: """
+                    Backups are single self-checking files in the data directory's backups/ folder.
+                    One is made before every import, restore, repair and remote change; they are kept
+                    backup_keep_days days (the newest is always kept). 'backup restore ID' takes an id
+                    from 'backup list'; the restore is written as ordinary operations, so it syncs and
+                    'habitto undo' takes it back.
+                    """,
+                    optionalArguments: ["ID"]),
+        CommandSpec(name: "import", arguments: ["PATH"],
+                    summary: "Import from the legacy Habitto app, Loop, harsh or a Habitto JSON export.",
+                    options: [OptionSpec(name: "--from", value: "FORMAT", help: "habitto-legacy, loop-csv, harsh or json"),
+                              OptionSpec(name: "--dry-run", value: nil, help: "report what would be imported; write nothing"),
+                              Specs.json],
+                    notes: """
+                    A backup is made first; everything is read and checked before anything is written, and
+                    the result is written in one step (all or nothing), then read back and verified.
+                    Importing the same files again changes nothing. loop-csv takes the folder of Loop's
+                    CSV export (or its zip); harsh takes the folder holding 'habits' and 'log'.
+                    """),
+        CommandSpec(name: "doctor", arguments: [],
+                    summary: "Check the journal, snapshot, config, permissions and remote (exit 5 on problems).",
+                    options: [OptionSpec(name: "--repair", value: nil, help: "make the safe fixes (after a backup); never deletes data"),
+                              Specs.json]),
+    ]
+
+    // MARK: backup
+
+    func backup() async throws {
+        let action = invocation.arguments[0]
+        let id = invocation.arguments.count > 1 ? invocation.arguments[1] : nil
+        if action != "restore", id != nil { throw CLIError.usage("'backup \(action)' takes no ID") }
+        let paths = DataPaths(directory: env.home)
+        switch action {
+        case "create":
+            let repo = try openRepository()
+            let info = try await repo.backup(reason: "manual", note: invocation.value("--note"))
+            Output.line("Backup \(info.id) made: \(info.habits) habits, \(info.operations) operations, \(Self.size(info.bytes)) (\(info.path))")
+            try autoPrune(paths)
+        case "list":
+            let all = Backups.list(paths)
+            if invocation.has("--json") {
+                Output.raw(JSON.array(all.map { id, result in
+                    switch result {
+                    case .success(let i):
+                        return .object(["id": .string(i.id), "created": .string(Self.iso(i.created)), "reason": .string(i.reason),
+                                        "note": .optional(i.note), "habits": .int(i.habits), "operations": .int(i.operations),
+                                        "bytes": .int(i.bytes), "valid": .bool(true), "path": .string(i.path)])
+                    case .failure(let e):
+                        return .object(["id": .string(id), "valid": .bool(false), "problem": .string(e.description)])
+                    }
+                }).serialized())
+                return
+            }
+            guard !all.isEmpty else { Output.line("No backups yet: 'habitto backup create' makes one"); return }
+            for (id, result) in all {
+                switch result {
+                case .success(let i):
+                    Output.line("\(i.id)  \(Self.iso(i.created))  \(i.reason)  \(i.habits) habits, \(i.operations) ops, \(Self.size(i.bytes))"
+                                + (i.note.map { "  \"\(Sanitize.display($0))\"" } ?? ""))
+                case .failure(let e):
+                    Output.line("\(Sanitize.display(id))  DAMAGED: \(e.description)")
+                }
+            }
+        case "restore":
+            try await restore(paths: paths, id: id)
+        case "prune":
+            let keep = try invocation.value("--keep-days").map { try wholeNumber($0, "--keep-days", 1...36_500) } ?? env.config.backupKeepDays
+            let removed = try Backups.prune(paths, keepDays: keep, now: env.now)
+            Output.line(removed.isEmpty ? "Nothing to prune: every backup is newer than \(keep) days (or the newest)"
+                                        : "Deleted \(removed.count) backups older than \(keep) days: \(removed.joined(separator: ", "))")
+        default:
+            throw CLIError.usage("backup takes create, list, restore ID (--replace | --merge) or prune")
+        }
+    }
+
+    func restore(paths: DataPaths, id: String?) async throws {
+        guard let id else { throw CLIError.usage("backup restore needs an ID: 'habitto backup list' shows them") }
+        let replace = invocation.has("--replace"), merge = invocation.has("--merge")
+        guard replace != merge else { throw CLIError.usage("backup restore needs exactly one of --replace (make the data the backup's) or --merge (add what it has)") }
+        let path = try Backups.path(of: id, in: paths)
+        // Validate the whole backup before touching anything.
+        let loaded = try Backups.load(path: path)
+        let repo: HabitRepository
+        var recoveredTo: String?
+        do {
+            repo = try openRepository()
+        } catch StoreError.corrupt(let journal, let offset, _) where replace {
+            // The journal is damaged in the middle: set it aside and start over from the backup.
+            let saved = try Backups.replaceDamagedJournal(paths: paths, backupPath: path, now: env.now)
+            try SyncState.update(paths) { s in s.ackedSeq = 0; s.scanOffset = 0; s.migratedTo = nil }
+            recoveredTo = saved
+            Output.err("habitto: the journal \(journal) was damaged at byte \(offset); it was copied to \(saved) and the journal started over from backup \(loaded.info.id) under a new device id")
+            repo = try openRepository()
+        }
+        let before = recoveredTo == nil ? try await repo.backup(reason: "before-restore") : nil
+        let (result, plan) = try await repo.restore(loaded, mode: replace ? .replace : .merge)
+        var parts: [String] = []
+        if plan.created > 0 { parts.append("\(plan.created) habits added") }
+        if plan.restored > 0 { parts.append("\(plan.restored) brought back") }
+        if plan.deleted > 0 { parts.append("\(plan.deleted) deleted") }
+        if plan.fieldsChanged > 0 { parts.append("\(plan.fieldsChanged) fields changed") }
+        if plan.daysChanged > 0 { parts.append("\(plan.daysChanged) days changed") }
+        let what = result.operations.isEmpty ? "nothing to change: the data already \(replace ? "is" : "has everything in") the backup's"
+                                             : parts.joined(separator: ", ") + " (\(result.operations.count) operations)"
+        Output.line("Restored backup \(loaded.info.id) (\(replace ? "replace" : "merge")): \(what)"
+                    + (before.map { "; the data before is in backup \($0.id)" } ?? ""))
+        for k in plan.kept { Output.line("  kept: " + k) }
+        for r in plan.renamed { Output.line("  renamed: " + r) }
+        try autoPrune(paths)
+    }
+
+    /// Applies the retention setting after a backup was made (never fatal).
+    func autoPrune(_ paths: DataPaths) throws {
+        if let removed = try? Backups.prune(paths, keepDays: env.config.backupKeepDays, now: env.now), !removed.isEmpty {
+            Output.err("habitto: deleted \(removed.count) backups older than \(env.config.backupKeepDays) days")
+        }
+    }
+
+    static func size(_ bytes: Int) -> String {
+        bytes < 10_240 ? "\(bytes) bytes" : bytes < 10 << 20 ? "\(bytes >> 10) KB" : "\(bytes >> 20) MB"
+    }
+
+    static func iso(_ d: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: d)
+    }
+
+    // MARK: import
+
+    func importData() async throws {
+        guard let name = invocation.value("--from") else {
+            throw CLIError.usage("import needs --from: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let format = ImportFormat(rawValue: name) else {
+            throw CLIError.usage("unknown import format '\(Sanitize.display(name))': use \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var path = invocation.arguments[0]
+        if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
+        let plan: ImportPlan
+        do { plan = try Importer.read(format, path: path) } catch let e as ImportError { throw CLIError.invalid(e.message + "; nothing was written") }
+        let repo = try openRepository()
+        let dryRun = invocation.has("--dry-run")
+        let fault = ProcessInfo.processInfo.environment["HABITTO_IMPORT_FAULT"] == "verify"
+        let report: ImportReport
+        do {
+            report = try await Importer.run(plan, repo: repo, today: today, dryRun: dryRun, settings: settings, failVerification: fault)
+        } catch let e as ImportError { throw CLIError.invalid(e.message) }
+        if invocation.has("--json") { Output.raw(Self.json(report).serialized()); return }
+        for line in Self.text(report) { Output.line(line) }
+    }
+
+    static func text(_ r: ImportReport) -> [String] {
+        let source = r.files.first.map { ($0 as NSString).lastPathComponent } ?? ""
+        if let done = r.alreadyDone {
+            return ["Already imported: \(r.format.rawValue) \(source) was imported on \(iso(done.updated))"
+                    + (done.backup.map { " (backup before it: \($0))" } ?? "") + "; nothing to do"]
+        }
+        let rec = r.reconciliation
+        var out: [String] = []
+        let verb = r.dryRun ? "Would import" : r.resumed ? "Resumed an interrupted import and imported" : "Imported"
+        if rec.changes.isEmpty {
+            out.append("\(r.dryRun ? "Would change" : "Changed") nothing: everything in \(source) is already here")
+        } else {
+            out.append("\(verb) from \(r.format.rawValue) \(source): \(rec.created) habits new, "
+                       + (rec.restored > 0 ? "\(rec.restored) brought back, " : "")
+                       + "\(r.habitsInSource - rec.created - rec.restored) already here; "
+                       + "\(rec.daysChanged) days (\(r.checkIns) check-ins, \(r.skips) skips, \(r.ratings) ratings, \(r.notes) notes)")
+        }
+        if r.dryRun { out.append("Dry run: nothing was written") } else if let b = r.backup { out.append("Backup before the import: \(b) ('habitto backup restore \(b) --replace' undoes it; so does 'habitto undo')") }
+        func section(_ title: String, _ items: [String]) {
+            guard !items.isEmpty else { return }
+            out.append("\(title) (\(items.count)):")
+            for i in items { out.append("  " + Sanitize.display(i)) }
+        }
+        section("Skipped", r.skipped.map(\.text))
+        section("Disagreements in the source", r.disagreements.map(\.text))
+        section("Kept as they are here", rec.kept + rec.renamed)
+        section("Stored figures, not imported as truth", r.comparisons)
+        return out
+    }
+
+    static func json(_ r: ImportReport) -> JSON {
+        let rec = r.reconciliation
+        func notes(_ n: [ImportNote]) -> JSON { .array(n.map { .object(["location": .string($0.location), "message": .string($0.message)]) }) }
+        return .object([
+            "format": .string(r.format.rawValue), "files": .array(r.files.map(JSON.string)), "dryRun": .bool(r.dryRun),
+            "alreadyImported": .bool(r.alreadyDone != nil), "resumed": .bool(r.resumed), "phase": .string(r.phase.rawValue),
+            "backup": .optional(r.backup), "habitsInSource": .int(r.habitsInSource), "daysInSource": .int(r.daysInSource),
+            "habitsCreated": .int(rec.created), "habitsRestored": .int(rec.restored), "daysChanged": .int(rec.daysChanged), "checkIns": .int(r.checkIns),
+            "skips": .int(r.skips), "ratings": .int(r.ratings), "notes": .int(r.notes), "operations": .int(rec.changes.count),
+            "skipped": notes(r.skipped), "disagreements": notes(r.disagreements),
+            "kept": .array((rec.kept + rec.renamed).map(JSON.string)), "comparisons": .array(r.comparisons.map(JSON.string)),
+        ])
+    }
+
+    // MARK: export --format csv
+
+    func exportCSV(_ state: HabitState) throws {
+        let habits = state.habits.sorted { $0.id < $1.id }
+        var h = "id,name,kind,goal,unit,schedule,start_date,archived_from,icon,color,group,notes\r\n"
+        var c = "habit_id,habit,date,progress,skipped,difficulty,note\r\n"
+        for habit in habits {
+            let f = habit.fields
+            h += [habit.id.rawValue, f.name, f.kind.rawValue, String(f.goal), f.unit ?? "", f.schedule.description,
+                  f.startDate.description, f.archivedFrom?.description ?? "", f.icon ?? "", f.color ?? "", f.group ?? "", f.notes ?? ""]
+                .map(Self.csvField).joined(separator: ",") + "\r\n"
+            for (day, rec) in (state.entries[habit.id]?.days ?? [:]).sorted(by: { $0.key < $1.key })
+            where rec.progress > 0 || rec.isSkipped || rec.rating != nil || rec.note != nil {
+                c += [habit.id.rawValue, f.name, day.description, String(rec.progress), rec.isSkipped ? "true" : "false",
+                      rec.rating.map(String.init) ?? "", rec.note ?? ""].map(Self.csvField).joined(separator: ",") + "\r\n"
+            }
+        }
+        if let out = invocation.value("--output") {
+            guard !out.isEmpty else { throw CLIError.usage("--output needs a folder name") }
+            let dir = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+            try Sys.makeDirectories(dir)
+            try Sys.writeAtomically(Array(h.utf8), to: dir + "/habits.csv", mode: 0o600)
+            try Sys.writeAtomically(Array(c.utf8), to: dir + "/checkins.csv", mode: 0o600)
+            Output.err("Exported \(habits.count) habits to \(dir)/habits.csv and \(dir)/checkins.csv")
+        } else {
+            Output.raw(h + "\r\n" + c)
+        }
+    }
+
+    /// RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled.
+    static func csvField(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    // MARK: doctor
+
+    func doctor() async throws {
+        let paths = DataPaths(directory: env.home)
+        let repair = invocation.has("--repair")
+        var check = Doctor.checkLocal(paths: paths, configPath: env.configPath)
+        var passed = check.passed
+        var findings = check.findings
+        var repaired: [String] = []
+        var backupID: String?
+        let remote = await remoteFindings(paths: paths, check: check)
+        passed += remote.passed
+        findings += remote.findings
+        if repair && findings.contains(where: \.repairable) {
+            if let b = try Doctor.backupBeforeRepair(paths: paths, check: check, now: env.now) {
+                backupID = b.id
+            }
+            for f in findings where f.repairable {
+                switch f.repair {
+                case "truncate-tail"?:
+                    // Opening the repository cuts the torn tail off and saves its bytes.
+                    let repo = try HabitRepository(directory: paths.directory, now: env.clock)
+                    repaired.append("journal: the incomplete tail was cut off" + (repo.openingWarnings.first.map { " (\($0.replacingOccurrences(of: "warning: ", with: "")))" } ?? ""))
+                case "rebuild-snapshot"?:
+                    try await Doctor.rebuildSnapshot(paths: paths)
+                    repaired.append("snapshot: rebuilt from the journal")
+                case let r? where r.hasPrefix("requeue:"):
+                    let to = f.repair.flatMap { UInt64($0.dropFirst("requeue:".count)) } ?? 0
+                    try SyncState.update(paths) { s in s.ackedSeq = min(s.ackedSeq, to); s.scanOffset = 0; s.failed = false }
+                    repaired.append("remote: operations after #\(to) re-queued; the next sync pushes them again")
+                default: break
+                }
+            }
+            // Check again: what is left is what a repair could not fix.
+            check = Doctor.checkLocal(paths: paths, configPath: env.configPath)
+            let again = await remoteFindings(paths: paths, check: check)
+            passed = check.passed + again.passed
+            findings = check.findings + again.findings
+        }
+        if invocation.has("--json") {
+            Output.raw(JSON.object([
+                "healthy": .bool(findings.isEmpty), "passed": .array(passed.map(JSON.string)),
+                "problems": .array(findings.map { .object(["check": .string($0.check), "problem": .string($0.problem),
+                                                          "fix": .string($0.fix), "repairable": .bool($0.repairable)]) }),
+                "repaired": .array(repaired.map(JSON.string)), "backup": .optional(backupID),
+            ]).serialized())
+        } else {
+            for p in passed { Output.line("ok: " + p) }
+            if let backupID { Output.line("backup: \(backupID) made before repairing") }
+            for r in repaired { Output.line("repaired: " + r) }
+            for f in findings { Output.line("problem: " + f.line) }
+            Output.line(findings.isEmpty ? "Healthy" : "\(findings.count) problem\(findings.count == 1 ? "" : "s") found"
+                        + (findings.contains(where: \.repairable) && !repair ? "; 'habitto doctor --repair' fixes the ones marked so" : ""))
+        }
+        if !findings.isEmpty { throw CLIError(message: "doctor found \(findings.count) problem\(findings.count == 1 ? "" : "s")", code: 5) }
+    }
+
+    /// What this device has that the remote lacks, and the other way round.
+    func remoteFindings(paths: DataPaths, check: LocalCheck) async -> (passed: [String], findings: [Finding]) {
+        guard let st = try? SyncState.load(paths), let spec = st.remote else { return (["remote: none set (local only)"], []) }
+        if st.offline { return (["remote: not checked (offline switch is on)"], []) }
+        guard let state = check.state, let me = check.device else { return (["remote: not checked (the journal needs attention first)"], []) }
+        do {
+            let remote = try makeRemote(spec, user: st.user, access: env.remoteAccess())
+            var passed: [String] = []
+            var findings: [Finding] = []
+            func contiguous(_ batches: [BatchName]) -> UInt64 {
+                var end: UInt64 = 0
+                for b in batches.sorted() where b.first <= end + 1 { end = max(end, b.last) }
+                return end
+            }
+            let mine = contiguous(try await remote.batches(account: st.account, device: me))
+            let localSeq = state.seen[me] ?? 0
+            if mine < st.ackedSeq {
+                findings.append(Finding(check: "remote", problem: "the remote lacks this device's operations \(mine + 1)–\(st.ackedSeq), which it had acknowledged (a batch was removed)",
+                                        fix: "run habitto doctor --repair to re-queue them", repair: "requeue:\(mine)"))
+            }
+            let unpushed = localSeq > mine ? localSeq - mine : 0
+            passed.append("remote: has \(mine) of this device's \(localSeq) operations" + (unpushed > 0 ? " (\(unpushed) wait to be pushed: habitto sync)" : ""))
+            var missingHere: UInt64 = 0
+            for device in try await remote.devices(account: st.account) where device != me {
+                let batches = try await remote.batches(account: st.account, device: device)
+                let end = contiguous(batches)
+                if let last = batches.map(\.last).max(), last > end {
+                    findings.append(Finding(check: "remote", problem: "device \(device.rawValue.prefix(8))'s batches on the remote stop at #\(end) but go on to #\(last): a batch is missing",
+                                            fix: "run habitto doctor --repair on that device so it pushes them again"))
+                }
+                missingHere += end > (state.seen[device] ?? 0) ? end - (state.seen[device] ?? 0) : 0
+            }
+            passed.append(missingHere == 0 ? "remote: this device has every operation the remote holds"
+                                           : "remote: holds \(missingHere) operations of other devices not pulled here yet (habitto sync)")
+            return (passed, findings)
+        } catch {
+            return ([], [Finding(check: "remote", problem: "\(spec) could not be checked (\(error))", fix: "check the network and the remote settings (habitto status), then run the doctor again")])
+        }
+    }
+}

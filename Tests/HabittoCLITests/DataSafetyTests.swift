@@ -1,0 +1,406 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The shared fixtures (`../shared/fixtures` next to the repository).
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures").path
+
+/// Backups, restore, import, export and the doctor, through the real binary on real files.
+final class DataSafetyTests: XCTestCase {
+    var box: Sandbox!
+
+    override func setUp() {
+        box = Sandbox()
+    }
+
+    override func tearDown() { box = nil }
+
+    private func export() -> String { box.ok("export") }
+
+    private func backups() -> [[String: Any]] { box.json("backup", "list", "--json") as? [[String: Any]] ?? [] }
+
+    private func entry(_ name: String, date: String) -> [String: Any]? { box.listEntry(name, ["--date", date]) }
+
+    // MARK: Imports of the fixtures
+
+    func testLoopExportImportsWithItsCountsStreaksAndNotesAndASecondRunChangesNothing() throws {
+        let path = fixtures + "/loop-csv-export"
+        let dry = box.run("import", path, "--from", "loop-csv", "--dry-run", "--json")
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.journalPath) && box.journalBytes().count > 16,
+                       "a dry run wrote to the journal")
+        let dryReport = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(dryReport["dryRun"] as? Bool, true)
+        XCTAssertEqual(dryReport["habitsCreated"] as? Int, 2)
+
+        let out = box.ok("import", path, "--from", "loop-csv")
+        XCTAssertTrue(out.contains("2 habits new"), out)
+        XCTAssertTrue(out.contains("3 YES_AUTO days"), out)
+        XCTAssertEqual(box.stat("checkIns"), 6, "YES_MANUAL days only; YES_AUTO days are not check-ins")
+        let wake = try XCTUnwrap(entry("Wake up early", date: "2015-01-21"))
+        XCTAssertEqual(wake["schedule"] as? String, "5/week", "2 in 3 days has no exact equivalent")
+        XCTAssertEqual(wake["progress"] as? Int, 1)
+        XCTAssertEqual(entry("Wake up early", date: "2015-01-23")?["progress"] as? Int, 0)
+        XCTAssertEqual(entry("Meditate", date: "2015-01-21")?["schedule"] as? String, "daily")
+        let show = try XCTUnwrap(box.json("show", "Wake up early", "--json") as? [String: Any])
+        let history = try XCTUnwrap(show["history"] as? [[String: Any]])
+        XCTAssertEqual(history.first { $0["date"] as? String == "2015-01-23" }?["note"] as? String, "Forgot to do it, really")
+        XCTAssertEqual(history.first { $0["date"] as? String == "2015-01-19" }?["note"] as? String, "\"Vacation\"")
+        XCTAssertEqual(history.first { $0["date"] as? String == "2015-01-24" }?["note"] as? String, "Sick")
+        XCTAssertEqual(history.filter { ($0["progress"] as? Int ?? 0) > 0 }.map { $0["date"] as? String ?? "" },
+                       ["2015-01-16", "2015-01-17", "2015-01-20", "2015-01-21", "2015-01-22", "2015-01-25"])
+
+        let before = export(), journal = box.journalBytes()
+        let again = box.ok("import", path, "--from", "loop-csv")
+        XCTAssertTrue(again.hasPrefix("Already imported"), again)
+        XCTAssertEqual(export(), before)
+        XCTAssertEqual(box.journalBytes(), journal, "a second import wrote something")
+        XCTAssertEqual(backups().filter { $0["reason"] as? String == "before-import" }.count, 1)
+    }
+
+    func testHarshFilesImportWithGroupsNotesSkipsAndCheckIns() throws {
+        let out = box.ok("import", fixtures + "/harsh", "--from", "harsh")
+        XCTAssertTrue(out.contains("10 habits new"), out)
+        XCTAssertEqual(box.stat("checkIns"), 13)
+        XCTAssertEqual(entry("Reading", date: "2025-01-03")?["streak"] as? Int, 3)
+        XCTAssertEqual(entry("Code review", date: "2025-01-02")?["skipped"] as? Bool, true)
+        XCTAssertEqual(entry("Gym", date: "2025-01-01")?["group"] as? String, "Health")
+        let gym = try XCTUnwrap(box.json("show", "Gym", "--json") as? [String: Any])
+        let day = (gym["history"] as? [[String: Any]])?.first { $0["date"] as? String == "2025-01-01" }
+        XCTAssertEqual(day?["note"] as? String, "Leg day (amount 1.5)")
+        XCTAssertTrue(out.contains("frequency 0 (tracking only"), "the tracking-only habit is listed as a disagreement: \(out)")
+        XCTAssertEqual(entry("Sleep tracking", date: "2025-01-01")?["schedule"] as? String, "1/week")
+        XCTAssertTrue(box.ok("import", fixtures + "/harsh", "--from", "harsh").hasPrefix("Already imported"))
+    }
+
+    func testLegacyDumpImportsDoneIfAnySourceSaysSoAndComparesStoredXP() throws {
+        let r = box.run("import", fixtures + "/legacy-habitto/userdefaults-dump.json", "--from", "habitto-legacy", "--json")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(report["habitsCreated"] as? Int, 3)
+        XCTAssertEqual(report["phase"] as? String, "completed")
+        let disagreements = try XCTUnwrap(report["disagreements"] as? [[String: Any]])
+        XCTAssertTrue(disagreements.contains { ($0["message"] as? String ?? "").contains("2025-09-23") }, "\(disagreements)")
+        let comparisons = try XCTUnwrap(report["comparisons"] as? [String])
+        XCTAssertTrue(comparisons.contains { $0.contains("stored 50 XP") }, "\(comparisons)")
+        // Drink water 2025-09-23: completionStatus says done, there is no count: done.
+        XCTAssertEqual(entry("Drink water", date: "2025-09-23")?["completed"] as? Bool, true)
+        XCTAssertEqual(entry("Drink water", date: "2025-10-06")?["progress"] as? Int, 7)
+        XCTAssertEqual(entry("Drink water", date: "2025-10-06")?["completed"] as? Bool, false)
+        XCTAssertEqual(entry("Meditate", date: "2025-09-28")?["completed"] as? Bool, true, "an ISO-8601 key")
+        XCTAssertEqual(entry("Smoking", date: "2025-09-23")?["progress"] as? Int, 3)
+        XCTAssertEqual(entry("Smoking", date: "2025-09-23")?["kind"] as? String, "limit")
+        // The migration is recorded, and a second run says it is done.
+        let log = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: box.home + "/imports.json"))) as? [String: Any])
+        XCTAssertEqual((log["imports"] as? [[String: Any]])?.first?["phase"] as? String, "completed")
+        let again = box.ok("import", fixtures + "/legacy-habitto/userdefaults-dump.json", "--from", "habitto-legacy")
+        XCTAssertTrue(again.hasPrefix("Already imported"), again)
+    }
+
+    func testAFailedVerificationRollsBackAndARetryCompletes() throws {
+        box.ok("add", "Mine")
+        box.ok("check", "Mine")
+        let before = export()
+        box.extraEnv["HABITTO_IMPORT_FAULT"] = "verify"
+        let r = box.run("import", fixtures + "/harsh", "--from", "harsh")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("rolled back"), r.stderr)
+        XCTAssertEqual(export(), before, "the rollback left the data as it was")
+        let log = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: box.home + "/imports.json"))) as? [String: Any]
+        XCTAssertEqual((log?["imports"] as? [[String: Any]])?.first?["phase"] as? String, "rolled back")
+        box.extraEnv["HABITTO_IMPORT_FAULT"] = nil
+        let retry = box.ok("import", fixtures + "/harsh", "--from", "harsh")
+        XCTAssertTrue(retry.contains("0 habits new, 10 brought back"), retry)
+        XCTAssertEqual(box.stat("checkIns"), 14)
+        XCTAssertEqual(box.listEntry("Gym")?["group"] as? String, "Health")
+    }
+
+    // MARK: Bad input
+
+    func testCorruptSourcesAreRefusedNamingTheFileAndNothingIsWritten() throws {
+        box.ok("add", "Mine")
+        let journal = box.journalBytes()
+        let dir = box.root + "/bad"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let legacy = try String(contentsOfFile: fixtures + "/legacy-habitto/userdefaults-dump.json", encoding: .utf8)
+        try String(legacy.prefix(3000)).write(toFile: dir + "/truncated.json", atomically: true, encoding: .utf8)
+        try legacy.replacingOccurrences(of: "\"SavedHabits\": [", with: "\"SavedHabits\": \"none\", \"x\": [")
+            .write(toFile: dir + "/types.json", atomically: true, encoding: .utf8)
+        try Data(count: 50 << 20).write(to: URL(fileURLWithPath: dir + "/huge.json"))
+        try FileManager.default.createDirectory(atPath: dir + "/loop", withIntermediateDirectories: true)
+        try "Position,Name,Type\n001,Meditate,YES_NO\n".write(toFile: dir + "/loop/Habits.csv", atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["import", dir + "/truncated.json", "--from", "habitto-legacy"], "truncated.json"),
+            (["import", dir + "/types.json", "--from", "habitto-legacy"], "SavedHabits"),
+            (["import", dir + "/huge.json", "--from", "json"], "MB"),
+            (["import", dir + "/loop", "--from", "loop-csv"], "Habits.csv"),
+            (["import", dir + "/missing", "--from", "harsh"], "missing"),
+            (["import", dir + "/loop", "--from", "tracker9000"], "unknown import format"),
+        ]
+        for (args, mention) in cases {
+            let r = box.run(args)
+            XCTAssertNotEqual(r.status, 0, args.joined(separator: " "))
+            XCTAssertTrue(r.stderr.contains(mention), "\(args): \(r.stderr)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "one line: \(r.stderr)")
+            XCTAssertFalse(r.stderr.contains("Fatal error"), r.stderr)
+        }
+        XCTAssertEqual(box.journalBytes(), journal)
+        XCTAssertEqual(backups().count, 0, "a refused import makes no backup")
+    }
+
+    // MARK: Export
+
+    func testJSONExportImportedIntoAnEmptyDirectoryExportsTheSameBytes() throws {
+        box.ok("import", fixtures + "/harsh", "--from", "harsh")
+        box.ok("add", "Läsa, \"bok\"", "--goal", "20", "--unit", "pages", "--group", "Personal", "--schedule", "3/week")
+        box.ok("check", "Läsa", "--amount", "12", "--difficulty", "4", "--note", "line one\nline two")
+        box.ok("skip", "Gym", "--date", "2026-11-20")
+        box.ok("archive", "Running")
+        let file = box.root + "/export.json"
+        box.ok("export", "--output", file)
+        let first = try String(contentsOfFile: file, encoding: .utf8)
+        let other = Sandbox()
+        other.ok("import", file, "--from", "json")
+        XCTAssertEqual(other.ok("export"), first)
+        XCTAssertTrue(other.ok("import", file, "--from", "json").hasPrefix("Already imported"))
+    }
+
+    func testCSVExportHasAHabitsAndACheckInsFileWithQuotedFields() throws {
+        box.ok("add", "Read, slowly", "--group", "Mind")
+        box.ok("check", "Read", "--difficulty", "2", "--note", "said \"hi\"")
+        let dir = box.root + "/csv"
+        box.ok("export", "--format", "csv", "--output", dir)
+        let habits = try String(contentsOfFile: dir + "/habits.csv", encoding: .utf8)
+        let checkins = try String(contentsOfFile: dir + "/checkins.csv", encoding: .utf8)
+        XCTAssertTrue(habits.hasPrefix("id,name,kind,goal,unit,schedule,start_date,archived_from,icon,color,group,notes\r\n"), habits)
+        XCTAssertTrue(habits.contains(",\"Read, slowly\",build,1,,daily,2026-11-21,,,,Mind,\r\n"), habits)
+        XCTAssertTrue(checkins.hasSuffix(",\"Read, slowly\",2026-11-21,1,false,2,\"said \"\"hi\"\"\"\r\n"), checkins)
+        XCTAssertEqual(box.ok("export", "--format", "csv"), habits + "\r\n" + checkins)
+    }
+
+    // MARK: Backups
+
+    func testRestoreReplaceReturnsToTheBackupAndMergeOnlyAdds() throws {
+        box.ok("add", "Water", "--goal", "8")
+        box.ok("check", "Water", "--amount", "3")
+        box.ok("add", "Read", "--start", "2026-11-01")
+        box.ok("check", "Read", "--date", "yesterday")
+        let created = box.ok("backup", "create", "--note", "before the changes")
+        XCTAssertTrue(created.hasPrefix("Backup "), created)
+        let atBackup = export()
+        let id = try XCTUnwrap(backups().first?["id"] as? String)
+        XCTAssertEqual(backups().first?["note"] as? String, "before the changes")
+        box.ok("check", "Water", "--amount", "2")
+        box.ok("delete", "Read", "--yes")
+        box.ok("add", "Stretch")
+        let changed = export()
+
+        box.ok("backup", "restore", id, "--merge")
+        XCTAssertEqual(progress(box, "Water"), 5, "a merge keeps what is here")
+        XCTAssertNotNil(box.listEntry("Read"), "a merge brings back a habit the backup has")
+        XCTAssertNotNil(box.listEntry("Stretch"))
+        box.ok("undo")
+        XCTAssertEqual(export(), changed, "undo takes the restore back")
+
+        let out = box.ok("backup", "restore", id, "--replace")
+        XCTAssertTrue(out.contains("the data before is in backup"), out)
+        XCTAssertEqual(export(), atBackup)
+        XCTAssertTrue(box.ok("backup", "restore", id, "--replace").contains("nothing to change"))
+        XCTAssertEqual(backups().filter { $0["reason"] as? String == "before-restore" }.count, 3)
+    }
+
+    func testADamagedBackupIsRefusedBeforeAnythingChanges() throws {
+        box.ok("add", "Water")
+        box.ok("backup", "create")
+        let info = try XCTUnwrap(backups().first)
+        let path = try XCTUnwrap(info["path"] as? String)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count / 2] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        box.ok("check", "Water")
+        let before = export()
+        let r = box.run("backup", "restore", info["id"] as! String, "--replace")
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("fails its checksum"), r.stderr)
+        XCTAssertEqual(export(), before)
+        XCTAssertTrue(box.ok("backup", "list").contains("DAMAGED"))
+        let bad = box.run("backup", "restore", "../../etc/passwd", "--merge")
+        XCTAssertEqual(bad.status, 3)
+        XCTAssertTrue(bad.stderr.contains("not a backup id"), bad.stderr)
+    }
+
+    func testPruneKeepsRecentBackupsAndAlwaysTheNewest() throws {
+        box.ok("add", "Water")
+        // Automatic pruning after each backup would keep 30 days; keep a year here.
+        try "backup_keep_days = 365\n".write(toFile: box.config + "/habitto/config", atomically: true, encoding: .utf8)
+        box.now = "2026-09-01T09:00:00"
+        box.ok("backup", "create")
+        box.now = "2026-10-01T09:00:00"
+        box.ok("backup", "create")
+        box.now = "2026-11-21T09:00:00"
+        box.ok("backup", "create")
+        XCTAssertEqual(backups().count, 3)
+        let out = box.ok("backup", "prune", "--keep-days", "30")
+        XCTAssertTrue(out.contains("Deleted 2"), out)
+        XCTAssertEqual(backups().count, 1)
+        box.now = "2027-06-01T09:00:00"
+        box.ok("backup", "prune", "--keep-days", "1")
+        XCTAssertEqual(backups().count, 1, "the newest backup is always kept")
+    }
+
+    // MARK: kill -9
+
+    func testKillNineDuringImportLeavesTheStateBeforeOrAfter() throws {
+        let legacy = fixtures + "/legacy-habitto/userdefaults-dump.json"
+        let full = Sandbox()
+        full.ok("add", "Mine")
+        let before = full.ok("export")
+        let started = Date()
+        full.ok("import", legacy, "--from", "habitto-legacy")
+        let life = max(0.01, Date().timeIntervalSince(started))
+        let after = full.ok("export")
+        var rng = SystemRandomNumberGenerator()
+        var killed = 0
+        for _ in 0..<16 {
+            // Each round starts from the same state, so each kill lands somewhere new.
+            let box = Sandbox()
+            box.ok("add", "Mine")
+            let (p, tag) = try box.start(["import", legacy, "--from", "habitto-legacy"])
+            usleep(UInt32.random(in: 0...UInt32(life * 1_200_000), using: &rng))
+            kill(p.processIdentifier, SIGKILL)
+            if box.finish(p, tag).killed { killed += 1 }
+            let names = Set(((box.json("export") as? [String: Any])?["habits"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+            XCTAssertTrue(names == ["Mine"] || names == ["Mine", "Meditate", "Drink water", "Smoking"], "a partial import: \(names)")
+            let doctor = box.run("doctor")
+            XCTAssertEqual(doctor.status, 0, doctor.stdout + doctor.stderr)
+            // Running it again finishes (or says it is done), with the same result as an
+            // import that was never interrupted (ids and days; the device differs).
+            box.ok("import", legacy, "--from", "habitto-legacy")
+            XCTAssertEqual(box.stat("checkIns"), full.stat("checkIns"))
+            XCTAssertEqual(box.ok("export").count, after.count)
+        }
+        XCTAssertGreaterThan(killed, 0, "no import was interrupted")
+        XCTAssertNotEqual(before, after)
+    }
+
+    func testKillNineDuringRestoreLeavesTheStateBeforeOrAfter() throws {
+        box.ok("import", fixtures + "/harsh", "--from", "harsh")
+        box.ok("backup", "create")
+        let id = try XCTUnwrap(backups().first?["id"] as? String)
+        let atBackup = export()
+        box.ok("delete", "Gym", "--yes")
+        box.ok("check", "Reading", "--amount", "4")
+        let changed = export()
+        let started = Date()
+        box.ok("backup", "restore", id, "--replace")
+        let life = max(0.01, Date().timeIntervalSince(started))
+        box.ok("undo")
+        XCTAssertEqual(export(), changed)
+        var rng = SystemRandomNumberGenerator()
+        var killed = 0, restored = 0
+        for _ in 0..<30 {
+            let (p, tag) = try box.start(["backup", "restore", id, "--replace"])
+            usleep(UInt32.random(in: 0...UInt32(life * 2_000_000), using: &rng))
+            kill(p.processIdentifier, SIGKILL)
+            if box.finish(p, tag).killed { killed += 1 }
+            let now = export()
+            XCTAssertTrue(now == changed || now == atBackup, "a partial restore")
+            XCTAssertEqual(box.run("doctor").status, 0)
+            if now == atBackup { restored += 1; box.ok("undo") }
+        }
+        XCTAssertGreaterThan(killed, 0)
+        XCTAssertEqual(export(), changed)
+    }
+
+    // MARK: Doctor
+
+    func testDoctorIsHealthyOnFreshDataAndFindsAFlippedJournalByte() throws {
+        box.ok("add", "Water", "--goal", "8")
+        for _ in 0..<5 { box.ok("check", "Water") }
+        box.ok("backup", "create")
+        let id = try XCTUnwrap(backups().first?["id"] as? String)
+        box.ok("check", "Water")
+        let healthy = box.run("doctor")
+        XCTAssertEqual(healthy.status, 0, healthy.stdout)
+        XCTAssertTrue(healthy.stdout.hasSuffix("Healthy\n"), healthy.stdout)
+        var bytes = box.journalBytes()
+        let offset = 16 + 40
+        bytes[offset] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: box.journalPath))
+        let sick = box.run("doctor", "--json")
+        XCTAssertEqual(sick.status, 5)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(sick.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(report["healthy"] as? Bool, false)
+        let problem = try XCTUnwrap((report["problems"] as? [[String: Any]])?.first)
+        XCTAssertTrue((problem["problem"] as? String ?? "").contains("damaged at byte"), "\(problem)")
+        XCTAssertEqual(problem["repairable"] as? Bool, false)
+        // --repair never touches a damaged journal; the restore the doctor names recovers it.
+        XCTAssertEqual(box.run("doctor", "--repair").status, 5)
+        XCTAssertEqual(box.run("list").status, 3)
+        let restore = box.run("backup", "restore", id, "--replace")
+        XCTAssertEqual(restore.status, 0, restore.stderr)
+        XCTAssertTrue(restore.stderr.contains("recovered/damaged-"), restore.stderr)
+        XCTAssertEqual(progress(box, "Water"), 5)
+        XCTAssertEqual(box.run("doctor").status, 0)
+        box.ok("check", "Water")
+        XCTAssertEqual(progress(box, "Water"), 6)
+    }
+
+    func testDoctorRepairsAStaleSnapshotAndATornTailAfterABackup() throws {
+        box.ok("add", "Water", "--goal", "8")
+        for _ in 0..<3 { box.ok("check", "Water") }
+        // A snapshot written for another state but claiming this journal: stale.
+        let other = Sandbox()
+        other.ok("add", "Water", "--goal", "8")
+        for _ in 0..<3 { other.ok("check", "Water") }
+        let good = export()
+        XCTAssertEqual(box.run("doctor").status, 0)
+        // Tear the tail: half a record appended.
+        let fd = open(box.journalPath, O_WRONLY | O_APPEND)
+        _ = [UInt8](repeating: 0x41, count: 7).withUnsafeBytes { write(fd, $0.baseAddress, 7) }
+        close(fd)
+        let sick = box.run("doctor")
+        XCTAssertEqual(sick.status, 5)
+        XCTAssertTrue(sick.stdout.contains("incomplete record"), sick.stdout)
+        let fixed = box.run("doctor", "--repair")
+        XCTAssertEqual(fixed.status, 0, fixed.stdout + fixed.stderr)
+        XCTAssertTrue(fixed.stdout.contains("repaired: journal"), fixed.stdout)
+        XCTAssertEqual(backups().filter { $0["reason"] as? String == "before-repair" }.count, 1)
+        XCTAssertEqual(export(), good)
+        XCTAssertEqual(other.run("doctor").status, 0)
+    }
+
+    func testDoctorFindsABatchMissingOnTheRemoteAndRepairRequeuesIt() throws {
+        let remote = box.root + "/remote"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        box.ok("add", "Water", "--goal", "8")
+        box.ok("remote", "set", "dir:" + remote)
+        for _ in 0..<3 { box.ok("check", "Water"); box.ok("sync") }
+        let healthy = box.run("doctor")
+        XCTAssertEqual(healthy.status, 0, healthy.stdout)
+        XCTAssertTrue(healthy.stdout.contains("remote: has 4 of this device's 4 operations"), healthy.stdout)
+        // Lose the second batch on the remote (someone cleaned the folder up).
+        let device = try String(contentsOfFile: box.home + "/device", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let ops = remote + "/users/default/devices/\(device)/ops"
+        let batches = try FileManager.default.contentsOfDirectory(atPath: ops).sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
+        XCTAssertEqual(batches, ["1-1.batch", "2-2.batch", "3-3.batch", "4-4.batch"])
+        try FileManager.default.removeItem(atPath: ops + "/2-2.batch")
+        let sick = box.run("doctor")
+        XCTAssertEqual(sick.status, 5, sick.stdout)
+        XCTAssertTrue(sick.stdout.contains("the remote lacks this device's operations 2–4"), sick.stdout)
+        let fixed = box.run("doctor", "--repair")
+        XCTAssertEqual(fixed.status, 0, fixed.stdout + fixed.stderr)
+        XCTAssertTrue(fixed.stdout.contains("re-queued"), fixed.stdout)
+        XCTAssertEqual(backups().filter { $0["reason"] as? String == "before-repair" }.count, 1)
+        box.ok("sync")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ops + "/2-4.batch"), "\((try? FileManager.default.contentsOfDirectory(atPath: ops)) ?? [])")
+        XCTAssertEqual(box.run("doctor").status, 0)
+        // A second device starting from the remote sees every check-in.
+        let other = Sandbox()
+        other.ok("remote", "set", "dir:" + remote)
+        XCTAssertEqual(progress(other, "Water"), 3)
+    }
+}
