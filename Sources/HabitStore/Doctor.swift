@@ -77,13 +77,13 @@ public enum Doctor {
         for rec in scan.records {
             guard let entry = try? JournalEntry(decoding: rec.payload) else {
                 out.findings.append(Finding(check: "journal", problem: "the record at byte \(rec.offset) passes its checksum but cannot be read",
-                                            fix: "restore a backup: habitto backup restore ID --replace (the journal is kept in recovered/)"))
+                                            fix: restoreAdvice(paths)))
                 return
             }
             for op in entry.ops {
                 if case .outOfOrder(let expected) = state.apply(op) {
                     out.findings.append(Finding(check: "journal", problem: "sequence gap at byte \(rec.offset): operation \(op.id) follows \(op.id.device.rawValue.prefix(8))#\(expected - 1)",
-                                                fix: "restore a backup: habitto backup restore ID --replace"))
+                                                fix: restoreAdvice(paths)))
                     return
                 }
                 ops += 1
@@ -102,8 +102,17 @@ public enum Doctor {
             out.state = state
         case .corrupt(let offset, let detail):
             out.findings.append(Finding(check: "journal", problem: "damaged at byte \(offset) (\(detail)) with valid records after it; \(scan.records.count) records before it are intact",
-                                        fix: "restore the newest backup: habitto backup list, then habitto backup restore ID --replace (the damaged journal is kept in recovered/)"))
+                                        fix: restoreAdvice(paths)))
         }
+    }
+
+    /// What to do about a journal no command can open: the newest usable backup, by id.
+    static func restoreAdvice(_ paths: DataPaths) -> String {
+        let newest = Backups.list(paths).first { if case .success = $0.result { return true } else { return false } }
+        if let id = newest?.id {
+            return "restore the newest backup with habitto backup restore \(id) --replace (the damaged journal is kept in recovered/)"
+        }
+        return "there is no backup: copy the data directory somewhere safe; if this device syncs, a new data directory connected to the same remote gets back what was pushed"
     }
 
     static func checkSnapshot(_ paths: DataPaths, _ out: inout LocalCheck) {

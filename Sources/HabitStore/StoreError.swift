@@ -28,7 +28,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             }
             return "cannot \(op) \(path): \(reason); \(hint)"
         case .corrupt(let path, let offset, let detail):
-            return "journal \(path) is corrupt at byte \(offset) (\(detail)), and valid records follow; nothing was written. Keep a copy of the data directory and restore the journal from a backup"
+            return "journal \(path) is corrupt at byte \(offset) (\(detail)), and valid records follow; nothing was written. Run 'habitto doctor': it names the backup to restore"
         case .unreadable(let path, let detail):
             return "\(path): \(detail)"
         case .config(let m):

@@ -81,7 +81,8 @@ enum Specs {
 
         HABIT is an id, an exact name (any case) or a unique prefix of a name.
         Dates are YYYY-MM-DD. Data: --home DIR, else $HABITTO_HOME, else $XDG_DATA_HOME/habitto.
-        Exit codes: 0 ok, 1 invalid input or unknown habit, 2 usage error, 3 storage error.
+        Exit codes: 0 ok, 1 invalid input or unknown habit, 2 usage error, 3 storage error,
+        4 sync failed, 5 the doctor found problems.
         Run 'habitto COMMAND --help' for a command's options.
         """
         return s + "\n"

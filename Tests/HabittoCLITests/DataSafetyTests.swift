@@ -337,6 +337,7 @@ final class DataSafetyTests: XCTestCase {
         let problem = try XCTUnwrap((report["problems"] as? [[String: Any]])?.first)
         XCTAssertTrue((problem["problem"] as? String ?? "").contains("damaged at byte"), "\(problem)")
         XCTAssertEqual(problem["repairable"] as? Bool, false)
+        XCTAssertTrue((problem["fix"] as? String ?? "").contains("habitto backup restore \(id) --replace"), "\(problem)")
         // --repair never touches a damaged journal; the restore the doctor names recovers it.
         XCTAssertEqual(box.run("doctor", "--repair").status, 5)
         XCTAssertEqual(box.run("list").status, 3)
