@@ -11,6 +11,8 @@ command -v tmux >/dev/null 2>&1 || need+=(tmux)
 [ -x /usr/sbin/apache2 ] || need+=(apache2)
 command -v htpasswd >/dev/null 2>&1 || need+=(apache2-utils)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v zip >/dev/null 2>&1 || need+=(zip)
+command -v unzip >/dev/null 2>&1 || need+=(unzip)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo_cmd=""

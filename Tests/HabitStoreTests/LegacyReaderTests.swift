@@ -9,10 +9,8 @@ import HabitCore
 /// The legacy UserDefaults reader on the shared fixture and on damaged copies of it, and the
 /// reader for Habitto's own JSON export.
 final class LegacyReaderTests: XCTestCase {
-    /// `<repository>/../shared/fixtures`: the repository root is three levels up from this file.
-    static let fixtures: String = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/fixtures").path
+    /// The shared fixtures, copied unchanged into `Tests/Fixtures`.
+    static let fixtures = fixturesDirectory
     static let dumpPath = fixtures + "/legacy-habitto/userdefaults-dump.json"
 
     static let meditate = "6513270e-269e-0d37-f2a7-4de452e6b438"

@@ -323,3 +323,8 @@ func importError(_ body: () throws -> Any, file: StaticString = #filePath, line:
         return ""
     }
 }
+
+/// `Tests/Fixtures`: the project's shared fixtures (legacy dump, Loop export, harsh files),
+/// copied unchanged so that a clean clone tests on its own.
+let fixturesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures").path
