@@ -24,6 +24,9 @@ let package = Package(
         // Argument parsing and wiring only.
         .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal"],
                           swiftSettings: strict),
+        // The benchmark program: prints a Markdown table of figures and ratios.
+        .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync"],
+                          swiftSettings: strict),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
         .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),

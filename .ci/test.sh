@@ -13,6 +13,7 @@ command -v htpasswd >/dev/null 2>&1 || need+=(apache2-utils)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v zip >/dev/null 2>&1 || need+=(zip)
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
+command -v task >/dev/null 2>&1 || need+=(taskwarrior)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo_cmd=""
@@ -40,7 +41,14 @@ set -e
 summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1)
 total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
 failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+# The benchmark on small data sets (no goals judged), so that it never rots.
+set +e
+"$(swift build --show-bin-path)/habitto-bench" --quick
+bench=$?
+set -e
+[ "$bench" -eq 0 ] || echo "habitto-bench --quick failed (exit $bench)"
 if [ -n "$summary" ]; then
   echo "tests: $((total - failed)) passed, $failed failed"
 fi
-exit "$status"
+[ "$status" -ne 0 ] && exit "$status"
+exit "$bench"

@@ -1,0 +1,286 @@
+import Foundation
+import HabitCore
+import HabitStore
+import HabitSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One row of the result table.
+struct Figure {
+    let name: String
+    let value: String
+    let goal: String
+    /// nil when the figure has no goal (or in --quick mode, where nothing is judged).
+    let met: Bool?
+}
+
+/// The benchmark: data sets made through the repository in a temporary folder, the
+/// product measured as whole processes and in process, and ratios of things measured
+/// alternately in the same run.
+final class Bench {
+    let quick: Bool
+    let habitto: String
+    let root: String
+    let today = LocalDay(year: 2026, month: 11, day: 21)!
+    let nowText = "2026-11-21T12:00:00"
+    var figures: [Figure] = []
+    var notes: [String] = []
+
+    init(quick: Bool, habitto: String) throws {
+        self.quick = quick
+        self.habitto = habitto
+        var template = Array((NSTemporaryDirectory() + "habitto-bench-XXXXXX").utf8CString)
+        guard let dir = mkdtemp(&template) else { throw BenchError("cannot make a temporary folder") }
+        root = String(cString: dir)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    /// How many times each measured process runs.
+    var runs: Int { quick ? 3 : 21 }
+
+    func env(_ home: String, _ extra: [String: String] = [:]) -> [String: String] {
+        var e = ["HABITTO_HOME": home, "HABITTO_NOW": nowText, "TZ": "UTC", "PATH": "/usr/bin:/bin",
+                 "XDG_CONFIG_HOME": root + "/config", "LANG": "C.UTF-8", "TERM": "xterm-256color"]
+        for (k, v) in extra { e[k] = v }
+        return e
+    }
+
+    func record(_ name: String, _ value: String, goal: String = "", met: Bool? = nil) {
+        figures.append(Figure(name: name, value: value, goal: goal, met: quick ? nil : met))
+        FileHandle.standardError.write(Data("  \(name): \(value)\n".utf8))
+    }
+
+    // MARK: Data sets
+
+    /// A data directory with `habits` daily habits and `days` days of history each (about
+    /// nine in ten days checked in), written through the repository in large commits, with
+    /// a snapshot at the end. Returns its path and the number of operations.
+    func dataSet(_ name: String, habits: Int, days: Int) async throws -> (String, Int) {
+        let dir = root + "/" + name
+        let repo = try HabitRepository(directory: dir, now: { Date(timeIntervalSince1970: 1_795_000_000) })
+        let start = today.adding(-(days - 1))
+        var rng = SplitMix64(seed: UInt64(habits * 1_000_003 + days))
+        let ids = (0..<habits).map { _ in HabitID.random(using: &rng) }
+        let creates: [Change] = ids.enumerated().map { i, id in
+            .create(id, HabitFields(name: String(format: "Habit %03d", i + 1), startDate: start))
+        }
+        try await repo.commit(label: "bench") { _, _ in creates }
+        var pending: [Change] = []
+        pending.reserveCapacity(20_000)
+        // Today stays open for the check-ins being measured.
+        for d in 0..<(days - 1) {
+            for id in ids where UInt64.random(in: 0..<10, using: &rng) != 0 {
+                pending.append(.progress(id, start.adding(d), delta: 1))
+            }
+            if pending.count >= 20_000 {
+                let batch = pending
+                try await repo.commit(label: "bench") { _, _ in batch }
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        if !pending.isEmpty {
+            let batch = pending
+            try await repo.commit(label: "bench") { _, _ in batch }
+        }
+        try await repo.writeSnapshot()
+        return (dir, Int(await repo.state.operationCount))
+    }
+
+    // MARK: 1. Check-in cost against history
+
+    func checkInCost() async throws {
+        let sizes = quick ? [(10, 100), (10, 1_000), (20, 1_000)] : [(10, 100), (100, 1_000), (100, 10_000)]
+        var sets: [(String, Int)] = []
+        for (h, d) in sizes {
+            let t = now()
+            let set = try await dataSet("check-\(h)x\(d)", habits: h, days: d)
+            FileHandle.standardError.write(Data("  made \(set.1) operations in \(String(format: "%.1f", now() - t)) s\n".utf8))
+            sets.append(set)
+        }
+        var version: [Double] = [], checks = [[Double]](repeating: [], count: sets.count)
+        for _ in 0..<runs {
+            let v = spawn(habitto, ["--version"], env: env(root + "/none"))
+            guard v.status == 0 else { throw BenchError("habitto --version failed") }
+            version.append(v.seconds)
+            for (i, set) in sets.enumerated() {
+                let r = spawn(habitto, ["check", "Habit 001"], env: env(set.0))
+                guard r.status == 0 else { throw BenchError("habitto check failed on \(set.1) operations: \(r.output)") }
+                checks[i].append(r.seconds)
+            }
+        }
+        let v = median(version), small = median(checks[0]), large = median(checks[sets.count - 1])
+        record("`habitto --version` (median of \(runs))", ms(v))
+        for (i, set) in sets.enumerated() {
+            record("`habitto check`, \(count(set.1)) operations", ms(median(checks[i])))
+        }
+        record("check at \(count(sets.last!.1)) ÷ check at \(count(sets[0].1)) ops", ratio(large / small), goal: "≤ 1.3", met: large / small <= 1.3)
+        record("check ÷ `--version` (at \(count(sets.last!.1)))", ratio(large / v), goal: "≤ 1.5", met: large / v <= 1.5)
+    }
+
+    // MARK: 2 and 5. Cold start and memory on years of history
+
+    func coldStart() async throws -> String {
+        let (h, d) = quick ? (10, 365) : (100, 3_650)
+        let (dir, ops) = try await dataSet("years-\(h)x\(d)", habits: h, days: d)
+        var list: [Double] = [], tui: [Double] = [], listKB = 0, tuiKB = 0
+        for _ in 0..<(quick ? 2 : 11) {
+            let l = spawn(habitto, ["list", "--json"], env: env(dir))
+            guard l.status == 0, l.output.hasPrefix("[") else { throw BenchError("habitto list --json failed: \(l.output.prefix(200))") }
+            list.append(l.seconds); listKB = max(listKB, l.peakKB)
+            let t = spawn(habitto, [], env: env(dir, ["HABITTO_EXIT_AFTER_FIRST_FRAME": "1"]), pty: true)
+            guard t.status == 0 else { throw BenchError("the UI's first frame failed (exit \(t.status))") }
+            tui.append(t.seconds); tuiKB = max(tuiKB, t.peakKB)
+        }
+        let checkIns = ops - h
+        record("cold `list --json`, \(count(checkIns)) check-ins", ms(median(list)), goal: "≤ 100 ms", met: median(list) <= 0.1)
+        record("UI first frame, \(count(checkIns)) check-ins", ms(median(tui)), goal: "≤ 150 ms", met: median(tui) <= 0.15)
+        record("peak memory, `list --json`", mb(listKB), goal: "≤ 64 MB", met: listKB <= 64 * 1024)
+        record("peak memory, UI", mb(tuiKB), goal: "≤ 64 MB", met: tuiKB <= 64 * 1024)
+        return dir
+    }
+
+    // MARK: 3. The local write against the disk
+
+    func localWrite(on dir: String) async throws {
+        let repo = try HabitRepository(directory: dir, now: { Date() })
+        let habit = try unwrap(await repo.state.habits.first, "no habit in the data set")
+        // The record one check-in writes, for the bare loop.
+        let sample = JournalEntry(ops: [HabitOperation(id: OpID(device: repo.device, seq: 1), hlc: HLC(wallMillis: 1_795_000_000_000, counter: 0),
+                                                       change: .progress(habit.id, today, delta: 1))],
+                                  inverse: [.progress(habit.id, today, delta: -1)], label: "check 'Habit 001' +1 on \(today)")
+        let frame = Journal.frame(sample.encoded())
+        let barePath = dir + "/bare.bin"
+        let fd = open(barePath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        defer { close(fd); unlink(barePath) }
+        var inProcess: [Double] = [], bare: [Double] = []
+        let day = today
+        let rounds = quick ? 2 : 20
+        for _ in 0..<rounds {
+            for _ in 0..<10 {
+                let t = now()
+                try await repo.commit { _, _ in [.progress(habit.id, day, delta: 1)] }
+                inProcess.append(now() - t)
+            }
+            for _ in 0..<10 {
+                let t = now()
+                _ = frame.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                guard fdatasync(fd) == 0 else { throw BenchError("fdatasync failed") }
+                bare.append(now() - t)
+            }
+        }
+        let p99 = percentile(inProcess, 99), bare99 = percentile(bare, 99)
+        record("in-process check-in p50 / p99 (\(inProcess.count) each)", "\(ms(median(inProcess))) / \(ms(p99))")
+        record("bare append + fdatasync p50 / p99 (\(frame.count) bytes)", "\(ms(median(bare))) / \(ms(bare99))")
+        record("check-in p99 ÷ bare fdatasync p99", ratio(p99 / bare99), goal: "≤ 2 (+0.5 ms)", met: p99 <= 2 * bare99 + 0.0005)
+    }
+
+    // MARK: 4. Sync
+
+    func sync(fullSet: String) async throws {
+        let (h, d) = quick ? (10, 100) : (10, 1_112)
+        let (dir, ops) = try await dataSet("drain-\(h)x\(d)", habits: h, days: d)
+        let remote = root + "/remote"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        let repo = try HabitRepository(directory: dir)
+        let engine = try SyncEngine(repository: repo)
+        try await engine.setRemote("dir:" + remote, account: "drain")
+        var t = now()
+        let report = await engine.syncOnce(force: true)
+        let drain = now() - t
+        guard report.error == nil, report.pushed == ops else { throw BenchError("drain failed: \(report)") }
+        record("drain \(count(ops)) pending ops to a directory remote", "\(ms(drain)), \(report.batches) files", goal: "≤ 1 s, ≤ 10 requests",
+               met: drain <= 1 && report.batches <= 10)
+        notes.append("Draining to WebDAV (Apache on loopback) is not measured yet.")
+
+        // A fresh device catching up on years of history from the directory remote.
+        let source = try HabitRepository(directory: fullSet)
+        let pusher = try SyncEngine(repository: source)
+        try await pusher.setRemote("dir:" + remote, account: "years")
+        let pushed = await pusher.syncOnce(force: true)
+        guard pushed.error == nil else { throw BenchError("push of the large set failed: \(pushed)") }
+        let fresh = try HabitRepository(directory: root + "/fresh")
+        let puller = try SyncEngine(repository: fresh)
+        try await puller.setRemote("dir:" + remote, account: "years")
+        t = now()
+        let pulled = await puller.syncOnce(force: true)
+        let catchUp = now() - t
+        guard pulled.error == nil, pulled.pulled == pushed.pushed else { throw BenchError("catch-up failed: \(pulled)") }
+        record("fresh device catch-up, \(count(pulled.pulled)) ops from a directory", ms(catchUp), goal: "≤ 3 s", met: catchUp <= 3)
+    }
+
+    // MARK: 6. A peer: Taskwarrior
+
+    func taskwarrior() async throws {
+        if which("task") == nil { installTaskwarrior() }
+        guard let task = which("task") else {
+            record("Taskwarrior `task add` at 10k pending", "not available (apt-get install taskwarrior failed)")
+            return
+        }
+        let n = quick ? 500 : 10_000
+        let data = root + "/task", rc = root + "/taskrc"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try "data.location=\(data)\nconfirmation=off\nverbose=nothing\nrecurrence=off\n".write(toFile: rc, atomically: true, encoding: .utf8)
+        let json = "[" + (0..<n).map { #"{"description":"task \#($0)","status":"pending","entry":"20261101T000000Z","uuid":"\#(UUID().uuidString.lowercased())"}"# }.joined(separator: ",") + "]"
+        try json.write(toFile: root + "/tasks.json", atomically: true, encoding: .utf8)
+        let taskEnv = ["TASKRC": rc, "TASKDATA": data, "PATH": "/usr/bin:/bin", "HOME": root]
+        let imported = spawn("/bin/sh", ["-c", "'\(task)' import '\(root)/tasks.json'"], env: taskEnv)
+        guard imported.status == 0 else { throw BenchError("task import failed") }
+        let (h, d) = quick ? (10, 50) : (10, 1_000)
+        let (dir, ops) = try await dataSet("peer-\(h)x\(d)", habits: h, days: d)
+        var adds: [Double] = [], checks: [Double] = []
+        for i in 0..<runs {
+            let a = spawn(task, ["add", "bench \(i)"], env: taskEnv)
+            guard a.status == 0 else { throw BenchError("task add failed") }
+            adds.append(a.seconds)
+            let c = spawn(habitto, ["check", "Habit 001"], env: env(dir))
+            guard c.status == 0 else { throw BenchError("habitto check failed") }
+            checks.append(c.seconds)
+        }
+        let version = spawn(task, ["--version"], env: taskEnv).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        record("Taskwarrior \(version) `task add`, \(count(n)) pending", ms(median(adds)))
+        record("`habitto check`, \(count(ops)) operations (alternated)", ms(median(checks)))
+        let r = median(checks) / median(adds)
+        record("check ÷ `task add`", ratio(r), goal: "≤ 0.5", met: r <= 0.5)
+    }
+
+    func installTaskwarrior() {
+        FileHandle.standardError.write(Data("  installing taskwarrior from Debian's packages\n".utf8))
+        let sudo = getuid() == 0 ? "" : "sudo -n "
+        _ = spawn("/bin/sh", ["-c", "\(sudo)apt-get install -y -qq taskwarrior >/dev/null 2>&1 || (\(sudo)apt-get update -qq >/dev/null 2>&1 && \(sudo)apt-get install -y -qq taskwarrior >/dev/null 2>&1)"],
+                  env: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive"])
+    }
+
+    // MARK: Formatting
+
+    func ms(_ s: Double) -> String { s < 0.01 ? String(format: "%.2f ms", s * 1000) : String(format: "%.1f ms", s * 1000) }
+    func mb(_ kb: Int) -> String { String(format: "%.1f MB", Double(kb) / 1024) }
+    func ratio(_ r: Double) -> String { String(format: "%.2f", r) }
+    func count(_ n: Int) -> String {
+        let f = NumberFormatter()
+        f.numberStyle = .decimal
+        f.locale = Locale(identifier: "en_US")
+        return f.string(from: NSNumber(value: n)) ?? String(n)
+    }
+
+    /// The Markdown table.
+    func table() -> String {
+        var out = "| figure | measured | goal | met |\n|---|---|---|---|\n"
+        for f in figures {
+            out += "| \(f.name) | \(f.value) | \(f.goal) | \(f.met.map { $0 ? "yes" : "**no**" } ?? "") |\n"
+        }
+        for n in notes { out += "\n\(n)\n" }
+        return out
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+func unwrap<T>(_ v: T?, _ why: String) throws -> T {
+    guard let v else { throw BenchError(why) }
+    return v
+}

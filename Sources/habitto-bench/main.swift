@@ -1,0 +1,49 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// habitto-bench [--quick] [--habitto PATH]: prepares its own data sets in a temporary
+// folder and prints a Markdown table of figures and ratios (see the README's Performance).
+
+func benchMain() async -> Int32 {
+    var quick = false
+    var habitto: String?
+    var args = Array(CommandLine.arguments.dropFirst())
+    while !args.isEmpty {
+        let a = args.removeFirst()
+        switch a {
+        case "--quick": quick = true
+        case "--habitto":
+            guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --habitto needs a path\n".utf8)); return 2 }
+            habitto = args.removeFirst()
+        case "-h", "--help":
+            print("Usage: habitto-bench [--quick] [--habitto PATH]\n\n--quick     small data sets and few runs, no goals judged (CI)\n--habitto   the habitto binary to measure (default: the one next to this program)")
+            return 0
+        default:
+            FileHandle.standardError.write(Data("habitto-bench: unknown argument '\(a)'; see --help\n".utf8))
+            return 2
+        }
+    }
+    let binary = habitto ?? (URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path + "/habitto")
+    guard access(binary, X_OK) == 0 else {
+        FileHandle.standardError.write(Data("habitto-bench: no habitto binary at \(binary); build it (swift build -c release) or pass --habitto PATH\n".utf8))
+        return 2
+    }
+    do {
+        let bench = try Bench(quick: quick, habitto: binary)
+        FileHandle.standardError.write(Data("habitto-bench\(quick ? " --quick" : ""): measuring \(binary) in \(bench.root)\n".utf8))
+        try await bench.checkInCost()
+        let years = try await bench.coldStart()
+        try await bench.localWrite(on: years)
+        try await bench.sync(fullSet: years)
+        try await bench.taskwarrior()
+        print(bench.table(), terminator: "")
+        return 0
+    } catch {
+        FileHandle.standardError.write(Data("habitto-bench: \(error)\n".utf8))
+        return 1
+    }
+}
+
+exit(await benchMain())
