@@ -97,7 +97,8 @@ extension HabitState {
     {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
         guard end >= habit.startDate else { return (0, 0) }
-        let days = daysOf(habit)
+        // Weekly habits look at the whole week that holds `end` (its skips count).
+        let days = DayTable(daysOf(habit), from: habit.startDate, to: end.startOfWeek(settings.weekStart).adding(6))
         var run = 0, best = 0
         if case .perWeek(let n) = habit.schedule {
             var weekStart = habit.startDate.startOfWeek(settings.weekStart)
@@ -154,13 +155,11 @@ extension HabitState {
         var window = Array(repeating: 0, count: denominator)
         var rolling = 0
         var score = isLimit ? 1.0 : 0.0
-        let recorded = daysOf(habit)
+        let recorded = DayTable(daysOf(habit), from: habit.startDate, to: end)
         let count = habit.startDate.days(to: end) + 1
         for i in 0..<count {
-            let day = habit.startDate.adding(i)
-            let rec = recorded[day]
-            let skipped = rec?.isSkipped ?? false
-            let progress = rec?.progress ?? 0
+            let skipped = recorded.skipped[i]
+            let progress = recorded.progress[i]
             let value: Int
             if skipped { value = 0 }
             else if isLimit { value = progress }
@@ -228,7 +227,7 @@ extension HabitState {
         for habit in all {
             let end = min(today, habit.lastActiveDay ?? today)
             guard end >= habit.startDate else { continue }
-            let days = daysOf(habit)
+            let days = DayTable(daysOf(habit), from: habit.startDate, to: end)
             var weekSuccesses = 0
             var currentWeek = habit.startDate.startOfWeek(settings.weekStart)
             var d = habit.startDate
@@ -271,6 +270,33 @@ extension HabitState {
     private func checkIns(_ all: [Habit]) -> Int {
         all.reduce(0) { sum, h in sum + (entries[h.id]?.days.values.reduce(0) { $0 + $1.progress } ?? 0) }
     }
+}
+
+/// A habit's progress and skips laid out by date over a range. The rules walk years of
+/// days in order; an array index costs far less than hashing a date for each of them.
+struct DayTable {
+    let start: LocalDay
+    var progress: [Int]
+    var skipped: [Bool]
+
+    init(_ days: [LocalDay: DayRecord], from: LocalDay, to: LocalDay) {
+        start = from
+        let n = max(0, from.days(to: to) + 1)
+        progress = Array(repeating: 0, count: n)
+        skipped = Array(repeating: false, count: n)
+        for (d, rec) in days {
+            let i = from.days(to: d)
+            if i >= 0 && i < n { progress[i] = rec.progress; skipped[i] = rec.isSkipped }
+        }
+    }
+}
+
+/// Whether a day in the table's range succeeded, and whether it is skipped.
+@inline(__always)
+func outcome(_ habit: Habit, _ table: DayTable, _ day: LocalDay) -> (success: Bool, skipped: Bool) {
+    let i = table.start.days(to: day)
+    guard i >= 0 && i < table.progress.count else { return (habit.succeeds(progress: 0), false) }
+    return (habit.succeeds(progress: table.progress[i]), table.skipped[i])
 }
 
 /// Whether a day succeeded, and whether it is skipped.

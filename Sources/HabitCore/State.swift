@@ -22,10 +22,46 @@ public struct DayRecord: Hashable, Sendable {
     /// The share of the lowest device id; `rest` holds the others, sorted, all higher.
     var first: Share?
     var rest: [Share] = []
-    public var skip: Register<Bool>?
-    public var difficulty: Register<Int?>? // nil value = cleared
-    public var noteRegister: Register<String?>? // nil value = cleared
+    /// The skip, difficulty and note registers, which most days do not have: kept out of
+    /// line so that a day costs a few dozen bytes (years of history stay small).
+    private var extras: Extras?
     public init() {}
+
+    /// The rarely set registers of a day (immutable: a change replaces the box).
+    final class Extras: Sendable {
+        let skip: Register<Bool>?
+        let difficulty: Register<Int?>?
+        let note: Register<String?>?
+        init(skip: Register<Bool>?, difficulty: Register<Int?>?, note: Register<String?>?) {
+            self.skip = skip; self.difficulty = difficulty; self.note = note
+        }
+    }
+
+    public var skip: Register<Bool>? {
+        get { extras?.skip }
+        set { setExtras(skip: newValue, difficulty: difficulty, note: noteRegister) }
+    }
+    /// nil value = cleared
+    public var difficulty: Register<Int?>? {
+        get { extras?.difficulty }
+        set { setExtras(skip: skip, difficulty: newValue, note: noteRegister) }
+    }
+    /// nil value = cleared
+    public var noteRegister: Register<String?>? {
+        get { extras?.note }
+        set { setExtras(skip: skip, difficulty: difficulty, note: newValue) }
+    }
+
+    private mutating func setExtras(skip: Register<Bool>?, difficulty: Register<Int?>?, note: Register<String?>?) {
+        extras = skip == nil && difficulty == nil && note == nil ? nil : Extras(skip: skip, difficulty: difficulty, note: note)
+    }
+
+    public static func == (a: DayRecord, b: DayRecord) -> Bool {
+        a.first == b.first && a.rest == b.rest && a.skip == b.skip && a.difficulty == b.difficulty && a.noteRegister == b.noteRegister
+    }
+    public func hash(into h: inout Hasher) {
+        h.combine(first); h.combine(rest); h.combine(skip); h.combine(difficulty); h.combine(noteRegister)
+    }
 
     /// Every device's net share, sorted by device.
     public var shareList: [Share] { (first.map { [$0] } ?? []) + rest }
@@ -67,11 +103,11 @@ public struct DayRecord: Hashable, Sendable {
         case .progress(_, _, let delta):
             add(delta, from: stamp.device)
         case .skip(_, _, let on):
-            if skip == nil { skip = Register(value: on, stamp: stamp) } else { skip!.merge(on, stamp) }
+            if var r = skip { r.merge(on, stamp); skip = r } else { skip = Register(value: on, stamp: stamp) }
         case .rate(_, _, let r):
-            if difficulty == nil { difficulty = Register(value: r, stamp: stamp) } else { difficulty!.merge(r, stamp) }
+            if var reg = difficulty { reg.merge(r, stamp); difficulty = reg } else { difficulty = Register(value: r, stamp: stamp) }
         case .note(_, _, let n):
-            if noteRegister == nil { noteRegister = Register(value: n, stamp: stamp) } else { noteRegister!.merge(n, stamp) }
+            if var reg = noteRegister { reg.merge(n, stamp); noteRegister = reg } else { noteRegister = Register(value: n, stamp: stamp) }
         default:
             break
         }

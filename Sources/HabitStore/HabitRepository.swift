@@ -160,6 +160,30 @@ public actor HabitRepository {
         return (ops, firstOffset)
     }
 
+    /// How many of this device's operations have a sequence number above `afterSeq`, and
+    /// which habits they touch, read from `fromOffset` (as `localOperations`) without
+    /// keeping the operations.
+    public func pendingSummary(afterSeq: UInt64, fromOffset: Int) throws -> (count: Int, habits: Set<HabitID>) {
+        let start = max(Journal.headerSize, fromOffset)
+        let (records, _, status) = try store.journal.read(from: start)
+        if case .corrupt(let offset, let detail) = status {
+            throw StoreError.corrupt(path: store.journal.path, offset: offset, detail: detail)
+        }
+        var count = 0
+        var habits = Set<HabitID>()
+        for rec in records where rec.offset < store.journal.endOffset {
+            let entry: JournalEntry
+            do { entry = try JournalEntry(decoding: rec.payload) } catch {
+                throw StoreError.corrupt(path: store.journal.path, offset: rec.offset, detail: "record cannot be read: \(error)")
+            }
+            for op in entry.ops where op.id.device == device && op.id.seq > afterSeq {
+                count += 1
+                habits.insert(op.change.habit)
+            }
+        }
+        return (count, habits)
+    }
+
     /// The journal offset up to which this process has read (a hint for `localOperations`).
     public var journalEnd: Int { store.journal.endOffset }
 

@@ -134,9 +134,11 @@ public actor SyncEngine {
         let device = repository.device
         var pendingHabits = Set<HabitID>()
         var pending = 0
-        if let (ops, _) = try? await repository.localOperations(afterSeq: state.ackedSeq, fromOffset: state.scanOffset, limit: Int.max) {
-            pending = ops.count
-            for op in ops { pendingHabits.insert(op.change.habit) }
+        // Local only: there is no queue to count (and reading a long history would cost).
+        if state.remote != nil,
+           let summary = try? await repository.pendingSummary(afterSeq: state.ackedSeq, fromOffset: state.scanOffset) {
+            pending = summary.count
+            pendingHabits = summary.habits
         }
         let mode: SyncStatus.Mode
         if state.remote == nil { mode = .local }

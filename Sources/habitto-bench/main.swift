@@ -9,6 +9,7 @@ import Glibc
 func benchMain() async -> Int32 {
     var quick = false
     var habitto: String?
+    var makeSet: String?
     var args = Array(CommandLine.arguments.dropFirst())
     while !args.isEmpty {
         let a = args.removeFirst()
@@ -17,8 +18,11 @@ func benchMain() async -> Int32 {
         case "--habitto":
             guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --habitto needs a path\n".utf8)); return 2 }
             habitto = args.removeFirst()
+        case "--make-data-set":
+            guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --make-data-set needs a folder\n".utf8)); return 2 }
+            makeSet = args.removeFirst()
         case "-h", "--help":
-            print("Usage: habitto-bench [--quick] [--habitto PATH]\n\n--quick     small data sets and few runs, no goals judged (CI)\n--habitto   the habitto binary to measure (default: the one next to this program)")
+            print("Usage: habitto-bench [--quick] [--habitto PATH]\n\n--quick     small data sets and few runs, no goals judged (CI)\n--habitto   the habitto binary to measure (default: the one next to this program)\n--make-data-set DIR   only write the ten-year data set (100 habits) into DIR, for profiling")
             return 0
         default:
             FileHandle.standardError.write(Data("habitto-bench: unknown argument '\(a)'; see --help\n".utf8))
@@ -31,6 +35,13 @@ func benchMain() async -> Int32 {
         return 2
     }
     do {
+        if let makeSet {
+            let bench = try Bench(quick: quick, habitto: binary)
+            let (dir, ops) = try await bench.dataSet("years", habits: 100, days: Bench.yearsDays)
+            try FileManager.default.moveItem(atPath: dir, toPath: makeSet)
+            print("\(ops) operations in \(makeSet)")
+            return 0
+        }
         let bench = try Bench(quick: quick, habitto: binary)
         FileHandle.standardError.write(Data("habitto-bench\(quick ? " --quick" : ""): measuring \(binary) in \(bench.root)\n".utf8))
         try await bench.checkInCost()
