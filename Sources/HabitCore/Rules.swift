@@ -77,9 +77,12 @@ extension HabitState {
     /// habits, while fewer than N days of that week before `day` succeeded (or when the
     /// day itself succeeded within the quota).
     public func isDue(_ habit: Habit, on day: LocalDay, settings: RuleSettings = .init()) -> Bool {
+        isDue(habit, on: day, settings: settings, days: daysOf(habit))
+    }
+
+    func isDue(_ habit: Habit, on day: LocalDay, settings: RuleSettings, days: [LocalDay: DayRecord]) -> Bool {
         guard habit.isActive(on: day) else { return false }
         guard case .perWeek(let n) = habit.schedule else { return habit.isScheduledDay(day) }
-        let days = daysOf(habit)
         var before = 0
         var d = max(day.startOfWeek(settings.weekStart), habit.startDate)
         while d < day {
@@ -95,10 +98,16 @@ extension HabitState {
     public func streaks(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings = .init())
         -> (current: Int, best: Int)
     {
+        streaks(habit, asOf: asOf, today: today, settings: settings, days: daysOf(habit))
+    }
+
+    func streaks(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: [LocalDay: DayRecord])
+        -> (current: Int, best: Int)
+    {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
         guard end >= habit.startDate else { return (0, 0) }
         // Weekly habits look at the whole week that holds `end` (its skips count).
-        let days = DayTable(daysOf(habit), from: habit.startDate, to: end.startOfWeek(settings.weekStart).adding(6))
+        let days = DayTable(recorded, from: habit.startDate, to: end.startOfWeek(settings.weekStart).adding(6))
         var run = 0, best = 0
         if case .perWeek(let n) = habit.schedule {
             var weekStart = habit.startDate.startOfWeek(settings.weekStart)
@@ -144,6 +153,10 @@ extension HabitState {
     /// and denominator doubled below one per day); limit habits Loop's "at most" rule with
     /// target goal × numerator. Skipped days leave the score unchanged.
     public func strength(_ habit: Habit, asOf: LocalDay) -> Double {
+        strength(habit, asOf: asOf, days: daysOf(habit))
+    }
+
+    func strength(_ habit: Habit, asOf: LocalDay, days: [LocalDay: DayRecord]) -> Double {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
         guard end >= habit.startDate else { return habit.kind == .limit ? 1 : 0 }
         var (numerator, denominator) = habit.schedule.frequency
@@ -155,7 +168,7 @@ extension HabitState {
         var window = Array(repeating: 0, count: denominator)
         var rolling = 0
         var score = isLimit ? 1.0 : 0.0
-        let recorded = DayTable(daysOf(habit), from: habit.startDate, to: end)
+        let recorded = DayTable(days, from: habit.startDate, to: end)
         let count = habit.startDate.days(to: end) + 1
         for i in 0..<count {
             let skipped = recorded.skipped[i]
@@ -194,17 +207,20 @@ extension HabitState {
     public func summary(_ habit: Habit, on day: LocalDay, today: LocalDay, settings: RuleSettings = .init())
         -> HabitSummary
     {
-        let rec = record(habit.id, day)
+        // The habit's days are fetched once (a state that does not cache decoded days
+        // decodes them once per summary).
+        let days = daysOf(habit)
+        let rec = days[day]
         let progress = rec?.progress ?? 0
         let completed = habit.succeeds(progress: progress)
-        let s = streaks(habit, asOf: day, today: today, settings: settings)
-        let due = isDue(habit, on: day, settings: settings) || (habit.schedule.isWeekly && habit.isActive(on: day) && completed && progress > 0)
+        let s = streaks(habit, asOf: day, today: today, settings: settings, days: days)
+        let due = isDue(habit, on: day, settings: settings, days: days) || (habit.schedule.isWeekly && habit.isActive(on: day) && completed && progress > 0)
         return HabitSummary(
             habit: habit, day: day, scheduled: due, progress: progress, completed: completed,
             skipped: rec?.isSkipped ?? false, difficulty: rec?.rating,
             exceeded: habit.kind == .limit && progress > habit.goal,
             streak: s.current, bestStreak: s.best, streakUnit: habit.schedule.isWeekly ? "weeks" : "days",
-            strength: strength(habit, asOf: day))
+            strength: strength(habit, asOf: day, days: days))
     }
 
     /// XP, level, perfect days and totals, counted from each habit's start up to `today`.

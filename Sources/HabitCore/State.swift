@@ -118,6 +118,13 @@ public struct DayRecord: Hashable, Sendable {
 /// cannot fail: a source that finds its bytes damaged rebuilds the days another way.
 public protocol DaySource: AnyObject, Sendable {
     func loadDays() -> [LocalDay: DayRecord]
+    /// False when decoded days should not be kept (a one-shot command reading every habit
+    /// once keeps only one habit's days in memory at a time).
+    var keepsDecodedDays: Bool { get }
+}
+
+extension DaySource {
+    public var keepsDecodedDays: Bool { true }
 }
 
 /// A day-level change waiting to be applied on top of a source not decoded yet.
@@ -143,7 +150,7 @@ final class LazyDays: @unchecked Sendable {
         if let cache { return cache }
         var d = source.loadDays()
         for p in pending { d[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
-        cache = d
+        if source.keepsDecodedDays { cache = d }
         return d
     }
 

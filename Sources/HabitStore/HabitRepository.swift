@@ -49,12 +49,15 @@ public actor HabitRepository {
 
     /// Opens (creating when needed) the data directory. Throws `StoreError` when the
     /// directory cannot be used or the journal is corrupt in the middle.
+    /// With `keepDecodedDays` false (one-shot commands that read every habit once), a
+    /// habit's days are decoded from the snapshot each time they are needed and not kept.
     public init(directory: String, now: @escaping @Sendable () -> Date = { Date() }, io: FileIO = .live,
-                snapshotEvery: Int = 1000) throws {
+                snapshotEvery: Int = 1000, keepDecodedDays: Bool = true) throws {
         paths = DataPaths(directory: directory)
         self.now = now
         let sink = WarningSink()
-        let (store, device, warnings) = try LocalStore.open(paths: paths, io: io, snapshotEvery: snapshotEvery, sink: sink)
+        let (store, device, warnings) = try LocalStore.open(paths: paths, io: io, snapshotEvery: snapshotEvery, sink: sink,
+                                                            keepDecodedDays: keepDecodedDays)
         self.warnings = sink
         self.store = store
         self.device = device
@@ -257,7 +260,8 @@ final class LocalStore {
 
     deinit { Sys.close(lockFD) }
 
-    static func open(paths: DataPaths, io: FileIO, snapshotEvery: Int, sink: WarningSink) throws -> (LocalStore, DeviceID, [String]) {
+    static func open(paths: DataPaths, io: FileIO, snapshotEvery: Int, sink: WarningSink,
+                     keepDecodedDays: Bool = true) throws -> (LocalStore, DeviceID, [String]) {
         try Sys.makeDirectories(paths.directory)
         let lockFD: Int32
         do {
@@ -296,7 +300,8 @@ final class LocalStore {
             warnings.append("warning: the snapshot \(paths.snapshot) could not be read (\(error)); state rebuilt from the journal")
         }
         if let file = snapshotFile {
-            let (snap, why) = Snapshot.load(from: file, journal: journal, repair: repairDays(paths, sink: sink))
+            let (snap, why) = Snapshot.load(from: file, journal: journal, repair: repairDays(paths, sink: sink),
+                                            keepDecodedDays: keepDecodedDays)
             if let snap {
                 store.state = snap.state
                 store.undoStack = snap.undoStack

@@ -55,15 +55,18 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
     /// The journal offset the snapshot covers: what a repair must rebuild.
     let coveredOffset: Int
     let repair: Repair
+    /// False for one-shot reads: decoded days are not kept (see `DaySource`).
+    let keepsDecodedDays: Bool
     private let lock = NSLock()
     private var cache: [LocalDay: DayRecord]?
 
     /// Rebuilds one habit's days as of a journal offset.
     typealias Repair = @Sendable (_ habit: HabitID, _ coveredOffset: Int) -> [LocalDay: DayRecord]
 
-    init(file: SnapshotBytes, range: Range<Int>, crc: UInt32, habit: HabitID, coveredOffset: Int, repair: @escaping Repair) {
+    init(file: SnapshotBytes, range: Range<Int>, crc: UInt32, habit: HabitID, coveredOffset: Int, repair: @escaping Repair,
+         keepsDecodedDays: Bool = true) {
         self.file = file; self.range = range; self.crc = crc; self.habit = habit
-        self.coveredOffset = coveredOffset; self.repair = repair
+        self.coveredOffset = coveredOffset; self.repair = repair; self.keepsDecodedDays = keepsDecodedDays
     }
 
     /// Whether the days were decoded (or repaired) already.
@@ -85,7 +88,7 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
             if let d = try? r.days(), r.isAtEnd { days = d }
         }
         let result = days ?? repair(habit, coveredOffset)
-        cache = result
+        if keepsDecodedDays || days == nil { cache = result } // a repair is never done twice
         return result
     }
 }
@@ -156,7 +159,7 @@ struct Snapshot {
     /// Decodes the header and meta, checks them against their checksum and the journal,
     /// and returns a snapshot whose habits' days load lazily; nil with a reason when unusable.
     static func load(from file: SnapshotBytes, journal: Journal,
-                     repair: @escaping SnapshotBlock.Repair) -> (Snapshot?, String?) {
+                     repair: @escaping SnapshotBlock.Repair, keepDecodedDays: Bool = true) -> (Snapshot?, String?) {
         guard file.count >= headerSize, file.bytes(0..<magic.count) == magic else { return (nil, "unknown format") }
         var h = ByteReader(file.bytes(magic.count..<headerSize))
         guard let metaLength = try? Int(h.u32le()), let metaCRC = try? h.u32le(),
@@ -185,7 +188,7 @@ struct Snapshot {
                 }
                 let start = blocksStart + offset
                 let block = SnapshotBlock(file: file, range: start..<(start + length), crc: crc, habit: id,
-                                          coveredOffset: covered, repair: repair)
+                                          coveredOffset: covered, repair: repair, keepsDecodedDays: keepDecodedDays)
                 entries[id] = HabitEntry(meta: meta, source: block)
             }
             guard r.isAtEnd else { return (nil, "trailing bytes") }

@@ -111,7 +111,9 @@ struct Runner {
     var settings: RuleSettings { env.config.rules }
 
     func openRepository() throws -> HabitRepository {
-        let repo = try HabitRepository(directory: env.home, now: env.clock)
+        // Commands that only read every habit once keep one habit's days in memory at a time.
+        let oneShotRead = ["list", "show", "stats", "export"].contains(invocation.command ?? "")
+        let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: !oneShotRead)
         for w in repo.openingWarnings { Output.warn(w) }
         opened.add(repo)
         return repo

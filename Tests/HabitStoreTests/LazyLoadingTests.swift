@@ -35,6 +35,20 @@ final class LazyLoadingTests: StoreTestCase {
         XCTAssertEqual(state.habits.count, 20, "names and fields come from the snapshot's meta")
     }
 
+    func testAOneShotReadDecodesEachHabitWhenAskedAndKeepsNone() async throws {
+        let dir = try await makeStore()
+        let kept = try HabitRepository(directory: dir, now: Fixture.clock)
+        let oneShot = try HabitRepository(directory: dir, now: Fixture.clock, keepDecodedDays: false)
+        let a = await kept.state, b = await oneShot.state
+        for h in a.habits {
+            XCTAssertEqual(b.summary(h, on: Fixture.day0.adding(29), today: Fixture.day0.adding(29)),
+                           a.summary(h, on: Fixture.day0.adding(29), today: Fixture.day0.adding(29)))
+        }
+        XCTAssertEqual(b.encoded(), a.encoded())
+        XCTAssertEqual(decodedBlocks(b), [], "nothing decoded is kept")
+        XCTAssertEqual(decodedBlocks(a), habits, "the default keeps what it decoded")
+    }
+
     func testACheckInDecodesOnlyTheHabitItTouches() async throws {
         let dir = try await makeStore()
         let repo = try HabitRepository(directory: dir, now: Fixture.clock)
