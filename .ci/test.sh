@@ -14,6 +14,7 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v zip >/dev/null 2>&1 || need+=(zip)
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v task >/dev/null 2>&1 || need+=(taskwarrior)
+[ -x /usr/bin/time ] || need+=(time)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo_cmd=""

@@ -18,8 +18,19 @@ func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-/// Runs a program to completion with posix_spawn and wait4 (which gives the child's peak
-/// resident memory). Standard output goes to a file that is read back; with `pty` the child
+/// Runs a program under GNU time, which reports its peak resident memory. (wait4's own
+/// figure is useless here: a child started by posix_spawn shares this process's memory
+/// until it execs, and Linux keeps that high-water mark across the exec.)
+func measured(_ path: String, _ args: [String], env: [String: String], pty: Bool = false) -> Run {
+    guard access("/usr/bin/time", X_OK) == 0 else { return spawn(path, args, env: env, pty: pty) }
+    let out = NSTemporaryDirectory() + "habitto-bench-rss-\(getpid())"
+    defer { unlink(out) }
+    let r = spawn("/usr/bin/time", ["-f", "%M", "-o", out, path] + args, env: env, pty: pty)
+    let kb = Int(((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").last ?? "") ?? 0
+    return Run(seconds: r.seconds, peakKB: kb, status: r.status, output: r.output)
+}
+
+/// Runs a program to completion with posix_spawn and wait4. Standard output goes to a file that is read back; with `pty` the child
 /// gets a pseudo-terminal of 100×30 as its standard input, output and error (for the UI).
 func spawn(_ path: String, _ args: [String], env: [String: String], pty: Bool = false) -> Run {
     let outPath = NSTemporaryDirectory() + "habitto-bench-out-\(getpid())"
