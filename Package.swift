@@ -24,15 +24,18 @@ let package = Package(
         // Argument parsing and wiring only.
         .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal"],
                           swiftSettings: strict),
+        // A real Apache mod_dav server on loopback, started and stopped by the WebDAV tests
+        // and the benchmark (Foundation only).
+        .target(name: "WebDAVHarness", swiftSettings: strict),
         // The benchmark program: prints a Markdown table of figures and ratios.
-        .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync"],
+        .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVHarness"],
                           swiftSettings: strict),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
         .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
-        .testTarget(name: "HabittoCLITests", dependencies: ["habitto", "HabitCore", "HabitStore"],
+        .testTarget(name: "HabittoCLITests", dependencies: ["habitto", "HabitCore", "HabitStore", "WebDAVHarness"],
                     swiftSettings: strict),
     ]
 )

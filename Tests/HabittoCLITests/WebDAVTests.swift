@@ -1,4 +1,5 @@
 import Foundation
+@testable import WebDAVHarness
 import HabitCore
 import HabitStore
 import XCTest

@@ -1,13 +1,12 @@
 import Foundation
-import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Something the WebDAV test harness could not do (start Apache, make a certificate, open a
 /// socket), with the details needed to fix it.
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
     init(_ message: String) { description = message }
 }
 
@@ -221,13 +220,15 @@ struct RawHTTPRequest {
 /// and lock folders. `stop()` and `start()` simulate the server going away and coming back
 /// on the same port; the process group is killed and the folder removed when the server
 /// goes away.
-final class WebDAVServer: @unchecked Sendable {
+/// Apache httpd with mod_dav and basic auth on a free loopback port, in its own temporary
+/// folder; stopped (and the folder removed) when it goes away.
+public final class WebDAVServer: @unchecked Sendable {
     static let apache = "/usr/sbin/apache2"
     static let moduleDirectory = "/usr/lib/apache2/modules"
     static let htpasswd = "/usr/bin/htpasswd"
 
     /// Why the harness cannot run on this machine, or nil when it can.
-    static var missingTools: String? {
+    public static var missingTools: String? {
         var missing: [String] = []
         if !FileManager.default.isExecutableFile(atPath: apache) { missing.append("apache2 (\(apache))") }
         if !FileManager.default.fileExists(atPath: moduleDirectory + "/mod_dav_fs.so") { missing.append("mod_dav_fs (\(moduleDirectory))") }
@@ -247,16 +248,16 @@ final class WebDAVServer: @unchecked Sendable {
     let tls: Bool
     /// The temporary folder holding the configuration, logs, data and certificates.
     let root: String
-    let port: UInt16
-    let user: String
-    let password: String
+    public let port: UInt16
+    public let user: String
+    public let password: String
     /// The folder served at `/dav`.
     var dataDirectory: String { root + "/data" }
     /// The CA that signed the server certificate (HTTPS only).
     var caFile: String? { tls ? root + "/tls/ca.crt" : nil }
     var scheme: String { tls ? "https" : "http" }
     /// The WebDAV root: `http(s)://127.0.0.1:PORT/dav`.
-    var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)/dav")! }
+    public var baseURL: URL { URL(string: "\(scheme)://127.0.0.1:\(port)/dav")! }
     var accessLogPath: String { root + "/logs/access.log" }
     var errorLogPath: String { root + "/logs/error.log" }
     var configPath: String { root + "/conf/httpd.conf" }
@@ -264,7 +265,7 @@ final class WebDAVServer: @unchecked Sendable {
     private let lock = NSLock()
     private var pid: pid_t = 0
 
-    init(tls: Bool = false, user: String = "habitto-tester") throws {
+    public init(tls: Bool = false, user: String = "habitto-tester") throws {
         if let missing = WebDAVServer.missingTools { throw HarnessError(missing) }
         self.tls = tls
         self.user = user
@@ -532,17 +533,17 @@ final class WebDAVServer: @unchecked Sendable {
     // MARK: Access log
 
     /// One line of the access log.
-    struct LoggedRequest: Equatable, CustomStringConvertible {
-        let method: String
-        let path: String
-        let status: Int
+    public struct LoggedRequest: Equatable, CustomStringConvertible, Sendable {
+        public let method: String
+        public let path: String
+        public let status: Int
         let user: String
-        var description: String { "\(method) \(path) \(status)" }
+        public var description: String { "\(method) \(path) \(status)" }
     }
 
     /// The requests served so far, oldest first. httpd writes a line just after answering, so
     /// this waits until the log has not grown for a moment.
-    func requests() -> [LoggedRequest] {
+    public func requests() -> [LoggedRequest] {
         var size = -1
         for _ in 0..<40 {
             let now = (try? FileManager.default.attributesOfItem(atPath: accessLogPath)[.size] as? Int) ?? 0
