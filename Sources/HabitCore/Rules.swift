@@ -239,11 +239,14 @@ extension HabitState {
         var obligated = [Int32](repeating: 0, count: span)
         var met = [Int32](repeating: 0, count: span)
         var counted = [Int32](repeating: 0, count: span)
-        var xp = 0, xpToday = 0
+        var xp = 0, xpToday = 0, checkIns = 0
         for habit in all {
+            // Fetched once: a state that does not keep decoded days decodes them once here.
+            let recorded = daysOf(habit)
+            checkIns += recorded.values.reduce(0) { $0 + $1.progress }
             let end = min(today, habit.lastActiveDay ?? today)
             guard end >= habit.startDate else { continue }
-            let days = DayTable(daysOf(habit), from: habit.startDate, to: end)
+            let days = DayTable(recorded, from: habit.startDate, to: end)
             var weekSuccesses = 0
             var currentWeek = habit.startDate.startOfWeek(settings.weekStart)
             var d = habit.startDate
@@ -280,7 +283,7 @@ extension HabitState {
         return Stats(xp: xp, level: LevelInfo(xp: xp), xpToday: xpToday, perfectDays: perfect,
                      habits: all.filter { $0.isActive(on: today) || $0.startDate > today }.count,
                      archivedHabits: all.filter { ($0.fields.archivedFrom ?? .latest) <= today }.count,
-                     checkIns: checkIns(all))
+                     checkIns: checkIns)
     }
 
     private func checkIns(_ all: [Habit]) -> Int {

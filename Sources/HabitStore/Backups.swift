@@ -183,13 +183,13 @@ public enum Backups {
     /// after the backup may exist on a remote under the old id: a sync pulls them like any
     /// other device's, so no sequence number is ever reused). Returns the folder with the
     /// damaged files. The caller resets its sync cursor (it belonged to the old id).
-    public static func replaceDamagedJournal(paths: DataPaths, backupPath: String, now: Date) throws -> String {
-        let (_, records) = try verifiedFile(backupPath)
-        _ = try load(path: backupPath) // every record checked before anything is touched
-        let lockFD = try Sys.open(paths.lock, O_RDWR | O_CREAT)
-        defer { Sys.close(lockFD) }
-        try Sys.lock(lockFD, path: paths.lock)
-        defer { Sys.unlock(lockFD) }
+    public static func replaceDamagedJournal(paths: DataPaths, backup: LoadedBackup, now: Date) throws -> String {
+        // `backup` was verified completely by `load`; its framing is checked again as read.
+        let (_, records) = try verifiedFile(backup.info.path)
+        return try Sys.withLock(paths.lock) { try startOver(paths: paths, records: records, now: now) }
+    }
+
+    private static func startOver(paths: DataPaths, records: [UInt8], now: Date) throws -> String {
         let saved = "\(paths.recovered)/damaged-\(idFormatter.string(from: now))-\(getpid())"
         try Sys.makeDirectories(saved)
         for file in [paths.journal, paths.snapshot, paths.device] {

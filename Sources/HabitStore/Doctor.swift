@@ -174,6 +174,9 @@ public enum Doctor {
         if !out.findings.contains(where: { $0.check == "permissions" }) { out.passed.append("permissions: the data files are private to their owner") }
     }
 
+    /// Runs `body` with the directory lock held, so that no append is read half written. The
+    /// doctor only reads: the lock file is opened read-only, and not created (a read-only
+    /// data directory can still be checked).
     static func withDirectoryLock<T>(_ paths: DataPaths, _ body: () throws -> T) throws -> T {
         guard let fd = try? Sys.open(paths.lock, O_RDONLY) else { return try body() }
         defer { Sys.close(fd) }

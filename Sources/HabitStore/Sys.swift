@@ -95,6 +95,15 @@ public enum Sys {
 
     public static func unlock(_ fd: Int32) { _ = flock(fd, LOCK_UN) }
 
+    /// Runs `body` holding the exclusive lock on the file at `path`, created when missing.
+    public static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        let fd = try open(path, O_RDWR | O_CREAT)
+        defer { close(fd) }
+        try lock(fd, path: path)
+        defer { unlock(fd) }
+        return try body()
+    }
+
     /// Creates a directory and its parents (mode 0700 for the ones it creates).
     public static func makeDirectories(_ path: String) throws {
         var isDir: ObjCBool = false

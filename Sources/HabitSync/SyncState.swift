@@ -74,12 +74,7 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// Runs `body` with the settings lock held: every read-modify-write of `sync.json`
     /// (by the engine or a command, in any process) goes through it, so none is lost.
     public static func withLock<T>(_ paths: DataPaths, _ body: () throws -> T) throws -> T {
-        let lockPath = paths.directory + "/sync.json.lock"
-        let fd = try Sys.open(lockPath, O_RDWR | O_CREAT)
-        defer { Sys.close(fd) }
-        try Sys.lock(fd, path: lockPath)
-        defer { Sys.unlock(fd) }
-        return try body()
+        try Sys.withLock(paths.directory + "/sync.json.lock", body)
     }
 
     /// Changes the stored state under the lock and returns the result.

@@ -112,7 +112,7 @@ struct Runner {
 
     func openRepository() throws -> HabitRepository {
         // Commands that only read every habit once keep one habit's days in memory at a time.
-        let oneShotRead = ["list", "show", "stats", "export"].contains(invocation.command ?? "")
+        let oneShotRead = ["list", "stats", "export"].contains(invocation.command ?? "")
         let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: !oneShotRead)
         for w in repo.openingWarnings { Output.warn(w) }
         opened.add(repo)

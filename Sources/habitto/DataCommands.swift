@@ -104,7 +104,7 @@ extension Runner {
             repo = try openRepository()
         } catch StoreError.corrupt(let journal, let offset, _) where replace {
             // The journal is damaged in the middle: set it aside and start over from the backup.
-            let saved = try Backups.replaceDamagedJournal(paths: paths, backupPath: path, now: env.now)
+            let saved = try Backups.replaceDamagedJournal(paths: paths, backup: loaded, now: env.now)
             try SyncState.update(paths) { s in s.ackedSeq = 0; s.scanOffset = 0; s.migratedTo = nil }
             recoveredTo = saved
             Output.err("habitto: the journal \(journal) was damaged at byte \(offset); it was copied to \(saved) and the journal started over from backup \(loaded.info.id) under a new device id")
