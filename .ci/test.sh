@@ -49,7 +49,12 @@ bench=$?
 set -e
 [ "$bench" -eq 0 ] || echo "habitto-bench --quick failed (exit $bench)"
 if [ -n "$summary" ]; then
+  # Restate each failure last, so that it is on screen even when only the tail is kept.
+  grep -E "error: |Test Case '.*' failed \(" "$log" | tail -n 40 || true
   echo "tests: $((total - failed)) passed, $failed failed"
+else
+  echo "tests: no summary (the test run ended abnormally, exit $status)"
+  tail -n 40 "$log"
 fi
 [ "$status" -ne 0 ] && exit "$status"
 exit "$bench"

@@ -18,12 +18,15 @@ extension HabitState {
         out.reserveCapacity(habit.startDate.days(to: last) + 1)
         var weekSuccesses = 0
         var week = habit.startDate.startOfWeek(settings.weekStart)
-        let days = entries[habit.id]?.days ?? [:]
+        let days = entries[habit.id]?.columns ?? DayColumns()
+        // Recorded days are walked in step with the calendar.
+        var k = days.lowerBound(habit.startDate)
         var d = habit.startDate
         while d <= last {
-            let rec = days[d]
-            let p = rec?.progress ?? 0
-            let skipped = rec?.isSkipped ?? false
+            while k < days.count && days.day(at: k) < d { k += 1 }
+            let at: Int? = k < days.count && days.day(at: k) == d ? k : nil
+            let p = at.map { days.progress(at: $0) } ?? 0
+            let skipped = at.map { days.isSkipped(at: $0) } ?? false
             let success = habit.succeeds(progress: p)
             let scheduled: Bool
             if case .perWeek(let n) = habit.schedule {
@@ -35,7 +38,7 @@ extension HabitState {
                 scheduled = habit.isScheduledDay(d)
             }
             out.append(DaySummary(day: d, scheduled: scheduled, progress: p, completed: success, skipped: skipped,
-                                  exceeded: habit.kind == .limit && p > habit.goal, difficulty: rec?.rating))
+                                  exceeded: habit.kind == .limit && p > habit.goal, difficulty: at.flatMap { days.rating(at: $0) }))
             d = d.adding(1)
         }
         return out

@@ -70,8 +70,8 @@ public struct Stats: Hashable, Sendable {
 }
 
 extension HabitState {
-    /// A habit's recorded days, fetched once per rule evaluation.
-    func daysOf(_ habit: Habit) -> [LocalDay: DayRecord] { entries[habit.id]?.days ?? [:] }
+    /// A habit's recorded days as the rules read them, fetched once per rule evaluation.
+    func daysOf(_ habit: Habit) -> DayColumns { entries[habit.id]?.columns ?? DayColumns() }
 
     /// Whether the habit is due on `day`: active, on a scheduled day; for N-per-week
     /// habits, while fewer than N days of that week before `day` succeeded (or when the
@@ -80,7 +80,7 @@ extension HabitState {
         isDue(habit, on: day, settings: settings, days: daysOf(habit))
     }
 
-    func isDue(_ habit: Habit, on day: LocalDay, settings: RuleSettings, days: [LocalDay: DayRecord]) -> Bool {
+    func isDue(_ habit: Habit, on day: LocalDay, settings: RuleSettings, days: DayColumns) -> Bool {
         guard habit.isActive(on: day) else { return false }
         guard case .perWeek(let n) = habit.schedule else { return habit.isScheduledDay(day) }
         var before = 0
@@ -101,7 +101,7 @@ extension HabitState {
         streaks(habit, asOf: asOf, today: today, settings: settings, days: daysOf(habit))
     }
 
-    func streaks(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: [LocalDay: DayRecord])
+    func streaks(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns)
         -> (current: Int, best: Int)
     {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
@@ -156,7 +156,7 @@ extension HabitState {
         strength(habit, asOf: asOf, days: daysOf(habit))
     }
 
-    func strength(_ habit: Habit, asOf: LocalDay, days: [LocalDay: DayRecord]) -> Double {
+    func strength(_ habit: Habit, asOf: LocalDay, days: DayColumns) -> Double {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
         guard end >= habit.startDate else { return habit.kind == .limit ? 1 : 0 }
         var (numerator, denominator) = habit.schedule.frequency
@@ -194,13 +194,16 @@ extension HabitState {
 
     /// The average difficulty over the last `count` rated days up to `asOf`.
     public func difficultyAverage(_ habit: Habit, asOf: LocalDay, count: Int) -> Double? {
-        guard let days = entries[habit.id]?.days else { return nil }
-        let rated = days.compactMap { day, rec -> (LocalDay, Int)? in
-            guard day <= asOf, let r = rec.rating else { return nil }
-            return (day, r)
-        }.sorted { $0.0 > $1.0 }.prefix(count)
-        guard !rated.isEmpty else { return nil }
-        return Double(rated.reduce(0) { $0 + $1.1 }) / Double(rated.count)
+        guard let days = entries[habit.id]?.columns else { return nil }
+        // Newest first, from the last recorded day on or before `asOf`.
+        var i = days.lowerBound(asOf.adding(1)) - 1
+        var sum = 0, rated = 0
+        while i >= 0 && rated < count {
+            if let r = days.rating(at: i) { sum += r; rated += 1 }
+            i -= 1
+        }
+        guard rated > 0 else { return nil }
+        return Double(sum) / Double(rated)
     }
 
     /// The summary of one habit on `day`, with `today` the day in progress.
@@ -210,14 +213,14 @@ extension HabitState {
         // The habit's days are fetched once (a state that does not cache decoded days
         // decodes them once per summary).
         let days = daysOf(habit)
-        let rec = days[day]
-        let progress = rec?.progress ?? 0
+        let at = days.index(of: day)
+        let progress = at.map { days.progress(at: $0) } ?? 0
         let completed = habit.succeeds(progress: progress)
         let s = streaks(habit, asOf: day, today: today, settings: settings, days: days)
         let due = isDue(habit, on: day, settings: settings, days: days) || (habit.schedule.isWeekly && habit.isActive(on: day) && completed && progress > 0)
         return HabitSummary(
             habit: habit, day: day, scheduled: due, progress: progress, completed: completed,
-            skipped: rec?.isSkipped ?? false, difficulty: rec?.rating,
+            skipped: at.map { days.isSkipped(at: $0) } ?? false, difficulty: at.flatMap { days.rating(at: $0) },
             exceeded: habit.kind == .limit && progress > habit.goal,
             streak: s.current, bestStreak: s.best, streakUnit: habit.schedule.isWeekly ? "weeks" : "days",
             strength: strength(habit, asOf: day, days: days))
@@ -243,7 +246,7 @@ extension HabitState {
         for habit in all {
             // Fetched once: a state that does not keep decoded days decodes them once here.
             let recorded = daysOf(habit)
-            checkIns += recorded.values.reduce(0) { $0 + $1.progress }
+            checkIns += recorded.totalProgress
             let end = min(today, habit.lastActiveDay ?? today)
             guard end >= habit.startDate else { continue }
             let days = DayTable(recorded, from: habit.startDate, to: end)
@@ -287,7 +290,7 @@ extension HabitState {
     }
 
     private func checkIns(_ all: [Habit]) -> Int {
-        all.reduce(0) { sum, h in sum + (entries[h.id]?.days.values.reduce(0) { $0 + $1.progress } ?? 0) }
+        all.reduce(0) { sum, h in sum + daysOf(h).totalProgress }
     }
 }
 
@@ -298,14 +301,17 @@ struct DayTable {
     var progress: [Int]
     var skipped: [Bool]
 
-    init(_ days: [LocalDay: DayRecord], from: LocalDay, to: LocalDay) {
+    init(_ days: DayColumns, from: LocalDay, to: LocalDay) {
         start = from
         let n = max(0, from.days(to: to) + 1)
         progress = Array(repeating: 0, count: n)
         skipped = Array(repeating: false, count: n)
-        for (d, rec) in days {
-            let i = from.days(to: d)
-            if i >= 0 && i < n { progress[i] = rec.progress; skipped[i] = rec.isSkipped }
+        var k = days.lowerBound(from)
+        while k < days.count {
+            let i = from.days(to: days.day(at: k))
+            if i >= n { break }
+            progress[i] = days.progress(at: k); skipped[i] = days.isSkipped(at: k)
+            k += 1
         }
     }
 }
@@ -320,7 +326,7 @@ func outcome(_ habit: Habit, _ table: DayTable, _ day: LocalDay) -> (success: Bo
 
 /// Whether a day succeeded, and whether it is skipped.
 @inline(__always)
-func outcome(_ habit: Habit, _ days: [LocalDay: DayRecord], _ day: LocalDay) -> (success: Bool, skipped: Bool) {
-    guard let rec = days[day] else { return (habit.succeeds(progress: 0), false) }
-    return (habit.succeeds(progress: rec.progress), rec.isSkipped)
+func outcome(_ habit: Habit, _ days: DayColumns, _ day: LocalDay) -> (success: Bool, skipped: Bool) {
+    guard let i = days.index(of: day) else { return (habit.succeeds(progress: 0), false) }
+    return (habit.succeeds(progress: days.progress(at: i)), days.isSkipped(at: i))
 }

@@ -118,13 +118,16 @@ public struct DayRecord: Hashable, Sendable {
 /// cannot fail: a source that finds its bytes damaged rebuilds the days another way.
 public protocol DaySource: AnyObject, Sendable {
     func loadDays() -> [LocalDay: DayRecord]
-    /// False when decoded days should not be kept (a one-shot command reading every habit
-    /// once keeps only one habit's days in memory at a time).
+    /// The days as the rules read them; a source may decode these without building records.
+    func loadColumns() -> DayColumns
+    /// False when decoded day records should not be kept: only their columns are (a
+    /// process then holds every habit's columns and one habit's records at a time).
     var keepsDecodedDays: Bool { get }
 }
 
 extension DaySource {
     public var keepsDecodedDays: Bool { true }
+    public func loadColumns() -> DayColumns { DayColumns(loadDays()) }
 }
 
 /// A day-level change waiting to be applied on top of a source not decoded yet.
@@ -141,12 +144,27 @@ final class LazyDays: @unchecked Sendable {
     let pending: [PendingDay]
     private let lock = NSLock()
     private var cache: [LocalDay: DayRecord]?
+    private var columnsCache: DayColumns?
 
     init(source: DaySource, pending: [PendingDay]) { self.source = source; self.pending = pending }
 
     var days: [LocalDay: DayRecord] {
         lock.lock()
         defer { lock.unlock() }
+        return daysLocked()
+    }
+
+    /// The rules' view of the days, always kept once computed (it is small).
+    var columns: DayColumns {
+        lock.lock()
+        defer { lock.unlock() }
+        if let columnsCache { return columnsCache }
+        let c = cache == nil && pending.isEmpty ? source.loadColumns() : DayColumns(daysLocked())
+        columnsCache = c
+        return c
+    }
+
+    private func daysLocked() -> [LocalDay: DayRecord] {
         if let cache { return cache }
         var d = source.loadDays()
         for p in pending { d[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
@@ -192,6 +210,20 @@ public struct HabitEntry: Sendable {
             yield &storedDays
         }
         set { lazyDays = nil; storedDays = newValue }
+    }
+
+    /// The days as the rules read them (kept once computed when they come from a source).
+    public var columns: DayColumns { lazyDays?.columns ?? DayColumns(storedDays) }
+
+    /// What the rules read of one day, without decoding records that are not decoded yet.
+    func dayValues(_ day: LocalDay) -> (progress: Int, skipped: Bool, rating: Int?) {
+        if let l = lazyDays {
+            let c = l.columns
+            guard let i = c.index(of: day) else { return (0, false, nil) }
+            return (c.progress(at: i), c.isSkipped(at: i), c.rating(at: i))
+        }
+        guard let r = storedDays[day] else { return (0, false, nil) }
+        return (r.progress, r.isSkipped, r.rating)
     }
 
     /// The untouched source of the days, when they were neither decoded into this entry
@@ -312,15 +344,15 @@ public struct HabitState: Hashable, Sendable {
     public func record(_ id: HabitID, _ day: LocalDay) -> DayRecord? { entries[id]?.days[day] }
 
     /// Progress on a day (sum of all devices' shares, never below 0).
-    public func progress(_ id: HabitID, _ day: LocalDay) -> Int { record(id, day)?.progress ?? 0 }
+    public func progress(_ id: HabitID, _ day: LocalDay) -> Int { entries[id]?.dayValues(day).progress ?? 0 }
 
     /// This device's own net share on a day.
     public func share(_ id: HabitID, _ day: LocalDay, device: DeviceID) -> Int {
         record(id, day)?.share(of: device) ?? 0
     }
 
-    public func isSkipped(_ id: HabitID, _ day: LocalDay) -> Bool { record(id, day)?.isSkipped ?? false }
-    public func difficulty(_ id: HabitID, _ day: LocalDay) -> Int? { record(id, day)?.rating }
+    public func isSkipped(_ id: HabitID, _ day: LocalDay) -> Bool { entries[id]?.dayValues(day).skipped ?? false }
+    public func difficulty(_ id: HabitID, _ day: LocalDay) -> Int? { entries[id]?.dayValues(day).rating }
     public func note(_ id: HabitID, _ day: LocalDay) -> String? { record(id, day)?.note }
 
     /// Total operations applied (the sum of the version vector).

@@ -49,8 +49,8 @@ public actor HabitRepository {
 
     /// Opens (creating when needed) the data directory. Throws `StoreError` when the
     /// directory cannot be used or the journal is corrupt in the middle.
-    /// With `keepDecodedDays` false (one-shot commands that read every habit once), a
-    /// habit's days are decoded from the snapshot each time they are needed and not kept.
+    /// With `keepDecodedDays` false, a habit's full day records are decoded from the
+    /// snapshot each time they are needed and not kept; the rules' columns always are.
     public init(directory: String, now: @escaping @Sendable () -> Date = { Date() }, io: FileIO = .live,
                 snapshotEvery: Int = 1000, keepDecodedDays: Bool = true) throws {
         paths = DataPaths(directory: directory)

@@ -91,6 +91,18 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
         if keepsDecodedDays || days == nil { cache = result } // a repair is never done twice
         return result
     }
+
+    /// The rules' columns, read straight from the block's bytes; from the day records when
+    /// they are decoded already or the bytes are damaged (then repaired once).
+    func loadColumns() -> DayColumns {
+        lock.lock()
+        if cache == nil, let b = verifiedBytes {
+            var r = ByteReader(b)
+            if let c = try? r.dayColumns(), r.isAtEnd { lock.unlock(); return c }
+        }
+        lock.unlock()
+        return DayColumns(loadDays())
+    }
 }
 
 /// A cache of the folded state up to a journal offset. It is never the truth: it records

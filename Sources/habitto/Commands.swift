@@ -111,9 +111,9 @@ struct Runner {
     var settings: RuleSettings { env.config.rules }
 
     func openRepository() throws -> HabitRepository {
-        // Commands that only read every habit once keep one habit's days in memory at a time.
-        let oneShotRead = ["list", "stats", "export"].contains(invocation.command ?? "")
-        let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: !oneShotRead)
+        // The rules read each habit's small day columns; full day records are decoded only
+        // for the habit a command writes or exports, and not kept.
+        let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: false)
         for w in repo.openingWarnings { Output.warn(w) }
         opened.add(repo)
         return repo

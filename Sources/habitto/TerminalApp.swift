@@ -53,7 +53,9 @@ enum TerminalApp {
         guard Terminal.isInteractive() else {
             throw CLIError.usage("the full-screen UI needs a terminal (standard input and output are not one); try 'habitto list'")
         }
-        let repo = try HabitRepository(directory: env.home, now: env.clock)
+        // The screen redraws from each habit's day columns, which stay decoded; a habit's
+        // full day records are decoded for a write and not kept (see DayColumns).
+        let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: false)
         var startMessages = repo.openingWarnings.map { Message($0, .warning) }
 
         // Themes and keys from the config directory (problems are shown, defaults used).

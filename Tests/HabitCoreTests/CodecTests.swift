@@ -288,4 +288,77 @@ final class CodecTests: XCTestCase {
             _ = try r.string()
         }
     }
+
+    // MARK: Day columns
+
+    private func encodedDays(_ days: [LocalDay: DayRecord]) -> [UInt8] {
+        var w = ByteWriter()
+        w.days(days)
+        return w.bytes
+    }
+
+    func testColumnsReadFromBytesAgreeWithTheDecodedRecordsDayByDay() throws {
+        var checkedDays = 0, skipped = 0, rated = 0, floored = 0
+        for seed: UInt64 in 1...8 {
+            let state = randomState(seed: seed, devices: 3, opsPerDevice: 80)
+            for (id, entry) in state.entries {
+                let days = entry.days
+                var r = ByteReader(encodedDays(days))
+                let read = try r.dayColumns()
+                XCTAssertTrue(r.isAtEnd)
+                XCTAssertEqual(read, DayColumns(days), "seed \(seed) habit \(id)")
+                XCTAssertEqual(read.count, days.count)
+                XCTAssertEqual(read.totalProgress, days.values.reduce(0) { $0 + $1.progress })
+                for (day, rec) in days {
+                    XCTAssertEqual(read.progress(on: day), rec.progress, "seed \(seed) \(day)")
+                    XCTAssertEqual(read.isSkipped(on: day), rec.isSkipped, "seed \(seed) \(day)")
+                    XCTAssertEqual(read.rating(on: day), rec.rating, "seed \(seed) \(day)")
+                    checkedDays += 1
+                    if rec.isSkipped { skipped += 1 }
+                    if rec.rating != nil { rated += 1 }
+                    if rec.netTotal < 0 { floored += 1 }
+                }
+                // Days around the recorded ones that have no record read as nothing.
+                for day in days.keys.flatMap({ [$0.adding(-1), $0.adding(1)] }) where days[day] == nil {
+                    XCTAssertEqual(read.progress(on: day), 0)
+                    XCTAssertFalse(read.isSkipped(on: day))
+                    XCTAssertNil(read.rating(on: day))
+                }
+            }
+        }
+        // The random histories exercised every kind of value.
+        XCTAssertGreaterThan(checkedDays, 100)
+        XCTAssertGreaterThan(skipped, 0)
+        XCTAssertGreaterThan(rated, 0)
+        XCTAssertGreaterThan(floored, 0, "no day had more taken back than recorded")
+    }
+
+    func testColumnsRefuseDaysOutOfOrderAndEveryTruncation() throws {
+        var a = TestDevice(1)
+        var state = HabitState()
+        let h = habitID(9)
+        applyOrFail(a.op(.create(h, HabitFields(name: "Read", startDate: monday))), to: &state)
+        applyOrFail(a.op(.progress(h, monday, delta: 2)), to: &state)
+        applyOrFail(a.op(.progress(h, monday.adding(3), delta: 1)), to: &state)
+        applyOrFail(a.op(.rate(h, monday.adding(3), 4)), to: &state)
+        applyOrFail(a.op(.note(h, monday.adding(3), "tired")), to: &state)
+        let days = try XCTUnwrap(state.entries[h]?.days)
+        let early = encodedDays([monday: days[monday]!]), late = encodedDays([monday.adding(3): days[monday.adding(3)]!])
+        XCTAssertEqual(early.first, 1)
+        // Two days, the later first: the records decode, the columns do not.
+        let swapped = [2] + late.dropFirst() + early.dropFirst()
+        var records = ByteReader(swapped)
+        XCTAssertEqual(try records.days(), days)
+        assertDecodeError("days out of order") {
+            var r = ByteReader(swapped)
+            _ = try r.dayColumns()
+        }
+        let bytes = encodedDays(days)
+        for n in 0..<bytes.count {
+            assertDecodeError("days cut to \(n) of \(bytes.count) bytes") {
+                var r = ByteReader(Array(bytes[..<n]))
+                _ = try r.dayColumns()
+            }
+        }
+    }
 }

@@ -35,16 +35,28 @@ final class LazyLoadingTests: StoreTestCase {
         XCTAssertEqual(state.habits.count, 20, "names and fields come from the snapshot's meta")
     }
 
-    func testAOneShotReadDecodesEachHabitWhenAskedAndKeepsNone() async throws {
+    func testTheRulesReadColumnsWithoutDecodingRecordsAndOnlyTheDefaultKeepsRecords() async throws {
         let dir = try await makeStore()
         let kept = try HabitRepository(directory: dir, now: Fixture.clock)
-        let oneShot = try HabitRepository(directory: dir, now: Fixture.clock, keepDecodedDays: false)
-        let a = await kept.state, b = await oneShot.state
-        for h in a.habits {
-            XCTAssertEqual(b.summary(h, on: Fixture.day0.adding(29), today: Fixture.day0.adding(29)),
-                           a.summary(h, on: Fixture.day0.adding(29), today: Fixture.day0.adding(29)))
+        let notKept = try HabitRepository(directory: dir, now: Fixture.clock, keepDecodedDays: false)
+        let a = await kept.state, b = await notKept.state
+        // The same summaries, history and figures as a state folded from the journal alone.
+        let folded = try foldJournal(try fileBytes(DataPaths(directory: dir).journal))
+        let day = Fixture.day0.adding(29)
+        XCTAssertEqual(folded.habits.count, 20)
+        for h in folded.habits {
+            let expected = folded.summary(h, on: day, today: day)
+            XCTAssertEqual(a.summary(h, on: day, today: day), expected)
+            XCTAssertEqual(b.summary(h, on: day, today: day), expected)
+            XCTAssertEqual(b.history(h, through: day), folded.history(h, through: day))
+            XCTAssertEqual(b.progress(h.id, day), 1 + 29 % 3)
         }
+        XCTAssertEqual(b.stats(today: day), folded.stats(today: day))
+        XCTAssertEqual(decodedBlocks(a), [], "the rules decoded no day records")
+        XCTAssertEqual(decodedBlocks(b), [])
+        // Records (an export, a write) are decoded on demand; only the default keeps them.
         XCTAssertEqual(b.encoded(), a.encoded())
+        XCTAssertEqual(a.encoded(), folded.encoded())
         XCTAssertEqual(decodedBlocks(b), [], "nothing decoded is kept")
         XCTAssertEqual(decodedBlocks(a), habits, "the default keeps what it decoded")
     }

@@ -12,6 +12,11 @@ struct RunResult {
     let killed: Bool
 }
 
+/// The test process ignores SIGPIPE, as Foundation's own tests do: a write to a pipe or
+/// socket whose reader has gone (a child killed on purpose) then fails with EPIPE where
+/// it happens instead of killing the whole test run with signal 13.
+let brokenPipesFailInPlace: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
 /// A fresh data and config directory, and a way to run the real `habitto` binary on it.
 final class Sandbox {
     let root: String
@@ -21,6 +26,7 @@ final class Sandbox {
     var extraEnv: [String: String] = [:]
 
     init() {
+        brokenPipesFailInPlace
         root = NSTemporaryDirectory() + "habitto-cli-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: root + "/config/habitto", withIntermediateDirectories: true)
     }

@@ -270,7 +270,8 @@ final class TerminalUITests: XCTestCase {
         ui.send("q")
         // Back at the prompt: ask the shell how the program ended.
         ui.waitFor("the shell prompt") { !$0.contains("space check in") }
-        ui.type("echo \"EXIT=$?\" > '\(ui.exitFile)'")
+        // Written aside and renamed, so the file is never seen half written.
+        ui.type("echo \"EXIT=$?\" > '\(ui.exitFile).tmp'; mv '\(ui.exitFile).tmp' '\(ui.exitFile)'")
         ui.send("Enter")
         XCTAssertEqual(ui.exitStatus().0, 0)
         XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 1, "the check-in after resuming was stored")

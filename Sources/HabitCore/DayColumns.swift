@@ -1,0 +1,69 @@
+/// A habit's recorded days as what the rules read of them (progress, skip, rating), in
+/// parallel arrays sorted by day. It is derived from the day records (which keep each
+/// device's share and every register's stamp for merging) and costs 13 bytes a day
+/// instead of a dictionary slot of about a hundred, so a long-running process can keep
+/// every habit's columns while decoding a habit's full records only when it writes.
+public struct DayColumns: Hashable, Sendable {
+    /// Days since 1970-01-01, strictly ascending.
+    private(set) var ordinals: [Int32] = []
+    /// Shown progress (never below 0).
+    private(set) var progresses: [Int] = []
+    /// Bit 0: skipped; bits 1–3: the difficulty rating (0 when none).
+    private(set) var flags: [UInt8] = []
+
+    public init() {}
+
+    /// The columns of a set of day records.
+    public init(_ days: [LocalDay: DayRecord]) {
+        reserveCapacity(days.count)
+        for (day, rec) in days.sorted(by: { $0.key < $1.key }) {
+            append(day, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating)
+        }
+    }
+
+    mutating func reserveCapacity(_ n: Int) {
+        ordinals.reserveCapacity(n); progresses.reserveCapacity(n); flags.reserveCapacity(n)
+    }
+
+    /// Adds a day later than every day already here; false (and nothing added) otherwise.
+    @discardableResult
+    mutating func append(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?) -> Bool {
+        guard let o = Int32(exactly: day.ordinal), ordinals.last.map({ $0 < o }) ?? true else { return false }
+        ordinals.append(o)
+        progresses.append(max(0, progress))
+        flags.append((skipped ? 1 : 0) | UInt8(truncatingIfNeeded: min(7, max(0, rating ?? 0)) << 1))
+        return true
+    }
+
+    /// Days recorded.
+    public var count: Int { ordinals.count }
+    /// The sum of every day's progress.
+    public var totalProgress: Int { progresses.reduce(0, +) }
+
+    /// The index of the first recorded day on or after `day`.
+    func lowerBound(_ day: LocalDay) -> Int {
+        let o = day.ordinal
+        var lo = 0, hi = ordinals.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if Int(ordinals[mid]) < o { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The index of `day`, when it is recorded.
+    func index(of day: LocalDay) -> Int? {
+        let i = lowerBound(day)
+        return i < ordinals.count && Int(ordinals[i]) == day.ordinal ? i : nil
+    }
+
+    func day(at i: Int) -> LocalDay { LocalDay(ordinal: Int(ordinals[i])) }
+    func progress(at i: Int) -> Int { progresses[i] }
+    func isSkipped(at i: Int) -> Bool { flags[i] & 1 != 0 }
+    func rating(at i: Int) -> Int? { let r = Int(flags[i] >> 1); return r == 0 ? nil : r }
+
+    /// Progress on a day (0 when nothing is recorded).
+    public func progress(on day: LocalDay) -> Int { index(of: day).map { progresses[$0] } ?? 0 }
+    public func isSkipped(on day: LocalDay) -> Bool { index(of: day).map { isSkipped(at: $0) } ?? false }
+    public func rating(on day: LocalDay) -> Int? { index(of: day).flatMap { rating(at: $0) } }
+}
