@@ -280,10 +280,12 @@ extension ByteWriter {
         varint(UInt64(e.restores.count)); for o in e.restores.sorted() { opID(o) }
     }
 
-    /// The canonical encoding of one habit's days, sorted by day.
-    public mutating func days(_ days: [LocalDay: DayRecord]) {
+    /// The canonical encoding of one habit's days, sorted by day. `mark` is told each day
+    /// and where its record starts in `bytes` (for an index).
+    public mutating func days(_ days: [LocalDay: DayRecord], mark: ((LocalDay, Int) -> Void)? = nil) {
         varint(UInt64(days.count))
         for (day, rec) in days.sorted(by: { $0.key < $1.key }) {
+            mark?(day, bytes.count)
             self.day(day)
             let shares = rec.shareList
             varint(UInt64(shares.count))
@@ -314,23 +316,33 @@ extension ByteReader {
         return EntryMeta(created: created, fields: fields, fieldStamps: stamps, deletes: deletes, restores: restores)
     }
 
-    public mutating func days() throws -> [LocalDay: DayRecord] {
+    public mutating func days() throws -> [LocalDay: DayRecord] { try days(only: nil) }
+
+    /// The days' records, keeping only the days in `only` when it is given (the others are
+    /// read and checked all the same).
+    public mutating func days(only: Set<LocalDay>?) throws -> [LocalDay: DayRecord] {
         let dayCount = try count(max: 1 << 24)
-        var days = [LocalDay: DayRecord](minimumCapacity: dayCount)
+        var days = [LocalDay: DayRecord](minimumCapacity: only == nil ? dayCount : only!.count)
         for _ in 0..<dayCount {
-            let d = try day()
-            var rec = DayRecord()
-            for _ in 0..<(try count(max: 1 << 20)) { let dev = try device(); rec.add(try int(), from: dev) }
-            if try bool() { let v = try bool(); rec.skip = Register(value: v, stamp: try stamp()) }
-            if try bool() {
-                let v = try u8()
-                guard v <= 5 else { throw DecodeError("difficulty out of range") }
-                rec.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: try stamp())
-            }
-            if try bool() { let n = try optionalString(); rec.noteRegister = Register(value: n, stamp: try stamp()) }
-            days[d] = rec
+            let (d, rec) = try dayRecord()
+            if only?.contains(d) ?? true { days[d] = rec }
         }
         return days
+    }
+
+    /// One day's record, as `ByteWriter.days` writes each.
+    public mutating func dayRecord() throws -> (LocalDay, DayRecord) {
+        let d = try day()
+        var rec = DayRecord()
+        for _ in 0..<(try count(max: 1 << 20)) { let dev = try device(); rec.add(try int(), from: dev) }
+        if try bool() { let v = try bool(); rec.skip = Register(value: v, stamp: try stamp()) }
+        if try bool() {
+            let v = try u8()
+            guard v <= 5 else { throw DecodeError("difficulty out of range") }
+            rec.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: try stamp())
+        }
+        if try bool() { let n = try optionalString(); rec.noteRegister = Register(value: n, stamp: try stamp()) }
+        return (d, rec)
     }
 
     /// The same bytes as `days()`, read straight into the columns the rules use (no

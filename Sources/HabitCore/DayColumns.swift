@@ -31,8 +31,23 @@ public struct DayColumns: Hashable, Sendable {
         guard let o = Int32(exactly: day.ordinal), ordinals.last.map({ $0 < o }) ?? true else { return false }
         ordinals.append(o)
         progresses.append(max(0, progress))
-        flags.append((skipped ? 1 : 0) | UInt8(truncatingIfNeeded: min(7, max(0, rating ?? 0)) << 1))
+        flags.append(DayColumns.flag(skipped: skipped, rating: rating))
         return true
+    }
+
+    /// Sets one day's values, inserting the day where it belongs when it is not recorded.
+    mutating func set(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?) {
+        let flag = DayColumns.flag(skipped: skipped, rating: rating)
+        let i = lowerBound(day)
+        if i < ordinals.count && Int(ordinals[i]) == day.ordinal {
+            progresses[i] = max(0, progress); flags[i] = flag
+        } else if let o = Int32(exactly: day.ordinal) {
+            ordinals.insert(o, at: i); progresses.insert(max(0, progress), at: i); flags.insert(flag, at: i)
+        }
+    }
+
+    private static func flag(skipped: Bool, rating: Int?) -> UInt8 {
+        (skipped ? 1 : 0) | UInt8(truncatingIfNeeded: min(7, max(0, rating ?? 0)) << 1)
     }
 
     /// Days recorded.

@@ -120,6 +120,8 @@ public protocol DaySource: AnyObject, Sendable {
     func loadDays() -> [LocalDay: DayRecord]
     /// The days as the rules read them; a source may decode these without building records.
     func loadColumns() -> DayColumns
+    /// The records of a few days (those later changes touch), without keeping the rest.
+    func loadRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord]
     /// False when decoded day records should not be kept: only their columns are (a
     /// process then holds every habit's columns and one habit's records at a time).
     var keepsDecodedDays: Bool { get }
@@ -128,6 +130,7 @@ public protocol DaySource: AnyObject, Sendable {
 extension DaySource {
     public var keepsDecodedDays: Bool { true }
     public func loadColumns() -> DayColumns { DayColumns(loadDays()) }
+    public func loadRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord] { loadDays().filter { days.contains($0.key) } }
 }
 
 /// A day-level change waiting to be applied on top of a source not decoded yet.
@@ -146,7 +149,12 @@ final class LazyDays: @unchecked Sendable {
     private var cache: [LocalDay: DayRecord]?
     private var columnsCache: DayColumns?
 
-    init(source: DaySource, pending: [PendingDay]) { self.source = source; self.pending = pending }
+    /// Columns computed before the newest pending changes (patched, not recomputed).
+    private let base: DayColumns?
+
+    init(source: DaySource, pending: [PendingDay], base: DayColumns? = nil) {
+        self.source = source; self.pending = pending; self.base = base
+    }
 
     var days: [LocalDay: DayRecord] {
         lock.lock()
@@ -154,14 +162,39 @@ final class LazyDays: @unchecked Sendable {
         return daysLocked()
     }
 
-    /// The rules' view of the days, always kept once computed (it is small).
+    /// The rules' view of the days, always kept once computed (it is small): the source's
+    /// columns with the days that later changes touched recomputed from their records.
     var columns: DayColumns {
         lock.lock()
         defer { lock.unlock() }
         if let columnsCache { return columnsCache }
-        let c = cache == nil && pending.isEmpty ? source.loadColumns() : DayColumns(daysLocked())
+        var c = base ?? source.loadColumns()
+        if !pending.isEmpty {
+            let touched = Set(pending.map(\.day))
+            var records: [LocalDay: DayRecord]
+            if let cache {
+                records = cache
+            } else {
+                records = source.loadRecords(touched)
+                for p in pending { records[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
+            }
+            for day in touched {
+                let r = records[day] ?? DayRecord()
+                c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating)
+            }
+        }
         columnsCache = c
         return c
+    }
+
+    /// One day's record, without decoding the others when they are not decoded yet.
+    func record(_ day: LocalDay) -> DayRecord? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cache { return cache[day] }
+        var rec = source.loadRecords([day])[day]
+        for p in pending where p.day == day { rec = rec ?? DayRecord(); rec!.apply(p.change, stamp: p.stamp) }
+        return rec
     }
 
     private func daysLocked() -> [LocalDay: DayRecord] {
@@ -172,7 +205,12 @@ final class LazyDays: @unchecked Sendable {
         return d
     }
 
-    func adding(_ p: PendingDay) -> LazyDays { LazyDays(source: source, pending: pending + [p]) }
+    func adding(_ p: PendingDay) -> LazyDays {
+        lock.lock()
+        let computed = columnsCache
+        lock.unlock()
+        return LazyDays(source: source, pending: pending + [p], base: computed)
+    }
 }
 
 /// Everything known about one habit: field registers, tombstones and days.
@@ -214,6 +252,9 @@ public struct HabitEntry: Sendable {
 
     /// The days as the rules read them (kept once computed when they come from a source).
     public var columns: DayColumns { lazyDays?.columns ?? DayColumns(storedDays) }
+
+    /// One day's record, without decoding the other days when they are not decoded yet.
+    public func record(_ day: LocalDay) -> DayRecord? { lazyDays.map { $0.record(day) } ?? storedDays[day] }
 
     /// What the rules read of one day, without decoding records that are not decoded yet.
     func dayValues(_ day: LocalDay) -> (progress: Int, skipped: Bool, rating: Int?) {
@@ -341,7 +382,7 @@ public struct HabitState: Hashable, Sendable {
     }
 
     /// The record of a habit's day, if anything was ever recorded.
-    public func record(_ id: HabitID, _ day: LocalDay) -> DayRecord? { entries[id]?.days[day] }
+    public func record(_ id: HabitID, _ day: LocalDay) -> DayRecord? { entries[id]?.record(day) }
 
     /// Progress on a day (sum of all devices' shares, never below 0).
     public func progress(_ id: HabitID, _ day: LocalDay) -> Int { entries[id]?.dayValues(day).progress ?? 0 }

@@ -68,7 +68,7 @@ public actor HabitRepository {
     public var state: HabitState { store.state }
 
     /// This device's undoable changes, oldest first.
-    public var undoStack: [UndoItem] { store.undoStack }
+    public var undoStack: [UndoItem] { (try? store.undo.items()) ?? [] }
 
     /// Validates and writes one change made of several operations, atomically. `build`
     /// runs with the lock held, on the state that includes every other process's writes,
@@ -99,7 +99,7 @@ public actor HabitRepository {
         let item = try store.withLock { () throws -> UndoItem? in
             let warnings = try store.catchUp(locked: true)
             warnings.forEach(publishWarning)
-            guard let item = store.undoStack.last else { return nil }
+            guard let item = try store.undo.last() else { return nil }
             let ops = store.stamp(item.inverse, device: device, nowMillis: millis())
             try store.write(JournalEntry(ops: ops, undoes: item.firstSeq, label: "undo " + item.label), device: device)
             return item
@@ -130,7 +130,7 @@ public actor HabitRepository {
                 fresh.append(op)
             }
             guard !fresh.isEmpty else { return 0 }
-            try store.write(JournalEntry(ops: fresh, label: "pulled"), device: device)
+            try store.write(JournalEntry(ops: fresh, label: "pulled"), device: device, bulk: true)
             return fresh.count
         }
         if count > 0 { publish() }
@@ -142,23 +142,13 @@ public actor HabitRepository {
     /// at or before the first such operation; 0 reads from the start). Also returns the
     /// offset of the first record holding one of them, the hint for next time.
     public func localOperations(afterSeq: UInt64, fromOffset: Int, limit: Int) throws -> (ops: [HabitOperation], firstOffset: Int?) {
-        let start = max(Journal.headerSize, fromOffset)
-        let (records, _, status) = try store.journal.read(from: start)
-        if case .corrupt(let offset, let detail) = status {
-            throw StoreError.corrupt(path: store.journal.path, offset: offset, detail: detail)
-        }
         var ops: [HabitOperation] = []
         var firstOffset: Int?
-        for rec in records where rec.offset < store.journal.endOffset {
-            let entry: JournalEntry
-            do { entry = try JournalEntry(decoding: rec.payload) } catch {
-                throw StoreError.corrupt(path: store.journal.path, offset: rec.offset, detail: "record cannot be read: \(error)")
-            }
-            for op in entry.ops where op.id.device == device && op.id.seq > afterSeq {
-                if firstOffset == nil { firstOffset = rec.offset }
-                guard ops.count < limit else { return (ops, firstOffset) }
-                ops.append(op)
-            }
+        try forEachLocalOperation(afterSeq: afterSeq, fromOffset: fromOffset) { op, offset in
+            if firstOffset == nil { firstOffset = offset }
+            guard ops.count < limit else { return false }
+            ops.append(op)
+            return true
         }
         return (ops, firstOffset)
     }
@@ -167,24 +157,31 @@ public actor HabitRepository {
     /// which habits they touch, read from `fromOffset` (as `localOperations`) without
     /// keeping the operations.
     public func pendingSummary(afterSeq: UInt64, fromOffset: Int) throws -> (count: Int, habits: Set<HabitID>) {
-        let start = max(Journal.headerSize, fromOffset)
-        let (records, _, status) = try store.journal.read(from: start)
-        if case .corrupt(let offset, let detail) = status {
-            throw StoreError.corrupt(path: store.journal.path, offset: offset, detail: detail)
-        }
         var count = 0
         var habits = Set<HabitID>()
-        for rec in records where rec.offset < store.journal.endOffset {
-            let entry: JournalEntry
-            do { entry = try JournalEntry(decoding: rec.payload) } catch {
-                throw StoreError.corrupt(path: store.journal.path, offset: rec.offset, detail: "record cannot be read: \(error)")
-            }
-            for op in entry.ops where op.id.device == device && op.id.seq > afterSeq {
-                count += 1
-                habits.insert(op.change.habit)
-            }
+        try forEachLocalOperation(afterSeq: afterSeq, fromOffset: fromOffset) { op, _ in
+            count += 1
+            habits.insert(op.change.habit)
+            return true
         }
         return (count, habits)
+    }
+
+    /// Walks this device's operations above `afterSeq` in the records folded so far, from
+    /// `fromOffset`, reading the journal a window at a time; `body` returns false to stop.
+    private func forEachLocalOperation(afterSeq: UInt64, fromOffset: Int,
+                                       _ body: (HabitOperation, _ recordOffset: Int) throws -> Bool) throws {
+        let journal = store.journal
+        try journal.forEachRecord(from: max(Journal.headerSize, fromOffset), to: journal.endOffset) { rec in
+            let entry: JournalEntry
+            do { entry = try JournalEntry(decoding: rec.payload) } catch {
+                throw StoreError.corrupt(path: journal.path, offset: rec.offset, detail: "record cannot be read: \(error)")
+            }
+            for op in entry.ops where op.id.device == device && op.id.seq > afterSeq {
+                guard try body(op, rec.offset) else { return false }
+            }
+            return true
+        }
     }
 
     /// The journal offset up to which this process has read (a hint for `localOperations`).
@@ -209,6 +206,10 @@ public actor HabitRepository {
 
     /// Writes a snapshot of everything read so far (a cache for fast start-up).
     public func writeSnapshot() throws { try store.writeSnapshot() }
+
+    /// Writes a snapshot when many records or operations were folded since the last one
+    /// (after a pull: see `LocalStore.write`'s `bulk`).
+    public func snapshotIfDue() throws { if store.snapshotIsDue { try store.writeSnapshot() } }
 
     /// A stream of state changes and warnings, starting with the current state.
     public func events() -> AsyncStream<RepositoryEvent> {
@@ -243,15 +244,20 @@ final class LocalStore {
     let device: DeviceID
     let snapshotEvery: Int
     var state = HabitState()
-    var undoStack: [UndoItem] = []
+    var undo = UndoHistory()
     var lastRecord: (offset: Int, crc: UInt32)?
     var recordsSinceSnapshot = 0
+    /// Operations folded since the snapshot: a few records can hold very many (an import,
+    /// a first pull), and replaying them at every start must not wait for 1,000 records.
+    var operationsSinceSnapshot = 0
+    static let snapshotAfterOperations = 10_000
+    var snapshotIsDue: Bool {
+        recordsSinceSnapshot >= snapshotEvery || operationsSinceSnapshot >= LocalStore.snapshotAfterOperations
+    }
     /// The undo history kept: at most this many commands, and this many changes in all,
     /// so that a huge command (an import) cannot make every start-up slow.
     static let undoLimit = 1000
     static let undoChangeLimit = 10_000
-    /// The number of changes in `undoStack`, kept as it changes.
-    var undoChangeCount = 0
 
     init(paths: DataPaths, journal: Journal, lockFD: Int32, device: DeviceID, snapshotEvery: Int) {
         self.paths = paths; self.journal = journal; self.lockFD = lockFD; self.device = device
@@ -304,8 +310,7 @@ final class LocalStore {
                                             keepDecodedDays: keepDecodedDays)
             if let snap {
                 store.state = snap.state
-                store.undoStack = snap.undoStack
-                store.undoChangeCount = snap.undoStack.reduce(0) { $0 + $1.inverse.count }
+                store.undo = snap.undo
                 store.lastRecord = snap.lastRecord
                 journal.advance(to: snap.coveredOffset)
             } else {
@@ -313,7 +318,7 @@ final class LocalStore {
             }
         }
         warnings += try store.catchUp(locked: true)
-        if store.recordsSinceSnapshot >= snapshotEvery { try? store.writeSnapshot() }
+        if store.snapshotIsDue { try? store.writeSnapshot() }
         return (store, device, warnings)
     }
 
@@ -411,28 +416,15 @@ final class LocalStore {
         }
         if let first = entry.ops.first, first.id.device == device {
             if let undone = entry.undoes {
-                if let i = undoStack.lastIndex(where: { $0.firstSeq == undone }) {
-                    undoChangeCount -= undoStack.remove(at: i).inverse.count
-                }
+                undo.remove(firstSeq: undone)
             } else if !entry.inverse.isEmpty && entry.inverse.count <= LocalStore.undoChangeLimit {
-                undoStack.append(UndoItem(firstSeq: first.id.seq, inverse: entry.inverse, label: entry.label))
-                undoChangeCount += entry.inverse.count
-                trimUndoStack()
+                undo.append(UndoItem(firstSeq: first.id.seq, inverse: entry.inverse, label: entry.label))
+                undo.trim(limit: LocalStore.undoLimit, changeLimit: LocalStore.undoChangeLimit)
             }
         }
         lastRecord = (offset, crc)
         recordsSinceSnapshot += 1
-    }
-
-    /// Drops the oldest undo entries beyond the limits.
-    func trimUndoStack() {
-        var drop = 0
-        while drop < undoStack.count
-                && (undoStack.count - drop > LocalStore.undoLimit || undoChangeCount > LocalStore.undoChangeLimit) {
-            undoChangeCount -= undoStack[drop].inverse.count
-            drop += 1
-        }
-        if drop > 0 { undoStack.removeFirst(drop) }
+        operationsSinceSnapshot += entry.ops.count
     }
 
     /// Gives changes this device's next sequence numbers and HLC readings.
@@ -466,16 +458,20 @@ final class LocalStore {
     }
 
     /// Appends and fsyncs one entry, then folds it in. Nothing changes in memory on failure.
-    func write(_ entry: JournalEntry, device: DeviceID) throws {
+    /// A `bulk` write (one batch of a pull) leaves a snapshot due by operation count to the
+    /// end of the pull (`HabitRepository.snapshotIfDue`), so that catching up on a long
+    /// history writes one snapshot rather than one per 10,000 operations.
+    func write(_ entry: JournalEntry, device: DeviceID, bulk: Bool = false) throws {
         let payload = entry.encoded()
         let offset = try journal.append(payload)
         try absorb(entry, offset: offset, crc: CRC32C.checksum(payload))
-        if recordsSinceSnapshot >= snapshotEvery { try? writeSnapshot() }
+        if bulk ? recordsSinceSnapshot >= snapshotEvery : snapshotIsDue { try? writeSnapshot() }
     }
 
     func writeSnapshot() throws {
-        let snap = Snapshot(coveredOffset: journal.endOffset, lastRecord: lastRecord, state: state, undoStack: undoStack)
+        let snap = Snapshot(coveredOffset: journal.endOffset, lastRecord: lastRecord, state: state, undo: undo)
         try Sys.writeAtomically(snap.encoded(), to: paths.snapshot)
         recordsSinceSnapshot = 0
+        operationsSinceSnapshot = 0
     }
 }

@@ -100,6 +100,47 @@ public final class Journal {
         return Journal.scan(bytes, base: offset)
     }
 
+    /// Calls `body` with each record from `start` up to `end` (both record boundaries that a
+    /// fold has already read and checked), oldest first, until it returns false. The file
+    /// is read a window at a time (a larger record is read whole), so memory stays near
+    /// the window's size however long the journal is.
+    public func forEachRecord(from start: Int, to end: Int, window: Int = 1 << 20,
+                              _ body: (JournalRecord) throws -> Bool) throws {
+        func damaged(_ at: Int) -> StoreError {
+            StoreError.corrupt(path: path, offset: at, detail: "a record read before no longer checks (changed on disk?); run 'habitto doctor'")
+        }
+        let window = max(window, Journal.frameOverhead)
+        var offset = start
+        var size = window
+        while offset < end {
+            let bytes = try Sys.pread(fd, count: min(end - offset, size), offset: offset, path: path)
+            var pos = 0
+            while pos + Journal.frameOverhead <= bytes.count {
+                let len = Int(Journal.u32le(bytes, pos))
+                guard len <= Journal.maxRecord else { throw damaged(offset + pos) }
+                guard pos + Journal.frameOverhead + len <= bytes.count else { break }
+                guard case .success = Journal.recordLength(bytes, at: pos) else { throw damaged(offset + pos) }
+                let payload = Array(bytes[(pos + Journal.frameOverhead)..<(pos + Journal.frameOverhead + len)])
+                guard try body(JournalRecord(offset: offset + pos, payload: payload)) else { return }
+                pos += Journal.frameOverhead + len
+            }
+            if pos == 0 {
+                // The next record does not fit in the window: read exactly that record.
+                guard bytes.count >= Journal.frameOverhead, size < Journal.frameOverhead + Int(Journal.u32le(bytes, 0)) else {
+                    throw damaged(offset)
+                }
+                size = Journal.frameOverhead + Int(Journal.u32le(bytes, 0))
+                continue
+            }
+            offset += pos
+            size = window
+        }
+    }
+
+    static func u32le(_ b: [UInt8], _ i: Int) -> UInt32 {
+        UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
+    }
+
     /// Splits bytes (which start at file offset `base`) into valid records.
     public static func scan(_ bytes: [UInt8], base: Int) -> (records: [JournalRecord], end: Int, status: JournalEnd) {
         var records: [JournalRecord] = []

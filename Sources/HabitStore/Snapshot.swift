@@ -72,36 +72,110 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
     /// Whether the days were decoded (or repaired) already.
     var isDecoded: Bool { lock.lock(); defer { lock.unlock() }; return cache != nil }
 
+    /// Whether the bytes passed their checksum (checked once: they never change).
+    private var checked: Bool?
+
     /// The block's bytes when they pass their checksum.
     var verifiedBytes: [UInt8]? {
         let b = file.bytes(range)
-        return CRC32C.checksum(b) == crc ? b : nil
+        lock.lock()
+        defer { lock.unlock() }
+        if checked == nil { checked = CRC32C.checksum(b) == crc }
+        return checked! ? b : nil
     }
 
     func loadDays() -> [LocalDay: DayRecord] {
+        let bytes = verifiedBytes
         lock.lock()
         defer { lock.unlock() }
         if let cache { return cache }
-        var days: [LocalDay: DayRecord]?
-        if let b = verifiedBytes {
-            var r = ByteReader(b)
-            if let d = try? r.days(), r.isAtEnd { days = d }
-        }
+        let days = bytes.flatMap { try? DayBlock.days($0) }
         let result = days ?? repair(habit, coveredOffset)
         if keepsDecodedDays || days == nil { cache = result } // a repair is never done twice
         return result
     }
 
     /// The rules' columns, read straight from the block's bytes; from the day records when
-    /// they are decoded already or the bytes are damaged (then repaired once).
+    /// the bytes are damaged (then repaired once).
     func loadColumns() -> DayColumns {
-        lock.lock()
-        if cache == nil, let b = verifiedBytes {
-            var r = ByteReader(b)
-            if let c = try? r.dayColumns(), r.isAtEnd { lock.unlock(); return c }
-        }
-        lock.unlock()
+        if let b = verifiedBytes, let c = try? DayBlock.columns(b) { return c }
         return DayColumns(loadDays())
+    }
+
+    /// A few days' records, read through the block's index without reading the others.
+    func loadRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord] {
+        lock.lock()
+        let cached = cache
+        lock.unlock()
+        if let cached { return cached.filter { days.contains($0.key) } }
+        if let b = verifiedBytes, let d = try? DayBlock.records(b, only: days) { return d }
+        return loadDays().filter { days.contains($0.key) }
+    }
+}
+
+/// The layout of a snapshot block: a sparse index (the day and position of every 256th
+/// record), then one habit's days as `ByteWriter.days` writes them. The index lets a
+/// command read the one day it changes without reading years of others.
+enum DayBlock {
+    static let stride = 256
+
+    static func encode(_ days: [LocalDay: DayRecord]) -> [UInt8] {
+        var body = ByteWriter(capacity: 24 * days.count + 8)
+        var kept: [(ordinal: Int, offset: Int)] = []
+        var k = 0
+        body.days(days) { day, offset in
+            if k % stride == 0 { kept.append((day.ordinal, offset)) }
+            k += 1
+        }
+        var w = ByteWriter(capacity: body.bytes.count + 4 + 8 * kept.count)
+        w.u32le(UInt32(kept.count))
+        for m in kept { w.u32le(UInt32(bitPattern: Int32(truncatingIfNeeded: m.ordinal))); w.u32le(UInt32(m.offset)) }
+        w.raw(body.bytes)
+        return w.bytes
+    }
+
+    /// Where the days start, and the index.
+    static func index(_ b: [UInt8]) throws -> (start: Int, marks: [(ordinal: Int, offset: Int)]) {
+        var r = ByteReader(b)
+        let n = Int(try r.u32le())
+        guard n <= b.count / 8 else { throw DecodeError("block index too long") }
+        var marks: [(ordinal: Int, offset: Int)] = []
+        marks.reserveCapacity(n)
+        for _ in 0..<n { marks.append((Int(Int32(bitPattern: try r.u32le())), Int(try r.u32le()))) }
+        return (r.position, marks)
+    }
+
+    static func days(_ b: [UInt8]) throws -> [LocalDay: DayRecord] {
+        var r = ByteReader(b, from: try index(b).start)
+        let d = try r.days()
+        guard r.isAtEnd else { throw DecodeError("trailing bytes in a block") }
+        return d
+    }
+
+    static func columns(_ b: [UInt8]) throws -> DayColumns {
+        var r = ByteReader(b, from: try index(b).start)
+        let c = try r.dayColumns()
+        guard r.isAtEnd else { throw DecodeError("trailing bytes in a block") }
+        return c
+    }
+
+    /// The records of `days` (those recorded), each read from the index mark before it.
+    static func records(_ b: [UInt8], only days: Set<LocalDay>) throws -> [LocalDay: DayRecord] {
+        let (start, marks) = try index(b)
+        var out: [LocalDay: DayRecord] = [:]
+        for day in days {
+            // The last mark on or before the day (none: the day is before every record).
+            var lo = 0, hi = marks.count
+            while lo < hi { let mid = (lo + hi) / 2; if marks[mid].ordinal <= day.ordinal { lo = mid + 1 } else { hi = mid } }
+            guard lo > 0 else { continue }
+            var r = ByteReader(b, from: start + marks[lo - 1].offset)
+            for _ in 0..<stride where !r.isAtEnd {
+                let (d, rec) = try r.dayRecord()
+                if d == day { out[d] = rec }
+                if d >= day { break }
+            }
+        }
+        return out
     }
 }
 
@@ -115,14 +189,16 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
 /// habit's days are first needed. So start-up and a check-in cost the same however long
 /// the history is, and a snapshot rewrite copies the blocks of unchanged habits as they are.
 struct Snapshot {
-    static let magic = Array("HABITTO-SNAPSHOT\u{3}".utf8)
+    static let magic = Array("HABITTO-SNAPSHOT\u{4}".utf8)
     static let headerSize = magic.count + 8
 
     var coveredOffset: Int
     /// Start and payload checksum of the last covered record (nil when none is covered).
     var lastRecord: (offset: Int, crc: UInt32)?
     var state: HabitState
-    var undoStack: [UndoItem]
+    var undo: UndoHistory
+    /// The undo history's items, decoded (for tests and checks).
+    var undoStack: [UndoItem] { (try? undo.items()) ?? [] }
 
     /// The snapshot file's bytes.
     func encoded() -> [UInt8] {
@@ -134,17 +210,14 @@ struct Snapshot {
         meta.varint(UInt64(state.seen.count))
         for (d, s) in state.seen.sorted(by: { $0.key < $1.key }) { meta.device(d); meta.varint(s) }
         meta.hlc(state.clock)
-        meta.varint(UInt64(undoStack.count))
-        for u in undoStack { meta.undoItem(u) }
+        undo.encode(into: &meta)
         meta.varint(UInt64(state.entries.count))
         for (id, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
             let bytes: [UInt8], crc: UInt32
             if let block = entry.unchangedDaySource as? SnapshotBlock, let verified = block.verifiedBytes {
                 bytes = verified; crc = block.crc // unchanged since loaded: copied, not re-encoded
             } else {
-                var w = ByteWriter()
-                w.days(entry.days)
-                bytes = w.bytes; crc = CRC32C.checksum(bytes)
+                bytes = DayBlock.encode(entry.days); crc = CRC32C.checksum(bytes)
             }
             meta.habit(id)
             meta.entryMeta(entry)
@@ -188,8 +261,7 @@ struct Snapshot {
             var seen: [DeviceID: UInt64] = [:]
             for _ in 0..<(try r.count(max: 1 << 24)) { let d = try r.device(); seen[d] = try r.varint() }
             let clock = try r.hlc()
-            var undo: [UndoItem] = []
-            for _ in 0..<(try r.count(max: 1 << 20)) { undo.append(try r.undoItem()) }
+            let undo = try UndoHistory.decode(from: &r)
             var entries: [HabitID: HabitEntry] = [:]
             for _ in 0..<(try r.count(max: 1 << 24)) {
                 let id = try r.habit()
@@ -216,7 +288,7 @@ struct Snapshot {
                 return (nil, "does not match the journal")
             }
             let state = HabitState(seen: seen, clock: clock, entries: entries)
-            return (Snapshot(coveredOffset: covered, lastRecord: last, state: state, undoStack: undo), nil)
+            return (Snapshot(coveredOffset: covered, lastRecord: last, state: state, undo: undo), nil)
         } catch {
             return (nil, "\(error)")
         }

@@ -315,6 +315,8 @@ public actor SyncEngine {
                 problems.append(e.message)
             }
         }
+        // One snapshot after the whole pull, however many batches it folded in.
+        if report.pulled > 0 { try? await repository.snapshotIfDue() }
         if !problems.isEmpty { report.error = problems.joined(separator: "; ") }
     }
 

@@ -89,6 +89,15 @@ final class LazyLoadingTests: StoreTestCase {
         let expected = await other.state
         // Nothing was decoded to apply them, yet the state is the same as a fully decoded one.
         XCTAssertTrue(habits.allSatisfy { state.entries[$0]?.unchangedDaySource == nil })
+        // Read first through the columns and single records (the snapshot's columns with
+        // the touched days recomputed), then through every record.
+        let folded = try foldJournal(try fileBytes(DataPaths(directory: dir).journal))
+        for h in habits {
+            XCTAssertEqual(state.entries[h]?.columns, DayColumns(folded.entries[h]?.days ?? [:]))
+            XCTAssertEqual(state.record(h, Fixture.day0), folded.record(h, Fixture.day0))
+            XCTAssertEqual(state.record(h, Fixture.day0.adding(5)), folded.record(h, Fixture.day0.adding(5)))
+            XCTAssertNil(state.record(h, Fixture.day0.adding(-1)))
+        }
         XCTAssertEqual(state, expected)
         XCTAssertEqual(state.encoded(), expected.encoded())
         XCTAssertEqual(state.progress(habits[3], Fixture.day0), 1 + 5)

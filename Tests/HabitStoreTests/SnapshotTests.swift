@@ -164,4 +164,60 @@ final class SnapshotTests: StoreTestCase {
         XCTAssertEqual(repo.openingWarnings.count, 1)
         XCTAssertTrue(repo.openingWarnings.first?.contains("was ignored (offset out of range)") == true, "\(repo.openingWarnings)")
     }
+
+    func testAFewRecordsHoldingVeryManyOperationsAreSnapshottedWithoutWaitingForMoreRecords() async throws {
+        let dir = path("bulk")
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        try await repo.commit { _, _ in [.create(Fixture.water, Fixture.fields("Water"))] }
+        XCTAssertFalse(fileExists(repo.paths.snapshot), "one small record: no snapshot yet")
+        // One record of 12,000 operations (an import of years of history).
+        let start = Fixture.day0.adding(-12_000)
+        try await repo.commit { _, _ in (0..<12_000).map { .progress(Fixture.water, start.adding($0), delta: 1) } }
+        let journal = try Journal(path: repo.paths.journal)
+        let (written, why) = Snapshot.load(try fileBytes(repo.paths.snapshot), journal: journal)
+        XCTAssertNil(why)
+        XCTAssertEqual(written?.coveredOffset, try fileBytes(repo.paths.journal).count, "the snapshot covers the bulk record")
+        // Without it, the next start replays the record once and writes it again.
+        unlink(repo.paths.snapshot)
+        let reopened = try HabitRepository(directory: dir, now: Fixture.clock)
+        XCTAssertTrue(fileExists(repo.paths.snapshot), "written at start-up after replaying 12,000 operations")
+        let state = await reopened.state
+        XCTAssertEqual(state.progress(Fixture.water, start.adding(11_999)), 1)
+        XCTAssertEqual(state.entries[Fixture.water]?.columns.totalProgress, 12_000)
+    }
+
+    func testABlocksIndexFindsEveryRecordedDayAndNothingElse() throws {
+        // 1,300 recorded days with gaps (five index marks), two devices on some days, and
+        // skips, ratings and notes here and there.
+        var state = HabitState()
+        var seq: [DeviceID: UInt64] = [:]
+        let devices = [DeviceID(hi: 1, lo: 1), DeviceID(hi: 2, lo: 2)]
+        func apply(_ change: Change, _ device: DeviceID) {
+            seq[device, default: 0] += 1
+            state.apply(HabitOperation(id: OpID(device: device, seq: seq[device]!), hlc: HLC(wallMillis: Int64(seq[device]!), counter: 0), change: change))
+        }
+        apply(.create(Fixture.water, Fixture.fields("Water")), devices[0])
+        var recorded: [LocalDay] = []
+        var day = Fixture.day0.adding(-3000)
+        for i in 0..<1300 {
+            day = day.adding(1 + i % 3)
+            recorded.append(day)
+            apply(.progress(Fixture.water, day, delta: 1 + i % 4), devices[i % 5 == 0 ? 1 : 0])
+            if i % 7 == 0 { apply(.skip(Fixture.water, day, true), devices[0]) }
+            if i % 11 == 0 { apply(.rate(Fixture.water, day, 1 + i % 5), devices[1]) }
+            if i % 13 == 0 { apply(.note(Fixture.water, day, "note \(i)"), devices[0]) }
+        }
+        let days = try XCTUnwrap(state.entries[Fixture.water]?.days)
+        let block = DayBlock.encode(days)
+        XCTAssertEqual(try DayBlock.index(block).marks.count, 6)
+        XCTAssertEqual(try DayBlock.days(block), days)
+        XCTAssertEqual(try DayBlock.columns(block), DayColumns(days))
+        for d in recorded {
+            XCTAssertEqual(try DayBlock.records(block, only: [d]), [d: days[d]!], "\(d)")
+        }
+        let absent = [recorded[0].adding(-1), recorded.last!.adding(1)] + recorded.map { $0.adding(1) }.filter { days[$0] == nil }.prefix(50)
+        for d in absent { XCTAssertEqual(try DayBlock.records(block, only: [d]), [:], "\(d)") }
+        let some = Set(recorded.enumerated().filter { $0.offset % 97 == 0 }.map(\.element) + absent.prefix(5))
+        XCTAssertEqual(try DayBlock.records(block, only: some), days.filter { some.contains($0.key) })
+    }
 }

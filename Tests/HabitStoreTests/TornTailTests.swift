@@ -146,4 +146,42 @@ final class TornTailTests: StoreTestCase {
         XCTAssertEqual(Array(onDisk.prefix(boundary)), Array(history.journal[..<boundary]), context, file: file, line: line)
         XCTAssertEqual(try foldJournal(onDisk, file: file, line: line), result.state, context, file: file, line: line)
     }
+
+    // MARK: Reading a window at a time
+
+    func testRecordsAreReadAWindowAtATimeWhateverTheWindowAndRecordSizes() async throws {
+        let history = try await makeHistory()
+        let journal = try Journal(path: history.paths.journal)
+        let end = try journal.fileSize()
+        let whole = Journal.scan(Array(try fileBytes(history.paths.journal).dropFirst(Journal.headerSize)), base: Journal.headerSize)
+        XCTAssertEqual(whole.status, .clean)
+        let expected = whole.records.map { "\($0.offset):\($0.payload)" }
+        XCTAssertGreaterThan(expected.count, 5)
+        // Windows smaller than one record, of about one, and larger than the whole file.
+        for window in [1, 7, 12, 13, 40, 64, 100, 1 << 20] {
+            var seen: [String] = []
+            try journal.forEachRecord(from: Journal.headerSize, to: end, window: window) { seen.append("\($0.offset):\($0.payload)"); return true }
+            XCTAssertEqual(seen, expected, "window \(window)")
+        }
+        // From a later record boundary, and stopping early.
+        var firstTwo: [Int] = []
+        try journal.forEachRecord(from: whole.records[2].offset, to: end, window: 30) { firstTwo.append($0.offset); return firstTwo.count < 2 }
+        XCTAssertEqual(firstTwo, [whole.records[2].offset, whole.records[3].offset])
+    }
+
+    func testAWindowedReadOfARecordChangedOnDiskThrowsCorruptWithItsOffset() async throws {
+        let history = try await makeHistory()
+        var bytes = try fileBytes(history.paths.journal)
+        let victim = history.records[3]
+        bytes[victim.upperBound - 1] ^= 0x40
+        try writeFile(bytes, to: history.paths.journal)
+        let journal = try Journal(path: history.paths.journal)
+        for window in [16, 1 << 20] {
+            var read = 0
+            XCTAssertThrowsError(try journal.forEachRecord(from: Journal.headerSize, to: bytes.count, window: window) { _ in read += 1; return true }) {
+                assertCorrupt($0 as? StoreError, path: history.paths.journal, offset: victim.lowerBound, "window \(window)")
+            }
+            XCTAssertEqual(read, 3, "the records before it were read, window \(window)")
+        }
+    }
 }

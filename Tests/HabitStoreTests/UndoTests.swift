@@ -167,4 +167,58 @@ final class UndoTests: StoreTestCase {
         XCTAssertEqual(aStack, bStack)
         XCTAssertEqual(aStack.last?.label, "rate Water day 0")
     }
+
+    // MARK: The history kept encoded
+
+    private func items(_ n: Int, changes: Int) -> [UndoItem] {
+        (1...n).map { k in
+            UndoItem(firstSeq: UInt64(k * 10), inverse: (0..<changes).map { .progress(HabitID(value: UInt64(k)), Fixture.day0.adding($0), delta: -1) },
+                     label: "item \(k)")
+        }
+    }
+
+    func testAnUndoHistoryReadBackIsCopiedAsItWasAndDecodesItemByItem() throws {
+        let original = UndoHistory(items(40, changes: 3))
+        var w = ByteWriter()
+        original.encode(into: &w)
+        var r = ByteReader(w.bytes)
+        var read = try UndoHistory.decode(from: &r)
+        XCTAssertTrue(r.isAtEnd)
+        XCTAssertEqual(read.count, 40)
+        XCTAssertEqual(read.changeCount, 120)
+        // Written again without decoding anything: the same bytes.
+        var again = ByteWriter()
+        read.encode(into: &again)
+        XCTAssertEqual(again.bytes, w.bytes)
+        XCTAssertEqual(try read.last(), items(40, changes: 3).last)
+        XCTAssertEqual(try read.items(), items(40, changes: 3))
+        // Removal and trimming work from the headers alone.
+        read.remove(firstSeq: 400)
+        read.remove(firstSeq: 12345) // not there: nothing happens
+        read.trim(limit: 30, changeLimit: 81)
+        XCTAssertEqual(read.count, 27, "at most 81 changes: 27 items of 3")
+        XCTAssertEqual(read.changeCount, 81)
+        XCTAssertEqual(try read.items().map(\.firstSeq), (13...39).map { UInt64($0 * 10) })
+        read.append(UndoItem(firstSeq: 999, inverse: [], label: "new"))
+        read.trim(limit: 10, changeLimit: 10_000)
+        XCTAssertEqual(try read.items().map(\.label), (31...39).map { "item \($0)" } + ["new"])
+    }
+
+    func testAnUndoItemThatDisagreesWithItsHeaderIsAnErrorNotAWrongUndo() throws {
+        var w = ByteWriter()
+        UndoHistory(items(2, changes: 2)).encode(into: &w)
+        var bytes = w.bytes
+        // The second header's change count (after the count, the first slot, and the
+        // second slot's sequence number) says 1 instead of 2.
+        var r = ByteReader(bytes)
+        _ = try r.varint()
+        _ = try r.varint(); _ = try r.varint(); let length = try r.count(max: 1 << 28); _ = try r.raw(length)
+        _ = try r.varint()
+        XCTAssertEqual(bytes[r.position], 2)
+        bytes[r.position] = 1
+        var damaged = ByteReader(bytes)
+        let history = try UndoHistory.decode(from: &damaged)
+        XCTAssertEqual(try history.item(at: 0), items(2, changes: 2)[0])
+        XCTAssertThrowsError(try history.last()) { XCTAssertTrue($0 is DecodeError, "\($0)") }
+    }
 }
