@@ -1,7 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
+import Foundation
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+// A release build meant to be installed (and the one the benchmark measures) links the
+// Swift runtime and Foundation statically: `swift build -c release --static-swift-stdlib`.
+// Binding their symbols at every start is most of a short command's time (see the
+// README's Performance). The static FoundationNetworking and FoundationXML ask the linker
+// for -lcurl and -lxml2: Sources/habitto/Link holds linker scripts that resolve those to
+// the shared libraries already on any machine that runs Swift's Foundation, so that no
+// development package is needed. A build without the flag ignores them.
+let linkScripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/habitto/Link"
+let findLinkScripts: [LinkerSetting] = [.unsafeFlags(["-L", linkScripts])]
 
 let package = Package(
     name: "habitto",
@@ -23,19 +34,20 @@ let package = Package(
         .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
         // Argument parsing and wiring only.
         .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal"],
-                          swiftSettings: strict),
+                          exclude: ["Link"], swiftSettings: strict, linkerSettings: findLinkScripts),
         // A real Apache mod_dav server on loopback, started and stopped by the WebDAV tests
         // and the benchmark (Foundation only).
         .target(name: "WebDAVHarness", swiftSettings: strict),
         // The benchmark program: prints a Markdown table of figures and ratios.
         .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVHarness"],
-                          swiftSettings: strict),
+                          swiftSettings: strict, linkerSettings: findLinkScripts),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
         .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
-        .testTarget(name: "HabittoCLITests", dependencies: ["habitto", "HabitCore", "HabitStore", "WebDAVHarness"],
+        // Runs the habitto binary as a process (built with everything by `swift build`).
+        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "WebDAVHarness"],
                     swiftSettings: strict),
     ]
 )
