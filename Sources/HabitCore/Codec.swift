@@ -346,26 +346,15 @@ extension ByteReader {
     }
 
     /// The same bytes as `days()`, read straight into the columns the rules use (no
-    /// dictionary, no per-device bookkeeping). Throws where `days()` would, and also when
-    /// the days are not in ascending order, which a canonical encoding never has.
+    /// dictionary). Throws where `days()` would, and also when the days are not in
+    /// ascending order, which a canonical encoding never has.
     public mutating func dayColumns() throws -> DayColumns {
         let dayCount = try count(max: 1 << 24)
         var columns = DayColumns()
         columns.reserveCapacity(dayCount)
         for _ in 0..<dayCount {
-            let d = try day()
-            var progress = 0
-            for _ in 0..<(try count(max: 1 << 20)) { _ = try device(); progress &+= try int() }
-            var skipped = false, rating: Int?
-            if try bool() { skipped = try bool(); _ = try stamp() }
-            if try bool() {
-                let v = try u8()
-                guard v <= 5 else { throw DecodeError("difficulty out of range") }
-                rating = v == 0 ? nil : Int(v)
-                _ = try stamp()
-            }
-            if try bool() { _ = try optionalString(); _ = try stamp() }
-            guard columns.append(d, progress: progress, skipped: skipped, rating: rating) else {
+            let (d, rec) = try dayRecord()
+            guard columns.append(d, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating) else {
                 throw DecodeError("days out of order")
             }
         }
