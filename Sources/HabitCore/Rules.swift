@@ -151,7 +151,10 @@ extension HabitState {
     /// Loop Habit Tracker's habit score on `asOf` (0–1), computed from the start date with
     /// multiplier 0.5^(√f/13). Build habits use Loop's boolean rolling window (numerator
     /// and denominator doubled below one per day); limit habits Loop's "at most" rule with
-    /// target goal × numerator. Skipped days leave the score unchanged.
+    /// target goal × numerator. The window holds the last `denominator` days that are not
+    /// skipped: it stretches past skipped days (as Loop does since its fix for skips on
+    /// non-daily habits), so a skipped day neither counts nor takes a slot, and the score
+    /// on a skipped day is the day before's.
     public func strength(_ habit: Habit, asOf: LocalDay) -> Double {
         strength(habit, asOf: asOf, days: daysOf(habit))
     }
@@ -165,21 +168,19 @@ extension HabitState {
         let isLimit = habit.kind == .limit
         if !isLimit && frequency < 1 { numerator *= 2; denominator *= 2 }
         let target = Double(habit.goal * numerator)
+        // The values of the last `denominator` days that were not skipped, as a ring.
         var window = Array(repeating: 0, count: denominator)
+        var slot = 0
         var rolling = 0
         var score = isLimit ? 1.0 : 0.0
         let recorded = DayTable(days, from: habit.startDate, to: end)
         let count = habit.startDate.days(to: end) + 1
-        for i in 0..<count {
-            let skipped = recorded.skipped[i]
+        for i in 0..<count where !recorded.skipped[i] {
             let progress = recorded.progress[i]
-            let value: Int
-            if skipped { value = 0 }
-            else if isLimit { value = progress }
-            else { value = habit.succeeds(progress: progress) ? 1 : 0 }
-            rolling += value - window[i % denominator]
-            window[i % denominator] = value
-            if skipped { continue }
+            let value = isLimit ? progress : (habit.succeeds(progress: progress) ? 1 : 0)
+            rolling += value - window[slot]
+            window[slot] = value
+            slot = slot + 1 == denominator ? 0 : slot + 1
             let completed: Double
             if isLimit {
                 if target > 0 { completed = min(1, max(0, 1 - (Double(rolling) - target) / target)) }

@@ -21,7 +21,8 @@ private func referenceDailyBuildScore(_ plan: [DayPlan], goal: Int) -> Double {
     return score
 }
 
-/// Loop's score for any schedule, recomputing each day's window from scratch.
+/// Loop's score for any schedule, recomputing each day's window from scratch: the last
+/// `denominator` days up to that day that were not skipped.
 private func referenceScore(_ plan: [DayPlan], kind: HabitKind, goal: Int, schedule: Schedule) -> Double {
     var (numerator, denominator) = schedule.frequency
     let f = Double(numerator) / Double(denominator)
@@ -29,7 +30,7 @@ private func referenceScore(_ plan: [DayPlan], kind: HabitKind, goal: Int, sched
     if kind == .build && f < 1 { numerator *= 2; denominator *= 2 }
     var score = kind == .limit ? 1.0 : 0.0
     for i in plan.indices where !plan[i].skipped {
-        let window = plan[max(0, i - denominator + 1)...i].filter { !$0.skipped }
+        let window = plan[...i].filter { !$0.skipped }.suffix(denominator)
         let v: Double
         if kind == .build {
             let successes = window.filter { $0.progress >= goal }.count
@@ -239,5 +240,149 @@ final class StrengthTests: XCTestCase {
         let plan = randomPlan(days: 120, maxProgress: 2, skipChance: 0.2, using: &rng)
         assertClose(referenceScore(plan, kind: .build, goal: 1, schedule: .daily),
                     referenceDailyBuildScore(plan, goal: 1), accuracy: 1e-12)
+    }
+
+    // MARK: Non-daily habits with skipped days: the window passes over them
+
+    /// Records a plan given newest first, as Loop's tests write them (index 0 is `end`):
+    /// `true` done, `false` nothing, `nil` skipped. The habit starts on the oldest day.
+    private func loopWorld(_ newestFirst: [Bool?], schedule: Schedule, end: LocalDay,
+                           file: StaticString = #filePath, line: UInt = #line) -> (World, Habit) {
+        var w = World()
+        let first = end.adding(-(newestFirst.count - 1))
+        let h = w.build(start: first, schedule: schedule, file: file, line: line)
+        for (i, v) in newestFirst.enumerated() {
+            let d = end.adding(-i)
+            if v == true { w.progress(h, d, file: file, line: line) }
+            if v == nil { w.skip(h, d, file: file, line: line) }
+        }
+        return (w, h)
+    }
+
+    func testEveryTwoDaysWithASkipMatchesLoop() {
+        // every:2 from 2026-11-17, done on the 17th, skipped on the 19th: Loop 0.069994 on the 21st
+        // (four days in the window, none of them the skip: v = ½ four times, 0.5·(1 − m⁴)).
+        var w = World()
+        let first = day("2026-11-17")
+        let h = w.build(start: first, schedule: .everyNDays(2))
+        w.progress(h, first)
+        w.skip(h, day("2026-11-19"))
+        assertClose(w.state.strength(h, asOf: day("2026-11-21")), 0.069994, accuracy: 1e-6)
+        let m = pow(0.5, 0.5.squareRoot() / 13)
+        assertClose(w.state.strength(h, asOf: day("2026-11-21")), 0.5 * (1 - pow(m, 4)), accuracy: 1e-12)
+        XCTAssertEqual(w.state.strength(h, asOf: day("2026-11-19")), w.state.strength(h, asOf: day("2026-11-18")),
+                       "the skipped day keeps the day before's score")
+    }
+
+    func testSixPerWeekWithThreeSkippedDaysMatchesLoop() {
+        // 6/week, done on days 0–17, days 10, 11 and 12 then skipped: Loop 0.365222.
+        var w = World()
+        let h = w.build(start: start, schedule: .perWeek(6))
+        w.progress(h, days: days(from: start, count: 18))
+        for i in 10...12 { w.skip(h, start.adding(i)) }
+        assertClose(w.state.strength(h, asOf: start.adding(17)), 0.365222, accuracy: 1e-6)
+    }
+
+    func testSixPerWeekEveryDayDoneOrSkippedConvergesToOne() {
+        // Loop's test: a 6/week habit where every day is done or skipped converges to 1.
+        var rng = SplitMix64(seed: 0x5EED_0006)
+        let plan: [Bool?] = (0..<700).map { _ in Double.random(in: 0..<1, using: &rng) < 0.3 ? nil : true }
+        let today = day("2026-11-23")
+        let (w, h) = loopWorld(plan, schedule: .perWeek(6), end: today)
+        assertClose(w.state.strength(h, asOf: today), 1.0, accuracy: 1e-6)
+    }
+
+    func testSkippingDaysAfterReachingFullStrengthDoesNotLowerIt() {
+        // Loop issue 1695: a 6/week habit at full strength, four days skipped, then done again.
+        // Whichever four days are skipped, the score never goes down.
+        let today = day("2026-04-28")
+        for skippedFrom in 0...6 {
+            var plan: [Bool?] = Array(repeating: true, count: 400)
+            for k in skippedFrom..<(skippedFrom + 4) { plan[k] = nil }
+            let (w, h) = loopWorld(plan, schedule: .perWeek(6), end: today)
+            var previous = 0.0
+            for i in stride(from: 20, through: 0, by: -1) {
+                let s = w.state.strength(h, asOf: today.adding(-i))
+                XCTAssertGreaterThanOrEqual(s, previous, "skips \(skippedFrom)…\(skippedFrom + 3) days ago, day −\(i)")
+                previous = s
+            }
+            XCTAssertGreaterThan(previous, 0.999)
+        }
+    }
+
+    func testSkipsOnANonDailyHabitAreAsIfTheDaysNeverExisted() {
+        // As Loop's skipsShouldNotAffectScore: a run of skipped days in the middle of a
+        // history gives the same score as the history without those days.
+        for schedule: Schedule in [.perWeek(3), .everyNDays(2), .weekdays([.monday, .wednesday, .friday])] {
+            var rng = SplitMix64(seed: 0x5EED_0007)
+            let plain: [Bool?] = (0..<200).map { _ in Bool.random(using: &rng) }
+            var withSkips = plain
+            withSkips.insert(contentsOf: Array(repeating: nil, count: 9), at: 80)
+            let today = day("2026-11-23")
+            let (a, ha) = loopWorld(plain, schedule: schedule, end: today)
+            let (b, hb) = loopWorld(withSkips, schedule: schedule, end: today)
+            assertClose(b.state.strength(hb, asOf: today), a.state.strength(ha, asOf: today), accuracy: 1e-12,
+                        "\(schedule)")
+        }
+    }
+
+    // MARK: Loop's own score tests for non-daily frequencies (ScoreListTest)
+
+    func testLoopRecomputeEveryTwoDays() {
+        // check(0, 2): daily 0.101149; the same days as every:2, 0.054816.
+        let today = day("2026-11-23")
+        let (d, hd) = loopWorld([true, true], schedule: .daily, end: today)
+        assertClose(d.state.strength(hd, asOf: today), 0.101149, accuracy: 1e-6)
+        let (e, he) = loopWorld([true, true], schedule: .everyNDays(2), end: today)
+        assertClose(e.state.strength(he, asOf: today), 0.054816, accuracy: 1e-6)
+    }
+
+    func testLoopImperfectNonDailyConvergesToTheShareDone() {
+        // 3/week, two done and five missed each week for 100 weeks: 2/3; as 4/week: ½.
+        let today = day("2026-11-23")
+        let week: [Bool?] = [true, true, false, false, false, false, false]
+        let plan = Array((0..<100).map { _ in week }.joined())
+        let (a, ha) = loopWorld(plan, schedule: .perWeek(3), end: today)
+        assertClose(a.state.strength(ha, asOf: today), 2.0 / 3.0, accuracy: 1e-6)
+        let (b, hb) = loopWorld(plan, schedule: .perWeek(4), end: today)
+        assertClose(b.state.strength(hb, asOf: today), 0.5, accuracy: 1e-6)
+    }
+
+    func testLoopIrregularNonDailyConvergesToOne() {
+        // 1/week, done on the first day of one week and the last of the next, 100 times.
+        let today = day("2026-11-23")
+        let two: [Bool?] = [true, false, false, false, false, false, false,
+                            false, false, false, false, false, false, true]
+        let plan = Array((0..<100).map { _ in two }.joined())
+        let (w, h) = loopWorld(plan, schedule: .perWeek(1), end: today)
+        assertClose(w.state.strength(h, asOf: today), 1.0, accuracy: 1e-3)
+    }
+
+    func testLoopHighScoreInReasonableTime() {
+        // Daily: over 99% in 3 months; weekly: in 9 months; every 30 days: in 18 months.
+        let today = day("2026-11-23")
+        func every(_ n: Int, times: Int) -> [Bool?] {
+            (0..<((times - 1) * n + 1)).map { $0 % n == 0 ? true : false }
+        }
+        let (a, ha) = loopWorld(every(1, times: 90), schedule: .daily, end: today)
+        XCTAssertGreaterThan(a.state.strength(ha, asOf: today), 0.99)
+        let (b, hb) = loopWorld(every(7, times: 39), schedule: .perWeek(1), end: today)
+        XCTAssertGreaterThan(b.state.strength(hb, asOf: today), 0.99)
+        let (c, hc) = loopWorld(every(30, times: 18), schedule: .everyNDays(30), end: today)
+        XCTAssertGreaterThan(c.state.strength(hc, asOf: today), 0.99)
+    }
+
+    func testLoopDailyValuesWithSkips() {
+        // Loop's test_getValueWithSkip: done on the last 20 days, days 5, 10 and 11 skipped.
+        let today = day("2026-11-23")
+        var plan: [Bool?] = Array(repeating: true, count: 20)
+        for k in [5, 10, 11] { plan[k] = nil }
+        let (w, h) = loopWorld(plan, schedule: .daily, end: today)
+        let expected = [0.596033, 0.573910, 0.550574, 0.525961, 0.500000, 0.472617, 0.472617, 0.443734,
+                        0.413270, 0.381137, 0.347244, 0.347244, 0.347244, 0.311495, 0.273788, 0.234017,
+                        0.192067, 0.147820, 0.101149, 0.051922]
+        for (i, value) in expected.enumerated() {
+            assertClose(w.state.strength(h, asOf: today.adding(-i)), value, accuracy: 1e-6, "day −\(i)")
+        }
     }
 }
