@@ -58,9 +58,15 @@ public struct HabitSummary: Hashable, Sendable {
 
 /// Whole-account figures.
 public struct Stats: Hashable, Sendable {
+    /// Settled XP: every day before today, and what today has earned for good.
     public let xp: Int
     public let level: LevelInfo
+    /// Settled XP earned on today's date.
     public let xpToday: Int
+    /// XP that today will add when it ends as it stands: its limit habits that are within
+    /// their limit, and today's perfect day when a limit habit takes part in it. Not in `xp`.
+    public let xpProvisional: Int
+    /// Settled perfect days.
     public let perfectDays: Int
     /// Habits that exist and are not archived today; archived ones.
     public let habits: Int
@@ -74,8 +80,8 @@ extension HabitState {
     func daysOf(_ habit: Habit) -> DayColumns { entries[habit.id]?.columns ?? DayColumns() }
 
     /// Whether the habit is due on `day`: active, on a scheduled day; for N-per-week
-    /// habits, while fewer than N days of that week before `day` succeeded (or when the
-    /// day itself succeeded within the quota).
+    /// habits, while fewer than N days of that week before `day` succeeded (so the day that
+    /// meets the quota is due, and a success after it in the same week is not).
     public func isDue(_ habit: Habit, on day: LocalDay, settings: RuleSettings = .init()) -> Bool {
         isDue(habit, on: day, settings: settings, days: daysOf(habit))
     }
@@ -94,7 +100,8 @@ extension HabitState {
     }
 
     /// Current and best streak as of `asOf`, with `today` the day still in progress: a
-    /// pending (not yet successful) today neither counts nor breaks.
+    /// pending (not yet successful) today neither counts nor breaks, and a limit habit's
+    /// today neither counts nor breaks until it is over.
     public func streaks(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings = .init())
         -> (current: Int, best: Int)
     {
@@ -134,11 +141,13 @@ extension HabitState {
             }
             return (run, best)
         }
+        // A limit day is settled only once it is over: today it neither counts nor breaks.
+        let settledBefore = habit.kind == .limit ? today : .latest
         var d = habit.startDate
         while d <= end {
             if habit.isScheduledDay(d) {
                 let o = outcome(habit, days, d)
-                if !o.skipped {
+                if !o.skipped && d < settledBefore {
                     if o.success { run += 1; if run > best { best = run } }
                     else if d < today { run = 0 }
                 }
@@ -216,34 +225,40 @@ extension HabitState {
         let days = daysOf(habit)
         let at = days.index(of: day)
         let progress = at.map { days.progress(at: $0) } ?? 0
-        let completed = habit.succeeds(progress: progress)
+        let skipped = at.map { days.isSkipped(at: $0) } ?? false
         let s = streaks(habit, asOf: day, today: today, settings: settings, days: days)
-        let due = isDue(habit, on: day, settings: settings, days: days) || (habit.schedule.isWeekly && habit.isActive(on: day) && completed && progress > 0)
+        let verdict = DayVerdict(habit, progress: progress, skipped: skipped,
+                                 scheduled: isDue(habit, on: day, settings: settings, days: days))
         return HabitSummary(
-            habit: habit, day: day, scheduled: due, progress: progress, completed: completed,
-            skipped: at.map { days.isSkipped(at: $0) } ?? false, difficulty: at.flatMap { days.rating(at: $0) },
-            exceeded: habit.kind == .limit && progress > habit.goal,
+            habit: habit, day: day, scheduled: verdict.scheduled, progress: progress, completed: verdict.completed,
+            skipped: skipped, difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
             streak: s.current, bestStreak: s.best, streakUnit: habit.schedule.isWeekly ? "weeks" : "days",
             strength: strength(habit, asOf: day, days: days))
     }
 
     /// XP, level, perfect days and totals, counted from each habit's start up to `today`.
-    /// XP: 50 per successful, due, non-skipped habit-day (once however far over the goal),
-    /// plus 50 per perfect day: at least one habit counted that day and every day-scheduled,
-    /// non-skipped habit succeeded (weekly habits count only on days they succeed).
+    /// XP: 50 per habit-day that earns it (see `DayVerdict`), plus 50 per perfect day: at
+    /// least one habit earned XP that day, and every habit-day that was due and not skipped
+    /// succeeded (N-per-week habits take part only on days they earn XP). A limit habit's
+    /// day is settled only once it is over: today's limit days, and today's perfect day when
+    /// a limit habit takes part in it, are provisional (`xpProvisional`), so creating a limit
+    /// habit earns nothing yet, and going over a limit never takes back XP already shown.
     public func stats(today: LocalDay, settings: RuleSettings = .init()) -> Stats {
         let all = habits
+        let habitsCount = all.filter { $0.isActive(on: today) || $0.startDate > today }.count
+        let archivedCount = all.filter { ($0.fields.archivedFrom ?? .latest) <= today }.count
         guard let first = all.map(\.startDate).min(), first <= today else {
-            return Stats(xp: 0, level: LevelInfo(xp: 0), xpToday: 0, perfectDays: 0,
-                         habits: all.filter { $0.isActive(on: today) || $0.startDate > today }.count,
-                         archivedHabits: all.filter { ($0.fields.archivedFrom ?? .latest) <= today }.count,
-                         checkIns: checkIns(all))
+            return Stats(xp: 0, level: LevelInfo(xp: 0), xpToday: 0, xpProvisional: 0, perfectDays: 0,
+                         habits: habitsCount, archivedHabits: archivedCount, checkIns: checkIns(all))
         }
         let span = first.days(to: today) + 1
+        // Per day: habit-days due and not skipped, those that succeeded, those that earned XP.
         var obligated = [Int32](repeating: 0, count: span)
         var met = [Int32](repeating: 0, count: span)
-        var counted = [Int32](repeating: 0, count: span)
-        var xp = 0, xpToday = 0, checkIns = 0
+        var earned = [Int32](repeating: 0, count: span)
+        // Today's limit habit-days, which are provisional.
+        var openObligated = 0, openMet = 0, openEarned = 0
+        var xp = 0, checkIns = 0
         for habit in all {
             // Fetched once: a state that does not keep decoded days decodes them once here.
             let recorded = daysOf(habit)
@@ -251,43 +266,56 @@ extension HabitState {
             let end = min(today, habit.lastActiveDay ?? today)
             guard end >= habit.startDate else { continue }
             let days = DayTable(recorded, from: habit.startDate, to: end)
-            var weekSuccesses = 0
-            var currentWeek = habit.startDate.startOfWeek(settings.weekStart)
-            var d = habit.startDate
-            while d <= end {
-                let i = first.days(to: d)
-                let o = outcome(habit, days, d)
-                if case .perWeek(let n) = habit.schedule {
-                    let w = d.startOfWeek(settings.weekStart)
-                    if w != currentWeek { currentWeek = w; weekSuccesses = 0 }
-                    if o.success && !o.skipped && weekSuccesses < n {
-                        weekSuccesses += 1
-                        xp += xpPerHabitDay
-                        if d == today { xpToday += xpPerHabitDay }
-                        counted[i] += 1
-                    }
-                } else if habit.isScheduledDay(d) && !o.skipped {
-                    obligated[i] += 1
-                    counted[i] += 1
-                    if o.success {
-                        met[i] += 1
-                        xp += xpPerHabitDay
-                        if d == today { xpToday += xpPerHabitDay }
-                    }
+            judgeDays(habit, days, settings: settings) { d, v in
+                let open = d == today && habit.kind == .limit
+                if open {
+                    if v.obligated { openObligated += 1; if v.completed { openMet += 1 } }
+                    if v.earnsXP { openEarned += 1 }
+                    return
                 }
-                d = d.adding(1)
+                let i = first.days(to: d)
+                if v.obligated { obligated[i] += 1; if v.completed { met[i] += 1 } }
+                if v.earnsXP { earned[i] += 1; xp += xpPerHabitDay }
             }
         }
         var perfect = 0
-        for i in 0..<span where counted[i] > 0 && met[i] == obligated[i] {
+        for i in 0..<(span - 1) where earned[i] > 0 && met[i] == obligated[i] {
             perfect += 1
             xp += xpPerPerfectDay
-            if i == span - 1 { xpToday += xpPerPerfectDay }
         }
-        return Stats(xp: xp, level: LevelInfo(xp: xp), xpToday: xpToday, perfectDays: perfect,
-                     habits: all.filter { $0.isActive(on: today) || $0.startDate > today }.count,
-                     archivedHabits: all.filter { ($0.fields.archivedFrom ?? .latest) <= today }.count,
-                     checkIns: checkIns)
+        // Today: settled when no limit habit takes part, else provisional.
+        let t = span - 1
+        var xpToday = Int(earned[t]) * xpPerHabitDay
+        var xpProvisional = openEarned * xpPerHabitDay
+        if openObligated == 0 && openEarned == 0 {
+            if earned[t] > 0 && met[t] == obligated[t] { perfect += 1; xp += xpPerPerfectDay; xpToday += xpPerPerfectDay }
+        } else if Int(earned[t]) + openEarned > 0 && Int(met[t]) + openMet == Int(obligated[t]) + openObligated {
+            xpProvisional += xpPerPerfectDay
+        }
+        return Stats(xp: xp, level: LevelInfo(xp: xp), xpToday: xpToday, xpProvisional: xpProvisional,
+                     perfectDays: perfect, habits: habitsCount, archivedHabits: archivedCount, checkIns: checkIns)
+    }
+
+    /// Walks a habit's days from its start date through the end of `days`, judging each one.
+    /// The one place that counts an N-per-week habit's successes within its week.
+    func judgeDays(_ habit: Habit, _ days: DayTable, settings: RuleSettings, _ body: (LocalDay, DayVerdict) -> Void) {
+        var weekSuccesses = 0
+        var currentWeek = habit.startDate.startOfWeek(settings.weekStart)
+        var d = habit.startDate
+        for i in 0..<days.progress.count {
+            let scheduled: Bool
+            if case .perWeek(let n) = habit.schedule {
+                let w = d.startOfWeek(settings.weekStart)
+                if w != currentWeek { currentWeek = w; weekSuccesses = 0 }
+                scheduled = weekSuccesses < n
+            } else {
+                scheduled = habit.isScheduledDay(d)
+            }
+            let v = DayVerdict(habit, progress: days.progress[i], skipped: days.skipped[i], scheduled: scheduled)
+            if habit.schedule.isWeekly && v.completed { weekSuccesses += 1 }
+            body(d, v)
+            d = d.adding(1)
+        }
     }
 
     private func checkIns(_ all: [Habit]) -> Int {
@@ -314,6 +342,30 @@ struct DayTable {
             progress[i] = days.progress(at: k); skipped[i] = days.isSkipped(at: k)
             k += 1
         }
+    }
+}
+
+/// How the rules judge one habit-day: the one definition of completed, exceeded, due and
+/// earning XP, which the list, the history, streaks and XP all read.
+struct DayVerdict {
+    /// Due that day (N-per-week habits: while the week's quota was not met before it).
+    let scheduled: Bool
+    /// Succeeded and not skipped: a skipped day is never completed, whatever its progress.
+    let completed: Bool
+    /// A limit habit over its ceiling on a day that is not skipped.
+    let exceeded: Bool
+    /// Takes part in the perfect-day rule as an obligation: due on a fixed-day schedule and
+    /// not skipped (N-per-week habits have no obligation on any one day).
+    let obligated: Bool
+    /// Earns 50 XP: completed and due (for N-per-week habits, one of the first N successes).
+    let earnsXP: Bool
+
+    init(_ habit: Habit, progress: Int, skipped: Bool, scheduled: Bool) {
+        self.scheduled = scheduled
+        completed = !skipped && habit.succeeds(progress: progress)
+        exceeded = !skipped && habit.kind == .limit && progress > habit.goal
+        obligated = scheduled && !skipped && !habit.schedule.isWeekly
+        earnsXP = scheduled && completed
     }
 }
 

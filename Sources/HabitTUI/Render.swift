@@ -69,7 +69,12 @@ private func header(_ b: inout ScreenBuffer, _ state: AppState) {
     let barWidth = state.width >= 70 ? 12 : 6
     let filled = level.xpForNextLevel > 0 ? min(barWidth, barWidth * level.xpIntoLevel / level.xpForNextLevel) : 0
     let left = "Lv \(level.level) "
-    let right = " \(level.xpIntoLevel)/\(level.xpForNextLevel) XP  +\(state.stats.xpToday) today"
+    // Provisional XP (today's limit habits, settled when the day ends) in brackets.
+    let provisional = state.stats.xpProvisional > 0 ? " (+\(state.stats.xpProvisional))" : ""
+    var right = " \(level.xpIntoLevel)/\(level.xpForNextLevel) XP  +\(state.stats.xpToday) today\(provisional)"
+    if state.width - 1 - (TextWidth.of(left) + barWidth + TextWidth.of(right)) <= x + 1 {
+        right = " \(level.xpIntoLevel)/\(level.xpForNextLevel) XP  +\(state.stats.xpToday) today"
+    }
     let total = TextWidth.of(left) + barWidth + TextWidth.of(right)
     var rx = state.width - 1 - total
     guard rx > x + 1 else {
@@ -332,7 +337,8 @@ private func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: Habi
     var y = 3
     var lx = 1
     lx += b.put("Streak ", x: lx, y: y, role: .normal)
-    lx += b.put("\(summary.streak) \(summary.streakUnit)", x: lx, y: y, role: .streak)
+    let streakUnit = summary.streak == 1 ? String(summary.streakUnit.dropLast()) : summary.streakUnit
+    lx += b.put("\(summary.streak) \(streakUnit)", x: lx, y: y, role: .streak)
     lx += b.put("  best \(summary.bestStreak)  \(g.separator)  strength ", x: lx, y: y, role: .normal)
     lx += b.put("\(Int((now * 100).rounded()))%", x: lx, y: y, role: .strength)
     b.put("  (\(trend) over 30 days)", x: lx, y: y, role: .dim)

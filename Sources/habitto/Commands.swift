@@ -421,13 +421,16 @@ struct Runner {
                 "date": .string(today.description), "xp": .int(st.xp), "level": .int(st.level.level),
                 "xpIntoLevel": .int(st.level.xpIntoLevel), "xpForNextLevel": .int(st.level.xpForNextLevel),
                 "xpToNextLevel": .int(st.level.xpToNextLevel), "xpToday": .int(st.xpToday),
+                "xpProvisional": .int(st.xpProvisional),
                 "perfectDays": .int(st.perfectDays), "habits": .int(st.habits), "archivedHabits": .int(st.archivedHabits),
                 "checkIns": .int(st.checkIns), "operations": .int(Int(state.operationCount)),
             ]).serialized())
             return
         }
         Output.line("Level \(st.level.level) · \(st.xp) XP (\(st.level.xpIntoLevel)/\(st.level.xpForNextLevel) into the level, \(st.level.xpToNextLevel) to level \(st.level.level + 1))")
-        Output.line("Today: +\(st.xpToday) XP · perfect days: \(st.perfectDays)")
+        Output.line("Today: +\(st.xpToday) XP"
+                    + (st.xpProvisional > 0 ? " (+\(st.xpProvisional) provisional: today's limit habits, settled when the day ends)" : "")
+                    + " · perfect days: \(st.perfectDays)")
         Output.line("Habits: \(st.habits) tracked, \(st.archivedHabits) archived · check-ins: \(st.checkIns)")
     }
 

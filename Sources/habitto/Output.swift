@@ -58,6 +58,7 @@ enum Output {
 
     static func header(date: LocalDay, today: LocalDay, stats: Stats) -> String {
         "\(dayLabel(date, today: today)) · level \(stats.level.level) · \(stats.level.xpIntoLevel)/\(stats.level.xpForNextLevel) XP · +\(stats.xpToday) XP today"
+            + (stats.xpProvisional > 0 ? " (+\(stats.xpProvisional) provisional)" : "")
     }
 
     static func checkLine(_ s: HabitSummary, today: LocalDay) -> String {

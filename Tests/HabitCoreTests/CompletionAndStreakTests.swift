@@ -64,6 +64,50 @@ final class CompletionTests: XCTestCase {
         XCTAssertFalse(w.state.isSkipped(h.id, monday))
     }
 
+    func testASkippedDayIsNeverCompletedAndAgreesWithStreaksAndXP() {
+        var w = World()
+        let read = w.build("Read", start: monday)
+        let sweets = w.limit("Sweets", start: monday, goal: 1)
+        w.progress(read, days: [monday, monday.adding(1)])
+        w.progress(sweets, monday.adding(1), 3)
+        let tuesday = monday.adding(1)
+        w.skip(read, tuesday)
+        w.skip(sweets, tuesday)
+        let r = w.state.summary(read, on: tuesday, today: tuesday.adding(1))
+        XCTAssertTrue(r.skipped)
+        XCTAssertEqual(r.progress, 1, "the progress is still shown")
+        XCTAssertFalse(r.completed, "but a skipped day is not completed")
+        XCTAssertEqual(r.streak, 1, "Monday only: the skipped Tuesday does not count")
+        let s = w.state.summary(sweets, on: tuesday, today: tuesday.adding(1))
+        XCTAssertFalse(s.completed)
+        XCTAssertFalse(s.exceeded, "a skipped day is not exceeded either")
+        let history = w.state.history(read, through: tuesday)
+        XCTAssertEqual(history.map(\.completed), [true, false])
+        // XP: Monday's two habit-days and its perfect day; Tuesday earns nothing.
+        XCTAssertEqual(w.state.stats(today: tuesday.adding(1)).xp, 150)
+    }
+
+    func testAPastDayHasNoGraceItIsOver() {
+        // `list --date` for a past day: an unfinished day is a missed one.
+        var w = World()
+        let h = w.build(start: monday)
+        w.progress(h, days: [monday, monday.adding(1)])
+        let wednesday = monday.adding(2)
+        XCTAssertEqual(w.state.summary(h, on: wednesday, today: wednesday).streak, 2, "today: pending, not broken")
+        XCTAssertEqual(w.state.summary(h, on: wednesday, today: wednesday.adding(1)).streak, 0, "over: broken")
+    }
+
+    func testAnArchiveFromTomorrowLeavesTheHabitTrackedToday() {
+        var w = World()
+        var h = w.build(start: monday)
+        h = w.set(h, .archivedFrom(monday.adding(1)))
+        XCTAssertTrue(h.isActive(on: monday))
+        XCTAssertEqual(w.state.stats(today: monday).habits, 1)
+        XCTAssertEqual(w.state.stats(today: monday).archivedHabits, 0)
+        XCTAssertEqual(w.state.stats(today: monday.adding(1)).habits, 0)
+        XCTAssertEqual(w.state.stats(today: monday.adding(1)).archivedHabits, 1)
+    }
+
     func testPerWeekHabitIsDueUntilTheWeeksQuotaIsMet() {
         var w = World()
         let h = w.build(start: monday, schedule: .perWeek(2))
@@ -74,6 +118,9 @@ final class CompletionTests: XCTestCase {
         XCTAssertFalse(w.state.isDue(h, on: monday.adding(2)), "quota of 2 met on Tuesday")
         XCTAssertTrue(w.state.summary(h, on: monday.adding(1), today: monday.adding(2)).scheduled,
                       "a day that counted toward the quota stays scheduled")
+        w.progress(h, monday.adding(2))
+        XCTAssertFalse(w.state.summary(h, on: monday.adding(2), today: monday.adding(2)).scheduled,
+                       "a third success in a 2/week habit is not due")
         XCTAssertTrue(w.state.isDue(h, on: monday.adding(7)), "a new week starts over")
         XCTAssertFalse(w.state.isDue(h, on: monday.adding(-1)), "not due before the start date")
     }
@@ -205,18 +252,31 @@ final class DailyStreakTests: XCTestCase {
         var w = World()
         let h = w.limit(start: monday, goal: 1)
         let today = day("2026-03-06")
-        assertStreak(w, h, today: today, current: 5, best: 5)
+        // Monday to Thursday are over; today (Friday) is not settled yet.
+        assertStreak(w, h, today: today, current: 4, best: 4)
+        assertStreak(w, h, today: today.adding(1), current: 5, best: 5)
         w.progress(h, day("2026-03-04"), 2)
-        assertStreak(w, h, today: today, current: 2, best: 2)
+        assertStreak(w, h, today: today, current: 1, best: 2)
+    }
+
+    func testALimitHabitStreakStartsOnlyWhenItsFirstDayIsOver() {
+        var w = World()
+        let h = w.limit(start: monday, goal: 1)
+        assertStreak(w, h, today: monday, current: 0, best: 0)
+        XCTAssertTrue(w.state.summary(h, on: monday, today: monday).completed, "within its limit so far")
+        w.progress(h, monday, 1)
+        assertStreak(w, h, today: monday, current: 0, best: 0)
+        assertStreak(w, h, today: monday.adding(1), current: 1, best: 1)
     }
 
     func testLimitExceededTodayNeitherCountsNorBreaksUntilTheDayIsOver() {
         var w = World()
         let h = w.limit(start: monday, goal: 1)
         let today = day("2026-03-04")
-        w.progress(h, today, 3)
         assertStreak(w, h, today: today, current: 2, best: 2)
-        assertStreak(w, h, today: today.adding(1), current: 1, best: 2)
+        w.progress(h, today, 3)
+        assertStreak(w, h, today: today, current: 2, best: 2) // going over today takes nothing back yet
+        assertStreak(w, h, today: today.adding(1), current: 0, best: 2)
     }
 
     func testArchivedHabitStreakStopsAtTheArchiveDate() {

@@ -44,6 +44,18 @@ final class ScheduleTests: XCTestCase {
         XCTAssertEqual(parse("every:1"), .daily)
         XCTAssertEqual(parse("7/week"), .daily)
         XCTAssertEqual(parse("mon,tue,wed,thu,fri,sat,sun"), .daily)
+        XCTAssertEqual(parse("mon,tue,wed,thu,fri")?.description, "weekdays")
+        XCTAssertEqual(parse("sat,sun")?.description, "weekends")
+    }
+
+    func testASevenPerWeekHabitIsDailyAndCountsItsStreakInDays() {
+        var w = World()
+        let monday = LocalDay(year: 2026, month: 3, day: 2)!
+        let h = w.build(start: monday, schedule: parse("7/week") ?? .perWeek(7))
+        w.progress(h, days: days(from: monday, count: 3))
+        let s = w.state.summary(h, on: monday.adding(2), today: monday.adding(2))
+        XCTAssertEqual(s.streakUnit, "days")
+        XCTAssertEqual(s.streak, 3)
     }
 
     func testRejectsOutOfRangeCountsAndUnknownWordsWithAHelpfulMessage() {

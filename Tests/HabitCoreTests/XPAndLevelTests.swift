@@ -154,13 +154,64 @@ final class XPTests: XCTestCase {
         assertXP(w, today: today, xp: 200, perfectDays: 1)
     }
 
-    func testLimitHabitEarnsXPForEveryDayUnderTheCeiling() {
+    func testLimitHabitEarnsXPForEveryDayUnderTheCeilingOnceTheDayIsOver() {
         var w = World()
         let h = w.limit(start: monday, goal: 1)
         let today = monday.adding(2)
-        assertXP(w, today: today, xp: 300, perfectDays: 3)
+        // Monday and Tuesday are over and settled; Wednesday (today) is provisional.
+        assertXP(w, today: today, xp: 200, perfectDays: 2, xpToday: 0)
+        XCTAssertEqual(w.state.stats(today: today).xpProvisional, 100)
         w.progress(h, monday.adding(1), 2)
-        assertXP(w, today: today, xp: 200, perfectDays: 2)
+        assertXP(w, today: today, xp: 100, perfectDays: 1)
+        assertXP(w, today: today.adding(1), xp: 200, perfectDays: 2, xpToday: 0)
+    }
+
+    func testANewLimitHabitEarnsNothingSettledOnItsFirstDay() {
+        var w = World()
+        w.limit(start: monday, goal: 1)
+        assertXP(w, today: monday, xp: 0, perfectDays: 0, xpToday: 0)
+        XCTAssertEqual(w.state.stats(today: monday).xpProvisional, 100, "50 for the day, 50 for the perfect day")
+        assertXP(w, today: monday.adding(1), xp: 100, perfectDays: 1, xpToday: 0)
+    }
+
+    func testGoingOverALimitTodayNeverTakesBackSettledXP() {
+        var w = World()
+        let read = w.build("Read", start: monday)
+        let sweets = w.limit("Sweets", start: monday, goal: 1)
+        w.progress(read, monday)
+        // Read is done: 50 settled; Sweets within its limit and the perfect day are provisional.
+        assertXP(w, today: monday, xp: 50, perfectDays: 0, xpToday: 50)
+        XCTAssertEqual(w.state.stats(today: monday).xpProvisional, 100)
+        w.progress(sweets, monday, 3)
+        assertXP(w, today: monday, xp: 50, perfectDays: 0, xpToday: 50)
+        XCTAssertEqual(w.state.stats(today: monday).xpProvisional, 0, "over the limit: nothing more to come")
+        // The next day Monday is settled as it ended: Read's 50 only.
+        assertXP(w, today: monday.adding(1), xp: 50, perfectDays: 0, xpToday: 0)
+        w.progress(sweets, monday, -2)
+        assertXP(w, today: monday.adding(1), xp: 150, perfectDays: 1, xpToday: 0)
+    }
+
+    func testTodaysPerfectDayIsSettledWhenNoLimitHabitTakesPart() {
+        var w = World()
+        let read = w.build("Read", start: monday)
+        let sweets = w.limit("Sweets", start: monday, goal: 1)
+        w.skip(sweets, monday)
+        w.progress(read, monday)
+        assertXP(w, today: monday, xp: 100, perfectDays: 1, xpToday: 100)
+        XCTAssertEqual(w.state.stats(today: monday).xpProvisional, 0)
+    }
+
+    func testASuccessBeyondTheWeeklyQuotaIsNotDueAndMakesNoPerfectDay() {
+        var w = World()
+        let h = w.build(start: monday, schedule: .perWeek(1))
+        w.progress(h, days: [monday, monday.adding(1)])
+        let tuesday = monday.adding(1)
+        assertXP(w, today: tuesday, xp: 100, perfectDays: 1, xpToday: 0)
+        let s = w.state.summary(h, on: tuesday, today: tuesday)
+        XCTAssertTrue(s.completed)
+        XCTAssertFalse(s.scheduled, "the quota was met on Monday")
+        XCTAssertEqual(w.state.history(h, through: tuesday).map(\.scheduled), [true, false])
+        XCTAssertTrue(w.state.summary(h, on: monday, today: tuesday).scheduled, "the day that met the quota is due")
     }
 
     func testPerWeekHabitEarnsXPForAtMostNDaysAWeek() {

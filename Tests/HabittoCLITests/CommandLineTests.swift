@@ -138,7 +138,8 @@ final class CommandLineTests: XCTestCase {
         var water = box.listEntry("Drink water")!
         XCTAssertEqual(water["progress"] as? Int, 5)
         XCTAssertEqual(water["completed"] as? Bool, false)
-        XCTAssertEqual(box.stat("xp"), 50, "only Sweets (a limit habit with nothing recorded) succeeds so far")
+        XCTAssertEqual(box.stat("xp"), 0, "only Sweets (a limit habit with nothing recorded) succeeds, provisionally")
+        XCTAssertEqual(box.stat("xpProvisional"), 50)
         let out = box.ok("check", "water", "--amount", "3", "--difficulty", "4")
         XCTAssertTrue(out.contains("8/8 glasses"), out)
         water = box.listEntry("Drink water")!
@@ -146,14 +147,15 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(water["difficulty"] as? Int, 4)
         XCTAssertEqual(water["streak"] as? Int, 1)
         let xpDone = box.stat("xp")!
-        // Water and Sweets succeed (+100); Read and Walk (Saturday: Walk is not due) — Read is not done.
-        XCTAssertEqual(xpDone, 100)
+        // Water succeeds (+50; Sweets' +50 is provisional until the day is over); Read is not
+        // done (Saturday: Walk is not due).
+        XCTAssertEqual(xpDone, 50)
         let undo = box.ok("undo")
         XCTAssertTrue(undo.contains("check 'Drink water' +3"), undo)
         water = box.listEntry("Drink water")!
         XCTAssertEqual(water["progress"] as? Int, 5)
         XCTAssertEqual(water["difficulty"] as? Int?, nil)
-        XCTAssertEqual(box.stat("xp"), 50)
+        XCTAssertEqual(box.stat("xp"), 0)
         box.ok("undo")
         XCTAssertEqual(box.listEntry("Drink water")!["progress"] as? Int, 0)
     }
@@ -161,19 +163,42 @@ final class CommandLineTests: XCTestCase {
     func testPerfectDayAddsBonusAndLevelFollowsXP() {
         box.ok("check", "Read")
         box.ok("check", "water", "--amount", "8")
-        // Saturday: Walk (weekdays) is not due; Sweets (limit, nothing recorded) succeeds.
+        // Saturday: Walk (weekdays) is not due; Sweets (limit, nothing recorded) succeeds so far,
+        // but a limit day is settled only when it is over: its 50 and the perfect day it takes
+        // part in are provisional today.
         let stats = box.json("stats", "--json") as! [String: Any]
-        XCTAssertEqual(stats["perfectDays"] as? Int, 1)
-        XCTAssertEqual(stats["xp"] as? Int, 3 * 50 + 50)
-        XCTAssertEqual(stats["xpToday"] as? Int, 200)
+        XCTAssertEqual(stats["perfectDays"] as? Int, 0)
+        XCTAssertEqual(stats["xp"] as? Int, 2 * 50)
+        XCTAssertEqual(stats["xpToday"] as? Int, 100)
+        XCTAssertEqual(stats["xpProvisional"] as? Int, 100)
         XCTAssertEqual(stats["level"] as? Int, 2)
-        XCTAssertEqual(stats["xpIntoLevel"] as? Int, 100)
+        XCTAssertEqual(stats["xpIntoLevel"] as? Int, 0)
         XCTAssertEqual(stats["xpForNextLevel"] as? Int, 200)
         XCTAssertEqual(stats["checkIns"] as? Int, 9)
-        box.ok("check", "Sweets", "--amount", "2")
+        XCTAssertTrue(box.ok("list").contains("+100 XP today (+100 provisional)"))
+        // The next morning Saturday is settled: Sweets' 50 and the perfect day's 50.
+        box.now = "2026-11-22T09:00:00"
+        let sunday = box.json("stats", "--json") as! [String: Any]
+        XCTAssertEqual(sunday["perfectDays"] as? Int, 1)
+        XCTAssertEqual(sunday["xp"] as? Int, 3 * 50 + 50)
+        XCTAssertEqual(sunday["level"] as? Int, 2)
+        XCTAssertEqual(sunday["xpIntoLevel"] as? Int, 100)
+        // Going over the limit on Saturday afterwards (a backfill) takes both back.
+        box.ok("check", "Sweets", "--amount", "2", "--date", "2026-11-21")
         let after = box.json("stats", "--json") as! [String: Any]
         XCTAssertEqual(after["perfectDays"] as? Int, 0, "a broken limit spoils the perfect day")
         XCTAssertEqual(after["xp"] as? Int, 100)
+    }
+
+    func testGoingOverALimitTodayNeverLowersTheXPShown() {
+        box.ok("check", "Read")
+        let before = box.json("stats", "--json") as! [String: Any]
+        box.ok("check", "Sweets", "--amount", "2")
+        let after = box.json("stats", "--json") as! [String: Any]
+        XCTAssertEqual(after["xp"] as? Int, before["xp"] as? Int)
+        XCTAssertEqual(after["level"] as? Int, before["level"] as? Int)
+        XCTAssertEqual(before["xpProvisional"] as? Int, 50, "Sweets within its limit")
+        XCTAssertEqual(after["xpProvisional"] as? Int, 0)
     }
 
     func testListJsonHasTheDocumentedFields() {
@@ -226,11 +251,14 @@ final class CommandLineTests: XCTestCase {
     func testArchiveKeepsHistoryDeleteRemovesItAndUndoRestores() {
         box.ok("check", "Read")
         box.ok("archive", "Read")
-        XCTAssertEqual(box.stat("xp"), 100, "today's check-in is kept (archived from tomorrow)")
+        XCTAssertEqual(box.stat("xp"), 50, "today's check-in is kept (archived from tomorrow)")
         XCTAssertEqual(box.listEntry("Read")!["archivedFrom"] as? String, "2026-11-22")
+        XCTAssertEqual(box.listEntry("Read")!["archived"] as? Bool, false, "still tracked today")
+        XCTAssertEqual(box.stat("habits"), 4)
+        XCTAssertEqual(box.stat("archivedHabits"), 0)
         box.ok("delete", "Read", "--yes")
         XCTAssertNil(box.listEntry("Read"))
-        XCTAssertEqual(box.stat("xp"), 50, "deleting takes the habit's XP away")
+        XCTAssertEqual(box.stat("xp"), 0, "deleting takes the habit's XP away")
         XCTAssertEqual(box.run("check", "Read").status, 1)
         let undo = box.ok("undo")
         XCTAssertTrue(undo.contains("delete 'Read'"), undo)
