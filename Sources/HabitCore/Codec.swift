@@ -204,7 +204,10 @@ extension ByteReader {
         case 2: return .color(try optionalString())
         case 3:
             switch try u8() { case 0: return .kind(.build); case 1: return .kind(.limit); default: throw DecodeError("unknown habit kind") }
-        case 4: return .goal(try int())
+        case 4:
+            let g = try int()
+            guard (0...Limits.maxGoal).contains(g) else { throw DecodeError("goal out of range") }
+            return .goal(g)
         case 5: return .unit(try optionalString())
         case 6: return .schedule(try schedule())
         case 7: return .startDate(try day())
@@ -233,7 +236,9 @@ extension ByteReader {
         case 4: return .restore(try habit(), deleteOp: try opID())
         case 5:
             let h = try habit(), d = try day(), delta = try int()
-            guard delta != 0, abs(delta) <= 10_000_000 else { throw DecodeError("progress change out of range") }
+            guard delta != 0, (-Limits.maxChange...Limits.maxChange).contains(delta) else {
+                throw DecodeError("progress change out of range")
+            }
             return .progress(h, d, delta: delta)
         case 6: return .skip(try habit(), try day(), try bool())
         case 7:

@@ -63,8 +63,8 @@ extension Change {
             case .kind, .startDate, .archivedFrom: break
             }
         case .progress(_, _, let delta):
-            guard delta != 0, abs(delta) <= 10_000_000 else {
-                throw CoreError.invalid("a progress change must be a whole number from 1 to 10000000 (or its negative)")
+            guard delta != 0, (-Limits.maxChange...Limits.maxChange).contains(delta) else {
+                throw CoreError.invalid("a progress change must be a whole number from 1 to \(Limits.maxChange) (or its negative)")
             }
         case .rate(_, _, let r):
             if let r, !(1...5).contains(r) { throw CoreError.invalid("difficulty must be 1 to 5") }

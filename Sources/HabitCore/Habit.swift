@@ -219,8 +219,8 @@ public enum Validate {
     /// Build habits need goal ≥ 1, limit habits goal ≥ 0; at most 1,000,000.
     public static func goal(_ g: Int, kind: HabitKind) throws {
         let minimum = kind == .build ? 1 : 0
-        guard g >= minimum, g <= 1_000_000 else {
-            throw CoreError.invalid("goal \(g) is out of range: a \(kind.rawValue) habit needs a whole number from \(minimum) to 1000000")
+        guard g >= minimum, g <= Limits.maxGoal else {
+            throw CoreError.invalid("goal \(g) is out of range: a \(kind.rawValue) habit needs a whole number from \(minimum) to \(Limits.maxGoal)")
         }
     }
     /// 1–24 characters, no control characters.
@@ -283,6 +283,14 @@ public enum Sanitize {
         for u in s.unicodeScalars { out.append(isForbidden(u) ? "\u{FFFD}" : u) }
         return String(out)
     }
+}
+
+/// The bounds every value is checked against, from local input, a remote or an import.
+public enum Limits {
+    /// The largest goal, and the largest amount one check-in records.
+    public static let maxGoal = 1_000_000
+    /// The largest size of one progress change (a check-in, an uncheck, an undo).
+    public static let maxChange = 1_000_000
 }
 
 /// The one error type of HabitCore: a rule was broken. The message says what to do.
