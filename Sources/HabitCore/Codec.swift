@@ -292,9 +292,9 @@ extension ByteWriter {
         for (day, rec) in days.sorted(by: { $0.key < $1.key }) {
             mark?(day, bytes.count)
             self.day(day)
-            let shares = rec.shareList
-            varint(UInt64(shares.count))
-            for s in shares { device(s.device); int(s.delta) }
+            let ops = rec.progressOps
+            varint(UInt64(ops.count))
+            for op in ops { stamp(op.stamp); int(op.delta) }
             bool(rec.skip != nil); if let s = rec.skip { bool(s.value); stamp(s.stamp) }
             bool(rec.difficulty != nil)
             if let r = rec.difficulty { u8(UInt8(r.value ?? 0)); stamp(r.stamp) }
@@ -339,7 +339,16 @@ extension ByteReader {
     public mutating func dayRecord() throws -> (LocalDay, DayRecord) {
         let d = try day()
         var rec = DayRecord()
-        for _ in 0..<(try count(max: 1 << 20)) { let dev = try device(); rec.add(try int(), from: dev) }
+        var previous: DayOp?
+        for _ in 0..<(try count(max: 1 << 20)) {
+            let op = DayOp(stamp: try stamp(), delta: try int())
+            guard op.delta != 0, (-Limits.maxChange...Limits.maxChange).contains(op.delta) else {
+                throw DecodeError("progress change out of range")
+            }
+            guard previous.map({ $0 < op }) ?? true else { throw DecodeError("progress changes out of order") }
+            rec.add(op)
+            previous = op
+        }
         if try bool() { let v = try bool(); rec.skip = Register(value: v, stamp: try stamp()) }
         if try bool() {
             let v = try u8()

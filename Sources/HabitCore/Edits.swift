@@ -47,6 +47,15 @@ public enum Edits {
         }
     }
 
+    /// Whether local input may record a day's values on `day`: progress, a rating or a note
+    /// from the start date through today and before the archive date; a skip on any such
+    /// day or a later one. What a merge brings outside these (a check-in made before another
+    /// device moved the start date, a day ahead of this device's clock) is kept but counts
+    /// for nothing, and an export leaves it out.
+    public static func isRecordable(_ habit: Habit, _ day: LocalDay, today: LocalDay, skip: Bool = false) -> Bool {
+        (try? checkDay(habit, day, today: today, allowFuture: skip)) != nil
+    }
+
     /// A new habit (fields validated, name unique).
     public static func add(_ id: HabitID, _ fields: HabitFields, in state: HabitState) throws -> [Change] {
         try fields.validate()
@@ -66,6 +75,10 @@ public enum Edits {
     public static func checkIn(_ habit: Habit, on day: LocalDay, amount: Int, difficulty: Int? = nil,
                                today: LocalDay, in state: HabitState) throws -> [Change] {
         try checkDay(habit, day, today: today)
+        let progress = state.progress(habit.id, day)
+        guard amount <= Limits.maxDayProgress - progress else {
+            throw CoreError.invalid("\(title(habit)) has \(progress) on \(day): a day holds at most \(Limits.maxDayProgress)")
+        }
         var changes: [Change] = []
         if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
         changes.append(.progress(habit.id, day, delta: amount))

@@ -291,6 +291,9 @@ public enum Limits {
     public static let maxGoal = 1_000_000
     /// The largest size of one progress change (a check-in, an uncheck, an undo).
     public static let maxChange = 1_000_000
+    /// The most progress a day holds; a check-in that would go past it is refused, and a
+    /// merge keeps a day's running total within it.
+    public static let maxDayProgress = 1_000_000
 }
 
 /// The one error type of HabitCore: a rule was broken. The message says what to do.

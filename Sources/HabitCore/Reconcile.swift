@@ -94,10 +94,10 @@ public enum Reconcile {
                     if mode != .replace {
                         var f = t.fields
                         f.name = uniqueName(f.name, taken: &taken, renamed: &r.renamed)
-                        if f.name != entry.fields.name { r.changes.append(.set(t.id, .name(f.name))) }
+                        if f.name != entry.effectiveFields.name { r.changes.append(.set(t.id, .name(f.name))) }
                     }
                 }
-                let have = entry.fields
+                let have = entry.effectiveFields
                 if mode == .replace {
                     for (a, b) in zip(FieldValue.all(of: have), FieldValue.all(of: t.fields)) where a != b {
                         r.changes.append(.set(t.id, b)); r.fieldsChanged += 1
@@ -127,11 +127,12 @@ public enum Reconcile {
             let want = t.days[day] ?? TargetDay()
             let rec = have[day] ?? DayRecord()
             var out: [Change] = []
-            let net = rec.netTotal
             switch mode {
             case .replace:
                 if rec.progress != want.progress {
-                    let delta = want.progress > 0 ? want.progress - net : -max(0, net)
+                    // A new change comes after every change the day holds, so it moves the
+                    // shown progress by exactly its delta.
+                    let delta = want.progress - rec.progress
                     if delta != 0 { out.append(.progress(t.id, day, delta: delta)) }
                 }
                 if rec.isSkipped != want.skipped { out.append(.skip(t.id, day, want.skipped)) }
@@ -139,7 +140,7 @@ public enum Reconcile {
                 if rec.note != want.note { out.append(.note(t.id, day, want.note)) }
             case .merge, .importing:
                 if want.progress > 0 {
-                    if rec.progress == 0 { out.append(.progress(t.id, day, delta: want.progress - net)) }
+                    if rec.progress == 0 { out.append(.progress(t.id, day, delta: want.progress)) }
                     else if rec.progress != want.progress {
                         r.kept.append("\(label) \(day): kept progress \(rec.progress) (the source says \(want.progress))")
                     }

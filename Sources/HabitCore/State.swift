@@ -9,19 +9,28 @@ public struct Register<Value: Hashable & Sendable>: Hashable, Sendable {
     mutating func merge(_ v: Value, _ s: Stamp) { if s > stamp { value = v; stamp = s } }
 }
 
-/// One device's net progress on a day.
-public struct Share: Hashable, Sendable {
-    public let device: DeviceID
-    public var delta: Int
-    public init(device: DeviceID, delta: Int) { self.device = device; self.delta = delta }
+/// One progress change on a day, with the stamp that orders it.
+public struct DayOp: Hashable, Comparable, Sendable {
+    public let stamp: Stamp
+    public let delta: Int
+    public init(stamp: Stamp, delta: Int) { self.stamp = stamp; self.delta = delta }
+    /// By stamp (hybrid logical clock, then device); ties, which one device never makes,
+    /// by delta, so that any set of changes has one order.
+    public static func < (a: DayOp, b: DayOp) -> Bool { a.stamp != b.stamp ? a.stamp < b.stamp : a.delta < b.delta }
 }
 
-/// What is known about one habit on one day. Compact: the common case (one device) needs
-/// no allocation, and shares are kept sorted by device so equal days are equal values.
+/// What is known about one habit on one day. Compact: the common case (one change) needs
+/// no allocation, and changes are kept sorted so equal days are equal values.
+///
+/// Progress is the running total of the day's progress changes taken in stamp order and
+/// kept within 0…`Limits.maxDayProgress` at every step. The result depends only on the set
+/// of changes (merging stays commutative); an uncheck takes back at most what the day held
+/// before it, so no change can hide check-ins made after it, and a device can take back a
+/// check-in made on another.
 public struct DayRecord: Hashable, Sendable {
-    /// The share of the lowest device id; `rest` holds the others, sorted, all higher.
-    var first: Share?
-    var rest: [Share] = []
+    /// The earliest progress change; `rest` holds the others, sorted, all later.
+    var first: DayOp?
+    var rest: [DayOp] = []
     /// The skip, difficulty and note registers, which most days do not have: kept out of
     /// line so that a day costs a few dozen bytes (years of history stay small).
     private var extras: Extras?
@@ -63,45 +72,42 @@ public struct DayRecord: Hashable, Sendable {
         h.combine(first); h.combine(rest); h.combine(skip); h.combine(difficulty); h.combine(noteRegister)
     }
 
-    /// Every device's net share, sorted by device.
-    public var shareList: [Share] { (first.map { [$0] } ?? []) + rest }
-    /// Each device's own net progress delta.
-    public var shares: [DeviceID: Int] { Dictionary(uniqueKeysWithValues: shareList.map { ($0.device, $0.delta) }) }
-    /// Shown progress: the sum of the shares, never below 0.
-    public var progress: Int { max(0, (first?.delta ?? 0) + rest.reduce(0) { $0 + $1.delta }) }
+    /// Every progress change, in the order they are applied.
+    public var progressOps: [DayOp] { (first.map { [$0] } ?? []) + rest }
+    /// Shown progress: the running total in stamp order, within 0…`Limits.maxDayProgress`.
+    public var progress: Int {
+        guard let f = first else { return 0 }
+        var total = min(Limits.maxDayProgress, max(0, f.delta))
+        for op in rest { total = min(Limits.maxDayProgress, max(0, total + op.delta)) }
+        return total
+    }
     public var isSkipped: Bool { skip?.value ?? false }
     public var rating: Int? { difficulty?.value ?? nil }
     public var note: String? { noteRegister?.value ?? nil }
-    /// The plain sum of the shares (may be negative; `progress` shows it floored at 0).
-    public var netTotal: Int { (first?.delta ?? 0) + rest.reduce(0) { $0 + $1.delta } }
 
-    /// One device's share.
+    /// The sum of one device's own changes (what it recorded, before the day's bounds).
     public func share(of device: DeviceID) -> Int {
-        if first?.device == device { return first!.delta }
-        return rest.first { $0.device == device }?.delta ?? 0
+        progressOps.reduce(0) { $1.stamp.device == device ? $0 + $1.delta : $0 }
     }
 
-    /// Adds `delta` to `device`'s share.
-    public mutating func add(_ delta: Int, from device: DeviceID) {
-        guard let f = first else { first = Share(device: device, delta: delta); return }
-        if f.device == device { first!.delta += delta; return }
-        if device < f.device {
+    /// Adds one progress change in its place in stamp order.
+    public mutating func add(_ op: DayOp) {
+        guard let f = first else { first = op; return }
+        if op < f {
             rest.insert(f, at: 0)
-            first = Share(device: device, delta: delta)
+            first = op
             return
         }
         var lo = 0, hi = rest.count
-        while lo < hi { let mid = (lo + hi) / 2; if rest[mid].device < device { lo = mid + 1 } else { hi = mid } }
-        if lo < rest.count && rest[lo].device == device { rest[lo].delta += delta } else {
-            rest.insert(Share(device: device, delta: delta), at: lo)
-        }
+        while lo < hi { let mid = (lo + hi) / 2; if rest[mid] < op { lo = mid + 1 } else { hi = mid } }
+        rest.insert(op, at: lo)
     }
 
     /// Folds one day-level change (progress, skip, rate) stamped `stamp`.
     public mutating func apply(_ change: Change, stamp: Stamp) {
         switch change {
         case .progress(_, _, let delta):
-            add(delta, from: stamp.device)
+            add(DayOp(stamp: stamp, delta: delta))
         case .skip(_, _, let on):
             if var r = skip { r.merge(on, stamp); skip = r } else { skip = Register(value: on, stamp: stamp) }
         case .rate(_, _, let r):
@@ -274,6 +280,25 @@ public struct HabitEntry: Sendable {
         return l.source
     }
 
+    /// The fields as every rule and screen reads them. Each register holds a valid value,
+    /// but concurrent edits of two fields can combine into what local input refuses; such a
+    /// combination is resolved here, the same way on every device:
+    /// - a limit habit with an N-per-week schedule: the newer of the two edits wins, so the
+    ///   habit is a build habit (the schedule is newer) or a daily limit habit (the kind is);
+    /// - a build habit with goal 0: its goal is read as 1;
+    /// - an archive date before the start date: read as the start date (tracked on no day).
+    public var effectiveFields: HabitFields {
+        var f = fields
+        if f.kind == .limit, f.schedule.isWeekly {
+            let kindStamp = fieldStamps[FieldValue.kind(.build).index]
+            let scheduleStamp = fieldStamps[FieldValue.schedule(.daily).index]
+            if let k = kindStamp, scheduleStamp.map({ k > $0 }) ?? true { f.schedule = .daily } else { f.kind = .build }
+        }
+        if f.kind == .build, f.goal < 1 { f.goal = 1 }
+        if let a = f.archivedFrom, a < f.startDate { f.archivedFrom = f.startDate }
+        return f
+    }
+
     /// True when some delete has not been cancelled by a restore.
     public var isDeleted: Bool { deletes.contains { !restores.contains($0) } }
 
@@ -359,14 +384,14 @@ public struct HabitState: Hashable, Sendable {
     /// A habit that exists: created and not deleted (archived habits included).
     public func habit(_ id: HabitID) -> Habit? {
         guard let e = entries[id], e.created != nil, !e.isDeleted else { return nil }
-        return Habit(id: id, fields: e.fields)
+        return Habit(id: id, fields: e.effectiveFields)
     }
 
     /// All existing habits (archived included), in creation order.
     public var habits: [Habit] {
         entries.compactMap { id, e -> (Stamp, Habit)? in
             guard let c = e.created, !e.isDeleted else { return nil }
-            return (c, Habit(id: id, fields: e.fields))
+            return (c, Habit(id: id, fields: e.effectiveFields))
         }
         .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.id < $1.1.id }
         .map(\.1)
@@ -384,10 +409,10 @@ public struct HabitState: Hashable, Sendable {
     /// The record of a habit's day, if anything was ever recorded.
     public func record(_ id: HabitID, _ day: LocalDay) -> DayRecord? { entries[id]?.record(day) }
 
-    /// Progress on a day (sum of all devices' shares, never below 0).
+    /// Progress on a day (see `DayRecord.progress`).
     public func progress(_ id: HabitID, _ day: LocalDay) -> Int { entries[id]?.dayValues(day).progress ?? 0 }
 
-    /// This device's own net share on a day.
+    /// The sum of one device's own changes on a day.
     public func share(_ id: HabitID, _ day: LocalDay, device: DeviceID) -> Int {
         record(id, day)?.share(of: device) ?? 0
     }

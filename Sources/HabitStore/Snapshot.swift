@@ -189,7 +189,7 @@ enum DayBlock {
 /// habit's days are first needed. So start-up and a check-in cost the same however long
 /// the history is, and a snapshot rewrite copies the blocks of unchanged habits as they are.
 struct Snapshot {
-    static let magic = Array("HABITTO-SNAPSHOT\u{4}".utf8)
+    static let magic = Array("HABITTO-SNAPSHOT\u{5}".utf8)
     static let headerSize = magic.count + 8
 
     var coveredOffset: Int

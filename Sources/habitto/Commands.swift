@@ -441,7 +441,7 @@ struct Runner {
         }
         let repo = try openRepository()
         if format == "csv" { try exportCSV(await repo.state); return }
-        let text = Export.document(await repo.state).serialized()
+        let text = Export.document(await repo.state, today: today).serialized()
         if let path = invocation.value("--output") {
             guard !path.isEmpty else { throw CLIError.usage("--output needs a file name") }
             let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path

@@ -321,7 +321,7 @@ final class CodecTests: XCTestCase {
                     checkedDays += 1
                     if rec.isSkipped { skipped += 1 }
                     if rec.rating != nil { rated += 1 }
-                    if rec.netTotal < 0 { floored += 1 }
+                    if rec.progressOps.reduce(0, { $0 + $1.delta }) < 0 { floored += 1 }
                 }
                 // Days around the recorded ones that have no record read as nothing.
                 for day in days.keys.flatMap({ [$0.adding(-1), $0.adding(1)] }) where days[day] == nil {

@@ -267,14 +267,136 @@ final class MergeTests: XCTestCase {
         XCTAssertEqual(s.share(h, monday, device: a.id), 0)
     }
 
-    func testProgressSumBelowZeroShowsZero() {
+    func testAnUncheckTakesBackWhatCameBeforeItNeverWhatCameAfter() {
         var a = TestDevice(1), b = TestDevice(2)
-        let ops = [a.op(.create(h, fields())), a.op(.progress(h, monday, delta: -4)), b.op(.progress(h, monday, delta: 1))]
-        let s = assertConverges([ops, [ops[2], ops[0], ops[1]]])
+        let create = a.op(.create(h, fields()), hlc: HLC(wallMillis: 100, counter: 0))
+        let minus = a.op(.progress(h, monday, delta: -4), hlc: HLC(wallMillis: 300, counter: 0))
+        let before = b.op(.progress(h, monday, delta: 1), hlc: HLC(wallMillis: 200, counter: 0))
+        let after = b.op(.progress(h, monday, delta: 1), hlc: HLC(wallMillis: 400, counter: 0))
+        let s1 = assertConverges([[create, minus, before], [before, create, minus]])
+        XCTAssertEqual(s1.progress(h, monday), 0, "−4 after +1: shown as 0, never below")
+        let s2 = assertConverges([[create, minus, before, after], [before, after, create, minus]])
+        XCTAssertEqual(s2.progress(h, monday), 1, "the check-in after the oversized uncheck counts")
+    }
+
+    func testAnOversizedUncheckCannotHideCheckInsMadeAfterIt() {
+        // The hostile case of the issue: −50 from a device with no share on the day.
+        var a = TestDevice(1), b = TestDevice(2)
+        let create = a.op(.create(h, fields()), hlc: HLC(wallMillis: 100, counter: 0))
+        let first = a.op(.progress(h, monday, delta: 3), hlc: HLC(wallMillis: 200, counter: 0))
+        let wipe = b.op(.progress(h, monday, delta: -50), hlc: HLC(wallMillis: 300, counter: 0))
+        let later = a.op(.progress(h, monday, delta: 2), hlc: HLC(wallMillis: 400, counter: 0))
+        let s = assertConverges([[create, first, wipe, later], [wipe, create, first, later], [create, wipe, first, later]])
+        XCTAssertEqual(s.progress(h, monday), 2, "the uncheck took back the 3 it saw, never the later 2")
+    }
+
+    func testADeviceTakesBackACheckInMadeOnAnother() {
+        var a = TestDevice(1), b = TestDevice(2)
+        let create = a.op(.create(h, fields()), hlc: HLC(wallMillis: 100, counter: 0))
+        let plus = a.op(.progress(h, monday, delta: 1), hlc: HLC(wallMillis: 200, counter: 0))
+        let minus = b.op(.progress(h, monday, delta: -1), hlc: HLC(wallMillis: 300, counter: 0))
+        let s = assertConverges([[create, plus, minus], [minus, create, plus]])
         XCTAssertEqual(s.progress(h, monday), 0)
     }
 
-    // MARK: Clock and bookkeeping
+    func testTwoDevicesTakingBackTheSameCheckInLeaveZeroAndALaterCheckInCounts() {
+        // A undoes its check-in while B, concurrently, unchecks it: the day is 0, not −1,
+        // and the next check-in from either device shows 1.
+        var a = TestDevice(1), b = TestDevice(2)
+        let create = a.op(.create(h, fields()), hlc: HLC(wallMillis: 100, counter: 0))
+        let plus = a.op(.progress(h, monday, delta: 1), hlc: HLC(wallMillis: 200, counter: 0))
+        let undo = a.op(.progress(h, monday, delta: -1), hlc: HLC(wallMillis: 300, counter: 0))
+        let uncheck = b.op(.progress(h, monday, delta: -1), hlc: HLC(wallMillis: 300, counter: 1))
+        let again = b.op(.progress(h, monday, delta: 1), hlc: HLC(wallMillis: 400, counter: 0))
+        let s = assertConverges([[create, plus, undo, uncheck, again], [uncheck, again, create, plus, undo]])
+        XCTAssertEqual(s.progress(h, monday), 1)
+    }
+
+    func testConcurrentCheckInsAreKeptWithinTheDaysMaximum() {
+        var a = TestDevice(1), b = TestDevice(2)
+        let create = a.op(.create(h, fields()), hlc: HLC(wallMillis: 100, counter: 0))
+        let big = Limits.maxChange
+        let plusA = a.op(.progress(h, monday, delta: big), hlc: HLC(wallMillis: 200, counter: 0))
+        let plusB = b.op(.progress(h, monday, delta: big), hlc: HLC(wallMillis: 200, counter: 0))
+        let minus = a.op(.progress(h, monday, delta: -1), hlc: HLC(wallMillis: 300, counter: 0))
+        let s = assertConverges([[create, plusA, plusB, minus], [plusB, create, plusA, minus]])
+        XCTAssertEqual(s.progress(h, monday), Limits.maxDayProgress - 1)
+    }
+
+    // MARK: Field combinations that only a merge can make
+
+    func testLimitMergedWithAPerWeekScheduleFollowsTheNewerEdit() {
+        var a = TestDevice(1), b = TestDevice(2)
+        let create = a.op(.create(h, fields()), hlc: HLC(wallMillis: 100, counter: 0))
+        let limit = a.op(.set(h, .kind(.limit)), hlc: HLC(wallMillis: 200, counter: 0))
+        let weekly = b.op(.set(h, .schedule(.perWeek(3))), hlc: HLC(wallMillis: 300, counter: 0))
+        let s1 = assertConverges([[create, limit, weekly], [weekly, create, limit]])
+        XCTAssertEqual(s1.habit(h)?.kind, .build, "the schedule is newer: a 3/week build habit")
+        XCTAssertEqual(s1.habit(h)?.schedule, .perWeek(3))
+        let limitLater = a.op(.set(h, .kind(.limit)), hlc: HLC(wallMillis: 400, counter: 0))
+        let s2 = assertConverges([[create, limit, weekly, limitLater], [weekly, create, limit, limitLater]])
+        XCTAssertEqual(s2.habit(h)?.kind, .limit, "the kind is newer: a daily limit habit")
+        XCTAssertEqual(s2.habit(h)?.schedule, .daily)
+    }
+
+    func testABuildHabitWithAMergedGoalOfZeroReadsOne() {
+        var a = TestDevice(1), b = TestDevice(2)
+        let create = a.op(.create(h, HabitFields(name: "Sweets", kind: .limit, goal: 0, startDate: monday)),
+                          hlc: HLC(wallMillis: 100, counter: 0))
+        let build = b.op(.set(h, .kind(.build)), hlc: HLC(wallMillis: 200, counter: 0))
+        let s = assertConverges([[create, build], [build, create]])
+        XCTAssertEqual(s.habit(h)?.kind, .build)
+        XCTAssertEqual(s.habit(h)?.goal, 1)
+    }
+
+    func testAnArchiveMergedBeforeAMovedStartDateReadsAsTheStartDate() {
+        var a = TestDevice(1), b = TestDevice(2)
+        let create = a.op(.create(h, fields()), hlc: HLC(wallMillis: 100, counter: 0))
+        let archive = a.op(.set(h, .archivedFrom(monday.adding(3))), hlc: HLC(wallMillis: 200, counter: 0))
+        let move = b.op(.set(h, .startDate(monday.adding(10))), hlc: HLC(wallMillis: 300, counter: 0))
+        let s = assertConverges([[create, archive, move], [move, create, archive]])
+        let habit = s.habit(h)
+        XCTAssertEqual(habit?.fields.archivedFrom, monday.adding(10))
+        XCTAssertEqual(habit.map { h in (0..<30).filter { h.isActive(on: monday.adding($0)) }.count }, 0, "tracked on no day")
+    }
+
+    func testRandomValidEditsOnThreeDevicesAlwaysMergeIntoHabitsLocalInputAccepts() {
+        var rng = SplitMix64(seed: 0x5EED_F1E1)
+        let ids = (0..<3).map { habitID(0x100 + UInt64($0)) }
+        for trial in 0..<60 {
+            var devices = [TestDevice(1), TestDevice(2), TestDevice(3)]
+            var creator = devices[0]
+            let creates = ids.map { creator.op(.create($0, HabitFields(name: "H\($0.value)", startDate: monday))) }
+            devices[0] = creator
+            // Each device edits its own copy, unaware of the others, then all merge.
+            var all = creates
+            for i in 0..<3 {
+                var local = replica(creates)
+                for _ in 0..<6 {
+                    guard let habit = local.habit(ids.randomElement(using: &rng)!) else { continue }
+                    var f = habit.fields
+                    switch Int.random(in: 0..<6, using: &rng) {
+                    case 0: f.kind = .limit; f.goal = Int.random(in: 0...2, using: &rng); f.schedule = .daily
+                    case 1: f.kind = .build; f.goal = Int.random(in: 1...3, using: &rng); f.schedule = .perWeek(Int.random(in: 1...6, using: &rng))
+                    case 2: f.startDate = monday.adding(Int.random(in: 0...20, using: &rng))
+                    case 3: f.archivedFrom = f.startDate.adding(Int.random(in: 0...10, using: &rng))
+                    case 4: f.archivedFrom = nil
+                    default: f.schedule = .everyNDays(Int.random(in: 2...5, using: &rng))
+                    }
+                    guard let changes = try? Edits.update(habit, to: f, in: local) else { continue }
+                    for c in changes {
+                        let op = devices[i].op(c)
+                        applyOrFail(op, to: &local)
+                        all.append(op)
+                    }
+                }
+            }
+            let merged = replica(all)
+            for habit in merged.habits {
+                XCTAssertNoThrow(try habit.fields.validate(), "trial \(trial): \(habit.fields)")
+            }
+        }
+    }
 
     func testStateClockIsTheGreatestAppliedReading() {
         var a = TestDevice(1), b = TestDevice(2)

@@ -454,7 +454,7 @@ final class LegacyReaderTests: XCTestCase {
             state.apply(HabitOperation(id: OpID(device: device, seq: UInt64(i + 1)),
                                        hlc: HLC(wallMillis: 1_800_000_000_000, counter: UInt32(i)), change: change))
         }
-        let path = try write("export.json", Array(Export.document(state).serialized().utf8))
+        let path = try write("export.json", Array(Export.document(state, today: day("2026-11-21")).serialized().utf8))
         let plan = try JSONExportReader.read(path: path)
         XCTAssertEqual(plan.habits.count, 1)
         XCTAssertEqual(plan.habits.first?.id, id)
@@ -495,5 +495,47 @@ final class LegacyReaderTests: XCTestCase {
         XCTAssertTrue(try message("\"archivedFrom\": \"2026-10-10\"", "\"archivedFrom\": \"2026-08-10\"")
             .contains(": habits[1].archivedFrom: archive date 2026-08-10 is before the start date 2026-09-01"))
         XCTAssertTrue(try message("\"group\": \"Health\"", "\"group\": \"\"").contains(": habits[0].group: group \"\" is not a group name"))
+        // As if typed: nothing before the start date or from the archive date on.
+        let early = try message("\"2026-10-01\", \"progress\": 8", "\"2026-09-30\", \"progress\": 8")
+        XCTAssertTrue(early.contains(": habits[0].days[0].date: 2026-09-30 is before 'Drink water' starts (2026-10-01)"), early)
+        let archived = try message("\"days\": []", "\"days\": [{\"date\": \"2026-10-10\", \"progress\": 1, \"skipped\": false}]")
+        XCTAssertTrue(archived.contains(": habits[1].days[0].date: 'No sugar' is archived from 2026-10-10"), archived)
+        let huge = try message("\"progress\": 8", "\"progress\": 1000001")
+        XCTAssertTrue(huge.contains(": habits[0].days[0].progress: expected a whole number from 0 to 1000000, found 1000001"), huge)
+    }
+
+    func testJSONImportOfAFutureCheckInRefusesTheWholeFileButAFutureSkipIsKept() throws {
+        let future = try write("future.json", Array(Self.exportDocument.utf8))
+        let plan = try JSONExportReader.read(path: future)
+        // The document's only day after 2026-10-01 holds a skip: a future skip is fine.
+        let (targets, notes) = try Importer.targets(plan, today: day("2026-10-01"))
+        XCTAssertEqual(targets[0].days[day("2026-10-03")]?.skipped, true)
+        XCTAssertEqual(notes, [])
+        let checked = try write("checked.json", Array(Self.exportDocument
+            .replacingOccurrences(of: "\"progress\": 0, \"skipped\": true", with: "\"progress\": 2, \"skipped\": false").utf8))
+        let message = importError { _ = try Importer.targets(try JSONExportReader.read(path: checked), today: day("2026-10-02")) }
+        XCTAssertTrue(message.contains("habits[0]: 2026-10-03 is in the future (today is 2026-10-02)"), message)
+        XCTAssertTrue(message.contains("nothing was imported"), message)
+    }
+
+    func testExportLeavesOutWhatAMergeKeptOutsideTheHabitsDays() throws {
+        // A check-in made before another device moved the start date later, one on a day
+        // ahead of today (a device whose clock is ahead), and a skip in the future.
+        let device = DeviceID(hi: 1, lo: 2)
+        let id = HabitID(value: 0xAB)
+        let changes: [Change] = [.create(id, HabitFields(name: "Read", startDate: day("2026-10-01"))),
+                                 .progress(id, day("2026-10-02"), delta: 1), .set(id, .startDate(day("2026-10-05"))),
+                                 .progress(id, day("2026-10-06"), delta: 2), .progress(id, day("2026-10-09"), delta: 3),
+                                 .rate(id, day("2026-10-09"), 2), .skip(id, day("2026-10-12"), true)]
+        var state = HabitState()
+        for (i, change) in changes.enumerated() {
+            state.apply(HabitOperation(id: OpID(device: device, seq: UInt64(i + 1)),
+                                       hlc: HLC(wallMillis: 1_800_000_000_000, counter: UInt32(i)), change: change))
+        }
+        let path = try write("merged.json", Array(Export.document(state, today: day("2026-10-08")).serialized().utf8))
+        let plan = try JSONExportReader.read(path: path)
+        XCTAssertEqual(plan.habits[0].days, [day("2026-10-06"): ImportedDay(progress: 2),
+                                             day("2026-10-12"): ImportedDay(progress: 0, skipped: true)])
+        XCTAssertNoThrow(try Importer.targets(plan, today: day("2026-10-08")))
     }
 }

@@ -83,6 +83,49 @@ final class EngineTests: XCTestCase {
         XCTAssertTrue(state.habits.isEmpty)
     }
 
+    /// A well-formed batch (valid checksum) of one device's operations, planted in the remote.
+    func plant(_ device: DeviceID, _ changes: [Change], wallMillis: Int64 = 1_800_000_000_000) throws {
+        let ops = changes.enumerated().map { i, c in
+            HabitOperation(id: OpID(device: device, seq: UInt64(i + 1)),
+                           hlc: HLC(wallMillis: wallMillis, counter: UInt32(i)), change: c)
+        }
+        try write(BatchFile.encode(ops), to: opsFolder(device) + "/1-\(ops.count).batch")
+    }
+
+    func testAmountsLocalInputRefusesAreRefusedFromARemoteAndTheDeviceReported() async throws {
+        let h = HabitID(value: 0xA5)
+        let create = Change.create(h, HabitFields(name: "Tea", startDate: engineTestStart))
+        let huge = DeviceID("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1")!, trap = DeviceID("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa2")!
+        try plant(huge, [create, .progress(h, engineTestStart, delta: 5_000_000)])
+        try plant(trap, [.progress(h, engineTestStart, delta: .min)])
+        let (me, engine) = try await device("me")
+        let report = await engine.syncOnce()
+        let error = try XCTUnwrap(report.error)
+        XCTAssertTrue(error.contains("aaaaaaaa"), error)
+        let state = await me.state
+        XCTAssertNil(state.habit(h), "the whole batch with +5,000,000 is refused")
+        XCTAssertEqual(report.pulled, 0)
+        let status = await engine.status()
+        XCTAssertEqual(status.mode, .online, "bad devices are reported and skipped; sync goes on")
+    }
+
+    func testAnOversizedUncheckFromAnotherDeviceCannotHideLaterCheckIns() async throws {
+        let (me, engine) = try await device("me")
+        let h = HabitID(value: 0xA6)
+        try await me.commit { _, _ in [.create(h, HabitFields(name: "Tea", startDate: engineTestStart))] }
+        try await me.commit { _, _ in [.progress(h, engineTestStart, delta: 2)] }
+        await syncOK(engine)
+        // −50 from a device that has no share on the day, stamped after our check-in.
+        let wiper = DeviceID("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb1")!
+        try plant(wiper, [.progress(h, engineTestStart, delta: -50)], wallMillis: Int64(Date().timeIntervalSince1970 * 1000) + 1)
+        await syncOK(engine)
+        var state = await me.state
+        XCTAssertEqual(state.progress(h, engineTestStart), 0, "it took back the 2 it came after")
+        try await me.commit { _, _ in [.progress(h, engineTestStart, delta: 1)] }
+        state = await me.state
+        XCTAssertEqual(state.progress(h, engineTestStart), 1, "a later check-in counts")
+    }
+
     func testADeviceTwoDaysAheadLosesNobodysEditsAndTheSkewIsReported() async throws {
         let twoDays = 2.0 * 86_400
         let (ahead, aheadEngine) = try await device("ahead", clock: { Date().addingTimeInterval(twoDays) })

@@ -102,16 +102,25 @@ public enum Importer {
         }
     }
 
-    /// The habits a plan asks for, with their ids; days after `today` are left out (listed).
-    public static func targets(_ plan: ImportPlan, today: LocalDay) -> ([TargetHabit], [ImportNote]) {
+    /// The habits a plan asks for, with their ids. Days after `today` are left out and
+    /// listed, but for Habitto's own export, which is read as if typed: a check-in, rating or
+    /// note after `today` refuses the whole file (a skip may be in the future).
+    public static func targets(_ plan: ImportPlan, today: LocalDay) throws -> ([TargetHabit], [ImportNote]) {
         var notes: [ImportNote] = []
-        let targets = plan.habits.map { h -> TargetHabit in
+        let targets = try plan.habits.map { h -> TargetHabit in
             var days: [LocalDay: TargetDay] = [:]
             var fields = h.fields
             if fields.group == nil { fields.group = h.group }
-            for (day, d) in h.days {
-                if day > today {
+            for (day, d) in h.days.sorted(by: { $0.key < $1.key }) {
+                if day > today && plan.format == .json && (d.progress > 0 || d.difficulty != nil || d.note != nil) {
+                    throw ImportError("\(plan.files.first.map(Sanitize.display) ?? "the export"): \(h.location): \(day) is in the future (today is \(today)) and holds a check-in, rating or note; nothing was imported: import it on or after \(day), or remove that day")
+                }
+                if day > today && !(plan.format == .json && d.progress == 0 && d.difficulty == nil && d.note == nil) {
                     notes.append(ImportNote(location: h.location, message: "\(day) is in the future; not imported"))
+                    continue
+                }
+                if d.progress > Limits.maxDayProgress {
+                    notes.append(ImportNote(location: h.location, message: "\(day): \(d.progress) is more than a day holds (\(Limits.maxDayProgress)); not imported"))
                     continue
                 }
                 if !d.isEmpty { days[day] = d }
@@ -130,7 +139,7 @@ public enum Importer {
     public static func run(_ plan: ImportPlan, repo: HabitRepository, today: LocalDay, dryRun: Bool,
                            settings: RuleSettings = .init(), failVerification: Bool = false) async throws -> ImportReport {
         let paths = repo.paths
-        let (targets, futureNotes) = self.targets(plan, today: today)
+        let (targets, futureNotes) = try self.targets(plan, today: today)
         var log = try ImportLog.load(paths)
         let previous = log.record(format: plan.format, digest: plan.digest)
         let state = await repo.state

@@ -22,7 +22,7 @@ public enum JSONExportReader {
 private struct ExportDocumentReader {
     static let redo = "export the data again with `habitto export --format json`"
     /// The largest progress a day may hold.
-    static let maxProgress = 1_000_000_000
+    static let maxProgress = Limits.maxDayProgress
 
     let path: String
 
@@ -126,7 +126,14 @@ private struct ExportDocumentReader {
                 difficulty = n
             }
             let note = try optionalString(d, "note", at: dayAt)
-            if let note { try check("\(dayAt).note") { try Validate.notes(note) } }
+            if let note { try check("\(dayAt).note") { try Validate.dayNote(note) } }
+            // As if typed: nothing before the start date or from the archive date on (days
+            // after today are refused when the import runs, see `Importer.targets`).
+            if progress > 0 || skipped || difficulty != nil || note != nil {
+                try check("\(dayAt).date") {
+                    try Edits.checkDay(Habit(id: id, fields: fields), date, today: .latest, allowFuture: true)
+                }
+            }
             days[date] = ImportedDay(progress: progress, skipped: skipped, difficulty: difficulty, note: note)
         }
         return ImportedHabit(sourceKey: idText, id: id, fields: fields, group: group, days: days, location: at)
