@@ -42,10 +42,19 @@ public enum Backups {
     /// The backup folder of a data directory.
     public static func directory(_ paths: DataPaths) -> String { paths.directory + "/backups" }
 
-    /// Writes a backup of `records` (journal record bytes) whose fold is `state`, durably
-    /// and atomically, and returns what it wrote.
-    static func write(paths: DataPaths, records: [UInt8], state: HabitState, device: DeviceID,
+    /// Writes a backup of `records` (journal record bytes, starting at the journal's first
+    /// record), durably and atomically, and returns what it wrote. Every record is checked
+    /// first as a restore checks it (checksum, decoding, sequence) and the header describes
+    /// their fold, so a backup that would not restore is never made: a damaged record throws
+    /// `StoreError.corrupt` with its offset in the journal.
+    static func write(paths: DataPaths, records: [UInt8], device: DeviceID,
                       reason: String, note: String?, now: Date) throws -> BackupInfo {
+        let state: HabitState
+        do {
+            state = try fold(records, base: Journal.headerSize).state
+        } catch let e as RecordProblem {
+            throw StoreError.corrupt(path: paths.journal, offset: e.offset, detail: e.detail + "; no backup was made")
+        }
         let dir = directory(paths)
         try Sys.makeDirectories(dir)
         let stamp = idFormatter.string(from: now)
@@ -78,20 +87,9 @@ public enum Backups {
     /// digest. Throws `StoreError.unreadable` saying what is wrong.
     public static func load(path: String) throws -> LoadedBackup {
         let (info, records) = try verifiedFile(path)
-        var state = HabitState()
-        var ops: [HabitOperation] = []
-        let scan = Journal.scan(records, base: 0)
-        guard scan.status == .clean else { throw StoreError.unreadable(path: path, detail: "a record inside the backup is damaged; use another backup") }
-        for rec in scan.records {
-            guard let entry = try? JournalEntry(decoding: rec.payload) else {
-                throw StoreError.unreadable(path: path, detail: "a record inside the backup cannot be read; use another backup")
-            }
-            for op in entry.ops {
-                guard state.apply(op) == .applied else {
-                    throw StoreError.unreadable(path: path, detail: "operation \(op.id) is out of sequence; use another backup")
-                }
-                ops.append(op)
-            }
+        let ops: [HabitOperation], state: HabitState
+        do { (ops, state) = try fold(records, base: 0) } catch let e as RecordProblem {
+            throw StoreError.unreadable(path: path, detail: "\(e.detail) inside the backup; use another backup")
         }
         guard ops.count == info.operations, state.habits.count == info.habits,
               Int(CRC32C.checksum(state.encoded())) == info.digest
@@ -99,8 +97,43 @@ public enum Backups {
         return LoadedBackup(info: info.info, operations: ops, state: state)
     }
 
-    /// Checks a backup's framing and checksum and reads its header (no fold).
-    public static func verify(path: String) throws -> BackupInfo { try verifiedFile(path).0.info }
+    /// Why journal record bytes cannot be restored: the record's offset and what is wrong.
+    struct RecordProblem: Error { let offset: Int; let detail: String }
+
+    /// Checks and folds journal record bytes (which start at offset `base`) as a restore
+    /// does: every record's checksum, that it decodes, and that every operation follows on
+    /// from its device's previous one. The one check shared by writing and reading backups.
+    static func fold(_ records: [UInt8], base: Int) throws -> (ops: [HabitOperation], state: HabitState) {
+        var state = HabitState()
+        var ops: [HabitOperation] = []
+        let scan = Journal.scan(records, base: base)
+        for rec in scan.records {
+            guard let entry = try? JournalEntry(decoding: rec.payload) else {
+                throw RecordProblem(offset: rec.offset, detail: "the record at byte \(rec.offset) cannot be read")
+            }
+            for op in entry.ops {
+                guard state.apply(op) == .applied else {
+                    throw RecordProblem(offset: rec.offset, detail: "operation \(op.id) at byte \(rec.offset) is out of sequence")
+                }
+                ops.append(op)
+            }
+        }
+        switch scan.status {
+        case .clean: return (ops, state)
+        case .torn(let offset): throw RecordProblem(offset: offset, detail: "the record at byte \(offset) is damaged")
+        case .corrupt(let offset, let detail): throw RecordProblem(offset: offset, detail: "the record at byte \(offset) is damaged (\(detail))")
+        }
+    }
+
+    /// Checks a backup's framing, its checksum and every record's checksum, and reads its
+    /// header (no fold: `load` does that).
+    public static func verify(path: String) throws -> BackupInfo {
+        let (header, records) = try verifiedFile(path)
+        guard Journal.scan(records, base: 0).status == .clean else {
+            throw StoreError.unreadable(path: path, detail: "a record inside the backup is damaged; this backup cannot be used (other backups: habitto backup list)")
+        }
+        return header.info
+    }
 
     private struct Header { let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int }
 
@@ -186,10 +219,16 @@ public enum Backups {
     public static func replaceDamagedJournal(paths: DataPaths, backup: LoadedBackup, now: Date) throws -> String {
         // `backup` was verified completely by `load`; its framing is checked again as read.
         let (_, records) = try verifiedFile(backup.info.path)
-        return try Sys.withLock(paths.lock) { try startOver(paths: paths, records: records, now: now) }
+        return try startOver(paths: paths, records: records, now: now)
     }
 
-    private static func startOver(paths: DataPaths, records: [UInt8], now: Date) throws -> String {
+    /// Sets the damaged files aside and starts the journal over from `records` under a new
+    /// device id, with the directory lock held (see `replaceDamagedJournal`).
+    static func startOver(paths: DataPaths, records: [UInt8], now: Date) throws -> String {
+        try Sys.withLock(paths.lock) { try startOverLocked(paths: paths, records: records, now: now) }
+    }
+
+    private static func startOverLocked(paths: DataPaths, records: [UInt8], now: Date) throws -> String {
         let saved = "\(paths.recovered)/damaged-\(idFormatter.string(from: now))-\(getpid())"
         try Sys.makeDirectories(saved)
         for file in [paths.journal, paths.snapshot, paths.device] {
@@ -224,7 +263,7 @@ extension HabitRepository {
             let end = store.journal.endOffset
             let records = try Sys.pread(store.journal.fd, count: end - Journal.headerSize, offset: Journal.headerSize,
                                         path: store.journal.path)
-            return try Backups.write(paths: store.paths, records: records, state: store.state, device: device,
+            return try Backups.write(paths: store.paths, records: records, device: device,
                                      reason: reason, note: note, now: now)
         }
     }

@@ -43,9 +43,11 @@ public enum Doctor {
     /// a full replay, the config file and file permissions.
     public static func checkLocal(paths: DataPaths, configPath: String?) -> LocalCheck {
         var out = LocalCheck()
-        if let bytes = try? Sys.readFile(paths.device, limit: 4096) {
-            out.device = DeviceID(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        do { out.device = try LocalStore.readDevice(paths) } catch {
+            out.findings.append(Finding(check: "device", problem: "\(error)",
+                                        fix: "nothing recorded is lost (the operations made so far keep the old id, like another device's)"))
         }
+        checkFileKinds(paths, &out)
         checkJournal(paths, &out)
         checkSnapshot(paths, &out)
         checkFiles(paths, configPath: configPath, &out)
@@ -74,16 +76,26 @@ public enum Doctor {
         let scan = Journal.scan(Array(bytes[Journal.headerSize...]), base: Journal.headerSize)
         var state = HabitState()
         var ops = 0
+        /// A damaged record: repairable from the snapshot when a valid one covers it.
+        func damaged(at offset: Int, _ problem: String) {
+            out.validBytes = Array(bytes[Journal.headerSize..<offset])
+            out.validRecords = scan.records.prefix { $0.offset < offset }.count
+            if let covered = snapshotCovering(paths, offset) {
+                out.findings.append(Finding(check: "journal", problem: problem + "; the snapshot (up to byte \(covered)) holds the data it covers, so every command still works",
+                                            fix: "run habitto doctor --repair to rebuild the journal from the snapshot (new journal, new device id; the damaged files are kept in recovered/)",
+                                            repair: "rebuild-from-snapshot"))
+            } else {
+                out.findings.append(Finding(check: "journal", problem: problem, fix: restoreAdvice(paths)))
+            }
+        }
         for rec in scan.records {
             guard let entry = try? JournalEntry(decoding: rec.payload) else {
-                out.findings.append(Finding(check: "journal", problem: "the record at byte \(rec.offset) passes its checksum but cannot be read",
-                                            fix: restoreAdvice(paths)))
+                damaged(at: rec.offset, "the record at byte \(rec.offset) passes its checksum but cannot be read")
                 return
             }
             for op in entry.ops {
                 if case .outOfOrder(let expected) = state.apply(op) {
-                    out.findings.append(Finding(check: "journal", problem: "sequence gap at byte \(rec.offset): operation \(op.id) follows \(op.id.device.rawValue.prefix(8))#\(expected - 1)",
-                                                fix: restoreAdvice(paths)))
+                    damaged(at: rec.offset, "sequence gap at byte \(rec.offset): operation \(op.id) follows \(op.id.device.rawValue.prefix(8))#\(expected - 1)")
                     return
                 }
                 ops += 1
@@ -96,19 +108,42 @@ public enum Doctor {
         case .clean:
             out.passed.append("journal: \(scan.records.count) records, \(ops) operations from \(state.seen.count) devices; every checksum and sequence is intact")
             out.state = state
+        case .torn(let offset) where snapshotCovering(paths, offset) != nil:
+            // Not a torn write: the snapshot covers records after this point.
+            damaged(at: offset, "damaged at byte \(offset) (a record that fails its checksum)")
         case .torn(let offset):
             out.findings.append(Finding(check: "journal", problem: "ends in an incomplete record at byte \(offset) (\(bytes.count - offset) bytes), left by an interrupted write; nothing acknowledged is in it",
                                         fix: "run habitto doctor --repair to cut it off (its bytes are saved to recovered/)", repair: "truncate-tail"))
             out.state = state
         case .corrupt(let offset, let detail):
-            out.findings.append(Finding(check: "journal", problem: "damaged at byte \(offset) (\(detail)) with valid records after it; \(scan.records.count) records before it are intact",
-                                        fix: restoreAdvice(paths)))
+            damaged(at: offset, "damaged at byte \(offset) (\(detail)) with valid records after it; \(scan.records.count) records before it are intact")
+        }
+    }
+
+    /// The offset a valid snapshot covers when it covers the journal's byte `offset` (a
+    /// damaged record whose data the snapshot still holds); nil otherwise.
+    static func snapshotCovering(_ paths: DataPaths, _ offset: Int) -> Int? {
+        guard let file = try? MappedFile(path: paths.snapshot), let journal = try? Journal(path: paths.journal) else { return nil }
+        let (snap, _) = Snapshot.load(from: file, journal: journal, repair: { _, _ in [:] })
+        guard let snap, snap.coveredOffset > offset else { return nil }
+        return snap.coveredOffset
+    }
+
+    /// `device`'s operations among the records the checks read, oldest first (what this
+    /// device's batches on a remote must hold).
+    public static func operations(of device: DeviceID, in check: LocalCheck) -> [HabitOperation] {
+        Journal.scan(check.validBytes, base: Journal.headerSize).records.flatMap { rec in
+            ((try? JournalEntry(decoding: rec.payload))?.ops ?? []).filter { $0.id.device == device }
         }
     }
 
     /// What to do about a journal no command can open: the newest usable backup, by id.
     static func restoreAdvice(_ paths: DataPaths) -> String {
-        let newest = Backups.list(paths).first { if case .success = $0.result { return true } else { return false } }
+        // Only a backup that restores: checked completely, as the restore will check it.
+        let newest = Backups.list(paths).first {
+            guard case .success(let info) = $0.result else { return false }
+            return (try? Backups.load(path: info.path)) != nil
+        }
         if let id = newest?.id {
             return "restore the newest backup with habitto backup restore \(id) --replace (the damaged journal is kept in recovered/)"
         }
@@ -146,6 +181,23 @@ public enum Doctor {
             }
         } catch {
             out.findings.append(Finding(check: "snapshot", problem: "\(paths.snapshot) cannot be read (\(error))", fix: rebuild, repair: "rebuild-snapshot"))
+        }
+    }
+
+    /// The data directory's files must be files (and its folders folders) for any command
+    /// to open them: a directory named `lock` stops every command.
+    static func checkFileKinds(_ paths: DataPaths, _ out: inout LocalCheck) {
+        let files = [paths.journal, paths.snapshot, paths.lock, paths.directory + "/sync.json",
+                     paths.directory + "/sync.json.lock", paths.directory + "/imports.json"]
+        var st = stat()
+        for file in files where stat(file, &st) == 0 && st.st_mode & S_IFMT != S_IFREG {
+            let kind = st.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
+            out.findings.append(Finding(check: "files", problem: "\(file) is \(kind), so commands that use it fail",
+                                        fix: "move it out of the data directory; Habitto creates what it needs again"))
+        }
+        for dir in [paths.recovered, Backups.directory(paths)] where stat(dir, &st) == 0 && st.st_mode & S_IFMT != S_IFDIR {
+            out.findings.append(Finding(check: "files", problem: "\(dir) is not a directory, so repairs and backups cannot be written",
+                                        fix: "move it out of the data directory"))
         }
     }
 
@@ -200,12 +252,35 @@ public enum Doctor {
         try await repo.writeSnapshot()
     }
 
+    /// Rebuilds a journal damaged where a valid snapshot covers it, as a restore from a backup
+    /// does: the damaged journal, snapshot and device id are copied into
+    /// `recovered/damaged-…/`, the journal starts over from the intact records before the
+    /// damage under a new device id (no sequence number is ever reused), and one commit
+    /// brings every habit to what the snapshot and the records after it hold. Returns the
+    /// folder with the damaged files and the operations written. The caller resets its sync
+    /// cursor (it belonged to the old id).
+    public static func rebuildFromSnapshot(paths: DataPaths, check: LocalCheck,
+                                           now: @escaping @Sendable () -> Date) async throws -> (saved: String, operations: Int) {
+        let targets: [TargetHabit]
+        do {
+            // Opening loads the snapshot and replays only the intact records after it.
+            let damaged = try HabitRepository(directory: paths.directory, now: now)
+            targets = TargetHabit.all(of: await damaged.state)
+        }
+        let saved = try Backups.startOver(paths: paths, records: check.validBytes, now: now())
+        let repo = try HabitRepository(directory: paths.directory, now: now)
+        let result = try await repo.commit(label: "rebuild from the snapshot") { state, _ in
+            Reconcile.plan(current: state, targets: targets, mode: .replace).changes
+        }
+        return (saved, result.operations.count)
+    }
+
     /// A backup of the journal's valid records as the checks read them, made before any
     /// repair touches a file. Needs a readable journal (not one damaged in the middle).
     public static func backupBeforeRepair(paths: DataPaths, check: LocalCheck, now: Date) throws -> BackupInfo? {
-        guard let state = check.state else { return nil }
+        guard check.state != nil else { return nil }
         let device = try LocalStore.readOrCreateDevice(paths)
-        return try Backups.write(paths: paths, records: check.validBytes, state: state, device: device,
+        return try Backups.write(paths: paths, records: check.validBytes, device: device,
                                  reason: "before-repair", note: nil, now: now)
     }
 }

@@ -246,6 +246,11 @@ final class LocalStore {
     var state = HabitState()
     var undo = UndoHistory()
     var lastRecord: (offset: Int, crc: UInt32)?
+    /// How far the journal's records are known to pass their checksums as they are on
+    /// disk now (see `Snapshot.verifiedOffset`); the next snapshot checks the rest.
+    var verifiedOffset = Journal.headerSize
+    /// Where warnings found after opening go (a damaged record found by a snapshot write).
+    let sink: WarningSink
     var recordsSinceSnapshot = 0
     /// Operations folded since the snapshot: a few records can hold very many (an import,
     /// a first pull), and replaying them at every start must not wait for 1,000 records.
@@ -259,9 +264,9 @@ final class LocalStore {
     static let undoLimit = 1000
     static let undoChangeLimit = 10_000
 
-    init(paths: DataPaths, journal: Journal, lockFD: Int32, device: DeviceID, snapshotEvery: Int) {
+    init(paths: DataPaths, journal: Journal, lockFD: Int32, device: DeviceID, snapshotEvery: Int, sink: WarningSink) {
         self.paths = paths; self.journal = journal; self.lockFD = lockFD; self.device = device
-        self.snapshotEvery = snapshotEvery
+        self.snapshotEvery = snapshotEvery; self.sink = sink
     }
 
     deinit { Sys.close(lockFD) }
@@ -294,15 +299,20 @@ final class LocalStore {
             throw error
         }
         // The store owns the descriptor now and closes it when it goes away.
-        let store = LocalStore(paths: paths, journal: journal, lockFD: lockFD, device: device, snapshotEvery: snapshotEvery)
+        let store = LocalStore(paths: paths, journal: journal, lockFD: lockFD, device: device, snapshotEvery: snapshotEvery,
+                               sink: sink)
         // Unlock before the store (which owns the descriptor) can be released.
         defer { withExtendedLifetime(store) { Sys.unlock(lockFD) } }
         var warnings: [String] = []
+        // A snapshot that could not be used is rebuilt at once (it is only a cache), so that
+        // the warning is given once, not by every later command replaying the whole journal.
+        var rebuild = false
         let snapshotFile: MappedFile?
         do {
             snapshotFile = try MappedFile(path: paths.snapshot)
         } catch {
             snapshotFile = nil
+            rebuild = true
             warnings.append("warning: the snapshot \(paths.snapshot) could not be read (\(error)); state rebuilt from the journal")
         }
         if let file = snapshotFile {
@@ -312,13 +322,18 @@ final class LocalStore {
                 store.state = snap.state
                 store.undo = snap.undo
                 store.lastRecord = snap.lastRecord
+                store.verifiedOffset = snap.verifiedOffset
                 journal.advance(to: snap.coveredOffset)
             } else {
+                rebuild = true
                 warnings.append("warning: the snapshot \(paths.snapshot) was ignored (\(why ?? "unreadable")); state rebuilt from the journal")
             }
         }
+        let replayedAll = journal.endOffset == Journal.headerSize
         warnings += try store.catchUp(locked: true)
-        if store.snapshotIsDue { try? store.writeSnapshot() }
+        // A replay from the start has just checked every record.
+        if replayedAll { store.verifiedOffset = journal.endOffset }
+        if store.snapshotIsDue || (rebuild && journal.readOnlyReason == nil) { try? store.writeSnapshot() }
         return (store, device, warnings)
     }
 
@@ -345,15 +360,25 @@ final class LocalStore {
         }
     }
 
-    static func readOrCreateDevice(_ paths: DataPaths) throws -> DeviceID {
-        if let bytes = try Sys.readFile(paths.device, limit: 4096) {
-            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let id = DeviceID(text) else {
-                throw StoreError.unreadable(path: paths.device,
-                                            detail: "is damaged (expected 32 hex characters); delete it and Habitto will create a new device id")
-            }
-            return id
+    /// This device's id from its file; nil when there is none yet. A file that is not an id
+    /// (damaged, empty, a directory) throws, saying what to do: the one check of that file,
+    /// used by every command and by the doctor.
+    static func readDevice(_ paths: DataPaths) throws -> DeviceID? {
+        let bytes: [UInt8]?
+        do { bytes = try Sys.readFile(paths.device, limit: 4096) } catch StoreError.io(_, _, let e) where e == EISDIR {
+            throw StoreError.unreadable(path: paths.device, detail: "is a directory, not this device's id; move it away and Habitto will create a new device id")
         }
+        guard let bytes else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let id = DeviceID(text) else {
+            throw StoreError.unreadable(path: paths.device,
+                                        detail: "is damaged (expected 32 hex characters); delete it and Habitto will create a new device id")
+        }
+        return id
+    }
+
+    static func readOrCreateDevice(_ paths: DataPaths) throws -> DeviceID {
+        if let id = try readDevice(paths) { return id }
         var rng = SystemRandomNumberGenerator()
         let id = DeviceID.random(using: &rng)
         try Sys.writeAtomically(Array((id.rawValue + "\n").utf8), to: paths.device)
@@ -468,10 +493,29 @@ final class LocalStore {
         if bulk ? recordsSinceSnapshot >= snapshotEvery : snapshotIsDue { try? writeSnapshot() }
     }
 
+    /// Writes a snapshot of everything folded so far. First the journal's records from
+    /// `verifiedOffset` on are read back and their checksums checked (a sequential read of
+    /// what no snapshot checked before), so that damage under the snapshot is found when it is
+    /// written, not when a restore needs the record. A damaged record does not stop the
+    /// snapshot (the state came from records that were intact when read, and is what a repair
+    /// rebuilds from); it leaves a warning in `sink`, and is checked again by the next one.
     func writeSnapshot() throws {
-        let snap = Snapshot(coveredOffset: journal.endOffset, lastRecord: lastRecord, state: state, undo: undo)
+        var verified = verifiedOffset
+        var damage: String?
+        do {
+            try journal.forEachRecord(from: verified, to: journal.endOffset) { rec in
+                verified = rec.offset + Journal.frameOverhead + rec.payload.count
+                return true
+            }
+        } catch StoreError.corrupt(let path, let offset, _) {
+            damage = "warning: the journal \(path) is damaged at byte \(offset) (a record read before no longer passes its checksum); commands still work from the snapshot: run 'habitto doctor --repair' to rebuild the journal from it"
+        }
+        let snap = Snapshot(coveredOffset: journal.endOffset, lastRecord: lastRecord, state: state, undo: undo,
+                            verifiedOffset: verified)
         try Sys.writeAtomically(snap.encoded(), to: paths.snapshot)
+        verifiedOffset = verified
         recordsSinceSnapshot = 0
         operationsSinceSnapshot = 0
+        if let damage { sink.add(damage) }
     }
 }

@@ -197,6 +197,11 @@ struct Snapshot {
     var lastRecord: (offset: Int, crc: UInt32)?
     var state: HabitState
     var undo: UndoHistory
+    /// How far the journal's records were read back from disk and found to pass their
+    /// checksums when a snapshot was written (at most `coveredOffset`): the next snapshot
+    /// checks only the records after it. Stops at the first damaged record, so that damage
+    /// is reported again until it is repaired.
+    var verifiedOffset: Int = Journal.headerSize
     /// The undo history's items, decoded (for tests and checks).
     var undoStack: [UndoItem] { (try? undo.items()) ?? [] }
 
@@ -226,6 +231,7 @@ struct Snapshot {
             meta.u32le(crc)
             blocks.raw(bytes)
         }
+        meta.u64le(UInt64(verifiedOffset))
         var out = ByteWriter(capacity: Snapshot.headerSize + meta.bytes.count + blocks.bytes.count)
         out.raw(Snapshot.magic)
         out.u32le(UInt32(meta.bytes.count))
@@ -275,6 +281,8 @@ struct Snapshot {
                                           coveredOffset: covered, repair: repair, keepsDecodedDays: keepDecodedDays)
                 entries[id] = HabitEntry(meta: meta, source: block)
             }
+            // Snapshots written before this field existed verified nothing.
+            let verified = r.isAtEnd ? Journal.headerSize : try r.offset()
             guard r.isAtEnd else { return (nil, "trailing bytes") }
             // Does the journal still hold exactly what the snapshot covers?
             guard covered >= Journal.headerSize, covered <= (try journal.fileSize()) else {
@@ -288,7 +296,8 @@ struct Snapshot {
                 return (nil, "does not match the journal")
             }
             let state = HabitState(seen: seen, clock: clock, entries: entries)
-            return (Snapshot(coveredOffset: covered, lastRecord: last, state: state, undo: undo), nil)
+            return (Snapshot(coveredOffset: covered, lastRecord: last, state: state, undo: undo,
+                             verifiedOffset: min(max(verified, Journal.headerSize), covered)), nil)
         } catch {
             return (nil, "\(error)")
         }

@@ -88,6 +88,12 @@ public struct SyncState: Codable, Equatable, Sendable {
         }
     }
 
+    /// Starts sync over for a journal that started over under a new device id (a restore or
+    /// repair of a damaged journal): the acked cursor belonged to the old id.
+    public static func startOver(_ paths: DataPaths) throws {
+        try update(paths) { s in s.ackedSeq = 0; s.scanOffset = 0; s.migratedTo = nil }
+    }
+
     /// "remote/account", identifying where the data goes.
     public var target: String? { remote.map { "\($0)#\(account)" } }
 }

@@ -105,7 +105,7 @@ extension Runner {
         } catch StoreError.corrupt(let journal, let offset, _) where replace {
             // The journal is damaged in the middle: set it aside and start over from the backup.
             let saved = try Backups.replaceDamagedJournal(paths: paths, backup: loaded, now: env.now)
-            try SyncState.update(paths) { s in s.ackedSeq = 0; s.scanOffset = 0; s.migratedTo = nil }
+            try SyncState.startOver(paths)
             recoveredTo = saved
             Output.err("habitto: the journal \(journal) was damaged at byte \(offset); it was copied to \(saved) and the journal started over from backup \(loaded.info.id) under a new device id")
             repo = try openRepository()
@@ -270,6 +270,10 @@ extension Runner {
                     // Opening the repository cuts the torn tail off and saves its bytes.
                     let repo = try HabitRepository(directory: paths.directory, now: env.clock)
                     repaired.append("journal: the incomplete tail was cut off" + (repo.openingWarnings.first.map { " (\($0.replacingOccurrences(of: "warning: ", with: "")))" } ?? ""))
+                case "rebuild-from-snapshot"?:
+                    let (saved, count) = try await Doctor.rebuildFromSnapshot(paths: paths, check: check, now: env.clock)
+                    try SyncState.startOver(paths)
+                    repaired.append("journal: rebuilt from the snapshot under a new device id (\(count) operations written after the \(check.validRecords) intact records before the damage); the damaged journal, snapshot and device id are kept in \(saved)")
                 case "rebuild-snapshot"?:
                     try await Doctor.rebuildSnapshot(paths: paths)
                     repaired.append("snapshot: rebuilt from the journal")
@@ -306,7 +310,12 @@ extension Runner {
 
     /// What this device has that the remote lacks, and the other way round.
     func remoteFindings(paths: DataPaths, check: LocalCheck) async -> (passed: [String], findings: [Finding]) {
-        guard let st = try? SyncState.load(paths), let spec = st.remote else { return (["remote: none set (local only)"], []) }
+        let st: SyncState
+        do { st = try SyncState.load(paths) } catch {
+            return ([], [Finding(check: "sync", problem: "\(paths.directory)/sync.json is damaged (not sync settings), so sync, status, offline and remote fail",
+                                 fix: "delete it, then connect the remote again with habitto remote set (what the remote already has is recognised; nothing is lost)")])
+        }
+        guard let spec = st.remote else { return (["remote: none set (local only)"], []) }
         if st.offline { return (["remote: not checked (offline switch is on)"], []) }
         guard let state = check.state, let me = check.device else { return (["remote: not checked (the journal needs attention first)"], []) }
         do {
@@ -323,6 +332,11 @@ extension Runner {
             if mine < st.ackedSeq {
                 findings.append(Finding(check: "remote", problem: "the remote lacks this device's operations \(mine + 1)–\(st.ackedSeq), which it had acknowledged (a batch was removed)",
                                         fix: "run habitto doctor --repair to re-queue them", repair: "requeue:\(mine)"))
+            }
+            for problem in try await BatchCheck.differences(remote: remote, account: st.account, device: me,
+                                                           local: Doctor.operations(of: me, in: check)) {
+                findings.append(Finding(check: "remote", problem: problem,
+                                        fix: "remove that batch file from the remote, then run habitto doctor --repair to push it again"))
             }
             let unpushed = localSeq > mine ? localSeq - mine : 0
             passed.append("remote: has \(mine) of this device's \(localSeq) operations" + (unpushed > 0 ? " (\(unpushed) wait to be pushed: habitto sync)" : ""))

@@ -17,7 +17,9 @@ struct AppEnvironment {
     let timeZone: TimeZone
     var today: LocalDay { LocalDay.containing(now, in: timeZone, dayStartHour: config.dayStartHour) }
 
-    static func resolve(home flag: String?, env: [String: String]) throws -> AppEnvironment {
+    /// With `configProblemsAllowed` (the doctor, which reports them itself), an invalid
+    /// config file means the defaults rather than an error.
+    static func resolve(home flag: String?, env: [String: String], configProblemsAllowed: Bool = false) throws -> AppEnvironment {
         let userHome = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         func nonEmpty(_ k: String) -> String? { env[k].flatMap { $0.isEmpty ? nil : $0 } }
         var home = flag ?? nonEmpty("HABITTO_HOME")
@@ -27,7 +29,8 @@ struct AppEnvironment {
         if !home.hasPrefix("/") { home = FileManager.default.currentDirectoryPath + "/" + home }
         let configDir = (nonEmpty("XDG_CONFIG_HOME") ?? userHome + "/.config") + "/habitto"
         let configPath = configDir + "/config"
-        let config = try Config.load(path: configPath)
+        let config: Config
+        do { config = try Config.load(path: configPath) } catch StoreError.config(_) where configProblemsAllowed { config = Config() }
         let timeZone = TimeZone.current
         let clock: @Sendable () -> Date
         if let fixed = env["HABITTO_NOW"] {

@@ -23,7 +23,8 @@ func runMain() async -> Int32 {
             Output.raw(inv.command.flatMap { c in Specs.all.first { $0.name == c } }?.help ?? Specs.overview)
             return ExitCode.ok
         }
-        let env = try AppEnvironment.resolve(home: inv.home, env: ProcessInfo.processInfo.environment)
+        let env = try AppEnvironment.resolve(home: inv.home, env: ProcessInfo.processInfo.environment,
+                                             configProblemsAllowed: inv.command == "doctor")
         if inv.command == "demo" {
             return try await Demo.run(env: env, homeGiven: inv.home != nil, options: .init(theme: inv.theme, ascii: inv.ascii))
         }

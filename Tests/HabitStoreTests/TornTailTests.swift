@@ -29,6 +29,31 @@ final class TornTailTests: StoreTestCase {
         }
     }
 
+    func testACutUnderTheSnapshotRebuildsItSoLaterCommandsNeitherWarnNorReplayEverything() async throws {
+        // Snapshots after 10 and 20 of 25 records; cut inside every record the last one covers.
+        let history = try await makeHistory(commits: SnapshotTests.commits(Fixture.water, name: "Water"), snapshotEvery: 10)
+        let snapshot = try fileBytes(history.paths.snapshot)
+        for k in 0..<20 {
+            let record = history.records[k]
+            let cut = record.lowerBound + record.count / 2
+            let context = "journal cut at byte \(cut), in record \(k)"
+            let paths = try makeDataDirectory("under-\(cut)", journal: Array(history.journal[..<cut]), device: history.device)
+            try writeFile(snapshot, to: paths.snapshot)
+            let first = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+            XCTAssertEqual(first.openingWarnings.count, 2, "\(context): \(first.openingWarnings)")
+            let state = await first.state
+            XCTAssertEqual(state, history.states[k], context)
+            // Rebuilt as part of the recovery: it covers what is left of the journal.
+            let (snap, why) = Snapshot.load(try fileBytes(paths.snapshot), journal: try Journal(path: paths.journal))
+            XCTAssertNil(why, context)
+            XCTAssertEqual(snap?.coveredOffset, record.lowerBound, context)
+            let again = try HabitRepository(directory: paths.directory, now: Fixture.clock)
+            XCTAssertEqual(again.openingWarnings, [], context)
+            let againState = await again.state
+            XCTAssertEqual(againState, history.states[k], context)
+        }
+    }
+
     func testJournalEndingExactlyAtARecordBoundaryOpensCleanlyWithoutWarnings() async throws {
         let history = try await makeHistory()
         for (k, record) in history.records.enumerated() {

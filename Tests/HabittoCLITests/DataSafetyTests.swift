@@ -383,12 +383,32 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertEqual(export(), good)
     }
 
-    func testDoctorFindsABatchMissingOnTheRemoteAndRepairRequeuesIt() throws {
+    /// Runs the doctor, which must exit 5 naming `problem`, then `doctor --repair`, which must
+    /// exit 0 saying `repaired`; returns what the repair printed.
+    @discardableResult
+    private func doctorFindsAndRepairs(_ problem: String, _ repaired: String,
+                                       file: StaticString = #filePath, line: UInt = #line) -> String {
+        let sick = box.run(["doctor"], file: file, line: line)
+        XCTAssertEqual(sick.status, 5, sick.stdout, file: file, line: line)
+        XCTAssertTrue(sick.stdout.contains(problem), sick.stdout, file: file, line: line)
+        let fixed = box.run(["doctor", "--repair"], file: file, line: line)
+        XCTAssertEqual(fixed.status, 0, fixed.stdout + fixed.stderr, file: file, line: line)
+        XCTAssertTrue(fixed.stdout.contains(repaired), fixed.stdout, file: file, line: line)
+        return fixed.stdout
+    }
+
+    /// A habit added, then `checkIns` check-ins each synced to a new directory remote.
+    private func syncedToDirectoryRemote(checkIns: Int, file: StaticString = #filePath, line: UInt = #line) throws -> String {
         let remote = box.root + "/remote"
         try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
-        box.ok("add", "Water", "--goal", "8")
-        box.ok("remote", "set", "dir:" + remote)
-        for _ in 0..<3 { box.ok("check", "Water"); box.ok("sync") }
+        box.ok("add", "Water", "--goal", "8", file: file, line: line)
+        box.ok("remote", "set", "dir:" + remote, file: file, line: line)
+        for _ in 0..<checkIns { box.ok("check", "Water", file: file, line: line); box.ok("sync", file: file, line: line) }
+        return remote
+    }
+
+    func testDoctorFindsABatchMissingOnTheRemoteAndRepairRequeuesIt() throws {
+        let remote = try syncedToDirectoryRemote(checkIns: 3)
         let healthy = box.run("doctor")
         XCTAssertEqual(healthy.status, 0, healthy.stdout)
         XCTAssertTrue(healthy.stdout.contains("remote: has 4 of this device's 4 operations"), healthy.stdout)
@@ -398,12 +418,7 @@ final class DataSafetyTests: XCTestCase {
         let batches = try FileManager.default.contentsOfDirectory(atPath: ops).sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
         XCTAssertEqual(batches, ["1-1.batch", "2-2.batch", "3-3.batch", "4-4.batch"])
         try FileManager.default.removeItem(atPath: ops + "/2-2.batch")
-        let sick = box.run("doctor")
-        XCTAssertEqual(sick.status, 5, sick.stdout)
-        XCTAssertTrue(sick.stdout.contains("the remote lacks this device's operations 2–4"), sick.stdout)
-        let fixed = box.run("doctor", "--repair")
-        XCTAssertEqual(fixed.status, 0, fixed.stdout + fixed.stderr)
-        XCTAssertTrue(fixed.stdout.contains("re-queued"), fixed.stdout)
+        doctorFindsAndRepairs("the remote lacks this device's operations 2–4", "re-queued")
         XCTAssertEqual(backups().filter { $0["reason"] as? String == "before-repair" }.count, 1)
         box.ok("sync")
         XCTAssertTrue(FileManager.default.fileExists(atPath: ops + "/2-4.batch"), "\((try? FileManager.default.contentsOfDirectory(atPath: ops)) ?? [])")
@@ -412,5 +427,102 @@ final class DataSafetyTests: XCTestCase {
         let other = Sandbox()
         other.ok("remote", "set", "dir:" + remote)
         XCTAssertEqual(progress(other, "Water"), 3)
+    }
+
+    func testDoctorFindsEveryDamagedFileThatMakesOtherCommandsFail() throws {
+        box.ok("add", "Water")
+        let device = box.home + "/device", lock = box.home + "/lock", sync = box.home + "/sync.json"
+        let id = try Data(contentsOf: URL(fileURLWithPath: device))
+        func expectProblem(_ check: String, _ words: String, otherCommand: [String], exit: Int32,
+                           file: StaticString = #filePath, line: UInt = #line) {
+            let other = box.run(otherCommand, file: file, line: line)
+            XCTAssertEqual(other.status, exit, "\(otherCommand): \(other.stderr)", file: file, line: line)
+            let doctor = box.run("doctor")
+            XCTAssertEqual(doctor.status, 5, doctor.stdout + doctor.stderr, file: file, line: line)
+            XCTAssertTrue(doctor.stdout.contains("problem: \(check): ") && doctor.stdout.contains(words), doctor.stdout, file: file, line: line)
+            XCTAssertEqual(doctor.stderr, "habitto: doctor found 1 problem\n", file: file, line: line)
+        }
+        for bad in ["garbage\n", ""] {
+            try Data(bad.utf8).write(to: URL(fileURLWithPath: device))
+            expectProblem("device", "is damaged", otherCommand: ["list"], exit: 3)
+        }
+        try FileManager.default.removeItem(atPath: device)
+        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: false)
+        expectProblem("device", "is a directory", otherCommand: ["list"], exit: 3)
+        try FileManager.default.removeItem(atPath: device)
+        try id.write(to: URL(fileURLWithPath: device))
+
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: sync))
+        expectProblem("sync", "sync.json is damaged", otherCommand: ["status"], exit: 3)
+        try FileManager.default.removeItem(atPath: sync)
+
+        try FileManager.default.removeItem(atPath: lock)
+        try FileManager.default.createDirectory(atPath: lock, withIntermediateDirectories: false)
+        expectProblem("files", "lock is a directory", otherCommand: ["list"], exit: 3)
+        try FileManager.default.removeItem(atPath: lock)
+
+        try Data("day_start_hour = 4\nweek_start monday\n".utf8).write(to: URL(fileURLWithPath: box.config + "/habitto/config"))
+        expectProblem("config", "config line 2: expected 'key = value'", otherCommand: ["list"], exit: 1)
+        try FileManager.default.removeItem(atPath: box.config + "/habitto/config")
+        XCTAssertEqual(box.run("doctor").status, 0)
+        XCTAssertEqual(progress(box, "Water"), 0)
+    }
+
+    func testDoctorFindsABatchOfThisDeviceWhoseBytesDifferFromTheJournal() throws {
+        let remote = try syncedToDirectoryRemote(checkIns: 2)
+        XCTAssertEqual(box.run("doctor").status, 0)
+        let device = try String(contentsOfFile: box.home + "/device", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let ops = remote + "/users/default/devices/\(device)/ops"
+        // The remote's copy of batch 2 replaced by other (valid) bytes.
+        try FileManager.default.removeItem(atPath: ops + "/2-2.batch")
+        try FileManager.default.copyItem(atPath: ops + "/3-3.batch", toPath: ops + "/2-2.batch")
+        let sick = box.run("doctor")
+        XCTAssertEqual(sick.status, 5, sick.stdout)
+        XCTAssertTrue(sick.stdout.contains("problem: remote: this device's batch 2-2.batch on the remote differs from the journal's operations 2–2"), sick.stdout)
+        // Removing it, as the doctor says, and repairing puts it back.
+        try FileManager.default.removeItem(atPath: ops + "/2-2.batch")
+        XCTAssertEqual(box.run("doctor", "--repair").status, 0)
+        box.ok("sync")
+        XCTAssertEqual(box.run("doctor").status, 0)
+    }
+
+    func testDoctorRepairRebuildsAJournalDamagedUnderTheSnapshotAndBackupsNeverCopyTheDamage() throws {
+        // An import of 10,001 days is one record, covered at once by a snapshot.
+        var days: [[String: Any]] = []
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        let start = formatter.date(from: "1999-06-01")!
+        for i in 0...10_000 {
+            days.append(["date": formatter.string(from: start.addingTimeInterval(Double(i) * 86_400)), "progress": 1 + i % 3,
+                         "skipped": false, "difficulty": NSNull(), "note": NSNull()])
+        }
+        let habit: [String: Any] = ["id": "00000000000000a1", "name": "Water", "kind": "build", "goal": 2, "unit": NSNull(),
+                                    "schedule": "daily", "startDate": "1999-06-01", "archivedFrom": NSNull(), "icon": NSNull(),
+                                    "color": NSNull(), "group": NSNull(), "notes": NSNull(), "days": days]
+        let file = box.root + "/big.json"
+        try JSONSerialization.data(withJSONObject: ["format": "habitto-export", "version": 1, "habits": [habit]]).write(to: URL(fileURLWithPath: file))
+        box.ok("import", file, "--from", "json")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.home + "/snapshot.bin"))
+        box.ok("backup", "create")
+        box.ok("check", "Water")
+        let before = export()
+        var bytes = box.journalBytes()
+        bytes[bytes.count / 2] ^= 0x10 // inside the import's record, which the snapshot covers
+        try Data(bytes).write(to: URL(fileURLWithPath: box.journalPath))
+        XCTAssertEqual(export(), before, "every command still works from the snapshot")
+
+        let backup = box.run("backup", "create")
+        XCTAssertEqual(backup.status, 3, backup.stderr)
+        XCTAssertTrue(backup.stderr.contains("no backup was made"), backup.stderr)
+        let fixed = doctorFindsAndRepairs("run habitto doctor --repair to rebuild the journal from the snapshot",
+                                          "repaired: journal: rebuilt from the snapshot under a new device id")
+        XCTAssertTrue(fixed.contains("recovered/damaged-"), fixed)
+        XCTAssertEqual(export(), before)
+        box.ok("backup", "create")
+        XCTAssertEqual(backups().filter { $0["valid"] as? Bool != true }.count, 0)
+        box.ok("check", "Water")
+        XCTAssertEqual(progress(box, "Water"), 2, "today's check-in before the damage and the one after")
     }
 }
