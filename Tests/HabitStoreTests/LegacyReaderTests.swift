@@ -442,6 +442,16 @@ final class LegacyReaderTests: XCTestCase {
         XCTAssertEqual(plan.disagreements, [])
     }
 
+    /// The state one device's changes make, stamped one after another.
+    private func folded(_ changes: [Change], device: DeviceID) -> HabitState {
+        var state = HabitState()
+        for (i, change) in changes.enumerated() {
+            state.apply(HabitOperation(id: OpID(device: device, seq: UInt64(i + 1)),
+                                       hlc: HLC(wallMillis: 1_800_000_000_000, counter: UInt32(i)), change: change))
+        }
+        return state
+    }
+
     func testJSONExportReadsWhatExportWrites() throws {
         let device = try XCTUnwrap(DeviceID("0000000000000000000000000000000d"))
         let id = try XCTUnwrap(HabitID("00000000000000c3"))
@@ -449,11 +459,7 @@ final class LegacyReaderTests: XCTestCase {
                                  startDate: day("2026-10-01"), notes: "Line one\nline two")
         let changes: [Change] = [.create(id, fields), .progress(id, day("2026-10-01"), delta: 25),
                                  .rate(id, day("2026-10-01"), 4), .skip(id, day("2026-10-03"), true)]
-        var state = HabitState()
-        for (i, change) in changes.enumerated() {
-            state.apply(HabitOperation(id: OpID(device: device, seq: UInt64(i + 1)),
-                                       hlc: HLC(wallMillis: 1_800_000_000_000, counter: UInt32(i)), change: change))
-        }
+        let state = folded(changes, device: device)
         let path = try write("export.json", Array(Export.document(state, today: day("2026-11-21")).serialized().utf8))
         let plan = try JSONExportReader.read(path: path)
         XCTAssertEqual(plan.habits.count, 1)
@@ -527,11 +533,7 @@ final class LegacyReaderTests: XCTestCase {
                                  .progress(id, day("2026-10-02"), delta: 1), .set(id, .startDate(day("2026-10-05"))),
                                  .progress(id, day("2026-10-06"), delta: 2), .progress(id, day("2026-10-09"), delta: 3),
                                  .rate(id, day("2026-10-09"), 2), .skip(id, day("2026-10-12"), true)]
-        var state = HabitState()
-        for (i, change) in changes.enumerated() {
-            state.apply(HabitOperation(id: OpID(device: device, seq: UInt64(i + 1)),
-                                       hlc: HLC(wallMillis: 1_800_000_000_000, counter: UInt32(i)), change: change))
-        }
+        let state = folded(changes, device: device)
         let path = try write("merged.json", Array(Export.document(state, today: day("2026-10-08")).serialized().utf8))
         let plan = try JSONExportReader.read(path: path)
         XCTAssertEqual(plan.habits[0].days, [day("2026-10-06"): ImportedDay(progress: 2),
