@@ -108,7 +108,7 @@ public enum Doctor {
 
     /// What to do about a journal no command can open: the newest usable backup, by id.
     static func restoreAdvice(_ paths: DataPaths) -> String {
-        let newest = Backups.list(paths).first { if case .success = $0.result { return true } else { return false } }
+        let newest = ((try? Backups.list(paths)) ?? []).first { if case .success = $0.result { return true } else { return false } }
         if let id = newest?.id {
             return "restore the newest backup with habitto backup restore \(id) --replace (the damaged journal is kept in recovered/)"
         }
@@ -172,6 +172,12 @@ public enum Doctor {
             }
         }
         if !out.findings.contains(where: { $0.check == "permissions" }) { out.passed.append("permissions: the data files are private to their owner") }
+        // Habitto's own folders are never followed elsewhere: a link there stops backups and recovery.
+        for folder in [Backups.directory(paths), paths.recovered] {
+            guard let st = try? Sys.entryStatus(folder), st.st_mode & S_IFMT != S_IFDIR else { continue }
+            out.findings.append(Finding(check: "folders", problem: "\(folder) is \(Sys.kind(st.st_mode)), not a folder; Habitto does not follow or write through it",
+                                        fix: "replace it with a real folder (move what it points to into its place, or remove it)"))
+        }
     }
 
     /// Runs `body` with the directory lock held, so that no append is read half written. The
