@@ -56,11 +56,12 @@ public enum Backups {
             throw StoreError.corrupt(path: paths.journal, offset: e.offset, detail: e.detail + "; no backup was made")
         }
         let dir = directory(paths)
-        try Sys.makeDirectories(dir)
+        // A real folder of the data directory: a link there is refused, never written through.
+        try Sys.makeOwnFolder(dir)
         let stamp = idFormatter.string(from: now)
         var id = "\(stamp)-\(reason)"
         var n = 2
-        while FileManager.default.fileExists(atPath: "\(dir)/\(id)\(fileExtension)") { id = "\(stamp)-\(reason)-\(n)"; n += 1 }
+        while try Sys.entryStatus("\(dir)/\(id)\(fileExtension)") != nil { id = "\(stamp)-\(reason)-\(n)"; n += 1 }
         let habits = state.habits.count
         let ops = Int(state.operationCount)
         let header: JSON = .object([
@@ -139,7 +140,8 @@ public enum Backups {
 
     private static func verifiedFile(_ path: String) throws -> (Header, [UInt8]) {
         func bad(_ why: String) -> StoreError { .unreadable(path: path, detail: "\(why); this backup cannot be used (other backups: habitto backup list)") }
-        guard let bytes = try Sys.readFile(path, limit: 1 << 32) else { throw bad("does not exist") }
+        // A link or anything but a regular file is refused unread (a FIFO would block).
+        guard let bytes = try Sys.readFile(path, limit: 1 << 32, followLinks: false) else { throw bad("does not exist") }
         guard bytes.count >= magic.count + 4 + trailerSize, Array(bytes.prefix(magic.count)) == magic else {
             throw bad("is not a Habitto backup")
         }
@@ -165,9 +167,10 @@ public enum Backups {
     }
 
     /// Every backup file, newest first, each verified (checksum) or with why it cannot be used.
-    public static func list(_ paths: DataPaths) -> [(id: String, result: Result<BackupInfo, StoreError>)] {
+    /// Throws when the backup folder is a symbolic link or not a folder (it is not followed).
+    public static func list(_ paths: DataPaths) throws -> [(id: String, result: Result<BackupInfo, StoreError>)] {
         let dir = directory(paths)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        let names = try Sys.folderEntries(dir, followLinks: false) ?? []
         return names.filter { $0.hasSuffix(fileExtension) }.sorted(by: >).map { name in
             let id = String(name.dropLast(fileExtension.count))
             do { return (id, .success(try verify(path: "\(dir)/\(name)"))) }
@@ -182,8 +185,11 @@ public enum Backups {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw StoreError.unreadable(path: id, detail: "is not a backup id; 'habitto backup list' shows them")
         }
+        if let st = try Sys.entryStatus(directory(paths)), st.st_mode & S_IFMT != S_IFDIR {
+            throw StoreError.unreadable(path: directory(paths), detail: st.st_mode & S_IFMT == S_IFLNK ? Sys.linkRefused : "is not a folder; move it away")
+        }
         let path = "\(directory(paths))/\(name)\(fileExtension)"
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard try Sys.entryStatus(path) != nil else {
             throw StoreError.unreadable(path: Sanitize.display(name), detail: "no such backup; 'habitto backup list' shows them")
         }
         return path
@@ -194,7 +200,7 @@ public enum Backups {
     public static func prune(_ paths: DataPaths, keepDays: Int, now: Date) throws -> [String] {
         let dir = directory(paths)
         let cutoff = now.addingTimeInterval(-Double(keepDays) * 86_400)
-        let all = list(paths)
+        let all = try list(paths)
         let newestValid = all.first { if case .success = $0.result { return true } else { return false } }?.id
         var removed: [String] = []
         for (id, result) in all where id != newestValid {
@@ -202,10 +208,8 @@ public enum Backups {
             try Sys.check(unlink(info.path), "delete", info.path)
             removed.append(id)
         }
-        // Temp files of writes that were interrupted (a crash mid-backup).
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.contains("\(fileExtension).tmp-") {
-            unlink("\(dir)/\(name)")
-        }
+        // Temp files of writes that were interrupted (a crash mid-backup), by processes that are gone.
+        Leftovers.removeStaleTemporaries(in: dir)
         if !removed.isEmpty { try Sys.syncDirectory(dir) }
         return removed
     }
@@ -230,7 +234,8 @@ public enum Backups {
 
     private static func startOverLocked(paths: DataPaths, records: [UInt8], now: Date) throws -> String {
         let saved = "\(paths.recovered)/damaged-\(idFormatter.string(from: now))-\(getpid())"
-        try Sys.makeDirectories(saved)
+        try Sys.makeOwnFolder(paths.recovered)
+        try Sys.makeOwnFolder(saved)
         for file in [paths.journal, paths.snapshot, paths.device] {
             if let bytes = try Sys.readFile(file) {
                 try Sys.writeAtomically(bytes, to: saved + "/" + (file as NSString).lastPathComponent)

@@ -140,7 +140,7 @@ public enum Doctor {
     /// What to do about a journal no command can open: the newest usable backup, by id.
     static func restoreAdvice(_ paths: DataPaths) -> String {
         // Only a backup that restores: checked completely, as the restore will check it.
-        let newest = Backups.list(paths).first {
+        let newest = ((try? Backups.list(paths)) ?? []).first {
             guard case .success(let info) = $0.result else { return false }
             return (try? Backups.load(path: info.path)) != nil
         }
@@ -224,6 +224,12 @@ public enum Doctor {
             }
         }
         if !out.findings.contains(where: { $0.check == "permissions" }) { out.passed.append("permissions: the data files are private to their owner") }
+        // Habitto's own folders are never followed elsewhere: a link there stops backups and recovery.
+        for folder in [Backups.directory(paths), paths.recovered] {
+            guard let st = try? Sys.entryStatus(folder), st.st_mode & S_IFMT != S_IFDIR else { continue }
+            out.findings.append(Finding(check: "folders", problem: "\(folder) is \(Sys.kind(st.st_mode)), not a folder; Habitto does not follow or write through it",
+                                        fix: "replace it with a real folder (move what it points to into its place, or remove it)"))
+        }
     }
 
     /// Runs `body` with the directory lock held, so that no append is read half written. The

@@ -303,6 +303,8 @@ final class LocalStore {
                                sink: sink)
         // Unlock before the store (which owns the descriptor) can be released.
         defer { withExtendedLifetime(store) { Sys.unlock(lockFD) } }
+        // What a process killed with kill -9 left behind (its process is gone).
+        Leftovers.removeStale(paths)
         var warnings: [String] = []
         // A snapshot that could not be used is rebuilt at once (it is only a cache), so that
         // the warning is given once, not by every later command replaying the whole journal.
@@ -418,12 +420,13 @@ final class LocalStore {
             if size > offset {
                 let fd = journal.fd
                 let bytes = try Sys.pread(fd, count: size - offset, offset: offset, path: journal.path)
-                try Sys.makeDirectories(paths.recovered)
+                // A real folder of the data directory: a link there is refused, never written through.
+                try Sys.makeOwnFolder(paths.recovered)
                 // Never replace an earlier saved tail (same offset, same second): the lock is held.
                 let stem = "\(paths.recovered)/torn-at-\(offset)-\(Int(Date().timeIntervalSince1970))"
                 var name = stem + ".bin"
                 var n = 1
-                while FileManager.default.fileExists(atPath: name) { n += 1; name = "\(stem)-\(n).bin" }
+                while try Sys.entryStatus(name) != nil { n += 1; name = "\(stem)-\(n).bin" }
                 try Sys.writeAtomically(bytes, to: name)
                 saved = " (its \(bytes.count) bytes were saved to \(name))"
             }

@@ -143,13 +143,230 @@ public enum Sys {
         try syncDirectory(dir)
     }
 
-    /// The whole content of a file, or nil when it does not exist.
-    public static func readFile(_ path: String, limit: Int = 1 << 30) throws -> [UInt8]? {
+    /// The whole content of a regular file, or nil when it does not exist. Anything else (a
+    /// FIFO, a device, a folder) is refused without being read: opening never blocks. With
+    /// `followLinks` false a symbolic link is refused too (for files inside the data directory).
+    public static func readFile(_ path: String, limit: Int = 1 << 30, followLinks: Bool = true) throws -> [UInt8]? {
         let fd: Int32
-        do { fd = try open(path, O_RDONLY) } catch StoreError.io(_, _, let e) where e == ENOENT { return nil }
+        do {
+            fd = try open(path, O_RDONLY | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
+        } catch StoreError.io(_, _, let e) where e == ENOENT {
+            return nil
+        } catch StoreError.io(_, _, let e) where e == ELOOP && !followLinks {
+            throw StoreError.unreadable(path: path, detail: linkRefused)
+        }
         defer { close(fd) }
-        let size = try self.size(fd, path: path)
+        let st = try status(fd, path: path)
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError.unreadable(path: path, detail: "is \(kind(st.st_mode)), not a regular file; it was not read")
+        }
+        let size = Int(st.st_size)
         guard size <= limit else { throw StoreError.unreadable(path: path, detail: "is larger than \(limit) bytes") }
         return try pread(fd, count: size, offset: 0, path: path)
+    }
+
+    /// Why a symbolic link inside the data directory is refused.
+    static let linkRefused = "is a symbolic link; Habitto never follows links inside its data directory (they could send its files elsewhere). Remove the link, or put what it points to there in its place"
+
+    /// The status of an open file.
+    public static func status(_ fd: Int32, path: String) throws -> stat {
+        var st = Glibc.stat()
+        try check(fstat(fd, &st), "inspect", path)
+        return st
+    }
+
+    /// What kind of entry a mode is, in words: "a symbolic link", "a FIFO (named pipe)", …
+    public static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a folder"
+        case S_IFLNK: return "a symbolic link"
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device file"
+        default: return "a file of unknown type"
+        }
+    }
+
+    // MARK: Folders of Habitto's own, never through a symbolic link
+
+    /// Creates the folder `path` (its parent must exist) when missing, mode 0700, and
+    /// refuses a symbolic link or anything else in its place: the folders Habitto keeps
+    /// inside the data directory (`backups`, `recovered`) are never followed elsewhere.
+    public static func makeOwnFolder(_ path: String) throws {
+        for attempt in 0..<2 {
+            if let st = try entryStatus(path) {
+                switch st.st_mode & S_IFMT {
+                case S_IFDIR: return
+                case S_IFLNK: throw StoreError.unreadable(path: path, detail: linkRefused)
+                default: throw StoreError.unreadable(path: path, detail: "is \(kind(st.st_mode)), not a folder; move it away")
+                }
+            }
+            if mkdir(path, 0o700) == 0 { return }
+            if errno != EEXIST || attempt == 1 { throw StoreError.io(operation: "create the folder", path: path, errno: errno) }
+        }
+    }
+
+    /// The status of what `path` names (following links), or nil when there is nothing.
+    public static func status(followingLinks path: String) -> stat? {
+        var st = Glibc.stat()
+        return stat(path, &st) == 0 ? st : nil
+    }
+
+    /// The status of the entry at `path` itself (a link is not followed), or nil when there is none.
+    public static func entryStatus(_ path: String) throws -> stat? {
+        var st = Glibc.stat()
+        if lstat(path, &st) == 0 { return st }
+        if errno == ENOENT { return nil }
+        throw StoreError.io(operation: "inspect", path: path, errno: errno)
+    }
+
+    /// The names in the folder `path` (without `.` and `..`), or nil when it does not exist.
+    /// With `followLinks` false, a folder that is a symbolic link is refused.
+    public static func folderEntries(_ path: String, followLinks: Bool = true) throws -> [String]? {
+        let fd: Int32
+        do {
+            fd = try open(path, O_RDONLY | O_DIRECTORY | (followLinks ? 0 : O_NOFOLLOW))
+        } catch StoreError.io(_, _, let e) where e == ENOENT {
+            return nil
+        } catch StoreError.io(_, _, let e) where (e == ENOTDIR || e == ELOOP) && !followLinks {
+            if let st = try entryStatus(path), st.st_mode & S_IFMT == S_IFLNK { throw StoreError.unreadable(path: path, detail: linkRefused) }
+            throw StoreError.unreadable(path: path, detail: "is not a folder; move it away")
+        }
+        defer { close(fd) }
+        return try entries(of: fd, path: path)
+    }
+
+    /// Removes a file (never what a link points to); errors are ignored.
+    public static func removeFile(_ path: String) { _ = unlink(path) }
+
+    /// Whether the process `pid` still exists (on this machine). A process of another user
+    /// exists too; only "no such process" says it is gone.
+    public static func processExists(_ pid: pid_t) -> Bool {
+        guard pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno != ESRCH
+    }
+
+    /// Waits for the child process `pid` to end and returns its exit status (-1 when a
+    /// signal ended it), or kills it and returns nil after `timeLimit` seconds.
+    public static func waitForExit(_ pid: pid_t, timeLimit: Double, path: String) throws -> Int32? {
+        let deadline = Date().addingTimeInterval(timeLimit)
+        var status: Int32 = 0
+        var pause: useconds_t = 1_000
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.io(operation: "wait for", path: path, errno: errno)
+            }
+            if Date() >= deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                return nil
+            }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+    }
+
+    /// The path with every symbolic link, `.` and `..` resolved, for the part that exists;
+    /// the rest (not yet created) is appended as written, with `.` and `..` applied.
+    public static func resolvedPath(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var existing = absolute
+        var rest: [String] = []
+        while true {
+            if let real = realpath(existing, nil) {
+                defer { free(real) }
+                var out = String(cString: real).split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+                for part in rest {
+                    if part == "." || part.isEmpty { continue }
+                    if part == ".." { if !out.isEmpty { out.removeLast() } } else { out.append(part) }
+                }
+                return "/" + out.joined(separator: "/")
+            }
+            let parent = (existing as NSString).deletingLastPathComponent
+            if parent == existing || parent.isEmpty { return absolute }
+            rest.insert((existing as NSString).lastPathComponent, at: 0)
+            existing = parent
+        }
+    }
+
+    /// Whether `path` is `folder` or lies inside it, after resolving links in both.
+    public static func isInside(_ path: String, folder: String) -> Bool {
+        let p = resolvedPath(path), f = resolvedPath(folder)
+        return p == f || p.hasPrefix(f == "/" ? "/" : f + "/")
+    }
+
+    // MARK: Inside an open folder, never following a symbolic link
+
+    /// Opens the folder `path` (which may be a symbolic link: it is the caller's choice).
+    public static func openFolder(_ path: String) throws -> Int32 {
+        try open(path, O_RDONLY | O_DIRECTORY)
+    }
+
+    /// Opens the entry `name` of the open folder `dir`, never following a symbolic link
+    /// (`O_NOFOLLOW`, which fails with ELOOP on a link; with `O_DIRECTORY`, ENOTDIR).
+    /// `path` is the full path, for messages.
+    public static func open(in dir: Int32, _ name: String, _ flags: Int32, mode: mode_t = 0o600, path: String) throws -> Int32 {
+        var fd: Int32
+        repeat { fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) } while fd < 0 && errno == EINTR
+        try check(fd, (flags & (O_WRONLY | O_RDWR)) != 0 ? "open for writing" : "open", path)
+        return fd
+    }
+
+    /// The status of the entry `name` of the open folder `dir` itself (a link is not
+    /// followed), or nil when there is none.
+    public static func entryStatus(in dir: Int32, _ name: String, path: String) throws -> stat? {
+        var st = Glibc.stat()
+        if fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 { return st }
+        if errno == ENOENT { return nil }
+        throw StoreError.io(operation: "inspect", path: path, errno: errno)
+    }
+
+    /// Creates the folder `name` in the open folder `dir` (mode 0700); false when something
+    /// of that name already exists.
+    @discardableResult
+    public static func makeFolder(in dir: Int32, _ name: String, path: String) throws -> Bool {
+        if mkdirat(dir, name, 0o700) == 0 { return true }
+        if errno == EEXIST { return false }
+        throw StoreError.io(operation: "create the folder", path: path, errno: errno)
+    }
+
+    /// Hard-links `from` to `to`, both in the open folder `dir`: fails rather than replace
+    /// (returns the errno, 0 on success, so callers can tell EEXIST apart).
+    public static func link(in dir: Int32, _ from: String, to: String) -> Int32 {
+        linkat(dir, from, dir, to, 0) == 0 ? 0 : errno
+    }
+
+    /// Removes the file `name` of the open folder `dir` (never what a link points to);
+    /// errors are ignored.
+    public static func removeFile(in dir: Int32, _ name: String) { _ = unlinkat(dir, name, 0) }
+
+    /// The names in the open folder `dir` (without `.` and `..`), sorted.
+    public static func entries(of dir: Int32, path: String) throws -> [String] {
+        // A descriptor of its own (readdir moves its offset), closed by closedir.
+        let own = try open(in: dir, ".", O_RDONLY | O_DIRECTORY, path: path)
+        guard let stream = fdopendir(own) else {
+            let e = errno
+            close(own)
+            throw StoreError.io(operation: "list", path: path, errno: e)
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { throw StoreError.io(operation: "list", path: path, errno: errno) }
+                break
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
     }
 }

@@ -10,8 +10,12 @@ import HabitStore
 /// hard link that fails rather than replace an existing batch), so readers on other
 /// devices never see half a batch and no batch is ever overwritten.
 ///
-/// Names read from the folder are never trusted: only entries that parse as a device id or
-/// a batch name, and that are real folders or regular files (not symlinks), are used.
+/// Nothing below the root is trusted. Every folder is opened one component at a time from
+/// the root with `O_NOFOLLOW` (and every file in it through that folder's descriptor), so
+/// a symbolic link planted anywhere below the root (`users`, `devices/{id}`, `ops`, a
+/// batch) is never followed: writing through one is a permanent failure, and a link or any
+/// other entry that is not what it should be is skipped and reported when listing
+/// (`RemoteEntries`). The root itself may be a link: that is the user's choice.
 public struct DirectoryRemote: Remote {
     /// The folder's absolute path.
     public let root: String
@@ -32,55 +36,49 @@ public struct DirectoryRemote: Remote {
     /// refuses a format file with other contents.
     public func prepare(account: String) async throws {
         try check(account)
-        try checkRoot()
-        let accountPath = try makeFolders(["users", account])
-        let formatPath = accountPath + "/format"
+        let formatPath = "\(root)/users/\(account)/format"
         let wanted = Array(remoteFormat.utf8)
-        switch try createOnly(wanted, at: formatPath, in: accountPath, what: "the format file") {
-        case .created, .same:
+        let result = try withFolder(["users", account], create: true) { folder in
+            try createOnly(wanted, named: "format", in: folder, what: "the format file")
+        }
+        switch result {
+        case .created?, .same?, nil:
             return
-        case .different(let found):
+        case .different(let found)?:
             let text = Sanitize.display(String(decoding: found.prefix(64), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines))
             throw RemoteError.permanent("the format file \(formatPath) says '\(text)', not '\(remoteFormat.dropLast())'; this remote was written by another version of habitto. Update habitto or choose another remote; the file was left alone")
         }
     }
 
-    /// The device folders of the account; names that are not device ids, and anything that is
-    /// not a real folder, are left out. An account with no devices yet gives `[]`.
-    public func devices(account: String) async throws -> [DeviceID] {
+    /// The device folders of the account and the entries skipped there. An account with no
+    /// devices yet gives none.
+    public func listDevices(account: String) async throws -> Listing<DeviceID> {
         try check(account)
-        let path = "\(root)/users/\(account)/devices"
-        guard let names = try listFolder(path) else { return [] }
-        var out: [DeviceID] = []
-        for name in names {
-            guard let device = DeviceID(name), try fileType(path + "/" + name) == S_IFDIR else { continue }
-            out.append(device)
-        }
-        return out.sorted()
+        return try withFolder(["users", account, "devices"], create: false) { folder in
+            RemoteEntries.devices(try entries(of: folder))
+        } ?? Listing()
     }
 
-    /// The batches of one device, sorted; other names, temporary files, symlinks and anything
-    /// that is not a regular file are left out.
-    public func batches(account: String, device: DeviceID) async throws -> [BatchName] {
+    /// The batches of one device, sorted, and the entries skipped in its folder (temporary
+    /// files of writes in progress are passed over).
+    public func listBatches(account: String, device: DeviceID) async throws -> Listing<BatchName> {
         try check(account)
-        let path = opsPath(account, device)
-        guard let names = try listFolder(path) else { return [] }
-        var out: [BatchName] = []
-        for name in names {
-            guard let batch = BatchName(fileName: name), try fileType(path + "/" + name) == S_IFREG else { continue }
-            out.append(batch)
-        }
-        return out.sorted()
+        return try withFolder(opsComponents(account, device), create: false) { folder in
+            RemoteEntries.batches(try entries(of: folder), device: device)
+        } ?? Listing()
     }
 
     /// A batch's bytes. A batch that is not a regular file or is larger than `maxBytes` is a
     /// permanent error and is not read.
     public func read(account: String, device: DeviceID, batch: BatchName, maxBytes: Int) async throws -> [UInt8] {
         try check(account)
-        let path = opsPath(account, device) + "/" + batch.fileName
         let what = "batch \(batch) of device \(device.rawValue.prefix(8))"
-        return try readRegularFile(path, maxBytes: maxBytes, what: what)
+        let bytes = try withFolder(opsComponents(account, device), create: false) { folder in
+            try readRegularFile(batch.fileName, in: folder, maxBytes: maxBytes, what: what)
+        } ?? nil
+        guard let bytes else { throw RemoteError.permanent("\(what) is missing from remote folder \(root); sync again to list it afresh") }
+        return bytes
     }
 
     /// Writes a batch only if it does not exist yet (atomically: readers never see part of
@@ -88,21 +86,27 @@ public struct DirectoryRemote: Remote {
     /// permanent error, and the existing file is left alone.
     public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
         try check(account)
-        let folder = try makeFolders(["users", account, "devices", device.rawValue, "ops"])
-        let path = folder + "/" + batch.fileName
         let what = "batch \(batch) of device \(device.rawValue.prefix(8))"
-        switch try createOnly(bytes, at: path, in: folder, what: what) {
-        case .created: return .created
-        case .same: return .alreadyThere
-        case .different:
-            throw RemoteError.permanent("\(what) already exists with different contents at \(path); it was left alone. Another device may be using the same device id, or the file was changed by hand")
+        let components = opsComponents(account, device)
+        let result = try withFolder(components, create: true) { folder in
+            try createOnly(bytes, named: batch.fileName, in: folder, what: what)
+        }
+        switch result {
+        case .created?, nil: return .created
+        case .same?: return .alreadyThere
+        case .different?:
+            throw RemoteError.permanent("\(what) already exists with different contents at \(path(components + [batch.fileName])); it was left alone. Another device may be using the same device id, or the file was changed by hand")
         }
     }
 
     // MARK: Paths and checks
 
-    private func opsPath(_ account: String, _ device: DeviceID) -> String {
-        "\(root)/users/\(account)/devices/\(device.rawValue)/ops"
+    private func opsComponents(_ account: String, _ device: DeviceID) -> [String] {
+        ["users", account, "devices", device.rawValue, "ops"]
+    }
+
+    private func path(_ components: [String]) -> String {
+        ([root] + components).joined(separator: "/")
     }
 
     /// Throws a permanent error for an invalid account name or a root that is not absolute
@@ -118,98 +122,103 @@ public struct DirectoryRemote: Remote {
         .permanent("remote folder \(root) does not exist; create it or fix 'habitto remote set'")
     }
 
-    /// Throws unless the root is an existing folder (symlinks to folders are fine).
-    private func checkRoot() throws {
-        var st = stat()
-        if stat(root, &st) < 0 {
-            let e = errno
-            if e == ENOENT || e == ENOTDIR { throw missingRoot }
-            throw Self.classify(operation: "open the remote folder", path: root, errno: e)
-        }
-        guard st.st_mode & S_IFMT == S_IFDIR else {
-            throw RemoteError.permanent("remote folder \(root) is not a folder; choose a folder with 'habitto remote set'")
+    /// Opens the root (following a link there: the user chose it).
+    private func openRoot() throws -> Int32 {
+        do {
+            return try Sys.openFolder(root)
+        } catch StoreError.io(_, _, let e) where e == ENOENT || e == ENOTDIR {
+            if let st = Sys.status(followingLinks: root), st.st_mode & S_IFMT != S_IFDIR {
+                throw RemoteError.permanent("remote folder \(root) is not a folder; choose a folder with 'habitto remote set'")
+            }
+            throw missingRoot
+        } catch let e as StoreError {
+            throw Self.remoteError(e, operation: "open the remote folder")
         }
     }
 
-    /// Creates each of `components` below the root when missing (never the root itself) and
-    /// returns the full path.
-    private func makeFolders(_ components: [String]) throws -> String {
-        var path = root
-        for (i, c) in components.enumerated() {
-            path += "/" + c
-            if mkdir(path, 0o700) == 0 || errno == EEXIST { continue }
-            let e = errno
-            if i == 0 && (e == ENOENT || e == ENOTDIR) { try checkRoot() }
-            throw Self.classify(operation: "create the folder", path: path, errno: e)
-        }
-        return path
-    }
-
-    /// The `S_IFMT` bits of `path` without following a symlink, or nil when it vanished.
-    private func fileType(_ path: String) throws -> mode_t? {
-        var st = stat()
-        if lstat(path, &st) < 0 {
-            let e = errno
-            if e == ENOENT { return nil }
-            throw Self.classify(operation: "inspect", path: path, errno: e)
-        }
-        return st.st_mode & S_IFMT
-    }
-
-    /// The entry names of a folder (without `.` and `..`), or nil when it does not exist
-    /// (after checking that the root itself still does).
-    private func listFolder(_ path: String) throws -> [String]? {
-        guard let dir = opendir(path) else {
-            let e = errno
-            if e == ENOENT {
-                try checkRoot()
+    /// Runs `body` on the folder `components` below the root, opened one component at a
+    /// time without following a symbolic link, and returns its result; nil when a folder on
+    /// the way is missing (with `create`, missing ones are made, mode 0700).
+    private func withFolder<T>(_ components: [String], create: Bool, _ body: (Folder) throws -> T) throws -> T? {
+        var fd = try openRoot()
+        defer { Sys.close(fd) }
+        var done = [String]()
+        for c in components {
+            done.append(c)
+            let full = path(done)
+            let next: Int32
+            do {
+                if create { try Sys.makeFolder(in: fd, c, path: full) }
+                next = try Sys.open(in: fd, c, O_RDONLY | O_DIRECTORY, path: full)
+            } catch StoreError.io(_, _, let e) where e == ENOENT && !create {
                 return nil
+            } catch StoreError.io(_, _, let e) where e == ENOTDIR || e == ELOOP {
+                let mode = (try? Sys.entryStatus(in: fd, c, path: full))??.st_mode ?? 0
+                if mode & S_IFMT == S_IFLNK {
+                    throw RemoteError.permanent("\(full) is a symbolic link; habitto never follows links inside the remote folder (one could send batches elsewhere). Replace it with a real folder")
+                }
+                throw RemoteError.permanent("\(full) is \(mode == 0 ? "not a folder" : Sys.kind(mode) + ", not a folder"); move it out of the remote folder")
+            } catch let e as StoreError {
+                throw Self.remoteError(e)
             }
-            throw Self.classify(operation: "list", path: path, errno: e)
+            Sys.close(fd)
+            fd = next
         }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while true {
-            errno = 0
-            guard let entry = readdir(dir) else {
-                if errno != 0 { throw Self.classify(operation: "list", path: path, errno: errno) }
-                break
+        return try body(Folder(fd: fd, path: path(components)))
+    }
+
+    /// An open folder of the remote and its path (for messages).
+    private struct Folder {
+        let fd: Int32
+        let path: String
+        func child(_ name: String) -> String { path + "/" + name }
+    }
+
+    /// The entries of an open folder, each with its kind (a link is not followed).
+    private func entries(of folder: Folder) throws -> [(name: String, kind: RemoteEntries.Kind)] {
+        do {
+            return try Sys.entries(of: folder.fd, path: folder.path).compactMap { name in
+                guard let st = try Sys.entryStatus(in: folder.fd, name, path: folder.child(name)) else {
+                    // Gone since it was listed, or a name that is not valid UTF-8 (shown repaired).
+                    return DeviceID(name) == nil && BatchName(fileName: name) == nil ? (name, .other("unreadable")) : nil
+                }
+                switch st.st_mode & S_IFMT {
+                case S_IFDIR: return (name, .folder)
+                case S_IFREG: return (name, .file)
+                case S_IFLNK: return (name, .symbolicLink)
+                default: return (name, .other(Sys.kind(st.st_mode)))
+                }
             }
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { names.append(name) }
+        } catch let e as StoreError {
+            throw Self.remoteError(e)
         }
-        return names
     }
 
     // MARK: Reading and writing
 
-    /// The bytes of the regular file `path`, refusing symlinks, other kinds of file and files
-    /// larger than `maxBytes`.
-    /// At most `limit` bytes are read.
-    private func readRegularFile(_ path: String, maxBytes: Int, limit: Int = .max, what: String) throws -> [UInt8] {
-        var st = stat()
-        if lstat(path, &st) < 0 {
-            let e = errno
-            if e == ENOENT { throw RemoteError.permanent("\(what) is missing from remote folder \(root); sync again to list it afresh") }
-            throw Self.classify(operation: "inspect", path: path, errno: e)
-        }
-        guard st.st_mode & S_IFMT == S_IFREG else {
-            throw RemoteError.permanent("\(what) at \(path) is not a regular file; it was not read. Remove it from the remote folder")
-        }
-        guard Int(st.st_size) <= maxBytes else {
-            throw RemoteError.permanent("\(what) at \(path) is \(st.st_size) bytes, larger than the limit of \(maxBytes); it was not read. Remove it from the remote folder")
-        }
+    /// The bytes of the regular file `name` in `folder`, or nil when there is none; a link,
+    /// another kind of file (never opened in a way that could block) or a file larger than
+    /// `maxBytes` is a permanent error. At most `limit` bytes are read.
+    private func readRegularFile(_ name: String, in folder: Folder, maxBytes: Int, limit: Int = .max, what: String) throws -> [UInt8]? {
+        let full = folder.child(name)
         do {
-            let fd = try Sys.open(path, O_RDONLY | O_NOFOLLOW)
-            defer { Sys.close(fd) }
-            var now = stat()
-            if fstat(fd, &now) < 0 { throw StoreError.io(operation: "inspect", path: path, errno: errno) }
-            guard now.st_mode & S_IFMT == S_IFREG, Int(now.st_size) <= maxBytes else {
-                throw RemoteError.permanent("\(what) at \(path) changed while it was read (it should never change); it was not read")
+            let fd: Int32
+            do {
+                fd = try Sys.open(in: folder.fd, name, O_RDONLY | O_NONBLOCK, path: full)
+            } catch StoreError.io(_, _, let e) where e == ENOENT {
+                return nil
+            } catch StoreError.io(_, _, let e) where e == ELOOP {
+                throw RemoteError.permanent("\(what) at \(full) is not a regular file (a symbolic link: links are never followed); it was not read. Remove it from the remote folder")
             }
-            return try Sys.pread(fd, count: min(Int(now.st_size), limit), offset: 0, path: path)
+            defer { Sys.close(fd) }
+            let st = try Sys.status(fd, path: full)
+            guard st.st_mode & S_IFMT == S_IFREG else {
+                throw RemoteError.permanent("\(what) at \(full) is not a regular file (\(Sys.kind(st.st_mode))); it was not read. Remove it from the remote folder")
+            }
+            guard Int(st.st_size) <= maxBytes else {
+                throw RemoteError.permanent("\(what) at \(full) is \(st.st_size) bytes, larger than the limit of \(maxBytes); it was not read. Remove it from the remote folder")
+            }
+            return try Sys.pread(fd, count: min(Int(st.st_size), limit), offset: 0, path: full)
         } catch let e as StoreError {
             throw Self.remoteError(e)
         }
@@ -217,14 +226,15 @@ public struct DirectoryRemote: Remote {
 
     /// Removes temporary files left by writers that were killed (older than 15 minutes,
     /// so a write in progress elsewhere is never touched), so they do not spread through a
-    /// synced folder.
-    private func removeStaleTemporaries(in folder: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+    /// synced folder. Only regular files named as `createOnly` names them.
+    private func removeStaleTemporaries(in folder: Folder) {
+        guard let names = try? Sys.entries(of: folder.fd, path: folder.path) else { return }
         let cutoff = time(nil) - 15 * 60
-        for name in names where name.hasPrefix(".tmp-") {
-            var st = stat()
-            let path = folder + "/" + name
-            if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_mtim.tv_sec < cutoff { unlink(path) }
+        for name in names where RemoteEntries.isTemporary(name, .file) && name.hasPrefix(".tmp-") {
+            if let st = try? Sys.entryStatus(in: folder.fd, name, path: folder.child(name)),
+               st.st_mode & S_IFMT == S_IFREG, st.st_mtim.tv_sec < cutoff {
+                Sys.removeFile(in: folder.fd, name)
+            }
         }
     }
 
@@ -237,25 +247,26 @@ public struct DirectoryRemote: Remote {
         case different([UInt8])
     }
 
-    /// Writes `bytes` to `path` only if nothing is there: a temporary file in the same
-    /// folder, fsync, `link(2)` (which fails rather than replace), fsync of the folder. The
-    /// temporary file is removed on every path.
-    private func createOnly(_ bytes: [UInt8], at path: String, in folder: String, what: String) throws -> CreateResult {
+    /// Writes `bytes` as `name` in `folder` only if nothing is there: a temporary file in the
+    /// same folder, fsync, `linkat(2)` (which fails rather than replace), fsync of the
+    /// folder. The temporary file is removed on every path.
+    private func createOnly(_ bytes: [UInt8], named name: String, in folder: Folder, what: String) throws -> CreateResult {
         removeStaleTemporaries(in: folder)
-        let tmp = "\(folder)/.tmp-\(getpid())-\(String(UInt64.random(in: .min ... .max), radix: 16))"
-        defer { unlink(tmp) }
+        let full = folder.child(name)
+        let tmp = ".tmp-\(getpid())-\(String(UInt64.random(in: .min ... .max), radix: 16))"
+        defer { Sys.removeFile(in: folder.fd, tmp) }
         let linkError: Int32
         do {
-            let fd = try Sys.open(tmp, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            let fd = try Sys.open(in: folder.fd, tmp, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600, path: folder.child(tmp))
             do {
-                try Sys.pwriteAll(fd, bytes, offset: 0, path: tmp)
-                try Sys.fsync(fd, path: tmp)
+                try Sys.pwriteAll(fd, bytes, offset: 0, path: folder.child(tmp))
+                try Sys.fsync(fd, path: folder.child(tmp))
             } catch {
                 Sys.close(fd)
                 throw error
             }
             Sys.close(fd)
-            linkError = link(tmp, path) == 0 ? 0 : errno
+            linkError = Sys.link(in: folder.fd, tmp, to: name)
         } catch let e as StoreError {
             throw Self.remoteError(e)
         }
@@ -264,26 +275,25 @@ public struct DirectoryRemote: Remote {
             try syncFolder(folder)
             return .created
         case EEXIST:
-            guard try fileType(path) == S_IFREG else {
-                throw RemoteError.permanent("\(what) at \(path) exists and is not a regular file; it was left alone. Remove it from the remote folder")
-            }
             // Read one byte more than expected: a longer file is different without reading it all.
-            let existing = try readRegularFile(path, maxBytes: Int.max, limit: bytes.count + 1, what: what)
+            guard let existing = try readRegularFile(name, in: folder, maxBytes: Int.max, limit: bytes.count + 1, what: what) else {
+                throw RemoteError.transient("\(what) at \(full) appeared and vanished while it was written; sync will try again")
+            }
             guard existing == bytes else { return .different(existing) }
             // It may have been written by a process that stopped before syncing the folder.
             try syncFolder(folder)
             return .same
         case EPERM, EOPNOTSUPP, ENOSYS:
-            throw RemoteError.permanent("cannot create \(path): \(String(cString: strerror(linkError))); the remote folder must be writable and on a file system with hard links (FAT and exFAT drives have none)")
+            throw RemoteError.permanent("cannot create \(full): \(String(cString: strerror(linkError))); the remote folder must be writable and on a file system with hard links (FAT and exFAT drives have none)")
         default:
-            throw Self.classify(operation: "create", path: path, errno: linkError)
+            throw Self.classify(operation: "create", path: full, errno: linkError)
         }
     }
 
     /// Makes a folder's new entries durable; file systems that cannot sync a folder are fine.
-    private func syncFolder(_ folder: String) throws {
+    private func syncFolder(_ folder: Folder) throws {
         do {
-            try Sys.syncDirectory(folder)
+            try Sys.fsync(folder.fd, path: folder.path)
         } catch StoreError.io(_, _, let e) where e == EINVAL || e == EOPNOTSUPP || e == ENOTSUP {
             return
         } catch let e as StoreError {
@@ -293,9 +303,9 @@ public struct DirectoryRemote: Remote {
 
     // MARK: Errors
 
-    private static func remoteError(_ e: StoreError) -> RemoteError {
+    private static func remoteError(_ e: StoreError, operation: String? = nil) -> RemoteError {
         switch e {
-        case .io(let op, let path, let code): return classify(operation: op, path: path, errno: code)
+        case .io(let op, let path, let code): return classify(operation: operation ?? op, path: path, errno: code)
         default: return .permanent(e.description)
         }
     }

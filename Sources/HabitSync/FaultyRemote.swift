@@ -123,16 +123,16 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
         try await inner.prepare(account: account)
     }
 
-    /// The wrapped remote's `devices`, after the injected latency and failures.
-    public func devices(account: String) async throws -> [DeviceID] {
+    /// The wrapped remote's `listDevices`, after the injected latency and failures.
+    public func listDevices(account: String) async throws -> Listing<DeviceID> {
         _ = try await enter()
-        return try await inner.devices(account: account)
+        return try await inner.listDevices(account: account)
     }
 
-    /// The wrapped remote's `batches`, after the injected latency and failures.
-    public func batches(account: String, device: DeviceID) async throws -> [BatchName] {
+    /// The wrapped remote's `listBatches`, after the injected latency and failures.
+    public func listBatches(account: String, device: DeviceID) async throws -> Listing<BatchName> {
         _ = try await enter()
-        return try await inner.batches(account: account, device: device)
+        return try await inner.listBatches(account: account, device: device)
     }
 
     /// The wrapped remote's `read`, after the injected latency and failures.

@@ -71,10 +71,12 @@ public protocol Remote: Sendable {
     var maxBatchOperations: Int { get }
     /// Creates the account's folders and format file when missing; checks the format.
     func prepare(account: String) async throws
-    /// The devices that have a folder in the account (invalid names are left out).
-    func devices(account: String) async throws -> [DeviceID]
-    /// The batches of one device, sorted (files with other names are left out).
-    func batches(account: String, device: DeviceID) async throws -> [BatchName]
+    /// The devices that have a folder in the account, sorted, and the entries of the devices
+    /// folder that were skipped (`RemoteEntries.devices` decides).
+    func listDevices(account: String) async throws -> Listing<DeviceID>
+    /// The batches of one device, sorted, and the entries of its folder that were skipped
+    /// (`RemoteEntries.batches` decides).
+    func listBatches(account: String, device: DeviceID) async throws -> Listing<BatchName>
     /// A batch's bytes; throws a permanent error when it is larger than `maxBytes`.
     func read(account: String, device: DeviceID, batch: BatchName, maxBytes: Int) async throws -> [UInt8]
     /// Writes a batch only if it does not exist. An existing batch with the same bytes is an
@@ -85,6 +87,121 @@ public protocol Remote: Sendable {
 extension Remote {
     /// The most operations one batch file holds.
     public var maxBatchOperations: Int { BatchFile.maxOperations }
+
+    /// The devices that have a folder in the account, sorted (skipped entries left out).
+    public func devices(account: String) async throws -> [DeviceID] { try await listDevices(account: account).items }
+
+    /// The batches of one device, sorted (skipped entries left out).
+    public func batches(account: String, device: DeviceID) async throws -> [BatchName] {
+        try await listBatches(account: account, device: device).items
+    }
+}
+
+/// What listing a folder of the remote found: the entries to use, and one line for each
+/// entry that was skipped (where it is, what it is and why, with nothing from the remote
+/// shown raw).
+public struct Listing<Item: Equatable & Sendable>: Equatable, Sendable {
+    public var items: [Item]
+    public var skipped: [String]
+    public init(items: [Item] = [], skipped: [String] = []) { self.items = items; self.skipped = skipped }
+}
+
+/// The one place that decides what an entry of a remote folder is: a device folder or a
+/// batch to use, a temporary file to pass over, or anything else, which is skipped and
+/// reported. Every remote lists through it, so a directory and a WebDAV server are
+/// judged alike. Names are never trusted: they are parsed strictly, and shown sanitised.
+public enum RemoteEntries {
+    /// What an entry is, as far as the remote can tell.
+    public enum Kind: Equatable, Sendable {
+        case folder
+        case file
+        case symbolicLink
+        /// Anything else, in words ("a FIFO (named pipe)").
+        case other(String)
+
+        /// Why it cannot be used in place of `wanted` ("a folder"), in words.
+        func instead(of wanted: String) -> String {
+            self == .symbolicLink ? "a symbolic link, not \(wanted) (links are never followed)" : "\(words), not \(wanted)"
+        }
+
+        var words: String {
+            switch self {
+            case .folder: "a folder"
+            case .file: "a file"
+            case .symbolicLink: "a symbolic link"
+            case .other(let w): w
+            }
+        }
+    }
+
+    /// At most this many skipped entries of one folder are reported (then a count).
+    public static let maxReported = 20
+
+    /// The device folders among the entries of `users/{account}/devices`.
+    public static func devices(_ entries: [(name: String, kind: Kind)]) -> Listing<DeviceID> {
+        var out = Listing<DeviceID>()
+        var skipped: [String] = []
+        for (name, kind) in entries where !isTemporary(name, kind) {
+            let shown = "devices/" + self.shown(name)
+            guard let device = DeviceID(name) else {
+                skipped.append("\(shown): not a device id (32 lower-case hex digits)")
+                continue
+            }
+            guard kind == .folder else {
+                skipped.append("\(shown): \(kind.instead(of: "a folder"))")
+                continue
+            }
+            out.items.append(device)
+        }
+        out.items.sort()
+        out.skipped = capped(skipped, in: "devices/")
+        return out
+    }
+
+    /// The batches among the entries of a device's `ops` folder.
+    public static func batches(_ entries: [(name: String, kind: Kind)], device: DeviceID) -> Listing<BatchName> {
+        var out = Listing<BatchName>()
+        var skipped: [String] = []
+        let folder = "devices/\(device.rawValue.prefix(8))…/ops/"
+        for (name, kind) in entries where !isTemporary(name, kind) {
+            guard let batch = BatchName(fileName: name) else {
+                skipped.append("\(folder)\(shown(name)): not a batch name (FIRST-LAST.batch, numbered from 1)")
+                continue
+            }
+            guard kind == .file else {
+                skipped.append("\(folder)\(shown(name)): \(kind.instead(of: "a batch file"))")
+                continue
+            }
+            out.items.append(batch)
+        }
+        out.items.sort()
+        out.skipped = capped(skipped, in: folder)
+        return out
+    }
+
+    /// Files being written, left alone: habitto's own (`.tmp-PID-HEX`, see
+    /// `DirectoryRemote`) and Syncthing's (`.syncthing.NAME.tmp`, `~syncthing~NAME.tmp`).
+    static func isTemporary(_ name: String, _ kind: Kind) -> Bool {
+        guard kind == .file else { return false }
+        if name.hasPrefix(".tmp-") {
+            let parts = name.dropFirst(5).split(separator: "-", omittingEmptySubsequences: false)
+            return parts.count == 2 && !parts[0].isEmpty && parts[0].allSatisfy { $0.isASCII && $0.isNumber }
+                && !parts[1].isEmpty && parts[1].allSatisfy { $0.isASCII && $0.isHexDigit }
+        }
+        return (name.hasPrefix(".syncthing.") || name.hasPrefix("~syncthing~")) && name.hasSuffix(".tmp")
+    }
+
+    /// A name from the remote as it may be shown: control characters replaced, at most 64
+    /// characters.
+    public static func shown(_ name: String) -> String {
+        let safe = Sanitize.display(name)
+        return safe.count > 64 ? String(safe.prefix(64)) + "…" : safe
+    }
+
+    private static func capped(_ lines: [String], in folder: String) -> [String] {
+        guard lines.count > maxReported else { return lines }
+        return Array(lines.prefix(maxReported)) + ["\(folder): \(lines.count - maxReported) more entries skipped"]
+    }
 }
 
 /// What a remote needs besides its address: the password (looked up only when needed) and

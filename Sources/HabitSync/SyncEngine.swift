@@ -29,6 +29,8 @@ public struct SyncStatus: Equatable, Sendable {
     /// Devices whose operations came from a clock more than a minute ahead (seconds).
     public var clockAhead: [(id: DeviceID, seconds: Double)]
     public var history: [SyncState.Attempt]
+    /// Entries of the remote the last complete pull skipped, one line each (see `SyncState`).
+    public var remoteProblems: [String]
 
     public static func == (a: SyncStatus, b: SyncStatus) -> Bool {
         a.mode == b.mode && a.remote == b.remote && a.account == b.account && a.device == b.device
@@ -37,6 +39,7 @@ public struct SyncStatus: Equatable, Sendable {
             && a.devices.map(\.id) == b.devices.map(\.id) && a.devices.map(\.lastSeen) == b.devices.map(\.lastSeen)
             && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
             && a.clockAhead.map(\.id) == b.clockAhead.map(\.id) && a.history == b.history
+            && a.remoteProblems == b.remoteProblems
     }
 
     /// A habit's sync status: `local` without a remote, else `syncing`, `failed`, `pending`
@@ -56,6 +59,10 @@ public struct SyncReport: Equatable, Sendable {
     public var pulled = 0
     public var error: String?
     public var skipped: String?
+    /// Entries of the remote this round's pull skipped (every one, as in the status).
+    public var remoteProblems: [String] = []
+    /// Those of them the previous complete pull had not reported.
+    public var newRemoteProblems: [String] = []
 }
 
 /// Pushes this device's unacknowledged operations and pulls other devices' operations
@@ -152,7 +159,7 @@ public actor SyncEngine {
                           inFlight: inFlightOps.count, lastSyncAt: state.lastSyncAt, lastError: state.lastError,
                           nextRetryAt: state.nextRetryAt, devices: devices,
                           pendingHabits: pendingHabits, syncingHabits: Set(inFlightOps.map(\.change.habit)),
-                          clockAhead: ahead, history: state.history)
+                          clockAhead: ahead, history: state.history, remoteProblems: state.remoteProblems ?? [])
     }
 
     /// The oldest operations waiting to be sent (for the sync screen's queue).
@@ -290,14 +297,21 @@ public actor SyncEngine {
         }
     }
 
+    /// The most skipped remote entries kept in the status (then a count).
+    static let maxRemoteProblems = 50
+
     private func pull(_ remote: any Remote, _ report: inout SyncReport) async throws {
         let me = repository.device
         var problems: [String] = []
-        for device in try await remote.devices(account: state.account) where device != me {
+        let devices = try await remote.listDevices(account: state.account)
+        var skipped = devices.skipped
+        for device in devices.items where device != me {
             do {
                 var seen = await repository.state.seen[device] ?? 0
                 var newest: Int64 = 0
-                for batch in try await remote.batches(account: state.account, device: device) where batch.last > seen {
+                let listing = try await remote.listBatches(account: state.account, device: device)
+                skipped += listing.skipped
+                for batch in listing.items where batch.last > seen {
                     guard batch.first <= seen + 1 else {
                         throw RemoteError.permanent("device \(device.rawValue.prefix(8)) has no batch with operation \(seen + 1) (next is \(batch)); waiting for it")
                     }
@@ -318,6 +332,14 @@ public actor SyncEngine {
         // One snapshot after the whole pull, however many batches it folded in.
         if report.pulled > 0 { try? await repository.snapshotIfDue() }
         if !problems.isEmpty { report.error = problems.joined(separator: "; ") }
+        // Skipped entries are a list of what is there now, not an error of every round.
+        if skipped.count > SyncEngine.maxRemoteProblems {
+            skipped = Array(skipped.prefix(SyncEngine.maxRemoteProblems)) + ["\(skipped.count - SyncEngine.maxRemoteProblems) more entries skipped"]
+        }
+        let before = Set(state.remoteProblems ?? [])
+        report.remoteProblems = skipped
+        report.newRemoteProblems = skipped.filter { !before.contains($0) }
+        state.remoteProblems = skipped.isEmpty ? nil : skipped
     }
 
     /// After the first full push to a remote: read this device's batches back and check

@@ -37,6 +37,11 @@ public struct SyncState: Codable, Equatable, Sendable {
     public var migratedTo: String?
     /// Recent rounds, newest last (for the sync screen).
     public var history: [Attempt] = []
+    /// Entries of the remote the last complete pull skipped (a batch that is a FIFO, a
+    /// folder or a link, a device folder whose name is not a device id, `0-0.batch`…), one
+    /// sanitised line each. Replaced by each complete pull, so it lists what is there now,
+    /// once, however many rounds see it. Absent (nil) when there are none.
+    public var remoteProblems: [String]?
 
     /// One sync round as it ended.
     public struct Attempt: Codable, Equatable, Sendable {

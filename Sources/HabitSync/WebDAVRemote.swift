@@ -178,8 +178,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         lock.withLock { _ = knownFolders.insert(key) }
     }
 
-    /// Lists a folder (PROPFIND Depth 1): names of sub-folders and files, percent-decoded.
-    func list(_ parts: [String]) async throws -> (folders: [String], files: [String])? {
+    /// Lists a folder (PROPFIND Depth 1): the names of its members, percent-decoded, each
+    /// with whether it is a collection (a folder) or not (a file), sorted.
+    func list(_ parts: [String]) async throws -> [(name: String, kind: RemoteEntries.Kind)]? {
         let body = Data("<?xml version=\"1.0\" encoding=\"utf-8\"?><D:propfind xmlns:D=\"DAV:\"><D:prop><D:resourcetype/></D:prop></D:propfind>".utf8)
         let target = url(parts, folder: true)
         let r = try await send("PROPFIND", target, body: body, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"])
@@ -191,16 +192,16 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             throw RemoteError.permanent("malformed WebDAV answer from \(location) (listing \(parts.joined(separator: "/")))")
         }
         let own = target.path.removingPercentEncoding ?? target.path
-        var folders: [String] = [], files: [String] = []
+        var members: [(name: String, kind: RemoteEntries.Kind)] = []
         for entry in parser.entries {
             // hrefs may be absolute URLs or paths; compare decoded paths.
             let path = (URL(string: entry.href)?.path ?? entry.href).removingPercentEncoding ?? entry.href
             let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
             if trimmed == (own.hasSuffix("/") ? String(own.dropLast()) : own) { continue }
             guard let name = trimmed.split(separator: "/").last.map(String.init), !name.isEmpty else { continue }
-            if entry.isCollection { folders.append(name) } else { files.append(name) }
+            members.append((name, entry.isCollection ? .folder : .file))
         }
-        return (folders, files)
+        return members.sorted { $0.name < $1.name }
     }
 
     // MARK: Remote
@@ -230,14 +231,18 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         guard (200...299).contains(put.status) || put.status == 412 else { throw failure(put, "PUT format") }
     }
 
-    public func devices(account: String) async throws -> [DeviceID] {
-        guard let listing = try await list(["users", account, "devices"]) else { return [] }
-        return listing.folders.compactMap(DeviceID.init).sorted()
+    /// The device collections of the account; other members are skipped and reported
+    /// (`RemoteEntries.devices`, as for a folder remote).
+    public func listDevices(account: String) async throws -> Listing<DeviceID> {
+        guard let members = try await list(["users", account, "devices"]) else { return Listing() }
+        return RemoteEntries.devices(members)
     }
 
-    public func batches(account: String, device: DeviceID) async throws -> [BatchName] {
-        guard let listing = try await list(["users", account, "devices", device.rawValue, "ops"]) else { return [] }
-        return listing.files.compactMap { BatchName(fileName: $0) }.sorted()
+    /// The batches of a device; a collection under a batch's name, or a name that is not a
+    /// batch's, is skipped and reported (`RemoteEntries.batches`).
+    public func listBatches(account: String, device: DeviceID) async throws -> Listing<BatchName> {
+        guard let members = try await list(["users", account, "devices", device.rawValue, "ops"]) else { return Listing() }
+        return RemoteEntries.batches(members, device: device)
     }
 
     public func read(account: String, device: DeviceID, batch: BatchName, maxBytes: Int) async throws -> [UInt8] {

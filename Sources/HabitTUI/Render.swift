@@ -142,6 +142,7 @@ func syncSummary(_ state: AppState) -> (String, String, Role) {
     parts.append("queue \(sync.pending)")
     if let last = sync.lastSyncAt { parts.append("synced \(span(state.now.timeIntervalSince(last))) ago") }
     if let error = sync.lastError { parts.append(error) }
+    else if !sync.remoteProblems.isEmpty { parts.append("remote entries skipped (y)") }
     return (icon, parts.joined(separator: " \(g.separator) "), role)
 }
 
@@ -520,6 +521,13 @@ private func syncScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     line("Remote: \(remote)", .dim)
     if let e = sync.lastError { line("Last error: \(e)", .statusError) }
     if sync.attempts > 0 { line("Failed attempts in a row: \(sync.attempts)", .statusWarn) }
+    if !sync.remoteProblems.isEmpty {
+        // What the last pull skipped on the remote, listed once (the rest of the screen keeps room).
+        line("Skipped on the remote (remove or fix these there):", .statusWarn)
+        let room = max(1, (bottom - y) / 3)
+        for p in sync.remoteProblems.prefix(room) { line(p, .statusWarn, indent: 3) }
+        if sync.remoteProblems.count > room { line("… and \(sync.remoteProblems.count - room) more: habitto status lists them all", .dim, indent: 3) }
+    }
     y += 1
     line("Queue (\(sync.pending) waiting, oldest first)", .header)
     if sync.queue.isEmpty && sync.pending == 0 { line("empty: everything made here is on the remote", .dim, indent: 3) }

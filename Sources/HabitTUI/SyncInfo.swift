@@ -19,6 +19,8 @@ public struct SyncInfo: Hashable, Sendable {
     public var attempts: Int
     public var history: [Attempt]
     public var devices: [Device]
+    /// Entries of the remote the last pull skipped, one sanitised line each.
+    public var remoteProblems: [String]
 
     public struct QueueItem: Hashable, Sendable {
         public var habit: String
@@ -42,10 +44,12 @@ public struct SyncInfo: Hashable, Sendable {
 
     public init(mode: String = "local", remote: String? = nil, pending: Int = 0, inFlight: Int = 0, lastSyncAt: Date? = nil,
                 nextRetryAt: Date? = nil, lastError: String? = nil, habitStatus: [HabitID: String] = [:],
-                queue: [QueueItem] = [], attempts: Int = 0, history: [Attempt] = [], devices: [Device] = []) {
+                queue: [QueueItem] = [], attempts: Int = 0, history: [Attempt] = [], devices: [Device] = [],
+                remoteProblems: [String] = []) {
         self.mode = mode; self.remote = remote; self.pending = pending; self.inFlight = inFlight
         self.lastSyncAt = lastSyncAt; self.nextRetryAt = nextRetryAt; self.lastError = lastError
         self.habitStatus = habitStatus; self.queue = queue; self.attempts = attempts; self.history = history
         self.devices = devices
+        self.remoteProblems = remoteProblems
     }
 }

@@ -444,12 +444,25 @@ struct Runner {
         let text = Export.document(await repo.state, today: today).serialized()
         if let path = invocation.value("--output") {
             guard !path.isEmpty else { throw CLIError.usage("--output needs a file name") }
-            let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            let full = try outputPath(path)
             try Sys.writeAtomically(Array(text.utf8), to: full, mode: 0o600)
             Output.err("Exported \(await repo.state.habits.count) habits to \(full)")
         } else {
             Output.raw(text)
         }
+    }
+}
+
+extension Runner {
+    /// An export's `--output` as an absolute path. A path inside the data directory (after
+    /// resolving links, `.` and `..`) is refused: an export there could replace the journal
+    /// or any other of Habitto's files.
+    func outputPath(_ path: String) throws -> String {
+        let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        if Sys.isInside(full, folder: env.home) {
+            throw CLIError.invalid("--output \(Sanitize.display(full)) is inside the data directory \(Sanitize.display(env.home)), where an export could replace Habitto's own files (such as the journal); write it somewhere else")
+        }
+        return full
     }
 }
 
@@ -499,6 +512,7 @@ extension Runner {
             // Connecting is a migration: back up, push everything, read it back, record it done.
             if await repo.state.operationCount > 0 { _ = try await repo.backup(reason: "before-remote") }
             let report = await engine.syncOnce(force: true)
+            Self.warnNewRemoteProblems(report)
             if let skipped = report.skipped {
                 Output.line("Remote set to \(spec) (account \(account)); not synced yet: \(skipped). Run 'habitto sync' to push and verify")
                 return
@@ -512,6 +526,12 @@ extension Runner {
         }
     }
 
+    /// Entries of the remote a round skipped are reported once, when first seen, on
+    /// standard error; 'habitto status' lists them while they are there.
+    static func warnNewRemoteProblems(_ report: SyncReport) {
+        for p in report.newRemoteProblems { Output.warn("skipped on the remote: " + Sanitize.display(p)) }
+    }
+
     func syncNow() async throws {
         let repo = try openRepository()
         let engine = try engine(repo)
@@ -522,6 +542,7 @@ extension Runner {
             return
         }
         let summary = "pushed \(report.pushed) operations in \(report.batches) batches, pulled \(report.pulled)"
+        Self.warnNewRemoteProblems(report)
         if let error = report.error {
             throw CLIError(message: "sync: \(error) (\(summary)); 'habitto status' shows the details", code: 4)
         }
@@ -540,6 +561,7 @@ extension Runner {
                 "lastSyncAt": date(st.lastSyncAt), "lastError": .optional(st.lastError), "nextRetryAt": date(st.nextRetryAt),
                 "devices": .array(st.devices.map { .object(["id": .string($0.id.rawValue), "lastSeen": date($0.lastSeen)]) }),
                 "clockAhead": .array(st.clockAhead.map { .object(["id": .string($0.id.rawValue), "seconds": .double(JSON.rounded($0.seconds, 0))]) }),
+                "remoteProblems": .array(st.remoteProblems.map(JSON.string)),
             ]).serialized())
             return
         }
@@ -550,6 +572,10 @@ extension Runner {
         if let next = st.nextRetryAt { Output.line("Next retry: \(iso.string(from: next))") }
         for d in st.devices { Output.line("Device \(d.id.rawValue.prefix(8)): last seen \(iso.string(from: d.lastSeen))") }
         for a in st.clockAhead { Output.line("Clock skew: device \(a.id.rawValue.prefix(8)) is \(Int(a.seconds / 60)) minutes ahead of this machine") }
+        if !st.remoteProblems.isEmpty {
+            Output.line("Skipped on the remote (remove or fix these in the remote folder):")
+            for p in st.remoteProblems { Output.line("  " + Sanitize.display(p)) }
+        }
     }
 
     func offline() async throws {
@@ -562,6 +588,7 @@ extension Runner {
             Output.line("Offline: changes are kept here and sent when you go online again")
         } else {
             let report = await engine.syncOnce()
+            Self.warnNewRemoteProblems(report)
             if let skipped = report.skipped {
                 Output.line("Online; not synced now: \(skipped)")
             } else if let error = report.error {

@@ -55,7 +55,7 @@ extension Runner {
             Output.line("Backup \(info.id) made: \(info.habits) habits, \(info.operations) operations, \(Self.size(info.bytes)) (\(info.path))")
             try autoPrune(paths)
         case "list":
-            let all = Backups.list(paths)
+            let all = try Backups.list(paths)
             if invocation.has("--json") {
                 Output.raw(JSON.array(all.map { id, result in
                     switch result {
@@ -231,7 +231,7 @@ extension Runner {
         }
         if let out = invocation.value("--output") {
             guard !out.isEmpty else { throw CLIError.usage("--output needs a folder name") }
-            let dir = out.hasPrefix("/") ? out : FileManager.default.currentDirectoryPath + "/" + out
+            let dir = try outputPath(out)
             try Sys.makeDirectories(dir)
             try Sys.writeAtomically(Array(h.utf8), to: dir + "/habits.csv", mode: 0o600)
             try Sys.writeAtomically(Array(c.utf8), to: dir + "/checkins.csv", mode: 0o600)

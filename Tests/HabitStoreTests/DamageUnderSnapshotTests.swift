@@ -89,7 +89,7 @@ final class DamageUnderSnapshotTests: StoreTestCase {
         short.removeLast(history.records[24].count) // one record fewer than the header says
         try writeFile(resealed(short), to: dir + "/29990102-000000-manual.hbk")
 
-        let list = Backups.list(history.paths)
+        let list = try Backups.list(history.paths)
         XCTAssertEqual(list.map(\.id), ["29990102-000000-manual", "29990101-000000-manual", good.id])
         guard case .failure(let e) = list[1].result else { return XCTFail("a backup with a damaged record is listed as fine") }
         XCTAssertTrue(e.description.contains("a record inside the backup is damaged"), e.description)

@@ -209,6 +209,86 @@ final class ImportReaderTests: XCTestCase {
         XCTAssertEqual(message, zip + ": holds a symbolic link (001 Meditate/Checkmarks.csv), which Loop's export never does; unpack it yourself and check it")
     }
 
+    func testAnEncryptedLoopZipIsRefusedWithoutAskingForAPassword() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zip") else {
+            throw zipMissing()
+        }
+        let saved = getenv("TMPDIR").map { String(cString: $0) }
+        defer { if let saved { setenv("TMPDIR", saved, 1) } else { unsetenv("TMPDIR") } }
+        let scratch = temp + "/scratch"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        setenv("TMPDIR", scratch, 1)
+        // Every file encrypted, and only one of them.
+        let all = temp + "/all.zip", one = temp + "/one.zip"
+        XCTAssertEqual(try run("/usr/bin/zip", ["-q", "-r", "-P", "secret", all, "."], in: Self.loopFolder), 0)
+        XCTAssertEqual(try run("/usr/bin/zip", ["-q", "-r", one, "."], in: Self.loopFolder), 0)
+        XCTAssertEqual(try run("/usr/bin/zip", ["-q", "-d", one, "Habits.csv"], in: Self.loopFolder), 0)
+        XCTAssertEqual(try run("/usr/bin/zip", ["-q", "-P", "secret", one, "Habits.csv"], in: Self.loopFolder), 0)
+        for zip in [all, one] {
+            let started = Date()
+            let message = importError { try LoopCSVReader.read(path: zip) }
+            XCTAssertEqual(message, zip + ": is encrypted (password-protected), which Loop's export never is; habitto does not ask for passwords. Unpack it yourself (unzip asks for the password) and import the folder")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch), [], "nothing unpacked is left behind")
+    }
+
+    func testUnzipThatDoesNotFinishIsStoppedAfterTheTimeLimit() throws {
+        // A stand-in for unzip that never ends (as unzip waiting for a password did).
+        let tool = temp + "/slow-unzip"
+        try Data("#!/bin/sh\nexec sleep 300\n".utf8).write(to: URL(fileURLWithPath: tool))
+        XCTAssertEqual(chmod(tool, 0o700), 0)
+        let zip = try write("export.zip", "PK\u{3}\u{4}")
+        let started = Date()
+        let message = importError {
+            try LoopZip.withUnpacked(zip, tools: [tool], timeLimit: 0.5) { _ in
+                XCTFail("nothing was unpacked")
+                return ImportPlan(format: .loopCSV, files: [], digest: "", habits: [])
+            }
+        }
+        XCTAssertEqual(message, tool + ": did not finish within 1 second and was stopped; unpack the zip yourself and import the folder")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+    }
+
+    func testUnzipRunsWithoutATerminalOrStandardInput() throws {
+        // What the tool sees: a session of its own (no controlling terminal to ask on) and
+        // /dev/null as standard input.
+        let tool = temp + "/probe"
+        try Data("#!/bin/sh\n{ ps -o sid= -p $$; ps -o pid= -p $$; readlink /proc/$$/fd/0; if sh -c \"exec </dev/tty\" 2>/dev/null; then echo tty; else echo no-tty; fi; } 2>/dev/null\n".utf8)
+            .write(to: URL(fileURLWithPath: tool))
+        XCTAssertEqual(chmod(tool, 0o700), 0)
+        let output = temp + "/probe.out"
+        XCTAssertEqual(try LoopZip.run(tool, [], output: output, timeLimit: 10), 0)
+        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        XCTAssertEqual(lines.count, 4, "\(lines)")
+        XCTAssertEqual(lines.first, lines.dropFirst().first, "it leads a session of its own: \(lines)")
+        XCTAssertEqual(lines.dropFirst(2).first, "/dev/null")
+        XCTAssertEqual(lines.last, "no-tty")
+    }
+
+    func testAHabitsCSVThatIsAFIFOOrAnythingButAFileIsRefusedUnread() throws {
+        let copy = try copyFixture(Self.loopFolder)
+        try FileManager.default.removeItem(atPath: copy + "/Habits.csv")
+        XCTAssertEqual(mkfifo(copy + "/Habits.csv", 0o600), 0)
+        // Opening a FIFO to read waits for a writer; nothing is ever written to this one.
+        var message = importError { try LoopCSVReader.read(path: copy) }
+        XCTAssertEqual(message, copy + "/Habits.csv: is a FIFO (named pipe), not a regular file; it was not read. Give the exported file itself")
+        message = importError { try LoopCSVReader.read(path: copy + "/Habits.csv") }
+        XCTAssertTrue(message.hasPrefix(copy + "/Habits.csv: "), message)
+        // A habit's Checkmarks.csv, and the files of the other formats, alike.
+        try FileManager.default.removeItem(atPath: copy + "/Habits.csv")
+        try FileManager.default.copyItem(atPath: Self.loopFolder + "/Habits.csv", toPath: copy + "/Habits.csv")
+        try FileManager.default.removeItem(atPath: copy + "/001 Meditate/Checkmarks.csv")
+        XCTAssertEqual(mkfifo(copy + "/001 Meditate/Checkmarks.csv", 0o600), 0)
+        message = importError { try LoopCSVReader.read(path: copy) }
+        XCTAssertTrue(message.contains("Checkmarks.csv: is a FIFO (named pipe), not a regular file; it was not read"), message)
+        XCTAssertEqual(mkfifo(temp + "/dump.json", 0o600), 0)
+        message = importError { try ImportSupport.read(temp + "/dump.json") }
+        XCTAssertEqual(message, temp + "/dump.json: is a FIFO (named pipe), not a regular file; it was not read. Give the exported file itself")
+        message = importError { try ImportSupport.read("/dev/zero") }
+        XCTAssertEqual(message, "/dev/zero: is a device file, not a regular file; it was not read. Give the exported file itself")
+    }
+
     func testLoopZipThatIsNotAZip() throws {
         let path = try write("broken.zip", "PK\u{3}\u{4} not really a zip")
         let message = importError { try LoopCSVReader.read(path: path) }

@@ -182,6 +182,91 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(state.seen[other.device], nil)
     }
 
+    func testHostileEntriesAreListedOnceInTheStatusWhileTheOthersSync() async throws {
+        let (good, goodEngine) = try await device("good")
+        let h = HabitID(value: 0xE2)
+        try await good.commit { _, _ in [.create(h, HabitFields(name: "Tea", startDate: engineTestStart))] }
+        await syncOK(goodEngine)
+        // Entries a pull cannot use: a FIFO, a folder and a link under batch names, 0-0.batch,
+        // device folders whose names are not device ids (one with an escape sequence).
+        let evil = DeviceID("eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee")!
+        try FileManager.default.createDirectory(atPath: opsFolder(evil) + "/2-2.batch", withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(opsFolder(evil) + "/1-1.batch", 0o600), 0)
+        try write([1], to: opsFolder(evil) + "/0-0.batch")
+        XCTAssertEqual(symlink("/etc/passwd", opsFolder(evil) + "/3-3.batch"), 0)
+        let devices = root + "/remote/users/me/devices"
+        try FileManager.default.createDirectory(atPath: devices + "/bad\u{1B}[31mname", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: devices + "/notes", withIntermediateDirectories: true)
+        let (me, engine) = try await device("me")
+        let first = await engine.syncOnce()
+        XCTAssertNil(first.error, "skipped entries are not an error of the round")
+        XCTAssertEqual(first.pulled, 1, "the good device's operations arrived")
+        let hasHabit = await me.state.habit(h) != nil
+        XCTAssertTrue(hasHabit)
+        let expected = [
+            "devices/bad\u{FFFD}[31mname: not a device id (32 lower-case hex digits)",
+            "devices/notes: not a device id (32 lower-case hex digits)",
+            "devices/eeeeeeee…/ops/0-0.batch: not a batch name (FIRST-LAST.batch, numbered from 1)",
+            "devices/eeeeeeee…/ops/1-1.batch: a FIFO (named pipe), not a batch file",
+            "devices/eeeeeeee…/ops/2-2.batch: a folder, not a batch file",
+            "devices/eeeeeeee…/ops/3-3.batch: a symbolic link, not a batch file (links are never followed)",
+        ]
+        XCTAssertEqual(first.remoteProblems, expected)
+        XCTAssertEqual(first.newRemoteProblems, expected)
+        var status = await engine.status()
+        XCTAssertEqual(status.mode, .online)
+        XCTAssertNil(status.lastError)
+        XCTAssertEqual(status.remoteProblems, expected)
+        // Later rounds keep the same list, once, and announce nothing new.
+        let second = await engine.syncOnce()
+        XCTAssertEqual(second.newRemoteProblems, [])
+        XCTAssertNil(second.error)
+        status = await engine.status()
+        XCTAssertEqual(status.remoteProblems, expected)
+        XCTAssertTrue(status.history.allSatisfy { $0.error == nil }, "the attempts are not flooded with them")
+        // Once removed, they are gone from the status.
+        try FileManager.default.removeItem(atPath: devices + "/notes")
+        try FileManager.default.removeItem(atPath: opsFolder(evil) + "/0-0.batch")
+        let third = await engine.syncOnce()
+        XCTAssertEqual(third.remoteProblems, expected.filter { !$0.contains("notes") && !$0.contains("0-0.batch") })
+        XCTAssertEqual(third.newRemoteProblems, [])
+        for name in ["1-1.batch", "2-2.batch", "3-3.batch"] { try FileManager.default.removeItem(atPath: opsFolder(evil) + "/" + name) }
+        try FileManager.default.removeItem(atPath: devices + "/bad\u{1B}[31mname")
+        await syncOK(engine)
+        status = await engine.status()
+        XCTAssertEqual(status.remoteProblems, [])
+        XCTAssertNil(try SyncState.load(me.paths).remoteProblems)
+    }
+
+    func testALinkPlantedInThePlaceOfThisDevicesFolderIsAPermanentFailureAndNothingIsWrittenThere() async throws {
+        let (me, engine) = try await device("me")
+        let h = HabitID(value: 0xE3)
+        try await me.commit { _, _ in [.create(h, HabitFields(name: "Walk", startDate: engineTestStart))] }
+        await syncOK(engine)
+        let outside = root + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        for planted in [opsFolder(me.device), (opsFolder(me.device) as NSString).deletingLastPathComponent] {
+            try FileManager.default.removeItem(atPath: planted)
+            XCTAssertEqual(symlink(outside, planted), 0)
+            try await me.commit { _, _ in [.progress(h, engineTestStart, delta: 1)] }
+            let report = await engine.syncOnce()
+            XCTAssertEqual(report.pushed, 0, "nothing is reported as pushed")
+            let error = try XCTUnwrap(report.error)
+            XCTAssertTrue(error.contains(planted + " is a symbolic link"), error)
+            let status = await engine.status()
+            XCTAssertEqual(status.mode, .failed, "a permanent failure: no retry until asked")
+            XCTAssertGreaterThan(status.pending, 0, "the operations stay queued")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside), [], "nothing was written through the link")
+            // Put right, the queue goes out.
+            try FileManager.default.removeItem(atPath: planted)
+            await engine.retryNow()
+            await syncOK(engine)
+            let after = await engine.status()
+            XCTAssertEqual(after.pending, 0)
+            XCTAssertEqual(after.mode, .online)
+        }
+    }
+
     /// Waits until a sync round holds the data directory's sync lock.
     func waitForRoundInProgress(_ dir: String, file: StaticString = #filePath, line: UInt = #line) {
         let fd = open(dir + "/sync.lock", O_RDWR | O_CREAT, 0o600)

@@ -283,6 +283,22 @@ final class DirectoryRemoteTests: TemporaryFolderTestCase {
 
         let listed = try await remote.devices(account: "alice")
         XCTAssertEqual(listed, real.sorted())
+        // Every entry left out is reported once, sanitised, saying what it is.
+        let listing = try await remote.listDevices(account: "alice")
+        XCTAssertEqual(listing.items, real.sorted())
+        let d5 = RemoteFixture.device(5).rawValue, d6 = RemoteFixture.device(6).rawValue, d7 = RemoteFixture.device(7).rawValue
+        XCTAssertEqual(Set(listing.skipped), [
+            "devices/ABC: not a device id (32 lower-case hex digits)",
+            "devices/\(RemoteFixture.device(0xABC).rawValue.uppercased()): not a device id (32 lower-case hex digits)",
+            "devices/\(RemoteFixture.device(3).rawValue)x: not a device id (32 lower-case hex digits)",
+            "devices/..x: not a device id (32 lower-case hex digits)",
+            "devices/..\(RemoteFixture.device(4).rawValue.dropFirst(2)): not a device id (32 lower-case hex digits)",
+            "devices/\u{FFFD}[2J: not a device id (32 lower-case hex digits)",
+            "devices/\(d5): a file, not a folder",
+            "devices/\(d6): a symbolic link, not a folder (links are never followed)",
+            "devices/\(d7): a symbolic link, not a folder (links are never followed)",
+        ])
+        XCTAssertFalse(listing.skipped.joined().contains("\u{1B}"), "nothing from the remote is shown raw")
     }
 
     func testDevicesOfAnAccountWithoutDevicesIsEmpty() async throws {
@@ -306,6 +322,101 @@ final class DirectoryRemoteTests: TemporaryFolderTestCase {
 
         let listed = try await remote.batches(account: "alice", device: device)
         XCTAssertEqual(listed.map(\.fileName), ["1-2.batch", "3-9.batch", "10-12.batch"])
+        // The skipped ones are reported, except a temporary file of a write in progress.
+        let listing = try await remote.listBatches(account: "alice", device: device)
+        XCTAssertEqual(listing.items, listed)
+        let at = "devices/00000000…/ops/"
+        XCTAssertEqual(Set(listing.skipped), Set(["0-1.batch", "01-2.batch", "1-2.batch.tmp", "notes.txt", "2-1.batch", "13-14.BATCH"]
+            .map { "\(at)\($0): not a batch name (FIRST-LAST.batch, numbered from 1)" } + [
+            "\(at)13-13.batch: a folder, not a batch file",
+            "\(at)14-14.batch: a symbolic link, not a batch file (links are never followed)",
+            "\(at)15-15.batch: a symbolic link, not a batch file (links are never followed)",
+        ]))
+    }
+
+    func testAFIFOOrDeviceFileUnderABatchNameIsReportedAndNeverOpened() async throws {
+        let ops = opsFolder(device)
+        makeFolder(ops)
+        XCTAssertEqual(mkfifo(ops + "/1-1.batch", 0o600), 0)
+        XCTAssertEqual(mkfifo(ops + "/0-0.batch", 0o600), 0)
+        XCTAssertEqual(mkfifo(ops + "/.tmp-1-ab", 0o600), 0, "a FIFO is no temporary file of a write")
+        let listing = try await remote.listBatches(account: "alice", device: device)
+        XCTAssertEqual(listing.items, [])
+        XCTAssertEqual(listing.skipped, [
+            "devices/00000000…/ops/.tmp-1-ab: not a batch name (FIRST-LAST.batch, numbered from 1)",
+            "devices/00000000…/ops/0-0.batch: not a batch name (FIRST-LAST.batch, numbered from 1)",
+            "devices/00000000…/ops/1-1.batch: a FIFO (named pipe), not a batch file",
+        ])
+        // Reading it anyway (it was listed as a batch a moment before) fails at once: a FIFO
+        // opened for reading would wait for a writer forever.
+        let batch = try XCTUnwrap(BatchName(fileName: "1-1.batch"))
+        await assertRemoteError(.permanent, saying: "is not a regular file (a FIFO (named pipe))", "was not read") {
+            try await remote.read(account: "alice", device: self.device, batch: batch, maxBytes: 1 << 20)
+        }
+        // Creating a batch where a FIFO is fails the same way, and leaves it alone.
+        await assertRemoteError(.permanent, saying: "not a regular file") {
+            try await remote.create(account: "alice", device: self.device, batch: batch, bytes: RemoteFixture.batch(device: self.device, count: 1).1)
+        }
+        XCTAssertEqual(entries(ops), [".tmp-1-ab", "0-0.batch", "1-1.batch"], "no temporary file is left behind")
+    }
+
+    func testManySkippedEntriesAreReportedUpToALimit() async throws {
+        let devices = folder + "/users/alice/devices"
+        for i in 0..<(RemoteEntries.maxReported + 5) { makeFolder(devices + "/junk-\(i)") }
+        let listing = try await remote.listDevices(account: "alice")
+        XCTAssertEqual(listing.skipped.count, RemoteEntries.maxReported + 1)
+        XCTAssertEqual(listing.skipped.last, "devices/: 5 more entries skipped")
+    }
+
+    func testSymbolicLinksBelowTheRootAreNeverFollowedAndWritingThroughOneIsPermanent() async throws {
+        let outside = folder + "/outside"
+        let root = folder + "/remote"
+        let remote = DirectoryRemote(root: root)
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        let ops = "\(root)/users/alice/devices/\(device.rawValue)/ops"
+        // Each folder of the layout in turn is a link to a folder outside the remote.
+        for (i, link) in ["\(root)/users", "\(root)/users/alice", "\(root)/users/alice/devices",
+                          "\(root)/users/alice/devices/\(device.rawValue)", ops].enumerated() {
+            try? FileManager.default.removeItem(atPath: root)
+            try? FileManager.default.removeItem(atPath: outside)
+            makeFolder(outside)
+            makeFolder((link as NSString).deletingLastPathComponent)
+            symlink(link, to: outside)
+            await assertRemoteError(.permanent, saying: link + " is a symbolic link", "never follows links", "Replace it with a real folder") {
+                try await remote.create(account: "alice", device: self.device, batch: name, bytes: bytes)
+            }
+            if i <= 1 {
+                await assertRemoteError(.permanent, saying: link + " is a symbolic link") { try await remote.prepare(account: "alice") }
+            }
+            if i <= 2 {
+                await assertRemoteError(.permanent, saying: link + " is a symbolic link") { try await remote.devices(account: "alice") }
+            }
+            await assertRemoteError(.permanent, saying: link + " is a symbolic link") {
+                try await remote.batches(account: "alice", device: self.device)
+            }
+            await assertRemoteError(.permanent, saying: link + " is a symbolic link") {
+                try await remote.read(account: "alice", device: self.device, batch: name, maxBytes: 1 << 20)
+            }
+            XCTAssertEqual(entries(outside), [], "nothing was written through \(link)")
+        }
+        // A file where a folder should be is refused the same way.
+        try FileManager.default.removeItem(atPath: root)
+        makeFolder(root + "/users/alice/devices")
+        write([1], to: root + "/users/alice/devices/" + device.rawValue)
+        await assertRemoteError(.permanent, saying: "is a regular file, not a folder") {
+            try await remote.create(account: "alice", device: self.device, batch: name, bytes: bytes)
+        }
+    }
+
+    func testTheRootItselfMayBeALink() async throws {
+        makeFolder(folder + "/real")
+        symlink(folder + "/link", to: folder + "/real")
+        let remote = DirectoryRemote(root: folder + "/link")
+        try await remote.prepare(account: "alice")
+        let (name, bytes) = RemoteFixture.batch(device: device)
+        let outcome = try await remote.create(account: "alice", device: device, batch: name, bytes: bytes)
+        XCTAssertEqual(outcome, .created)
+        XCTAssertEqual(contents("\(folder)/real/users/alice/devices/\(device.rawValue)/ops/1-2.batch"), bytes)
     }
 
     func testReadRefusesAFileLargerThanTheLimit() async throws {
@@ -499,5 +610,46 @@ final class FaultyRemoteTests: TemporaryFolderTestCase {
         let always = await failures(seed: 42, rate: 1)
         XCTAssertEqual(never.count, 0)
         XCTAssertEqual(always.count, 200)
+    }
+}
+
+// MARK: - RemoteEntries
+
+/// The one place that sorts a remote folder's entries, as both remotes use it.
+final class RemoteEntriesTests: XCTestCase {
+    private let device = RemoteFixture.device(0xBEEF)
+
+    func testTemporaryFilesOfWritesInProgressArePassedOverAndNothingElse() {
+        let listing = RemoteEntries.batches([
+            (".tmp-4242-9f3a", .file), (".syncthing.5-6.batch.tmp", .file), ("~syncthing~5-6.batch.tmp", .file),
+            ("1-4.batch", .file), (".tmp-4242-9f3a-x", .file), (".tmp-abc-1", .file), (".tmp-1-2", .folder),
+            ("5-6.batch", .folder), ("7-7.batch", .symbolicLink), ("8-8.batch", .other("a socket")),
+        ], device: device)
+        XCTAssertEqual(listing.items.map(\.fileName), ["1-4.batch"])
+        let at = "devices/00000000…/ops/"
+        XCTAssertEqual(listing.skipped, [
+            "\(at).tmp-4242-9f3a-x: not a batch name (FIRST-LAST.batch, numbered from 1)",
+            "\(at).tmp-abc-1: not a batch name (FIRST-LAST.batch, numbered from 1)",
+            "\(at).tmp-1-2: not a batch name (FIRST-LAST.batch, numbered from 1)",
+            "\(at)5-6.batch: a folder, not a batch file",
+            "\(at)7-7.batch: a symbolic link, not a batch file (links are never followed)",
+            "\(at)8-8.batch: a socket, not a batch file",
+        ])
+    }
+
+    func testNamesAreShownSanitisedAndCut() {
+        let long = String(repeating: "x", count: 300)
+        let listing = RemoteEntries.devices([("\u{1B}]0;pwn\u{7}\u{202E}", .folder), (long, .folder)])
+        XCTAssertEqual(listing.items, [])
+        XCTAssertEqual(listing.skipped[0], "devices/\u{FFFD}]0;pwn\u{FFFD}\u{FFFD}: not a device id (32 lower-case hex digits)")
+        XCTAssertEqual(listing.skipped[1], "devices/\(String(repeating: "x", count: 64))…: not a device id (32 lower-case hex digits)")
+        XCTAssertFalse(listing.skipped.joined().unicodeScalars.contains(where: Sanitize.isForbidden))
+    }
+
+    func testDevicesAreSortedAndOnlyFoldersCount() {
+        let a = RemoteFixture.device(2), b = RemoteFixture.device(1)
+        let listing = RemoteEntries.devices([(a.rawValue, .folder), (b.rawValue, .folder), (RemoteFixture.device(3).rawValue, .file)])
+        XCTAssertEqual(listing.items, [b, a])
+        XCTAssertEqual(listing.skipped, ["devices/\(RemoteFixture.device(3).rawValue): a file, not a folder"])
     }
 }

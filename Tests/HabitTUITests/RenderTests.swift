@@ -163,6 +163,22 @@ final class RenderTests: XCTestCase {
         assertSnapshot(render(app), named: "sync-screen-80x24")
     }
 
+    func testEntriesSkippedOnTheRemoteShowInTheStatusBarAndOnTheSyncScreen() {
+        var app = World.app()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        _ = reduce(&app, .tick(now))
+        let problems = (0..<12).map { "devices/eeeeeeee…/ops/\($0)-\($0).batch: a FIFO (named pipe), not a batch file" }
+        _ = reduce(&app, .syncChanged(SyncInfo(mode: "online", remote: "dir:/mnt/shared", lastSyncAt: now, remoteProblems: problems)))
+        XCTAssertTrue(render(app).line(22).contains("online · queue 0 · synced 0s ago · remote entries skipped (y)"),
+                      render(app).line(22))
+        press(&app, .char("y"))
+        let screen = render(app)
+        XCTAssertTrue(screen.text.contains("Skipped on the remote (remove or fix these there):"), screen.text)
+        XCTAssertTrue(screen.text.contains("   devices/eeeeeeee…/ops/0-0.batch: a FIFO (named pipe), not a batch file"), screen.text)
+        XCTAssertTrue(screen.text.contains("more: habitto status lists them all"), "a long list leaves room for the rest: \(screen.text)")
+        XCTAssertTrue(screen.text.contains("Devices seen"), screen.text)
+    }
+
     func testWithoutARemoteSyncKeysExplainInsteadOfActing() {
         var app = World.app()
         XCTAssertEqual(press(&app, .char("o")), [])

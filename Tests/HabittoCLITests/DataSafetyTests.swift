@@ -181,6 +181,157 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertEqual(box.ok("export", "--format", "csv"), habits + "\r\n" + checkins)
     }
 
+    func testExportNeverWritesInsideTheDataDirectory() throws {
+        box.ok("add", "Water")
+        let journal = box.journalBytes()
+        let link = box.root + "/alias"
+        XCTAssertEqual(symlink(box.home, link), 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: box.home).sorted()
+        for args in [["--output", box.journalPath], ["--output", box.home + "/export.json"], ["--output", link + "/journal.hbj"],
+                     ["--output", box.root + "/x/../data/sync.json"], ["--format", "csv", "--output", box.home],
+                     ["--format", "csv", "--output", box.home + "/backups/new"], ["--format", "csv", "--output", link]] {
+            let r = box.run(["export"] + args)
+            XCTAssertEqual(r.status, 1, "export \(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("is inside the data directory"), r.stderr)
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            XCTAssertEqual(r.stdout, "")
+        }
+        XCTAssertEqual(box.journalBytes(), journal, "the journal is untouched")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: box.home).sorted(), before)
+        XCTAssertEqual(box.run("doctor").status, 0)
+        // Beside the data directory is fine.
+        box.ok("export", "--output", box.root + "/data.json")
+        box.ok("export", "--format", "csv", "--output", box.root + "/data-csv")
+    }
+
+    // MARK: Hostile files and leftovers
+
+    /// Runs `habitto ARGS`, failing (and killing it) if it takes more than `seconds`.
+    private func runWithin(_ seconds: Double, _ args: [String], file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
+        let (p, tag) = try box.start(args)
+        let deadline = Date().addingTimeInterval(seconds)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        if p.isRunning {
+            XCTFail("habitto \(args.joined(separator: " ")) did not finish within \(seconds) s", file: file, line: line)
+            kill(p.processIdentifier, SIGKILL)
+        }
+        return box.finish(p, tag)
+    }
+
+    func testAnImportWhoseFileIsAFIFOIsRefusedAtOnce() throws {
+        let folder = box.root + "/loop"
+        try FileManager.default.copyItem(atPath: fixtures + "/loop-csv-export", toPath: folder)
+        try FileManager.default.removeItem(atPath: folder + "/Habits.csv")
+        XCTAssertEqual(mkfifo(folder + "/Habits.csv", 0o600), 0)
+        let r = try runWithin(10, ["import", folder, "--from", "loop-csv"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderr, "habitto: \(folder)/Habits.csv: is a FIFO (named pipe), not a regular file; it was not read. Give the exported file itself; nothing was written\n")
+        XCTAssertEqual(mkfifo(box.root + "/dump.json", 0o600), 0)
+        let json = try runWithin(10, ["import", box.root + "/dump.json", "--from", "habitto-legacy"])
+        XCTAssertEqual(json.status, 1, json.stderr)
+        XCTAssertTrue(json.stderr.contains("is a FIFO (named pipe), not a regular file"), json.stderr)
+    }
+
+    func testAnEncryptedLoopZipIsRefusedAndLeavesNothingUnpacked() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zip") else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { return XCTFail("/usr/bin/zip is missing under CI") }
+            throw XCTSkip("/usr/bin/zip is not installed (bash .ci/test.sh installs it)")
+        }
+        let zip = box.root + "/locked.zip"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
+        p.arguments = ["-q", "-r", "-P", "secret", zip, "."]
+        p.currentDirectoryURL = URL(fileURLWithPath: fixtures + "/loop-csv-export")
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let tmp = box.root + "/tmp"
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        box.extraEnv["TMPDIR"] = tmp
+        let r = try runWithin(10, ["import", zip, "--from", "loop-csv"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderr, "habitto: \(zip): is encrypted (password-protected), which Loop's export never is; habitto does not ask for passwords. Unpack it yourself (unzip asks for the password) and import the folder; nothing was written\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp), [], "nothing unpacked is left")
+    }
+
+    func testLeftoversOfAKilledProcessAreRemovedAtTheNextStartAndNothingElse() throws {
+        box.ok("add", "Water")
+        box.ok("backup", "create")
+        let tmp = box.root + "/tmp"
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        box.extraEnv["TMPDIR"] = tmp
+        // Imports of a zip killed with kill -9 at random moments leave their unpacking folder.
+        let zip = box.root + "/loop.zip"
+        let z = Process()
+        z.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
+        z.arguments = ["-q", "-r", zip, "."]
+        z.currentDirectoryURL = URL(fileURLWithPath: fixtures + "/loop-csv-export")
+        try z.run()
+        z.waitUntilExit()
+        var rng = SystemRandomNumberGenerator()
+        var killedPID: pid_t = 0
+        for _ in 0..<10 {
+            let (p, tag) = try box.start(["import", zip, "--from", "loop-csv", "--dry-run"])
+            usleep(UInt32.random(in: 0...60_000, using: &rng))
+            kill(p.processIdentifier, SIGKILL)
+            _ = box.finish(p, tag)
+            killedPID = p.processIdentifier
+        }
+        // What a write killed between its temporary file and the rename leaves, by that process.
+        let stale = [box.home + "/sync.json.tmp-\(killedPID)-123", box.home + "/snapshot.bin.tmp-\(killedPID)-9",
+                     box.home + "/backups/20261121-090000-manual.hbk.tmp-\(killedPID)-77"]
+        for f in stale { XCTAssertTrue(FileManager.default.createFile(atPath: f, contents: Data([1]))) }
+        try FileManager.default.createDirectory(atPath: tmp + "/habitto-import-\(killedPID)-Qx81Zp/files", withIntermediateDirectories: true)
+        // Not this program's, or of a process that still runs: kept.
+        let mine = getpid()
+        let kept = [box.home + "/sync.json.tmp-\(mine)-1", box.home + "/notes.tmp", tmp + "/habitto-import-\(mine)-Qx81Zp",
+                    tmp + "/other-\(killedPID)-Qx81Zp"]
+        XCTAssertTrue(FileManager.default.createFile(atPath: kept[0], contents: Data([1])))
+        XCTAssertTrue(FileManager.default.createFile(atPath: kept[1], contents: Data([1])))
+        for d in kept.suffix(2) { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) }
+
+        box.ok("list")
+        for f in stale { XCTAssertFalse(FileManager.default.fileExists(atPath: f), f) }
+        for f in kept { XCTAssertTrue(FileManager.default.fileExists(atPath: f), f) }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp).filter { $0.hasPrefix("habitto-import-") },
+                       ["habitto-import-\(mine)-Qx81Zp"], "every folder of a killed import is gone")
+        XCTAssertEqual(backups().count, 1)
+        XCTAssertEqual(box.run("doctor").status, 0)
+    }
+
+    func testBackupsAndRecoveredFoldersThatAreLinksAreRefused() throws {
+        box.ok("add", "Water")
+        let outside = box.root + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        XCTAssertEqual(symlink(outside, box.home + "/backups"), 0)
+        for args in [["backup", "create"], ["backup", "list"], ["import", fixtures + "/harsh", "--from", "harsh"]] {
+            let r = box.run(args)
+            XCTAssertEqual(r.status, 3, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(box.home + "/backups: is a symbolic link; Habitto never follows links inside its data directory"), r.stderr)
+        }
+        let doctor = box.run("doctor")
+        XCTAssertEqual(doctor.status, 5)
+        XCTAssertTrue(doctor.stdout.contains("problem: folders: \(box.home)/backups is a symbolic link, not a folder"), doctor.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside), [], "nothing went through the link")
+        XCTAssertEqual(box.listEntry("Water")?["name"] as? String, "Water", "the data is untouched")
+        XCTAssertNil(box.listEntry("Gym"), "the import wrote nothing")
+        // recovered/ as a link: a torn tail is not saved through it, and not cut off unsaved.
+        unlink(box.home + "/backups")
+        XCTAssertEqual(symlink(outside, box.home + "/recovered"), 0)
+        let journal = box.journalBytes()
+        let fd = open(box.journalPath, O_WRONLY | O_APPEND)
+        XCTAssertEqual(write(fd, [UInt8]([1, 2, 3]), 3), 3)
+        close(fd)
+        let torn = box.run("list")
+        XCTAssertEqual(torn.status, 3, torn.stderr)
+        XCTAssertTrue(torn.stderr.contains(box.home + "/recovered: is a symbolic link"), torn.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside), [])
+        XCTAssertEqual(box.journalBytes(), journal + [1, 2, 3])
+        unlink(box.home + "/recovered")
+        box.ok("list")
+        XCTAssertEqual(box.journalBytes(), journal)
+    }
+
     // MARK: Backups
 
     func testRestoreReplaceReturnsToTheBackupAndMergeOnlyAdds() throws {

@@ -445,6 +445,79 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(b.ok("export"), exported)
     }
 
+    func testALinkPlantedInTheRemoteIsAPermanentFailureAndNothingIsPushedThroughIt() throws {
+        a.ok("add", "Water")
+        a.ok("remote", "set", "dir:" + folder)
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        let outside = a.root + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        for planted in ["users/default/devices/\(device)/ops", "users/default/devices/\(device)", "users/default/devices", "users"] {
+            let path = folder + "/" + planted
+            try FileManager.default.removeItem(atPath: path)
+            XCTAssertEqual(symlink(outside, path), 0)
+            a.ok("check", "Water")
+            let r = a.run("sync")
+            XCTAssertEqual(r.status, 4, "\(planted): \(r.stdout)")
+            XCTAssertEqual(r.stdout, "")
+            XCTAssertTrue(r.stderr.contains(path + " is a symbolic link; habitto never follows links inside the remote folder"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("pushed 0 operations"), r.stderr)
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            let st = try status(a)
+            XCTAssertEqual(st["mode"] as? String, "failed")
+            XCTAssertEqual(st["pending"] as? Int, 1, "the check-in stays queued")
+            XCTAssertEqual(syncStatus(a, "Water"), "failed")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside), [], "nothing was written through \(planted)")
+            // A real folder again: the queue goes out.
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            a.ok("sync")
+            XCTAssertEqual(try status(a)["pending"] as? Int, 0)
+        }
+    }
+
+    func testHostileRemoteEntriesAreReportedOnceAndListedInTheStatus() throws {
+        a.ok("add", "Water")
+        a.ok("remote", "set", "dir:" + folder)
+        b.ok("remote", "set", "dir:" + folder)
+        let deviceA = try XCTUnwrap(try status(a)["device"] as? String)
+        let ops = folder + "/users/default/devices/\(deviceA)/ops"
+        XCTAssertEqual(mkfifo(ops + "/9-9.batch", 0o600), 0)
+        try FileManager.default.createDirectory(atPath: ops + "/10-10.batch", withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: ops + "/0-0.batch", contents: Data([1])))
+        XCTAssertEqual(symlink("/etc/passwd", ops + "/11-11.batch"), 0)
+        try FileManager.default.createDirectory(atPath: folder + "/users/default/devices/x\u{1B}]0;owned\u{7}", withIntermediateDirectories: true)
+        a.ok("check", "Water")
+        a.ok("sync")
+        let short = deviceA.prefix(8)
+        let expected = [
+            "devices/x\u{FFFD}]0;owned\u{FFFD}: not a device id (32 lower-case hex digits)",
+            "devices/\(short)…/ops/0-0.batch: not a batch name (FIRST-LAST.batch, numbered from 1)",
+            "devices/\(short)…/ops/10-10.batch: a folder, not a batch file",
+            "devices/\(short)…/ops/11-11.batch: a symbolic link, not a batch file (links are never followed)",
+            "devices/\(short)…/ops/9-9.batch: a FIFO (named pipe), not a batch file",
+        ]
+        let first = b.run("sync")
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(first.stdout, "Synced: pushed 0 operations in 0 batches, pulled 1\n")
+        XCTAssertEqual(first.stderr, expected.map { "habitto: skipped on the remote: \($0)\n" }.joined())
+        XCTAssertFalse(first.stderr.contains("\u{1B}"), "nothing from the remote reaches the terminal raw")
+        // Once: the next rounds say nothing more; the status lists them while they are there.
+        let second = b.run("sync")
+        XCTAssertEqual(second.stderr, "")
+        XCTAssertEqual(second.status, 0)
+        let st = try status(b)
+        XCTAssertEqual(st["mode"] as? String, "online")
+        XCTAssertTrue(st["lastError"] is NSNull, "\(st)")
+        XCTAssertEqual(st["remoteProblems"] as? [String], expected)
+        let text = b.ok("status")
+        XCTAssertTrue(text.contains("Skipped on the remote (remove or fix these in the remote folder):\n  " + expected[0] + "\n"), text)
+        XCTAssertEqual(progress(b, "Water"), 1, "the good batches still synced")
+        // Removed, they leave the status.
+        try FileManager.default.removeItem(atPath: ops + "/0-0.batch")
+        b.ok("sync")
+        XCTAssertEqual(try status(b)["remoteProblems"] as? [String], expected.filter { !$0.contains("0-0.batch") })
+    }
+
     // MARK: Helpers
 
     func status(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {

@@ -171,6 +171,26 @@ final class TerminalUITests: XCTestCase {
         XCTAssertEqual(s?["icon"] as? String, "🧘")
     }
 
+    func testAnEncryptedZipImportedFromARealTerminalIsRefusedWithoutAskingForAPassword() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zip") else {
+            return XCTFail("/usr/bin/zip is not installed; run the suite with 'bash .ci/test.sh', which installs it")
+        }
+        let zip = box.root + "/locked.zip"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
+        p.arguments = ["-q", "-r", "-P", "secret", zip, "."]
+        p.currentDirectoryURL = URL(fileURLWithPath: fixtures + "/loop-csv-export")
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        // unzip run from a terminal would ask there for the password, and wait forever.
+        ui.start(["import", zip, "--from", "loop-csv"], width: 200)
+        let (status, _) = ui.exitStatus()
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(ui.screen().contains("is encrypted (password-protected)"), ui.screen())
+        XCTAssertFalse(ui.screen().contains("password:"), ui.screen())
+    }
+
     func testBackfillYesterdayWithHThenSpace() {
         box.ok("add", "Read", "--start", "2026-11-01")
         ui.start()

@@ -186,6 +186,33 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(logged.filter { $0.status < 300 && $0.user != server.user }, [], "a request got through without the user")
     }
 
+    func testEntriesTheServerListsThatCannotBeUsedAreReportedOnceAsForAFolder() throws {
+        let server = try startServer()
+        a.ok("add", "Water")
+        XCTAssertEqual(connect(a, server).status, 0)
+        let deviceA = try XCTUnwrap(try status(a)["device"] as? String)
+        // Written straight into the folder Apache serves: a collection under a batch's name,
+        // a name that is not a batch's, and a collection whose name is not a device id.
+        let devices = server.dataDirectory + "/users/default/devices"
+        try FileManager.default.createDirectory(atPath: devices + "/\(deviceA)/ops/5-5.batch", withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: devices + "/\(deviceA)/ops/0-0.batch", contents: Data([1])))
+        try FileManager.default.createDirectory(atPath: devices + "/not a device", withIntermediateDirectories: true)
+        let set = connect(b, server)
+        XCTAssertEqual(set.status, 0, set.stderr)
+        let short = deviceA.prefix(8)
+        let expected = [
+            "devices/not a device: not a device id (32 lower-case hex digits)",
+            "devices/\(short)…/ops/0-0.batch: not a batch name (FIRST-LAST.batch, numbered from 1)",
+            "devices/\(short)…/ops/5-5.batch: a folder, not a batch file",
+        ]
+        for line in expected { XCTAssertTrue(set.stderr.contains("habitto: skipped on the remote: \(line)\n"), set.stderr) }
+        XCTAssertEqual(progress(b, "Water"), 0, "the good batch arrived")
+        let again = run(b, "sync")
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(again.stderr, "", "reported once")
+        XCTAssertEqual(try status(b)["remoteProblems"] as? [String], expected)
+    }
+
     func testServerGoingAwayBetweenRoundsQueuesAndRestartDrainsWithoutDuplicates() throws {
         let server = try startServer()
         a.ok("add", "Water", "--goal", "100")

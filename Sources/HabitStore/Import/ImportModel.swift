@@ -80,7 +80,9 @@ public enum ImportSupport {
     /// The largest file an import reads.
     public static let maxFileBytes = 16 << 20
 
-    /// Reads a whole file, refusing anything larger than `maxFileBytes`.
+    /// Reads a whole regular file, refusing anything larger than `maxFileBytes`, and
+    /// anything that is not a regular file (a FIFO, a device, a socket) without reading it:
+    /// nothing an import is given can make it wait.
     public static func read(_ path: String) throws -> [UInt8] {
         var st = stat()
         guard stat(path, &st) == 0 else {
@@ -89,13 +91,22 @@ public enum ImportSupport {
         if (st.st_mode & S_IFMT) == S_IFDIR {
             throw ImportError("\(path): is a folder; give the file")
         }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ImportError("\(path): is \(Sys.kind(st.st_mode)), not a regular file; it was not read. Give the exported file itself")
+        }
         guard Int(st.st_size) <= maxFileBytes else {
             throw ImportError("\(path): is \(Int(st.st_size) >> 20) MB; imports read files of at most \(maxFileBytes >> 20) MB, so this is not an export of that format")
         }
-        guard let bytes = try? Sys.readFile(path, limit: maxFileBytes) else {
-            throw ImportError("\(path): cannot be read; check the path and its permissions")
+        do {
+            // Opened without blocking and checked again: it may have changed since.
+            guard let bytes = try Sys.readFile(path, limit: maxFileBytes) else {
+                throw ImportError("\(path): vanished while it was read; check the path")
+            }
+            return bytes
+        } catch let e as StoreError {
+            if case .unreadable(_, let detail) = e { throw ImportError("\(path): \(detail)") }
+            throw ImportError("\(path): cannot be read (\(e)); check the path and its permissions")
         }
-        return bytes
     }
 
     /// A 64-bit FNV-1a digest of byte strings, as 16 hex characters.

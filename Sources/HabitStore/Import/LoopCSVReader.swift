@@ -404,7 +404,7 @@ struct LoopSource {
 
     /// Whether the file begins with a zip's local file header (`PK\u{3}\u{4}`).
     private static func startsWithZipSignature(_ path: String) -> Bool {
-        guard let fd = try? Sys.open(path, O_RDONLY) else { return false }
+        guard let fd = try? Sys.open(path, O_RDONLY | O_NONBLOCK) else { return false }
         defer { Sys.close(fd) }
         return (try? Sys.pread(fd, count: 4, offset: 0, path: path)) == [0x50, 0x4B, 0x03, 0x04]
     }

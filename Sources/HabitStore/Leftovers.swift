@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a process killed with kill -9 leaves behind, removed at the next start: the
+/// temporary files of `Sys.writeAtomically` (`NAME.tmp-PID-N`) in the data directory and its
+/// `backups` and `recovered` folders, and the temporary folders a Loop zip is unpacked into
+/// (`habitto-import-PID-XXXXXX` in the temporary directory). Only Habitto's own, by their
+/// exact pattern, and only when the process named in them is gone: a write or an import in
+/// progress in another process is never touched. Links are never followed, and nothing
+/// else is ever removed. Errors are ignored (a read-only directory keeps its leftovers).
+public enum Leftovers {
+    /// The prefix of an import's temporary folder, followed by `PID-XXXXXX`.
+    public static let importFolderPrefix = "habitto-import-"
+
+    /// Removes the stale leftovers of a data directory, and stale import folders.
+    public static func removeStale(_ paths: DataPaths) {
+        removeStaleTemporaries(in: paths.directory)
+        removeStaleTemporaries(in: Backups.directory(paths))
+        removeStaleTemporaries(in: paths.recovered)
+        // A restore of a damaged journal copies files into recovered/damaged-…/.
+        for name in (try? Sys.folderEntries(paths.recovered, followLinks: false)) ?? [] where name.hasPrefix("damaged-") {
+            removeStaleTemporaries(in: paths.recovered + "/" + name)
+        }
+        removeStaleImportFolders()
+    }
+
+    /// The process that wrote a temporary file named `NAME.tmp-PID-N` (digits only), or
+    /// nil when the name is not one.
+    public static func temporaryFileOwner(_ name: String) -> pid_t? {
+        guard let marker = name.range(of: ".tmp-", options: .backwards), marker.lowerBound > name.startIndex else { return nil }
+        let parts = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              parts[0].first != "0", let pid = pid_t(parts[0]) else { return nil }
+        return pid
+    }
+
+    /// Removes the temporary files of `Sys.writeAtomically` in `folder` (not in its
+    /// sub-folders) whose process is gone. A folder that is a link is not entered.
+    public static func removeStaleTemporaries(in folder: String) {
+        guard let names = try? Sys.folderEntries(folder, followLinks: false) else { return }
+        for name in names {
+            guard let pid = temporaryFileOwner(name), !Sys.processExists(pid) else { continue }
+            let path = folder + "/" + name
+            guard let st = try? Sys.entryStatus(path), st.st_mode & S_IFMT == S_IFREG else { continue }
+            Sys.removeFile(path)
+        }
+    }
+
+    /// The process that made an import folder named `habitto-import-PID-XXXXXX`, or nil.
+    public static func importFolderOwner(_ name: String) -> pid_t? {
+        guard name.hasPrefix(importFolderPrefix) else { return nil }
+        let parts = name.dropFirst(importFolderPrefix.count).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 10, parts[0].first != "0",
+              parts[0].allSatisfy({ $0.isASCII && $0.isNumber }),
+              parts[1].count == 6, parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }),
+              let pid = pid_t(parts[0]) else { return nil }
+        return pid
+    }
+
+    /// The temporary directory import folders are made in (`TMPDIR`, else /tmp), without a
+    /// trailing slash.
+    public static var temporaryDirectory: String {
+        var base = NSTemporaryDirectory()
+        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+        return base
+    }
+
+    /// Removes import folders of this user whose process is gone, with what they hold.
+    public static func removeStaleImportFolders(in base: String = temporaryDirectory) {
+        guard let names = try? Sys.folderEntries(base) else { return }
+        for name in names {
+            guard let pid = importFolderOwner(name), !Sys.processExists(pid) else { continue }
+            let path = base + "/" + name
+            // A real folder (not a link), made by this user.
+            guard let st = try? Sys.entryStatus(path), st.st_mode & S_IFMT == S_IFDIR, st.st_uid == getuid() else { continue }
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+}
