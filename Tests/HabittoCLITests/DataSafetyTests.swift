@@ -599,7 +599,7 @@ final class DataSafetyTests: XCTestCase {
         }
         try FileManager.default.removeItem(atPath: device)
         try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: false)
-        expectProblem("device", "is a directory", otherCommand: ["list"], exit: 3)
+        expectProblem("device", "is a folder, not a regular file", otherCommand: ["list"], exit: 3)
         try FileManager.default.removeItem(atPath: device)
         try id.write(to: URL(fileURLWithPath: device))
 
