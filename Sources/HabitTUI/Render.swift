@@ -213,7 +213,7 @@ private func amountPrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: Amoun
     var x = 1 + b.put("\(Sanitize.display(habit.name))\(on): add  ", x: 1, y: y, role: .accent, limit: state.width / 2)
     x += b.put(p.text + "_", x: x, y: y, role: .selection)
     if let unit = habit.fields.unit { x += b.put(" " + Sanitize.display(unit), x: x, y: y, role: .normal, limit: max(0, state.width - x - 1)) }
-    let hint = p.error ?? "3 adds, -2 takes back, =8 sets the total"
+    let hint = p.error ?? "-2 takes back, =8 sets the total"
     b.put("  " + hint, x: x, y: y, role: p.error == nil ? .dim : .statusError, limit: max(0, state.width - x - 1))
 }
 
