@@ -21,9 +21,12 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         switch state.overlay {
         case .rating(let h, _), .confirmArchive(let h), .confirmDelete(let h):
             if habits.habit(h) == nil { state.overlay = nil }
+        case .amount(let p):
+            if habits.habit(p.habit) == nil { state.overlay = nil }
         default: break
         }
         if case .detail(let h) = state.screen, habits.habit(h) == nil { state.screen = .today }
+        if state.screen == .week { weekFollowsCursor(&state) }
         return []
     case .dayChanged(let day):
         let followsToday = state.date == state.today
@@ -339,7 +342,8 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
 
 private func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
     guard case .detail(let id) = state.screen, let habit = state.habits.habit(id) else { return [] }
-    if isDayCommand(command) { return dayCommand(command, habit, state.cursorDay, &state) }
+    // The day the calendar shows selected (the cursor kept within the habit's days).
+    if isDayCommand(command) { return dayCommand(command, habit, max(habit.startDate, min(state.today, state.cursorDay)), &state) }
     switch command {
     case .moveDown, .moveUp:
         let all = state.habits.habits

@@ -305,3 +305,16 @@ extension EditingTests {
         assertSnapshot(render(app), named: "detail-cursor-start-month-80x24")
     }
 }
+
+extension EditingTests {
+    func testAHabitDeletedElsewhereClosesItsPromptAndMovesTheWeekCursor() {
+        var app = World.app()
+        press(&app, .char("w"), .char("n"))
+        XCTAssertEqual(app.mode, .amount)
+        let without = World.state(World.changes + [.delete(World.water)])
+        _ = reduce(&app, .stateChanged(without))
+        XCTAssertNil(app.overlay)
+        XCTAssertEqual(app.cursorHabit, World.read)
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.read, today, unit))])
+    }
+}
