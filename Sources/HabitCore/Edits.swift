@@ -95,6 +95,19 @@ public enum Edits {
         return [.progress(habit.id, day, delta: -min(amount, progress))]
     }
 
+    /// Sets the day's progress to `total` (>= 0) as one progress change of the difference
+    /// (one undo step); no change when it already is so. Raising it follows `checkIn` (a
+    /// skipped day is un-skipped), lowering it follows `uncheck`.
+    public static func setTotal(_ habit: Habit, on day: LocalDay, _ total: Int, today: LocalDay,
+                                in state: HabitState) throws -> [Change] {
+        guard total >= 0 else { throw CoreError.invalid("a day's total cannot be negative") }
+        try checkDay(habit, day, today: today)
+        let progress = state.progress(habit.id, day)
+        if total > progress { return try checkIn(habit, on: day, amount: total - progress, today: today, in: state) }
+        if total < progress { return try uncheck(habit, on: day, amount: progress - total, today: today, in: state) }
+        return []
+    }
+
     /// Skips or un-skips a day; no change when it already is so. Future days may be skipped.
     public static func setSkipped(_ habit: Habit, on day: LocalDay, _ skipped: Bool, today: LocalDay,
                                   in state: HabitState) throws -> [Change] {

@@ -83,6 +83,15 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// Days from `self` to `other` (positive when `other` is later).
     public func days(to other: LocalDay) -> Int { other.ordinal - ordinal }
 
+    /// The same day of the month `n` months later (earlier when negative), or the month's
+    /// last day when it is shorter (31 Mar − 1 month = 28 or 29 Feb).
+    public func addingMonths(_ n: Int) -> LocalDay {
+        let c = components
+        let index = c.year * 12 + (c.month - 1) + n
+        let year = index / 12, month = index % 12 + 1
+        return LocalDay(year: year, month: month, day: min(c.day, LocalDay.daysIn(month: month, year: year))) ?? self
+    }
+
     /// The first day of the week containing this day, for weeks that start on `weekStart`.
     public func startOfWeek(_ weekStart: Weekday) -> LocalDay {
         let back = ((weekday.rawValue - weekStart.rawValue) % 7 + 7) % 7

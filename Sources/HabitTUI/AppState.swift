@@ -18,6 +18,8 @@ public enum Overlay: Hashable, Sendable {
     case confirmArchive(HabitID)
     case confirmDelete(HabitID)
     case form(HabitForm)
+    /// "Drink water: add  _ glasses": an amount typed for a habit's day.
+    case amount(AmountPrompt)
 }
 
 /// A one-line message: a confirmation, a warning or an error.
@@ -31,6 +33,8 @@ public struct Message: Hashable, Sendable {
 /// A write the app asks the repository for; values, so tests compare them.
 public enum Write: Hashable, Sendable {
     case progress(HabitID, LocalDay, Int)
+    /// Sets the day's total (one progress change of the difference).
+    case setTotal(HabitID, LocalDay, Int)
     case skip(HabitID, LocalDay, Bool)
     case rate(HabitID, LocalDay, Int?)
     case add(HabitFields)
@@ -100,8 +104,12 @@ public struct AppState: Hashable, Sendable {
     public var now = Date(timeIntervalSince1970: 0)
     /// First row shown in the habit list (scrolling).
     public var scroll = 0
-    /// Days the week overview is moved back from the date.
+    /// Days the week overview is moved back from the date (negative: forward, up to today).
     public var weekOffset = 0
+    /// The day the week overview's and the detail calendar's cursor is on.
+    public var cursorDay: LocalDay
+    /// The habit the week overview's cursor is on.
+    public var cursorHabit: HabitID?
     /// The help screen's page.
     public var helpPage = 0
 
@@ -113,6 +121,7 @@ public struct AppState: Hashable, Sendable {
                 height: Int = 24, glyphs: Glyphs = .unicode, keyMap: KeyMap = .defaults,
                 themeName: String = "default", themeNames: [String] = ["default"], location: String = "") {
         self.habits = habits; self.today = today; self.date = today; self.settings = settings
+        cursorDay = today
         self.width = width; self.height = height; self.glyphs = glyphs; self.keyMap = keyMap
         self.themeName = themeName; self.themeNames = themeNames; self.location = location
         stats = habits.stats(today: today, settings: settings)
@@ -142,12 +151,31 @@ public struct AppState: Hashable, Sendable {
     /// The selected row's summary.
     public var selected: HabitSummary? { selectedIndex.map { rows[$0] } }
 
+    /// The last of the days the week overview shows.
+    public var weekEnd: LocalDay { date.adding(-weekOffset) }
+
+    /// The week overview's first grid column (the names are left of it).
+    public var weekGridX: Int { max(14, min(30, width - 14 * 3 - 2)) }
+
+    /// How many days the week overview shows: 14, or as many as fit a narrow screen.
+    public var weekDayCount: Int { max(1, min(14, (width - weekGridX) / 3)) }
+
+    /// The days the week overview shows, oldest first.
+    public var weekDays: [LocalDay] { (0..<weekDayCount).map { weekEnd.adding($0 - weekDayCount + 1) } }
+
+    /// The habits the week overview lists: those not archived before its first day.
+    public var weekHabits: [Habit] {
+        let first = weekEnd.adding(1 - weekDayCount)
+        return habits.habits.filter { ($0.fields.archivedFrom ?? .latest) > first }
+    }
+
     /// The mode keys go to: the overlay's, else the screen's.
     public var mode: Mode {
         switch overlay {
         case .rating: return .rating
         case .confirmArchive, .confirmDelete: return .confirm
         case .form: return .form
+        case .amount: return .amount
         case nil: break
         }
         switch screen {

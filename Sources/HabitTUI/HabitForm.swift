@@ -23,7 +23,7 @@ public struct HabitForm: Hashable, Sendable {
             case .name: "1-64 characters"
             case .icon: "one character or emoji, optional"
             case .kind: "space switches: build (at least) / limit (at most)"
-            case .goal: "a whole number"
+            case .goal: "an amount, e.g. 8 (typing replaces it)"
             case .unit: "e.g. glasses, optional"
             case .schedule: "daily, weekdays, weekends, mon,wed,fri, every:3, 3/week"
             case .start: "YYYY-MM-DD"
@@ -39,6 +39,14 @@ public struct HabitForm: Hashable, Sendable {
     public var focus: Field = .name
     /// Set after a failed save: the message of the whole form (e.g. a duplicate name).
     public var formError: String?
+    /// The focused number field still shows what it had when it got the focus: the first
+    /// character typed replaces it (typing 8 into a goal of 1 gives 8, not 18).
+    public var replacesOnType = false
+
+    /// A field's label, as the kind reads it: a limit habit's goal is "At most per day".
+    public func label(_ field: Field) -> String {
+        field == .goal && kind == .limit ? "At most per day" : field.label
+    }
 
     /// An empty form for a new habit starting `today`.
     public static func new(today: LocalDay) -> HabitForm {
@@ -70,8 +78,7 @@ public struct HabitForm: Hashable, Sendable {
                     return "a limit habit cannot use an N/week schedule"
                 }
             case .goal:
-                guard let g = Int(v) else { return "goal must be a whole number" }
-                try Validate.goal(g, kind: kind)
+                try Validate.goal(try Amount.parse(v), kind: kind)
             case .unit: if !v.isEmpty { try Validate.unit(v) }
             case .schedule: _ = try Schedule(parsing: v)
             case .start: if LocalDay(v) == nil { return "use YYYY-MM-DD" }
@@ -87,12 +94,13 @@ public struct HabitForm: Hashable, Sendable {
 
     /// The fields the form describes, or the first problem.
     public func fields(base: HabitFields?, in state: HabitState) -> Result<HabitFields, CoreError> {
-        for f in Field.allCases { if let p = problem(f, in: state) { return .failure(.invalid("\(f.label): \(p)")) } }
+        for f in Field.allCases { if let p = problem(f, in: state) { return .failure(.invalid("\(label(f)): \(p)")) } }
         var fields = base ?? HabitFields(name: "", startDate: LocalDay(text(.start))!)
         fields.name = text(.name)
         fields.icon = text(.icon).isEmpty ? nil : text(.icon)
         fields.kind = kind
-        fields.goal = Int(text(.goal))!
+        guard let goal = try? Amount.parse(text(.goal)) else { return .failure(.invalid("\(label(.goal)): not an amount")) }
+        fields.goal = goal
         fields.unit = text(.unit).isEmpty ? nil : text(.unit)
         fields.schedule = (try? Schedule(parsing: text(.schedule))) ?? .daily
         fields.startDate = LocalDay(text(.start))!
@@ -110,7 +118,8 @@ public struct HabitForm: Hashable, Sendable {
             if kind == .build, values[.goal] == "0" { values[.goal] = "1" }
             return
         }
-        let current = values[focus] ?? ""
+        let current = replacesOnType ? "" : values[focus] ?? ""
+        replacesOnType = false
         guard current.count < 200 else { return }
         values[focus] = current + String(c)
     }
@@ -118,6 +127,7 @@ public struct HabitForm: Hashable, Sendable {
     /// Erases the last character of the focused field.
     public mutating func erase() {
         formError = nil
+        replacesOnType = false
         guard focus != .kind, var v = values[focus], !v.isEmpty else { return }
         v.removeLast()
         values[focus] = v
@@ -126,5 +136,6 @@ public struct HabitForm: Hashable, Sendable {
     public mutating func move(_ step: Int) {
         let all = Field.allCases
         focus = all[(focus.rawValue + step + all.count) % all.count]
+        replacesOnType = focus == .goal
     }
 }

@@ -7,6 +7,8 @@ public enum Mode: String, CaseIterable, Hashable, Sendable {
     case form
     /// "Archive this habit?" and "Delete this habit?" questions.
     case confirm
+    /// The typed-amount prompt ("Drink water: add  _ glasses").
+    case amount
 }
 
 /// Everything a key can ask for.
@@ -15,7 +17,11 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case checkIn = "check-in", uncheck
     case rate1 = "rate-1", rate2 = "rate-2", rate3 = "rate-3", rate4 = "rate-4", rate5 = "rate-5"
     case undo, skip
+    /// Asks for an amount to add, take back (`-2`) or set as the day's total (`=8`).
+    case amount
     case previousDay = "previous-day", nextDay = "next-day", today
+    case previousWeek = "previous-week", nextWeek = "next-week"
+    case previousMonth = "previous-month", nextMonth = "next-month"
     case add, edit, archive, delete
     case detail, week, help
     case nextTheme = "next-theme", toggleAll = "toggle-all"
@@ -92,21 +98,30 @@ public struct KeyMap: Hashable, Sendable {
 
     private static func k(_ names: String...) -> [Key] { names.map { Key(name: $0)! } }
 
+    /// The keys that record a habit's day, the same on today's row, a week-grid cell and
+    /// the detail calendar's day; `footer` names the commands the mode's footer shows.
+    private static func recording(_ mode: Mode, footer: Set<Command>) -> [Binding] {
+        [
+            Binding(mode, k("space"), .checkIn, "check in", footer: footer.contains(.checkIn)),
+            Binding(mode, k("x", "backspace"), .uncheck, "take back", footer: footer.contains(.uncheck)),
+            Binding(mode, k("n", "="), .amount, "amount", footer: footer.contains(.amount)),
+            Binding(mode, k("1"), .rate1, "rate very easy"),
+            Binding(mode, k("2"), .rate2, "rate easy"),
+            Binding(mode, k("3"), .rate3, "rate medium"),
+            Binding(mode, k("4"), .rate4, "rate hard"),
+            Binding(mode, k("5"), .rate5, "rate very hard"),
+            Binding(mode, k("u"), .undo, "undo", footer: footer.contains(.undo)),
+            Binding(mode, k("s"), .skip, "skip", footer: footer.contains(.skip)),
+        ]
+    }
+
     /// The default bindings.
     public static let defaults = KeyMap(bindings: [
         Binding(.today, k("j", "down"), .moveDown, "down"),
         Binding(.today, k("k", "up"), .moveUp, "up"),
         Binding(.today, k("g", "home"), .first, "first"),
         Binding(.today, k("G", "end"), .last, "last"),
-        Binding(.today, k("space"), .checkIn, "check in", footer: true),
-        Binding(.today, k("x", "backspace"), .uncheck, "take back", footer: true),
-        Binding(.today, k("1"), .rate1, "rate very easy"),
-        Binding(.today, k("2"), .rate2, "rate easy"),
-        Binding(.today, k("3"), .rate3, "rate medium"),
-        Binding(.today, k("4"), .rate4, "rate hard"),
-        Binding(.today, k("5"), .rate5, "rate very hard"),
-        Binding(.today, k("u"), .undo, "undo", footer: true),
-        Binding(.today, k("s"), .skip, "skip", footer: true),
+    ] + recording(.today, footer: [.checkIn, .uncheck, .amount, .undo, .skip]) + [
         Binding(.today, k("h", "left"), .previousDay, "previous day", footer: true),
         Binding(.today, k("l", "right"), .nextDay, "next day"),
         Binding(.today, k("t"), .today, "today"),
@@ -124,15 +139,27 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("?"), .help, "help", footer: true),
         Binding(.today, k("q"), .quit, "quit", footer: true),
 
-        Binding(.detail, k("j", "down"), .moveDown, "next habit", footer: true),
-        Binding(.detail, k("k", "up"), .moveUp, "previous habit", footer: true),
+    ] + recording(.detail, footer: [.checkIn, .uncheck, .amount]) + [
+        Binding(.detail, k("h", "left"), .previousDay, "day before", footer: true),
+        Binding(.detail, k("l", "right"), .nextDay, "day after"),
+        Binding(.detail, k("H", "pageup"), .previousMonth, "month before", footer: true),
+        Binding(.detail, k("L", "pagedown"), .nextMonth, "month after"),
+        Binding(.detail, k("t"), .today, "today"),
+        Binding(.detail, k("j", "down"), .moveDown, "next habit"),
+        Binding(.detail, k("k", "up"), .moveUp, "previous habit"),
         Binding(.detail, k("T"), .nextTheme, "next theme"),
         Binding(.detail, k("?"), .help, "help", footer: true),
         Binding(.detail, k("esc", "q", "enter"), .back, "back", footer: true),
 
-        Binding(.week, k("h", "left"), .previousDay, "earlier", footer: true),
-        Binding(.week, k("l", "right"), .nextDay, "later", footer: true),
+    ] + recording(.week, footer: [.checkIn, .uncheck, .amount, .skip]) + [
+        Binding(.week, k("j", "down"), .moveDown, "next habit"),
+        Binding(.week, k("k", "up"), .moveUp, "previous habit"),
+        Binding(.week, k("h", "left"), .previousDay, "day before"),
+        Binding(.week, k("l", "right"), .nextDay, "day after"),
+        Binding(.week, k("H", "pageup"), .previousWeek, "week before"),
+        Binding(.week, k("L", "pagedown"), .nextWeek, "week after"),
         Binding(.week, k("t"), .today, "today"),
+        Binding(.week, k("enter"), .detail, "details"),
         Binding(.week, k("T"), .nextTheme, "next theme"),
         Binding(.week, k("?"), .help, "help", footer: true),
         Binding(.week, k("esc", "q", "w"), .back, "back", footer: true),
@@ -158,6 +185,10 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.form, k("enter"), .submit, "save", footer: true),
         Binding(.form, k("backspace"), .erase, "erase"),
         Binding(.form, k("esc"), .cancel, "cancel", footer: true),
+
+        Binding(.amount, k("enter"), .submit, "record", footer: true),
+        Binding(.amount, k("backspace"), .erase, "erase"),
+        Binding(.amount, k("esc"), .cancel, "cancel", footer: true),
 
         Binding(.confirm, k("y"), .confirm, "yes", footer: true),
         Binding(.confirm, k("n", "esc"), .cancel, "no", footer: true),

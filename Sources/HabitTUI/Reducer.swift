@@ -13,6 +13,7 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .resized(let width, let height):
         state.width = width
         state.height = height
+        if state.screen == .week { weekFollowsCursor(&state) }
         return []
     case .stateChanged(let habits):
         state.habits = habits
@@ -20,9 +21,12 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         switch state.overlay {
         case .rating(let h, _), .confirmArchive(let h), .confirmDelete(let h):
             if habits.habit(h) == nil { state.overlay = nil }
+        case .amount(let p):
+            if habits.habit(p.habit) == nil { state.overlay = nil }
         default: break
         }
         if case .detail(let h) = state.screen, habits.habit(h) == nil { state.screen = .today }
+        if state.screen == .week { weekFollowsCursor(&state) }
         return []
     case .dayChanged(let day):
         let followsToday = state.date == state.today
@@ -53,6 +57,21 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
 
 private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     let mode = state.mode
+    if mode == .amount, case .amount(var prompt) = state.overlay {
+        switch state.keyMap.command(for: key, in: .amount) {
+        case .erase?: prompt.erase()
+        case .cancel?:
+            state.overlay = nil
+            state.message = Message("Cancelled: nothing changed")
+            return []
+        case .submit?:
+            return submitAmount(prompt, &state)
+        default:
+            if case .char(let c) = key { prompt.type(c) }
+        }
+        state.overlay = .amount(prompt)
+        return []
+    }
     if mode == .form, case .form(var form) = state.overlay {
         let command = state.keyMap.command(for: key, in: .form)
         switch command {
@@ -134,9 +153,70 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         case .confirmDelete(let h)?: return write(.delete(h), &state)
         default: return []
         }
-    case .form:
+    case .form, .amount:
         return []
     }
+}
+
+/// Enter in the amount prompt: one write (one undo step), then the difficulty question
+/// when it completed the habit; bad input keeps the prompt open with the reason.
+private func submitAmount(_ prompt: AmountPrompt, _ state: inout AppState) -> [Effect] {
+    var prompt = prompt
+    guard let habit = state.habits.habit(prompt.habit) else { state.overlay = nil; return [] }
+    let entry: AmountPrompt.Entry
+    do { entry = try AmountPrompt.parse(prompt.text) } catch {
+        prompt.error = (error as? CoreError)?.description ?? "\(error)"
+        state.overlay = .amount(prompt)
+        return []
+    }
+    state.overlay = nil
+    let before = state.habits.summary(habit, on: prompt.day, today: state.today, settings: state.settings)
+    let after: Int
+    switch entry {
+    case .add(let n): after = before.progress + n
+    case .takeBack(let n): after = max(0, before.progress - n)
+    case .total(let n): after = n
+    }
+    return recordProgress(prompt.write(entry), before, after: after, &state)
+}
+
+/// Writes a progress change; asks how hard it was when it completed a build habit.
+private func recordProgress(_ w: Write, _ before: HabitSummary, after: Int, _ state: inout AppState) -> [Effect] {
+    let effects = write(w, &state)
+    if !effects.isEmpty, before.habit.kind == .build, !before.completed, after >= before.habit.goal {
+        state.overlay = .rating(before.habit.id, before.day)
+    }
+    return effects
+}
+
+/// The keys that record a day (check in, take back, amount, skip, rate), on one habit's
+/// day: today's row, a week-grid cell or the detail calendar's day all come through here.
+private func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: inout AppState) -> [Effect] {
+    let s = state.habits.summary(habit, on: day, today: state.today, settings: state.settings)
+    switch command {
+    case .checkIn:
+        return recordProgress(.progress(habit.id, day, Amount.scale), s, after: s.progress + Amount.scale, &state)
+    case .uncheck:
+        return write(.progress(habit.id, day, -Amount.scale), &state)
+    case .rate1, .rate2, .rate3, .rate4, .rate5:
+        return write(.rate(habit.id, day, command.rating), &state)
+    case .skip:
+        return write(.skip(habit.id, day, !s.skipped), &state)
+    case .amount:
+        do { try Edits.checkDay(habit, day, today: state.today) } catch {
+            state.message = Message((error as? CoreError)?.description ?? "\(error)", .error)
+            return []
+        }
+        state.overlay = .amount(AmountPrompt(habit: habit.id, day: day))
+        return []
+    default:
+        return []
+    }
+}
+
+/// Whether a command is one of `dayCommand`'s.
+private func isDayCommand(_ command: Command) -> Bool {
+    [.checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount].contains(command)
 }
 
 /// Checks a write against the rules before asking for it; shows the reason when refused.
@@ -144,6 +224,12 @@ private func write(_ w: Write, _ state: inout AppState) -> [Effect] {
     let s = state.habits
     do {
         switch w {
+        case .setTotal(let h, let day, let total):
+            guard let habit = s.habit(h) else { return [] }
+            if try Edits.setTotal(habit, on: day, total, today: state.today, in: s).isEmpty {
+                state.message = Message("\(Sanitize.display(habit.name)) already has \(Amount.format(total)) on \(day): nothing changed")
+                return []
+            }
         case .progress(let h, let day, let delta):
             guard let habit = s.habit(h) else { return [] }
             if delta > 0 {
@@ -189,24 +275,11 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         }
         state.selectedID = state.rows[next].habit.id
         return []
-    case .checkIn:
+    case .checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount:
         guard let row else { return noHabit(&state) }
-        let effects = write(.progress(row.habit.id, state.date, 1), &state)
-        if !effects.isEmpty, row.habit.kind == .build, !row.completed, row.progress + 1 >= row.habit.goal {
-            state.overlay = .rating(row.habit.id, state.date)
-        }
-        return effects
-    case .uncheck:
-        guard let row else { return noHabit(&state) }
-        return write(.progress(row.habit.id, state.date, -1), &state)
-    case .rate1, .rate2, .rate3, .rate4, .rate5:
-        guard let row else { return noHabit(&state) }
-        return write(.rate(row.habit.id, state.date, command.rating), &state)
+        return dayCommand(command, row.habit, state.date, &state)
     case .undo:
         return [.undo]
-    case .skip:
-        guard let row else { return noHabit(&state) }
-        return write(.skip(row.habit.id, state.date, !row.skipped), &state)
     case .previousDay:
         if state.date > LocalDay.earliest { state.date = state.date.adding(-1) }
         return []
@@ -236,10 +309,14 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .detail:
         guard let row else { return noHabit(&state) }
         state.screen = .detail(row.habit.id)
+        state.cursorDay = max(row.habit.startDate, state.date)
         return []
     case .week:
         state.screen = .week
         state.weekOffset = 0
+        state.cursorDay = state.date
+        state.cursorHabit = state.selectedID.flatMap { id in state.weekHabits.first { $0.id == id }?.id }
+            ?? state.weekHabits.first?.id
         return []
     case .toggleAll:
         state.showAll.toggle()
@@ -264,7 +341,9 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
 }
 
 private func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
-    guard case .detail(let id) = state.screen else { return [] }
+    guard case .detail(let id) = state.screen, let habit = state.habits.habit(id) else { return [] }
+    // The day the calendar shows selected (the cursor kept within the habit's days).
+    if isDayCommand(command) { return dayCommand(command, habit, max(habit.startDate, min(state.today, state.cursorDay)), &state) }
     switch command {
     case .moveDown, .moveUp:
         let all = state.habits.habits
@@ -272,6 +351,19 @@ private func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
         let next = all[(i + (command == .moveDown ? 1 : all.count - 1)) % all.count]
         state.screen = .detail(next.id)
         if state.rows.contains(where: { $0.habit.id == next.id }) { state.selectedID = next.id }
+        state.cursorDay = max(next.startDate, min(state.today, state.cursorDay))
+    case .previousDay, .nextDay, .previousMonth, .nextMonth, .today:
+        let target: LocalDay
+        switch command {
+        case .previousDay: target = state.cursorDay.adding(-1)
+        case .nextDay: target = state.cursorDay.adding(1)
+        case .previousMonth: target = state.cursorDay.addingMonths(-1)
+        case .nextMonth: target = state.cursorDay.addingMonths(1)
+        default: target = state.today
+        }
+        moveCursor(to: target, from: habit.startDate, &state)
+    case .undo:
+        return [.undo]
     case .back:
         state.screen = .today
     case .help:
@@ -285,17 +377,57 @@ private func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
     return []
 }
 
+/// Moves the day cursor, kept between `start` and today; says so at either end.
+private func moveCursor(to target: LocalDay, from start: LocalDay, _ state: inout AppState) {
+    let earliest = max(start, LocalDay.earliest)
+    if target < earliest {
+        if state.cursorDay <= earliest {
+            state.message = Message(start > LocalDay.earliest ? "Nothing earlier: this habit starts on \(start)" : "Nothing earlier")
+        }
+        state.cursorDay = earliest
+    } else if target > state.today {
+        if state.cursorDay >= state.today { state.message = Message("This is today: the future cannot be checked in yet") }
+        state.cursorDay = max(earliest, state.today)
+    } else {
+        state.cursorDay = target
+    }
+}
+
 private func week(_ command: Command, _ state: inout AppState) -> [Effect] {
+    let habits = state.weekHabits
+    if isDayCommand(command) {
+        guard let id = state.cursorHabit, let habit = habits.first(where: { $0.id == id }) else { return noHabit(&state) }
+        return dayCommand(command, habit, state.cursorDay, &state)
+    }
     switch command {
-    case .previousDay: state.weekOffset += 7
-    case .nextDay: state.weekOffset = max(0, state.weekOffset - 7)
-    case .today: state.weekOffset = 0
+    case .moveDown, .moveUp:
+        guard !habits.isEmpty else { return [] }
+        let i = habits.firstIndex { $0.id == state.cursorHabit } ?? 0
+        state.cursorHabit = habits[max(0, min(habits.count - 1, i + (command == .moveDown ? 1 : -1)))].id
+    case .previousDay, .nextDay, .previousWeek, .nextWeek, .today:
+        let steps: [Command: Int] = [.previousDay: -1, .nextDay: 1, .previousWeek: -7, .nextWeek: 7]
+        let target = command == .today ? state.today : state.cursorDay.adding(steps[command] ?? 0)
+        moveCursor(to: target, from: LocalDay.earliest.adding(13), &state)
+        weekFollowsCursor(&state)
+    case .detail:
+        guard let id = state.cursorHabit, let habit = state.habits.habit(id) else { return noHabit(&state) }
+        state.screen = .detail(id)
+        state.cursorDay = max(habit.startDate, state.cursorDay)
+    case .undo: return [.undo]
     case .back: state.screen = .today
     case .help: state.screen = .help(from: .week); state.helpPage = 0
     case .nextTheme: return nextTheme(&state)
     default: break
     }
     return []
+}
+
+/// The week overview's days follow its cursor (after a move or a resize).
+private func weekFollowsCursor(_ state: inout AppState) {
+    if state.cursorDay > state.weekEnd { state.weekOffset = state.cursorDay.days(to: state.date) }
+    let span = state.weekDayCount - 1
+    if state.cursorDay < state.weekEnd.adding(-span) { state.weekOffset = state.cursorDay.adding(span).days(to: state.date) }
+    if !state.weekHabits.contains(where: { $0.id == state.cursorHabit }) { state.cursorHabit = state.weekHabits.first?.id }
 }
 
 private func syncCommand(_ command: Command, _ state: inout AppState) -> [Effect] {

@@ -183,6 +183,9 @@ private func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
             x += b.put(" \(label)  ", x: x, y: y, role: .normal)
         }
         return
+    case .amount(let p)?:
+        amountPrompt(&b, state, p, y: y)
+        return
     case .confirmArchive(let h)?:
         let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"
         b.put("Archive '\(name)'? Its history stays. y yes, n no", x: 1, y: y, role: .statusWarn)
@@ -202,6 +205,17 @@ private func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
         b.put(String(repeating: " ", count: state.width), x: 0, y: row, role: .normal)
         b.put(line, x: 1, y: row, role: role, limit: state.width - 2)
     }
+}
+
+/// "Drink water: add  3_ glasses  3 adds · -2 takes back · =8 sets the day's total"
+private func amountPrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: AmountPrompt, y: Int) {
+    guard let habit = state.habits.habit(p.habit) else { return }
+    let on = p.day == state.today ? "" : " on \(p.day)"
+    var x = 1 + b.put("\(Sanitize.display(habit.name))\(on): add  ", x: 1, y: y, role: .accent, limit: state.width / 2)
+    x += b.put(p.text + "_", x: x, y: y, role: .selection)
+    if let unit = habit.fields.unit { x += b.put(" " + Sanitize.display(unit), x: x, y: y, role: .normal, limit: max(0, state.width - x - 1)) }
+    let hint = p.error ?? "-2 takes back, =8 sets the total"
+    b.put("  " + hint, x: x, y: y, role: p.error == nil ? .dim : .statusError, limit: max(0, state.width - x - 1))
 }
 
 /// A message cut into at most three lines at spaces (the last one ends with … if more
@@ -329,13 +343,46 @@ private func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: Habi
     var info = "\(habit.kind.rawValue), \(goal), \(habit.schedule), since \(habit.startDate)"
     if let from = habit.fields.archivedFrom { info += ", archived from \(from)" }
     b.put(info, x: 1, y: 1, role: .dim)
+    // The calendar cursor's day: what it holds, and the keys edit it.
+    let cursor = max(habit.startDate, min(today, state.cursorDay))
+    b.put(dayDescription(habit, cursor, state, name: false), x: 1, y: 2, role: .accent, limit: state.width - 2)
+    // Short screens leave the figures out so the calendar keeps its room.
+    let bottom = state.height - 4
+    let compact = bottom - 7 < 8
+    var y = 3
+    if !compact { detailFigures(&b, state, habit, &y) }
+    // Heat map: month grids, as many as fit side by side (at least three months shown,
+    // stacked when the screen is narrow and tall enough); the last one shown is today's
+    // month, or the cursor's when it went further back.
+    let history = s.history(habit, through: today, settings: state.settings)
+    let byDay = Dictionary(uniqueKeysWithValues: history.map { ($0.day, $0) })
+    let monthWidth = 23
+    let perRow = max(1, (state.width - 1) / monthWidth)
+    let rowsOfMonths = max(1, (bottom - y + 1) / 9)
+    let shown = perRow * rowsOfMonths
+    let todayIndex = today.components.year * 12 + today.components.month - 1
+    let cursorIndex = cursor.components.year * 12 + cursor.components.month - 1
+    let lastIndex = min(todayIndex, cursorIndex + shown - 1)
+    for i in 0..<shown {
+        let index = lastIndex - shown + 1 + i
+        let mx = 1 + (i % perRow) * monthWidth
+        let my = y + (i / perRow) * 9
+        guard my + 1 <= bottom else { break }
+        monthGrid(&b, x: mx, y: my, year: index / 12, month: index % 12 + 1, bottom: bottom, habit: habit, byDay: byDay,
+                  today: today, cursor: cursor, glyphs: g)
+    }
+}
 
+/// The detail screen's figures: streak, strength and its trend, done rates, difficulty, notes.
+private func detailFigures(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit, _ y: inout Int) {
+    let s = state.habits
+    let g = state.glyphs
+    let today = state.today
     let summary = s.summary(habit, on: today, today: today, settings: state.settings)
     let now = summary.strength
     let before = s.strength(habit, asOf: today.adding(-30))
     let delta = Int(((now - before) * 100).rounded())
     let trend = delta > 0 ? "up \(delta)%" : delta < 0 ? "down \(-delta)%" : "steady"
-    var y = 3
     var lx = 1
     lx += b.put("Streak ", x: lx, y: y, role: .normal)
     let streakUnit = summary.streak == 1 ? String(summary.streakUnit.dropLast()) : summary.streakUnit
@@ -362,43 +409,29 @@ private func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: Habi
         y += 1
     }
     y += 1
-    // Heat map: month grids, as many as fit side by side (at least three months shown,
-    // stacked when the screen is narrow and tall enough).
-    let byDay = Dictionary(uniqueKeysWithValues: history.map { ($0.day, $0) })
-    let monthWidth = 23
-    let perRow = max(1, (state.width - 1) / monthWidth)
-    let bottom = state.height - 4
-    let rowsOfMonths = max(1, (bottom - y + 1) / 9)
-    let count = max(3, perRow * rowsOfMonths)
-    var c = today.components
-    var months: [(Int, Int)] = []
-    for _ in 0..<count {
-        months.insert((c.year, c.month), at: 0)
-        c.month -= 1
-        if c.month == 0 { c.month = 12; c.year -= 1 }
-    }
-    for (i, (year, month)) in months.suffix(perRow * rowsOfMonths).enumerated() {
-        let mx = 1 + (i % perRow) * monthWidth
-        let my = y + (i / perRow) * 9
-        guard my + 1 <= bottom else { break }
-        monthGrid(&b, x: mx, y: my, year: year, month: month, bottom: bottom, habit: habit, byDay: byDay, today: today, glyphs: g)
-    }
 }
 
 private func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, bottom: Int, habit: Habit,
-                       byDay: [LocalDay: DaySummary], today: LocalDay, glyphs g: Glyphs) {
+                       byDay: [LocalDay: DaySummary], today: LocalDay, cursor: LocalDay, glyphs g: Glyphs) {
     b.put("\(monthNames[month - 1]) \(year)", x: x, y: y, role: .header)
     b.put("Mo Tu We Th Fr Sa Su", x: x, y: y + 1, role: .dim)
     guard let first = LocalDay(year: year, month: month, day: 1) else { return }
     var day = first
     var row = y + 2
+    // When the month does not fit, its first weeks give way to the cursor's week.
+    if cursor.components.month == month && cursor.components.year == year {
+        let cursorRow = (first.weekday.rawValue - 1 + cursor.components.day - 1) / 7
+        row -= max(0, cursorRow - (bottom - (y + 2)))
+    }
     let levels: [Role] = [.heat0, .heat1, .heat2, .heat3, .heat4]
     let shades = g.showsIcons ? ["·", "░", "▒", "▓", "█"] : [".", "-", "o", "O", "#"]
     while day.components.month == month {
         let col = day.weekday.rawValue - 1
         guard row <= bottom else { return }
         let cellX = x + col * 3
-        if day > today || day < habit.startDate {
+        if row < y + 2 {
+            // A week scrolled away to show the cursor's.
+        } else if day > today || day < habit.startDate {
             b.put(" ", x: cellX, y: row, role: .dim)
         } else if let d = byDay[day] {
             let level: Int
@@ -413,6 +446,11 @@ private func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month
         } else {
             b.put(" ", x: cellX, y: row, role: .dim)
         }
+        if day == cursor && row >= y + 2 {
+            b.put("[", x: cellX - 1, y: row, role: .accent)
+            b.put("]", x: cellX + 2, y: row, role: .accent)
+            b.paint(x: cellX, y: row, count: 2, role: .selection)
+        }
         if col == 6 { row += 1 }
         day = day.adding(1)
     }
@@ -422,36 +460,71 @@ private func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month
 
 private func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let g = state.glyphs
-    let end = state.date.adding(-state.weekOffset)
-    let days = (0..<14).map { end.adding($0 - 13) }
+    let end = state.weekEnd
+    let days = state.weekDays
     var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
     x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
-    b.put("the 14 days to \(end)", x: x, y: 0, role: .header)
-    let gridX = max(14, min(30, state.width - 14 * 3 - 2))
+    b.put("the \(days.count) days to \(end)", x: x, y: 0, role: .header)
+    let gridX = state.weekGridX
     for (i, d) in days.enumerated() {
         let label = String(weekdayNames[d.weekday.rawValue - 1].prefix(2))
-        b.put(label, x: gridX + i * 3, y: 2, role: d == state.today ? .accent : .dim)
-        b.put(String(d.components.day), x: gridX + i * 3, y: 3, role: d == state.today ? .accent : .dim)
+        let role: Role = d == state.cursorDay ? .header : d == state.today ? .accent : .dim
+        b.put(label, x: gridX + i * 3, y: 2, role: role)
+        b.put(String(d.components.day), x: gridX + i * 3, y: 3, role: role)
     }
-    let habits = state.habits.habits.filter { ($0.fields.archivedFrom ?? .latest) > days[0] }
-    let bottom = state.height - 4
-    for (row, habit) in habits.enumerated() {
-        let y = 4 + row
-        guard y <= bottom else {
-            b.put("… \(habits.count - row) more", x: 1, y: bottom, role: .dim)
-            break
-        }
-        b.put(habit.name, x: 1, y: y, role: .normal, limit: gridX - 2)
+    let habits = state.weekHabits
+    // The last line of the list area tells what the selected cell holds.
+    let bottom = state.height - 5
+    let visible = max(1, bottom - 4 + 1)
+    let cursor = habits.firstIndex { $0.id == state.cursorHabit }
+    let first = max(0, min((cursor ?? 0) - visible + 1, habits.count - visible))
+    for (row, habit) in habits.enumerated().dropFirst(first).prefix(visible) {
+        let y = 4 + row - first
+        let selected = row == cursor
+        b.put(selected ? g.selected : " ", x: 0, y: y, role: .accent)
+        b.put(habit.name, x: 1, y: y, role: selected ? .header : .normal, limit: gridX - 2)
         let history = state.habits.history(habit, through: min(end, state.today), settings: state.settings)
-        let byDay = Dictionary(uniqueKeysWithValues: history.suffix(14).map { ($0.day, $0) })
+        let byDay = Dictionary(uniqueKeysWithValues: history.suffix(days.count).map { ($0.day, $0) })
         for (i, d) in days.enumerated() {
+            if selected && d == state.cursorDay {
+                b.put("[", x: gridX + i * 3 - 1, y: y, role: .accent)
+                b.put("]", x: gridX + i * 3 + 1, y: y, role: .accent)
+            }
             guard let s = byDay[d] else { continue }
             let (glyph, role) = dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed,
                                          progress: s.progress, kind: habit.kind, scheduled: s.scheduled, g)
-            b.put(s.scheduled || s.progress > 0 || s.skipped ? glyph : g.unscheduled, x: gridX + i * 3, y: y, role: role)
+            b.put(s.scheduled || s.progress > 0 || s.skipped ? glyph : g.unscheduled, x: gridX + i * 3, y: y,
+                  role: role)
         }
     }
-    if habits.isEmpty { b.put("No habits yet.", x: 3, y: 5, role: .dim) }
+    if habits.count > visible {
+        b.put("\(first + 1)-\(first + min(visible, habits.count - first)) of \(habits.count)", x: 1, y: 1, role: .dim)
+    }
+    if habits.isEmpty {
+        b.put("No habits yet.", x: 3, y: 5, role: .dim)
+    } else if let id = state.cursorHabit, let habit = state.habits.habit(id) {
+        b.put(dayDescription(habit, state.cursorDay, state), x: 1, y: bottom + 1, role: .normal, limit: state.width - 2)
+    }
+}
+
+/// "Drink water · Thu 19 Nov 2026: 5/8 glasses · difficulty 3 · “note”": what a day of a
+/// habit holds, for the week grid's and the calendar's cursor.
+func dayDescription(_ habit: Habit, _ day: LocalDay, _ state: AppState, name: Bool = true) -> String {
+    let s = state.habits.summary(habit, on: day, today: state.today, settings: state.settings)
+    var parts: [String] = []
+    let title = dateTitle(day, today: state.today).0
+    parts.append(name ? "\(Sanitize.display(habit.name)) \(state.glyphs.separator) \(title)" : title)
+    let unit = habit.fields.unit.map { " " + Sanitize.display($0) } ?? ""
+    var what = habit.kind == .build ? "\(Amount.format(s.progress))/\(Amount.format(habit.goal))\(unit)"
+                                    : "\(Amount.format(s.progress)) (at most \(Amount.format(habit.goal)))\(unit)"
+    if s.skipped { what += ", skipped" }
+    if day < habit.startDate { what = "before it starts (\(habit.startDate))" }
+    var line = parts.joined() + ": " + what
+    if let d = s.difficulty { line += " \(state.glyphs.separator) difficulty \(d)" }
+    if let note = state.habits.note(habit.id, day) {
+        line += " \(state.glyphs.separator) " + Sanitize.display(note).replacingOccurrences(of: "\n", with: " / ")
+    }
+    return line
 }
 
 // MARK: Help
@@ -563,6 +636,7 @@ private func modeTitle(_ mode: Mode) -> String {
     case .rating: "How hard was it?"
     case .form: "Add / edit form"
     case .confirm: "Questions"
+    case .amount: "Amount prompt"
     }
 }
 
@@ -589,19 +663,19 @@ private func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitFo
     for field in fields {
         guard y < y0 + h - 2 else { break }
         let focused = field == form.focus
-        let label = TextWidth.fit(field.label, 13)
+        let label = TextWidth.fit(form.label(field), 15)
         b.put(focused ? state.glyphs.selected : " ", x: x0 + 1, y: y, role: .accent)
         b.put(label, x: x0 + 3, y: y, role: focused ? .header : .dim)
         let value = form.text(field) + (focused && field != .kind ? "_" : "")
-        b.put(value, x: x0 + 17, y: y, role: focused ? .selection : .normal, limit: w - 19)
+        b.put(value, x: x0 + 19, y: y, role: focused ? .selection : .normal, limit: w - 21)
         let problem = form.problem(field, in: state.habits)
         let note = problem ?? (focused ? field.hint : "")
         if !compact {
             y += 1
-            b.put(note, x: x0 + 17, y: y, role: problem == nil ? .dim : .statusError, limit: w - 19)
+            b.put(note, x: x0 + 19, y: y, role: problem == nil ? .dim : .statusError, limit: w - 21)
         } else if let problem {
-            b.put(" " + problem, x: x0 + 17 + TextWidth.of(value), y: y, role: .statusError,
-                  limit: max(0, w - 19 - TextWidth.of(value)))
+            b.put(" " + problem, x: x0 + 19 + TextWidth.of(value), y: y, role: .statusError,
+                  limit: max(0, w - 21 - TextWidth.of(value)))
         }
         y += 1
     }

@@ -222,6 +222,7 @@ enum TerminalApp {
             let h = try habit(id)
             return delta > 0 ? try Edits.checkIn(h, on: day, amount: delta, today: today, in: state)
                              : try Edits.uncheck(h, on: day, amount: -delta, today: today, in: state)
+        case .setTotal(let id, let day, let total): return try Edits.setTotal(try habit(id), on: day, total, today: today, in: state)
         case .skip(let id, let day, let on): return try Edits.setSkipped(try habit(id), on: day, on, today: today, in: state)
         case .rate(let id, let day, let r): return try Edits.rate(try habit(id), on: day, r, today: today, in: state)
         case .add(let fields): return try Edits.add(newID, fields, in: state)
@@ -235,12 +236,19 @@ enum TerminalApp {
     static func describe(_ w: Write, newID: HabitID, state: HabitState, today: LocalDay, settings: RuleSettings) -> String {
         func name(_ id: HabitID) -> String { state.habit(id).map { "'\(Sanitize.display($0.name))'" } ?? "the habit" }
         switch w {
-        case .progress(let id, let day, let delta):
+        case .progress(let id, let day, _), .setTotal(let id, let day, _):
             guard let h = state.habit(id) else { return "Done" }
             let s = state.summary(h, on: day, today: today, settings: settings)
             let unit = h.fields.unit.map { " " + $0 } ?? ""
             let amount = h.kind == .build ? "\(s.progress)/\(h.goal)\(unit)" : "\(s.progress) (at most \(h.goal))\(unit)"
-            let verb = delta > 0 ? "Checked in" : "Took back one from"
+            let verb: String
+            switch w {
+            case .progress(_, _, Amount.scale): verb = "Checked in"
+            case .progress(_, _, -Amount.scale): verb = "Took back one from"
+            case .progress(_, _, let d) where d > 0: verb = "Added \(Amount.format(d)) to"
+            case .progress(_, _, let d): verb = "Took back \(Amount.format(-d)) from"
+            default: verb = "Set"
+            }
             let extra = h.kind == .build && s.completed ? " — done! streak \(s.streak)" : s.exceeded ? " — over the limit" : ""
             return "\(verb) \(name(id)): \(amount)\(day == today ? "" : " on \(day)")\(extra)"
         case .skip(let id, let day, let on): return on ? "Skipped \(name(id)) on \(day): the streak is safe" : "Unskipped \(name(id)) on \(day)"
