@@ -19,6 +19,8 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case undo, skip
     /// Asks for an amount to add, take back (`-2`) or set as the day's total (`=8`).
     case amount
+    /// The same prompt, started with `=`: what is typed becomes the day's total.
+    case total
     case previousDay = "previous-day", nextDay = "next-day", today
     case previousWeek = "previous-week", nextWeek = "next-week"
     case previousMonth = "previous-month", nextMonth = "next-month"
@@ -104,7 +106,8 @@ public struct KeyMap: Hashable, Sendable {
         [
             Binding(mode, k("space"), .checkIn, "check in", footer: footer.contains(.checkIn)),
             Binding(mode, k("x", "backspace"), .uncheck, "take back", footer: footer.contains(.uncheck)),
-            Binding(mode, k("n", "="), .amount, "amount", footer: footer.contains(.amount)),
+            Binding(mode, k("n"), .amount, "amount", footer: footer.contains(.amount)),
+            Binding(mode, k("="), .total, "set the day's total"),
             Binding(mode, k("1"), .rate1, "rate very easy"),
             Binding(mode, k("2"), .rate2, "rate easy"),
             Binding(mode, k("3"), .rate3, "rate medium"),

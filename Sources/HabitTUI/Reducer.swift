@@ -202,12 +202,14 @@ private func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ s
         return write(.rate(habit.id, day, command.rating), &state)
     case .skip:
         return write(.skip(habit.id, day, !s.skipped), &state)
-    case .amount:
+    case .amount, .total:
         do { try Edits.checkDay(habit, day, today: state.today) } catch {
             state.message = Message((error as? CoreError)?.description ?? "\(error)", .error)
             return []
         }
-        state.overlay = .amount(AmountPrompt(habit: habit.id, day: day))
+        var prompt = AmountPrompt(habit: habit.id, day: day)
+        if command == .total { prompt.text = "=" }
+        state.overlay = .amount(prompt)
         return []
     default:
         return []
@@ -216,7 +218,7 @@ private func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ s
 
 /// Whether a command is one of `dayCommand`'s.
 private func isDayCommand(_ command: Command) -> Bool {
-    [.checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount].contains(command)
+    [.checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total].contains(command)
 }
 
 /// Checks a write against the rules before asking for it; shows the reason when refused.
@@ -275,7 +277,7 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         }
         state.selectedID = state.rows[next].habit.id
         return []
-    case .checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount:
+    case .checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total:
         guard let row else { return noHabit(&state) }
         return dayCommand(command, row.habit, state.date, &state)
     case .undo:

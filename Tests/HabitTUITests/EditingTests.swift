@@ -21,7 +21,7 @@ final class EditingTests: XCTestCase {
 
     func testPlusAddsMinusTakesBackAndEqualsSetsTheDaysTotal() {
         var app = World.app()
-        press(&app, .char("="))
+        press(&app, .char("n"))
         type(&app, "+2")
         XCTAssertEqual(press(&app, .enter), [.write(.progress(World.water, today, 2 * unit))])
         press(&app, .char("n"))
@@ -32,6 +32,15 @@ final class EditingTests: XCTestCase {
         XCTAssertEqual(press(&app, .enter), [.write(.setTotal(World.water, today, 5 * unit))])
         // Water has 3/8 today: none of these completed it, so no question followed.
         XCTAssertNil(app.overlay)
+    }
+
+    func testTheEqualsKeyStartsThePromptWithEqualsSoTheNumberIsTheDaysTotal() {
+        var app = World.app()
+        press(&app, .char("="))
+        guard case .amount(let prompt) = app.overlay else { return XCTFail("no prompt") }
+        XCTAssertEqual(prompt.text, "=")
+        type(&app, "6")
+        XCTAssertEqual(press(&app, .enter), [.write(.setTotal(World.water, today, 6 * unit))])
     }
 
     func testAnAmountThatCompletesTheHabitAsksHowHardItWas() {
