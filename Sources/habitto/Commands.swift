@@ -23,7 +23,7 @@ enum Specs {
 
     static let all: [CommandSpec] = [
         CommandSpec(name: "add", arguments: ["NAME"], summary: "Add a habit.", options: fieldOptions,
-                    notes: "Names are 1 to 64 characters without control characters, unique among habits."),
+                    notes: "Names are 1 to 64 characters without control or invisible characters, unique among habits."),
         CommandSpec(name: "edit", arguments: ["HABIT"], summary: "Change a habit's fields.",
                     options: [OptionSpec(name: "--name", value: "NAME", help: "new name")] + fieldOptions
                         + [OptionSpec(name: "--build", value: nil, help: "make it a build habit (at least goal)")]),

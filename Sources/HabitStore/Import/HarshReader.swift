@@ -124,7 +124,7 @@ struct HarshHabit {
             throw ImportError("\(location): the habit name is empty; expected 'Name: frequency' (for example 'Gym: 3/7')")
         }
         if fixed {
-            notes.disagree(location, "the name '\(ImportText.shown(sourceName))' is not a valid Habitto name (1–64 characters, no control characters); imported as '\(name)'")
+            notes.disagree(location, "the name '\(ImportText.shown(sourceName))' is not a valid Habitto name (1–64 characters, no control or invisible characters); imported as '\(name)'")
         }
         let (schedule, problem) = try HarshHabit.schedule(ImportText.trimmed(String(text[separator.upperBound...])), location: location)
         notes.disagree(location, problem)

@@ -19,14 +19,15 @@ enum ImportText {
     }
 
     /// A habit name Habitto accepts: the trimmed text when it is valid; otherwise control
-    /// characters become spaces and the text is cut to 64 characters (`fixed` is true).
+    /// characters become spaces, invisible ones are removed and the text is cut to 64
+    /// characters (`fixed` is true).
     /// Nil when nothing usable is left.
     static func habitName(_ raw: String) -> (name: String, fixed: Bool)? {
         let plain = trimmed(raw)
         if (try? Validate.name(plain)) != nil { return (plain, false) }
         var scalars = String.UnicodeScalarView()
         for u in plain.unicodeScalars { scalars.append(Sanitize.isForbidden(u) ? " " : u) }
-        var name = trimmed(String(scalars))
+        var name = trimmed(Sanitize.removingInvisible(String(scalars)))
         if name.count > maxNameCharacters { name = trimmed(String(name.prefix(maxNameCharacters))) }
         guard (try? Validate.name(name)) != nil else { return nil }
         return (name, true)
