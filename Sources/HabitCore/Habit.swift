@@ -58,14 +58,14 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         }
         if t.hasPrefix("every:") {
             guard let n = Int(t.dropFirst(6)), (1...365).contains(n) else {
-                throw CoreError.invalid("schedule '\(text)': every:N needs a whole number N from 1 to 365")
+                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): every:N needs a whole number N from 1 to 365")
             }
             self = n == 1 ? .daily : .everyNDays(n)
             return
         }
         if t.hasSuffix("/week") {
             guard let n = Int(t.dropLast(5)), (1...7).contains(n) else {
-                throw CoreError.invalid("schedule '\(text)': N/week needs a whole number N from 1 to 7")
+                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): N/week needs a whole number N from 1 to 7")
             }
             self = n == 7 ? .daily : .perWeek(n)
             return
@@ -74,7 +74,7 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         for part in t.split(separator: ",", omittingEmptySubsequences: false) {
             guard let d = Weekday(name: part.trimmingCharacters(in: .whitespaces)) else {
                 throw CoreError.invalid(
-                    "schedule '\(text)' not understood: use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
+                    "schedule \(Sanitize.quoted(text)) not understood: use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
             }
             days.insert(d)
         }
@@ -359,6 +359,10 @@ public enum Sanitize {
         return nil
     }
 
+    /// A value from outside (typed, read from a file or a remote, a path) as a message shows
+    /// it: in single quotes, with every forbidden scalar replaced (`display`).
+    public static func quoted(_ s: String) -> String { "'" + display(s) + "'" }
+
     /// The text with every forbidden scalar replaced by U+FFFD.
     public static func display(_ s: String) -> String {
         guard s.unicodeScalars.contains(where: isForbidden) else { return s }
@@ -376,10 +380,11 @@ public enum Limits {
     public static let maxChange = 1_000_000
 }
 
-/// The one error type of HabitCore: a rule was broken. The message says what to do.
+/// The one error type of HabitCore: a rule was broken. The message says what to do; its
+/// description is safe to print (`Sanitize.display`), whatever outside value it quotes.
 public enum CoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case invalid(String)
     public var description: String {
-        switch self { case .invalid(let m): return m }
+        switch self { case .invalid(let m): return Sanitize.display(m) }
     }
 }

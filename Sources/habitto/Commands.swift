@@ -500,13 +500,13 @@ extension Runner {
             if await repo.state.operationCount > 0 { _ = try await repo.backup(reason: "before-remote") }
             let report = await engine.syncOnce(force: true)
             if let skipped = report.skipped {
-                Output.line("Remote set to \(spec) (account \(account)); not synced yet: \(skipped). Run 'habitto sync' to push and verify")
+                Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). Run 'habitto sync' to push and verify")
                 return
             }
             if let error = report.error {
-                throw CLIError(message: "remote set to \(spec) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
+                throw CLIError(message: "remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
             }
-            Output.line("Remote set to \(spec) (account \(account)): pushed \(report.pushed) operations, pulled \(report.pulled); verified")
+            Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)): pushed \(report.pushed) operations, pulled \(report.pulled); verified")
         default:
             throw CLIError.usage("remote takes 'set SPEC' or 'show'")
         }
