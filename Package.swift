@@ -44,6 +44,8 @@ let package = Package(
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
         .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),
+        // Seeded fuzzing of every decoder of outside bytes (HABITTO_FUZZ_SEED, HABITTO_FUZZ_FACTOR).
+        .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
         // Runs the habitto binary as a process (built with everything by `swift build`).

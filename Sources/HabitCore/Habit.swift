@@ -58,14 +58,14 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         }
         if t.hasPrefix("every:") {
             guard let n = Int(t.dropFirst(6)), (1...365).contains(n) else {
-                throw CoreError.invalid("schedule '\(text)': every:N needs a whole number N from 1 to 365")
+                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): every:N needs a whole number N from 1 to 365")
             }
             self = n == 1 ? .daily : .everyNDays(n)
             return
         }
         if t.hasSuffix("/week") {
             guard let n = Int(t.dropLast(5)), (1...7).contains(n) else {
-                throw CoreError.invalid("schedule '\(text)': N/week needs a whole number N from 1 to 7")
+                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): N/week needs a whole number N from 1 to 7")
             }
             self = n == 7 ? .daily : .perWeek(n)
             return
@@ -74,7 +74,7 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         for part in t.split(separator: ",", omittingEmptySubsequences: false) {
             guard let d = Weekday(name: part.trimmingCharacters(in: .whitespaces)) else {
                 throw CoreError.invalid(
-                    "schedule '\(text)' not understood: use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
+                    "schedule \(Sanitize.quoted(text)) not understood: use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
             }
             days.insert(d)
         }
@@ -190,12 +190,14 @@ public struct Habit: Hashable, Sendable, Identifiable {
 /// The rules for user-entered text. Each throws `CoreError.invalid` with a message that
 /// says what is allowed.
 public enum Validate {
-    /// 1–64 characters, no control characters, no leading or trailing space.
+    /// 1–64 characters, no control characters, no invisible characters (see
+    /// `Sanitize.invisibleScalar(in:)`), no leading or trailing space.
     public static func name(_ s: String) throws {
         if s.isEmpty || s.allSatisfy(\.isWhitespace) { throw CoreError.invalid("habit name is empty: give 1 to 64 characters") }
         if s.count > 64 { throw CoreError.invalid("habit name is \(s.count) characters long: use at most 64") }
         try fitsEncoding(s, what: "habit name")
         try noControl(s, what: "habit name", allowNewline: false)
+        try noInvisible(s, what: "habit name")
         if s.first!.isWhitespace || s.last!.isWhitespace {
             throw CoreError.invalid("habit name must not start or end with a space")
         }
@@ -205,6 +207,7 @@ public enum Validate {
         guard s.count == 1, !s.first!.isWhitespace else { throw CoreError.invalid("icon must be exactly one character or emoji") }
         try fitsEncoding(s, what: "icon")
         try noControl(s, what: "icon", allowNewline: false)
+        try noInvisible(s, what: "icon")
     }
     /// Named colours and `#RRGGBB`.
     public static let colorNames = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
@@ -228,12 +231,14 @@ public enum Validate {
         guard !s.isEmpty, s.count <= 24 else { throw CoreError.invalid("unit must be 1 to 24 characters") }
         try fitsEncoding(s, what: "unit")
         try noControl(s, what: "unit", allowNewline: false)
+        try noInvisible(s, what: "unit")
     }
     /// 1–32 characters, no control characters, no leading or trailing space.
     public static func group(_ s: String) throws {
         guard !s.isEmpty, s.count <= 32 else { throw CoreError.invalid("group must be 1 to 32 characters") }
         try fitsEncoding(s, what: "group")
         try noControl(s, what: "group", allowNewline: false)
+        try noInvisible(s, what: "group")
         if s.first!.isWhitespace || s.last!.isWhitespace {
             throw CoreError.invalid("group must not start or end with a space")
         }
@@ -260,9 +265,20 @@ public enum Validate {
     static func noControl(_ s: String, what: String, allowNewline: Bool) throws {
         for scalar in s.unicodeScalars where Sanitize.isForbidden(scalar) {
             if allowNewline && scalar == "\n" { continue }
-            let code = String(scalar.value, radix: 16, uppercase: true)
-            throw CoreError.invalid("\(what) contains a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)): remove it")
+            throw CoreError.invalid("\(what) contains a control character (\(codePoint(scalar))): remove it")
         }
+    }
+
+    /// Labels (names, icons, units, groups) must show what they hold.
+    static func noInvisible(_ s: String, what: String) throws {
+        if let scalar = Sanitize.invisibleScalar(in: s) {
+            throw CoreError.invalid("\(what) contains an invisible character (\(codePoint(scalar))): remove it")
+        }
+    }
+
+    static func codePoint(_ u: Unicode.Scalar) -> String {
+        let code = String(u.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
     }
 }
 
@@ -276,6 +292,77 @@ public enum Sanitize {
         default: return false
         }
     }
+    /// Scalars that show nothing, or only blank space, on their own: every format character
+    /// (Unicode category Cf: zero-width space, joiners, direction marks U+200E/U+200F/U+061C,
+    /// word joiner and invisible operators U+2060–U+2064, U+180E, U+FEFF, tag characters),
+    /// the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), the blank braille pattern
+    /// (U+2800), the combining grapheme joiner (U+034F), the Khmer inherent vowels (U+17B4,
+    /// U+17B5) and the variation selectors.
+    public static func isInvisible(_ u: Unicode.Scalar) -> Bool {
+        switch u.value {
+        case 0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B...0x180F, 0x2800, 0x3164, 0xFFA0,
+             0xFE00...0xFE0F, 0xE0100...0xE01EF: return true
+        default: return u.properties.generalCategory == .format
+        }
+    }
+
+    /// The first invisible scalar (`isInvisible`) that a label may not hold, or nil. Three
+    /// uses of invisible scalars are part of visible text and are kept: a variation selector
+    /// right after a visible character (❤️), a zero-width joiner or non-joiner between two
+    /// visible characters (👨‍👩‍👧, Persian and Indic words), and the tag characters of an
+    /// emoji flag (🏴 followed by tags U+E0020–U+E007E and the cancel tag U+E007F).
+    public static func invisibleScalar(in s: String) -> Unicode.Scalar? {
+        let u = Array(s.unicodeScalars)
+        return invisibleIndex(in: u).map { u[$0] }
+    }
+
+    /// The text without the invisible scalars a label may not hold (for importers, which
+    /// repair what another tracker allowed).
+    public static func removingInvisible(_ s: String) -> String {
+        var u = Array(s.unicodeScalars)
+        while let i = invisibleIndex(in: u) { u.remove(at: i) }
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: u)
+        return String(out)
+    }
+
+    private static func invisibleIndex(in u: [Unicode.Scalar]) -> Int? {
+        func isVariationSelector(_ v: UInt32) -> Bool {
+            (0xFE00...0xFE0F).contains(v) || (0xE0100...0xE01EF).contains(v) || (0x180B...0x180D).contains(v) || v == 0x180F
+        }
+        func isTag(_ i: Int) -> Bool { u.indices.contains(i) && (0xE0020...0xE007E).contains(u[i].value) }
+        func visible(_ i: Int) -> Bool {
+            u.indices.contains(i) && !isInvisible(u[i]) && !isForbidden(u[i]) && !u[i].properties.isWhitespace
+        }
+        var i = 0
+        while i < u.count {
+            let v = u[i].value
+            if v == 0x1F3F4, isTag(i + 1) {
+                // An emoji tag sequence: tags, then the cancel tag that ends it.
+                var j = i + 1
+                while isTag(j) { j += 1 }
+                guard j < u.count, u[j].value == 0xE007F else { return j - 1 }
+                i = j + 1
+                continue
+            }
+            if isInvisible(u[i]) {
+                if isVariationSelector(v), visible(i - 1) { i += 1; continue }
+                if v == 0x200C || v == 0x200D {
+                    var before = i - 1
+                    while before >= 0, isVariationSelector(u[before].value) { before -= 1 }
+                    if visible(before), visible(i + 1) { i += 1; continue }
+                }
+                return i
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// A value from outside (typed, read from a file or a remote, a path) as a message shows
+    /// it: in single quotes, with every forbidden scalar replaced (`display`).
+    public static func quoted(_ s: String) -> String { "'" + display(s) + "'" }
+
     /// The text with every forbidden scalar replaced by U+FFFD.
     public static func display(_ s: String) -> String {
         guard s.unicodeScalars.contains(where: isForbidden) else { return s }
@@ -296,10 +383,11 @@ public enum Limits {
     public static let maxDayProgress = 1_000_000
 }
 
-/// The one error type of HabitCore: a rule was broken. The message says what to do.
+/// The one error type of HabitCore: a rule was broken. The message says what to do; its
+/// description is safe to print (`Sanitize.display`), whatever outside value it quotes.
 public enum CoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case invalid(String)
     public var description: String {
-        switch self { case .invalid(let m): return m }
+        switch self { case .invalid(let m): return Sanitize.display(m) }
     }
 }

@@ -51,7 +51,7 @@ public final class Terminal {
     }
 
     /// Sets the locale from the environment, starts ncurses (cbreak, no echo, keypad, no
-    /// newline translation, hidden cursor, 25 ms escape delay, non-blocking reads) and
+    /// newline translation, no XON/XOFF flow control, hidden cursor, 25 ms escape delay, non-blocking reads) and
     /// colours (unless `NO_COLOR` is set and non-empty, or the terminal has none), and
     /// installs `theme`. Throws `TerminalError` if the terminal cannot be used (unknown
     /// `TERM`, for instance); the process is not exited and the terminal is left as it was.
@@ -88,6 +88,7 @@ public final class Terminal {
         leaveok(window, true)
         curs_set(0)
         set_escdelay(25)
+        Self.turnOffFlowControl()
         // Keypad Enter in application mode, which some terminal descriptions (tmux's) omit.
         if key_defined("\u{1B}OM") == 0 { define_key("\u{1B}OM", KEY_ENTER) }
 
@@ -273,6 +274,19 @@ public final class Terminal {
         guard fds[1].revents & Int16(POLLIN) != 0 else { return false }
         Self.drain(wakeFD)
         return true
+    }
+
+    /// Turns XON/XOFF flow control off, so that Ctrl-S reaches the UI as a key instead of
+    /// freezing its output until Ctrl-Q. ncurses records the result as the program's mode
+    /// (`def_prog_mode`), so a resume after Ctrl-Z puts it back, while `endwin` (quit, an
+    /// error, a signal, Ctrl-Z) restores the shell's mode saved by `newterm`, flow control
+    /// included.
+    private static func turnOffFlowControl() {
+        var mode = termios()
+        guard tcgetattr(STDIN_FILENO, &mode) == 0 else { return }
+        mode.c_iflag &= ~tcflag_t(IXON | IXOFF)
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &mode) == 0 else { return }
+        def_prog_mode()
     }
 
     /// Reads whatever is waiting on `fd` without ever blocking (even if `fd` blocks).

@@ -23,7 +23,7 @@ enum Specs {
 
     static let all: [CommandSpec] = [
         CommandSpec(name: "add", arguments: ["NAME"], summary: "Add a habit.", options: fieldOptions,
-                    notes: "Names are 1 to 64 characters without control characters, unique among habits."),
+                    notes: "Names are 1 to 64 characters without control or invisible characters, unique among habits."),
         CommandSpec(name: "edit", arguments: ["HABIT"], summary: "Change a habit's fields.",
                     options: [OptionSpec(name: "--name", value: "NAME", help: "new name")] + fieldOptions
                         + [OptionSpec(name: "--build", value: nil, help: "make it a build habit (at least goal)")]),
@@ -514,13 +514,13 @@ extension Runner {
             let report = await engine.syncOnce(force: true)
             Self.warnNewRemoteProblems(report)
             if let skipped = report.skipped {
-                Output.line("Remote set to \(spec) (account \(account)); not synced yet: \(skipped). Run 'habitto sync' to push and verify")
+                Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). Run 'habitto sync' to push and verify")
                 return
             }
             if let error = report.error {
-                throw CLIError(message: "remote set to \(spec) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
+                throw CLIError(message: "remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
             }
-            Output.line("Remote set to \(spec) (account \(account)): pushed \(report.pushed) operations, pulled \(report.pulled); verified")
+            Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)): pushed \(report.pushed) operations, pulled \(report.pulled); verified")
         default:
             throw CLIError.usage("remote takes 'set SPEC' or 'show'")
         }

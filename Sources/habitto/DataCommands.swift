@@ -354,7 +354,7 @@ extension Runner {
                                            : "remote: holds \(missingHere) operations of other devices not pulled here yet (habitto sync)")
             return (passed, findings)
         } catch {
-            return ([], [Finding(check: "remote", problem: "\(spec) could not be checked (\(error))", fix: "check the network and the remote settings (habitto status), then run the doctor again")])
+            return ([], [Finding(check: "remote", problem: "\(Sanitize.display(spec)) could not be checked (\(error))", fix: "check the network and the remote settings (habitto status), then run the doctor again")])
         }
     }
 }

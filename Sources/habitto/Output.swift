@@ -5,13 +5,19 @@ import HabitStore
 import Glibc
 #endif
 
-/// Text and JSON output of the commands. Every user-supplied text is sanitised before it
-/// reaches the terminal.
+/// Text and JSON output of the commands. Every line of text goes through `Sanitize.display`
+/// here, so no value from outside (a name, a path, a remote's answer) can reach the terminal
+/// as an escape sequence, whichever message quotes it. `raw` is for documents (JSON, CSV,
+/// help), which escape or validate what they hold.
 enum Output {
-    static func line(_ s: String) { raw(s + "\n") }
+    static func line(_ s: String) {
+        raw(s.split(separator: "\n", omittingEmptySubsequences: false).map { Sanitize.display(String($0)) }
+            .joined(separator: "\n") + "\n")
+    }
     static func raw(_ s: String) { print(s, terminator: "") }
+    /// One line on standard error (a newline inside it is shown as U+FFFD).
     static func err(_ s: String) {
-        let bytes = Array((s + "\n").utf8)
+        let bytes = Array((Sanitize.display(s) + "\n").utf8)
         var done = 0
         while done < bytes.count {
             let n = bytes[done...].withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }

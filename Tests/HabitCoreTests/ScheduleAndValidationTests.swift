@@ -166,6 +166,48 @@ final class ValidationTests: XCTestCase {
         XCTAssertThrowsError(try fields("Read\u{1B}[31m").validate())
     }
 
+    func testNamesWithInvisibleOrBlankLookingCharactersAreRejected() {
+        for scalar: UInt32 in [0x200B, 0x200E, 0x200F, 0x061C, 0xFEFF, 0x00AD, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064,
+                               0x180E, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x034F, 0xE0001, 0xE0041] {
+            let u = String(Unicode.Scalar(scalar)!)
+            assertInvalidName(u)
+            assertInvalidName("Read" + u)
+            assertInvalidName("Re" + u + "ad")
+            XCTAssertThrowsError(try Validate.name("Re" + u + "ad")) { error in
+                let code = String(scalar, radix: 16, uppercase: true)
+                let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
+                XCTAssertEqual("\(error)", "habit name contains an invisible character (U+\(padded)): remove it")
+            }
+        }
+        // Joiners and variation selectors with nothing visible to attach to.
+        assertInvalidName("\u{200D}")
+        assertInvalidName("Read\u{200D}")
+        assertInvalidName("\u{200D}Read")
+        assertInvalidName("Read \u{200C}now")
+        assertInvalidName("\u{FE0F}")
+        assertInvalidName("\u{FE0F}Read")
+        assertInvalidName("Read \u{FE0F}")
+        // Tag characters outside an emoji flag, or a flag sequence left open.
+        assertInvalidName("Read\u{E0067}\u{E0062}\u{E007F}")
+        assertInvalidName("\u{1F3F4}\u{E0067}\u{E0062}")
+        // The same rule holds for the other labels.
+        XCTAssertThrowsError(try Validate.icon("\u{3164}"))
+        XCTAssertThrowsError(try Validate.unit("pa\u{200B}ges"))
+        XCTAssertThrowsError(try Validate.group("\u{2800}"))
+    }
+
+    func testVisibleTextThatUsesJoinersAndSelectorsIsAccepted() {
+        XCTAssertNoThrow(try Validate.name("👨‍👩‍👧 family time"))         // ZWJ between emoji
+        XCTAssertNoThrow(try Validate.name("🏳️‍🌈 pride"))                // selector, then ZWJ
+        XCTAssertNoThrow(try Validate.name("👩🏽‍💻 code"))                // skin tone, then ZWJ
+        XCTAssertNoThrow(try Validate.name("❤️ cardio"))                  // emoji presentation selector
+        XCTAssertNoThrow(try Validate.name("می\u{200C}خواهم"))           // Persian ZWNJ between letters
+        XCTAssertNoThrow(try Validate.name("\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F} tea")) // England flag
+        XCTAssertNoThrow(try Validate.icon("❤️"))
+        XCTAssertEqual(Sanitize.removingInvisible("\u{200B}Re\u{200E}ad\u{FEFF}"), "Read")
+        XCTAssertEqual(Sanitize.removingInvisible("👨‍👩‍👧\u{200D}"), "👨‍👩‍👧")
+    }
+
     func testControlCharacterMessageNamesTheOffendingCodePoint() {
         XCTAssertThrowsError(try Validate.name("Read\u{1B}[31m")) { error in
             XCTAssertTrue("\(error)".contains("U+001B"), "\(error)")

@@ -516,6 +516,21 @@ final class ImportReaderTests: XCTestCase {
         XCTAssertTrue(message.hasPrefix("habits:4: the habit 'gym' is already defined on habits:1"), message)
     }
 
+    func testHarshHeadingLongerThanAGroupIsCutToOneTheRepositoryAccepts() throws {
+        // Found by the fuzzer: a 33–64 character heading passed as a name but not as a group,
+        // so the import was planned and then refused when written.
+        let heading = String(repeating: "Long heading ", count: 4) // 52 characters
+        try write("harsh/habits", "! \(heading)\nGym: 1\n!   \nSwim: 1\n")
+        let plan = try HarshReader.read(path: temp + "/harsh")
+        let group = try XCTUnwrap(plan.habits.first?.group)
+        XCTAssertEqual(group, "Long heading Long heading Long h")
+        XCTAssertNoThrow(try Validate.group(group))
+        XCTAssertNil(plan.habits.last?.group)
+        XCTAssertEqual(plan.disagreements.map(\.text), [
+            "habits:1: the heading '\(heading.trimmingCharacters(in: .whitespaces))' is not a valid Habitto group (1–32 characters, no control or invisible characters); used 'Long heading Long heading Long h'",
+        ])
+    }
+
     func testHarshFrequenciesAndNames() throws {
         try write("harsh/habits", "Time: 10:30: 3w  \r\nFloss: 7w\nSwim: 2/5\nDaily-ish: 9/7\nYearly: 400\nWeekly: 1/7\n")
         let plan = try HarshReader.read(path: temp + "/harsh")

@@ -31,6 +31,9 @@ final class CommandLineTests: XCTestCase {
             (["add", "Bell\u{7}"], 1, "control character"),
             (["add", "Two\nlines"], 1, "control character"),
             (["add", "Evil\u{202E}txt"], 1, "control character"),
+            (["add", "Zero\u{200B}width"], 1, "invisible character"),
+            (["add", "\u{3164}"], 1, "invisible character"),
+            (["add", "X", "--icon", "\u{2800}"], 1, "invisible character"),
             (["add", "read"], 1, "already exists"),
             (["add", "X", "--goal", "0"], 1, "goal"),
             (["add", "X", "--goal", "many"], 1, "--goal"),
@@ -38,6 +41,9 @@ final class CommandLineTests: XCTestCase {
             (["add", "X", "--schedule", "every:0"], 1, "every:N"),
             (["add", "X", "--schedule", "8/week"], 1, "N/week"),
             (["add", "X", "--schedule", "fortnightly"], 1, "schedule"),
+            (["add", "X", "--schedule", "\u{1B}[2J\u{1B}]0;pwned\u{7}daily"], 1, "schedule"),
+            (["add", "X", "--schedule", "every:\u{1B}[31m"], 1, "every:N"),
+            (["add", "X", "--schedule", "\u{1B}[31m/week"], 1, "N/week"),
             (["add", "X", "--limit", "--schedule", "3/week"], 1, "limit habit"),
             (["add", "X", "--start", "2026-02-30"], 1, "invalid date"),
             (["add", "X", "--icon", "ab"], 1, "icon"),
@@ -76,6 +82,11 @@ final class CommandLineTests: XCTestCase {
             (["stats", "--json", "--json"], 0, ""),
             (["export", "--format", "xml"], 2, "format"),
             (["import", "x", "--from", "loop"], 2, "import format"),
+            (["import", "/nonexistent/\u{1B}[2Jdump.json", "--from", "json"], 1, "cannot be read"),
+            (["import", "/nonexistent/\u{1B}[2Jdump.json", "--from", "habitto-legacy"], 1, "cannot be read"),
+            (["import", "/nonexistent/\u{1B}[2Jloop", "--from", "loop-csv"], 1, "cannot be read"),
+            (["import", "/nonexistent/\u{1B}[2Jharsh", "--from", "harsh"], 1, "cannot be read"),
+            (["remote", "set", "\u{1B}[2J://x"], 1, "remote"),
             (["backup", "restore"], 2, "needs an ID"),
             (["backup", "restore", "x", "--merge", "--replace"], 2, "exactly one"),
             (["backup", "explode"], 2, "backup takes"),
@@ -98,6 +109,39 @@ final class CommandLineTests: XCTestCase {
         }
         XCTAssertEqual(box.ok("export"), before, "bad input changed the data")
         XCTAssertEqual(box.journalBytes().count >= journalBefore.count, true)
+    }
+
+    func testPathsAndFileValuesWithEscapeSequencesAreShownWithoutThem() throws {
+        let other = Sandbox()
+        // A remote folder whose name holds an escape sequence: connected, and echoed safely.
+        let folder = other.root + "/remote-\u{1B}[31mred\u{1B}]0;title\u{7}"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        other.ok("add", "Read")
+        for args in [["remote", "set", "dir:" + folder], ["remote", "show"], ["status"], ["sync"]] {
+            let r = other.run(args)
+            XCTAssertEqual(r.status, 0, "habitto \(args): \(r.stderr)")
+            if args[0] != "sync" { XCTAssertTrue(r.stdout.contains("remote-\u{FFFD}[31mred"), "habitto \(args): \(r.stdout)") }
+            XCTAssertFalse((r.stdout + r.stderr).contains("\u{1B}"), "habitto \(args) printed an escape sequence")
+        }
+        // One that does not exist: the failure names it, without the escape sequence.
+        let missing = other.run("remote", "set", "dir:" + other.root + "/gone-\u{1B}[2J")
+        XCTAssertEqual(missing.status, 4, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("gone-\u{FFFD}[2J"), missing.stderr)
+        XCTAssertFalse((missing.stdout + missing.stderr).contains("\u{1B}"))
+
+        // A schedule with an escape sequence inside a Habitto export being imported.
+        let exported = box.ok("export")
+        XCTAssertTrue(exported.contains("\"schedule\": \"weekdays\""), exported)
+        let hostile = other.root + "/hostile-\u{1B}[5m.json"
+        try exported.replacingOccurrences(of: "\"schedule\": \"weekdays\"", with: "\"schedule\": \"\\u001b[2Jweekdays\"")
+            .write(toFile: hostile, atomically: true, encoding: .utf8)
+        let fresh = Sandbox()
+        let r = fresh.run("import", hostile, "--from", "json")
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("schedule '\u{FFFD}[2Jweekdays' not understood"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("hostile-\u{FFFD}[5m.json"), r.stderr)
+        XCTAssertFalse((r.stdout + r.stderr).contains("\u{1B}"), "an escape sequence reached the terminal")
+        XCTAssertEqual(fresh.stat("habits"), 0, "a refused import wrote something")
     }
 
     func testArgumentsThatAreNotUTF8AreRejectedNotMangled() throws {

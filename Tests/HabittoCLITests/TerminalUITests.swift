@@ -77,6 +77,28 @@ final class TmuxSession {
     func type(_ text: String) { tmux(["send-keys", "-t", "ui", "-l", text]) }
     func resize(_ w: Int, _ h: Int) { tmux(["resize-window", "-t", "ui", "-x", String(w), "-y", String(h)]) }
 
+    /// In a session from `startInShell`: Ctrl-Z (ncurses gives the terminal back to the
+    /// shell), then `fg`, and waits for the UI to be drawn again.
+    func suspendAndResume(file: StaticString = #filePath, line: UInt = #line) {
+        send("C-z")
+        waitFor(text: "Stopped", file: file, line: line)
+        type("fg")
+        send("Enter")
+        waitFor("the UI to be redrawn", file: file, line: line) {
+            $0.contains("space check in") && !$0.contains("Stopped")
+        }
+    }
+
+    /// In a session from `startInShell`: quits with `q`, and has the shell write the exit
+    /// status and `stty -a` to `exitFile` (aside, then renamed, so it is never seen half
+    /// written) for `exitStatus`.
+    func quitToShell(file: StaticString = #filePath, line: UInt = #line) {
+        send("q")
+        waitFor("the shell prompt", file: file, line: line) { !$0.contains("space check in") }
+        type("echo \"EXIT=$?\" > '\(exitFile).tmp'; stty -a >> '\(exitFile).tmp'; mv '\(exitFile).tmp' '\(exitFile)'")
+        send("Enter")
+    }
+
     /// Waits until the screen satisfies `condition` (polling; fails after 10 seconds).
     @discardableResult
     func waitFor(_ what: String, file: StaticString = #filePath, line: UInt = #line,
@@ -318,22 +340,31 @@ final class TerminalUITests: XCTestCase {
         box.ok("add", "Read")
         ui.startInShell()
         ui.waitFor(text: "space check in")
-        ui.send("C-z")
-        // Stopped: ncurses has given the terminal back to the shell.
-        ui.waitFor(text: "Stopped")
-        ui.type("fg")
-        ui.send("Enter")
-        ui.waitFor("the UI to be redrawn") { $0.contains("Read") && $0.contains("space check in") && !$0.contains("Stopped") }
+        ui.suspendAndResume()
         ui.send("Space")
         ui.waitFor(text: "How hard was Read?")
-        ui.send("q")
-        // Back at the prompt: ask the shell how the program ended.
-        ui.waitFor("the shell prompt") { !$0.contains("space check in") }
-        // Written aside and renamed, so the file is never seen half written.
-        ui.type("echo \"EXIT=$?\" > '\(ui.exitFile).tmp'; mv '\(ui.exitFile).tmp' '\(ui.exitFile)'")
-        ui.send("Enter")
+        ui.quitToShell()
         XCTAssertEqual(ui.exitStatus().0, 0)
         XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 1, "the check-in after resuming was stored")
+    }
+
+    func testCtrlSDoesNotFreezeTheUIBeforeOrAfterCtrlZAndFlowControlIsRestored() throws {
+        box.ok("add", "Read", "--goal", "3")
+        ui.startInShell()
+        ui.waitFor(text: "space check in")
+        // With XON/XOFF on, Ctrl-S would stop the terminal's output until Ctrl-Q.
+        ui.send("C-s")
+        ui.send("Space")
+        ui.waitFor(text: "1/3")
+        ui.suspendAndResume()
+        ui.send("C-s")
+        ui.send("Space")
+        ui.waitFor(text: "2/3")
+        ui.quitToShell()
+        let (status, stty) = ui.exitStatus()
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(stty.contains(" ixon"), "flow control not restored:\n\(stty)")
+        XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 2)
     }
 
     func testAFullDiskShowsInTheMessageLineAndTheUIKeepsRunning() throws {

@@ -100,7 +100,14 @@ struct HarshHabit {
             let text = ImportText.trimmed(raw)
             if text.isEmpty || text.hasPrefix("#") { continue }
             if text.hasPrefix("!") {
-                group = ImportText.habitName(String(text.dropFirst()))?.name
+                let heading = ImportText.trimmed(String(text.dropFirst()))
+                let cleaned = ImportText.groupName(heading)
+                group = cleaned?.name
+                if let cleaned, cleaned.fixed {
+                    notes.disagree("habits:\(number)", "the heading '\(ImportText.shown(heading))' is not a valid Habitto group (1–32 characters, no control or invisible characters); used '\(cleaned.name)'")
+                } else if cleaned == nil, !heading.isEmpty {
+                    notes.disagree("habits:\(number)", "the heading '\(ImportText.shown(heading))' cannot be a Habitto group; the habits under it have none")
+                }
                 continue
             }
             let habit = try HarshHabit(text, line: number, group: group, notes: &notes)
@@ -124,7 +131,7 @@ struct HarshHabit {
             throw ImportError("\(location): the habit name is empty; expected 'Name: frequency' (for example 'Gym: 3/7')")
         }
         if fixed {
-            notes.disagree(location, "the name '\(ImportText.shown(sourceName))' is not a valid Habitto name (1–64 characters, no control characters); imported as '\(name)'")
+            notes.disagree(location, "the name '\(ImportText.shown(sourceName))' is not a valid Habitto name (1–64 characters, no control or invisible characters); imported as '\(name)'")
         }
         let (schedule, problem) = try HarshHabit.schedule(ImportText.trimmed(String(text[separator.upperBound...])), location: location)
         notes.disagree(location, problem)

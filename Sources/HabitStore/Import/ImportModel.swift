@@ -71,7 +71,9 @@ public struct ImportPlan: Sendable {
 /// and says what to do; nothing was written.
 public struct ImportError: Error, Equatable, CustomStringConvertible, Sendable {
     public let message: String
-    public init(_ message: String) { self.message = message }
+    /// The message, made safe to print (`Sanitize.display`): it may quote a path or a value
+    /// from the file.
+    public init(_ message: String) { self.message = Sanitize.display(message) }
     public var description: String { message }
 }
 

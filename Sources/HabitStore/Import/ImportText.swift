@@ -19,16 +19,28 @@ enum ImportText {
     }
 
     /// A habit name Habitto accepts: the trimmed text when it is valid; otherwise control
-    /// characters become spaces and the text is cut to 64 characters (`fixed` is true).
-    /// Nil when nothing usable is left.
+    /// characters become spaces, invisible ones are removed and the text is cut to 64
+    /// characters (`fixed` is true). Nil when nothing usable is left.
     static func habitName(_ raw: String) -> (name: String, fixed: Bool)? {
+        label(raw, maxCharacters: maxNameCharacters, rule: Validate.name)
+    }
+
+    /// A group Habitto accepts (`Validate.group`: at most 32 characters), made as `habitName`.
+    static func groupName(_ raw: String) -> (name: String, fixed: Bool)? {
+        label(raw, maxCharacters: maxGroupCharacters, rule: Validate.group)
+    }
+
+    /// The longest group (`Validate.group`).
+    static let maxGroupCharacters = 32
+
+    private static func label(_ raw: String, maxCharacters: Int, rule: (String) throws -> Void) -> (name: String, fixed: Bool)? {
         let plain = trimmed(raw)
-        if (try? Validate.name(plain)) != nil { return (plain, false) }
+        if (try? rule(plain)) != nil { return (plain, false) }
         var scalars = String.UnicodeScalarView()
         for u in plain.unicodeScalars { scalars.append(Sanitize.isForbidden(u) ? " " : u) }
-        var name = trimmed(String(scalars))
-        if name.count > maxNameCharacters { name = trimmed(String(name.prefix(maxNameCharacters))) }
-        guard (try? Validate.name(name)) != nil else { return nil }
+        var name = trimmed(Sanitize.removingInvisible(String(scalars)))
+        if name.count > maxCharacters { name = trimmed(String(name.prefix(maxCharacters))) }
+        guard (try? rule(name)) != nil else { return nil }
         return (name, true)
     }
 

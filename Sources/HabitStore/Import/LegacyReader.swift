@@ -183,12 +183,17 @@ private struct LegacyDump {
         return ImportedHabit(sourceKey: id, fields: fields, days: days, location: at)
     }
 
-    /// The name, with control characters replaced by spaces and cut to 64 characters.
+    /// The name, with control characters replaced by spaces, invisible ones removed, and cut
+    /// to 64 characters.
     mutating func cleanName(_ raw: String, at: String) throws -> String {
         var name = raw
         if raw.unicodeScalars.contains(where: Sanitize.isForbidden) {
             name = replacingControls(raw, keepNewlines: false)
             disagree("\(at).name", "\(ImportJSON.quoted(raw)) contains control characters; replaced them with spaces")
+        }
+        if Sanitize.invisibleScalar(in: name) != nil {
+            name = Sanitize.removingInvisible(name)
+            disagree("\(at).name", "\(ImportJSON.quoted(raw)) contains invisible characters; removed them")
         }
         name = trimmed(name)
         if name.count > 64 {

@@ -158,7 +158,7 @@ struct LoopHabitRow {
             return nil
         }
         if fixed {
-            notes.disagree(location, "the name '\(ImportText.shown(sourceName))' is not a valid Habitto name (1–64 characters, no control characters); imported as '\(name)'")
+            notes.disagree(location, "the name '\(ImportText.shown(sourceName))' is not a valid Habitto name (1–64 characters, no control or invisible characters); imported as '\(name)'")
         }
         let typeText = table.value(record, "Type")
         guard let numerical = LoopHabitRow.isNumerical(typeText) else {
