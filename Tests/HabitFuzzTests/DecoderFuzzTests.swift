@@ -256,7 +256,7 @@ final class DecoderFuzzTests: XCTestCase {
     }
 
     func testMutatedHabittoExportsAreRefusedOrReimport() throws {
-        try fuzzImporter(.json, files: ["export.json": Array(Export.document(Seeds.state).serialized().utf8)],
+        try fuzzImporter(.json, files: ["export.json": Array(Export.document(Seeds.state, today: Seeds.today).serialized().utf8)],
                          entry: "export.json", iterations: 1_000)
     }
 }

@@ -139,10 +139,10 @@ private struct ExportDocumentReader {
         return ImportedHabit(sourceKey: idText, id: id, fields: fields, group: group, days: days, location: at)
     }
 
-    /// A group name: 1–64 characters, no control characters, no leading or trailing space.
+    /// A group name, by the one rule local input uses (`Validate.group`).
     static func validateGroup(_ s: String) throws {
-        do { try Validate.name(s) } catch {
-            throw CoreError.invalid("group \(ImportJSON.quoted(s)) is not a group name: use 1 to 64 characters without control characters or leading and trailing spaces")
+        do { try Validate.group(s) } catch let e as CoreError {
+            throw CoreError.invalid("group \(ImportJSON.quoted(s)) is not a group name: \(e.description)")
         }
     }
 
