@@ -24,6 +24,25 @@ final class CorruptionTests: StoreTestCase {
         }
     }
 
+    func testARecordWithValidChecksumsAndAnAmountOfIntMinIsReportedAsDamageNotACrash() async throws {
+        let history = try await makeHistory()
+        let last = try XCTUnwrap(history.states.last)
+        let seq = (last.seen[history.deviceID] ?? 0) + 1
+        let habit = try XCTUnwrap(last.habits.first)
+        func record(_ seq: UInt64, _ delta: Int) -> [UInt8] {
+            let op = HabitOperation(id: OpID(device: history.deviceID, seq: seq),
+                                    hlc: HLC(wallMillis: 1_900_000_000_000, counter: UInt32(seq)),
+                                    change: .progress(habit.id, habit.startDate, delta: delta))
+            return Journal.frame(JournalEntry(ops: [op]).encoded())
+        }
+        // Checksums are valid: only the decoder can refuse it. A good record follows.
+        let bytes = history.journal + record(seq, .min) + record(seq + 1, 1)
+        let paths = try makeDataDirectory("int-min", journal: bytes, device: history.device)
+        let error = storeError { try HabitRepository(directory: paths.directory, now: Fixture.clock) }
+        assertCorrupt(error, path: paths.journal, offset: history.journal.count, "a change of Int.min")
+        XCTAssertEqual(try fileBytes(paths.journal), bytes, "nothing written")
+    }
+
     func testMidFileCorruptionStillRefusesOnASecondAttemptAndNothingIsEverWritten() async throws {
         let history = try await makeHistory()
         let record = history.records[2]

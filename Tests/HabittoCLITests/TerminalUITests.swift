@@ -243,7 +243,7 @@ final class TerminalUITests: XCTestCase {
         ui.type("=6")
         ui.send("Enter")
         ui.waitFor(text: "Set 'Drink water': 6/8 glasses on 2026-11-19")
-        ui.send("=")
+        ui.send("n")
         ui.type("3")
         ui.send("Enter")
         // 9 of 8 completes it: the difficulty question follows; esc leaves it.
