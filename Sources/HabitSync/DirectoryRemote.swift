@@ -94,6 +94,7 @@ public struct DirectoryRemote: Remote {
         switch try createOnly(bytes, at: path, in: folder, what: what) {
         case .created: return .created
         case .same: return .alreadyThere
+        case .different(let found) where BatchFile.holdsSame(found, as: bytes, device: device, name: batch): return .alreadyThere
         case .different:
             throw RemoteError.permanent("\(what) already exists with different contents at \(path); it was left alone. Another device may be using the same device id, or the file was changed by hand")
         }

@@ -23,7 +23,7 @@ public struct HabitForm: Hashable, Sendable {
             case .name: "1-64 characters"
             case .icon: "one character or emoji, optional"
             case .kind: "space switches: build (at least) / limit (at most)"
-            case .goal: "a whole number"
+            case .goal: "a number, up to 3 decimals"
             case .unit: "e.g. glasses, optional"
             case .schedule: "daily, weekdays, weekends, mon,wed,fri, every:3, 3/week"
             case .start: "YYYY-MM-DD"
@@ -49,7 +49,7 @@ public struct HabitForm: Hashable, Sendable {
     public static func edit(_ habit: Habit) -> HabitForm {
         let f = habit.fields
         return HabitForm(editing: habit.id, values: [
-            .name: f.name, .icon: f.icon ?? "", .goal: String(f.goal), .unit: f.unit ?? "",
+            .name: f.name, .icon: f.icon ?? "", .goal: Amount.format(f.goal), .unit: f.unit ?? "",
             .schedule: f.schedule.description, .start: f.startDate.description, .color: f.color ?? "",
         ], kind: f.kind)
     }
@@ -70,8 +70,7 @@ public struct HabitForm: Hashable, Sendable {
                     return "a limit habit cannot use an N/week schedule"
                 }
             case .goal:
-                guard let g = Int(v) else { return "goal must be a whole number" }
-                try Validate.goal(g, kind: kind)
+                try Validate.goal(try Amount.parse(v), kind: kind)
             case .unit: if !v.isEmpty { try Validate.unit(v) }
             case .schedule: _ = try Schedule(parsing: v)
             case .start: if LocalDay(v) == nil { return "use YYYY-MM-DD" }
@@ -92,7 +91,7 @@ public struct HabitForm: Hashable, Sendable {
         fields.name = text(.name)
         fields.icon = text(.icon).isEmpty ? nil : text(.icon)
         fields.kind = kind
-        fields.goal = Int(text(.goal))!
+        fields.goal = (try? Amount.parse(text(.goal))) ?? fields.goal // checked above
         fields.unit = text(.unit).isEmpty ? nil : text(.unit)
         fields.schedule = (try? Schedule(parsing: text(.schedule))) ?? .daily
         fields.startDate = LocalDay(text(.start))!
