@@ -147,6 +147,17 @@ final class ReducerTests: XCTestCase {
         XCTAssertNil(app.overlay)
     }
 
+    func testTheFormTakesAGoalWithDecimalsAndShowsItBack() {
+        var form = HabitForm.new(today: World.today)
+        form.values[.name] = "Run"
+        form.values[.goal] = "2.5"
+        XCTAssertEqual(try form.fields(base: nil, in: HabitState()).get().goal, 2_500)
+        form.values[.goal] = "2.5001"
+        XCTAssertEqual(form.problem(.goal, in: HabitState()), "amount '2.5001' has more than 3 decimals: round it to at most 3, like 2.125")
+        let habit = Habit(id: World.water, fields: HabitFields(name: "Run", goal: 2_500, unit: "km", startDate: World.today))
+        XCTAssertEqual(HabitForm.edit(habit).text(.goal), "2.5")
+    }
+
     func testEditFormStartsWithTheHabitsValuesAndEscapeCancels() {
         var app = World.app()
         press(&app, .char("e"))
