@@ -4,6 +4,10 @@ import Foundation
 /// Every encoding is deterministic: the same value always gives the same bytes.
 public struct ByteWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
+    /// `Amount.scale` to write a state's goals and progress in whole units, as states were
+    /// encoded before amounts had decimals (to check a digest taken then); 1 otherwise.
+    /// Operations are always written in thousandths.
+    public var storedAmountScale = 1
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
@@ -38,6 +42,11 @@ public struct ByteReader {
     let bytes: [UInt8]
     public private(set) var position: Int
     let end: Int
+    /// What one stored unit of a goal or progress change is worth in thousandths (see
+    /// `Amount`) where the encoding does not say: `Amount.scale` for a snapshot written
+    /// before amounts had decimals, 1 otherwise. Operations carry their own format in
+    /// their tag, whatever this says.
+    public var storedAmountScale = 1
     public init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
         self.bytes = bytes; position = start; self.end = end ?? bytes.count
     }
@@ -124,7 +133,7 @@ extension ByteWriter {
         case .name(let v): string(v)
         case .icon(let v), .color(let v), .unit(let v), .notes(let v), .group(let v): optionalString(v)
         case .kind(let k): u8(k == .build ? 0 : 1)
-        case .goal(let g): int(g)
+        case .goal(let g): int(g / storedAmountScale)
         case .schedule(let s): schedule(s)
         case .startDate(let d): day(d)
         case .archivedFrom(let d): bool(d != nil); if let d { day(d) }
@@ -134,13 +143,18 @@ extension ByteWriter {
     public mutating func change(_ c: Change) {
         switch c {
         case .create(let h, let fields):
-            // Tag 9: a count of fields, so that habits can gain fields later (tag 1 had ten).
-            u8(9); habit(h); varint(UInt64(FieldValue.count))
+            // Tag 11: a count of fields, so that habits can gain fields later (tag 1 had
+            // ten), and the goal in thousandths (tags 1 and 9 held whole units).
+            u8(11); habit(h); varint(UInt64(FieldValue.count))
             for f in FieldValue.all(of: fields) { field(f) }
-        case .set(let h, let f): u8(2); habit(h); field(f)
+        case .set(let h, let f):
+            // A goal in thousandths has tag 12; tag 2 held whole units (and still holds
+            // every other field, whose encoding did not change).
+            if case .goal = f { u8(12) } else { u8(2) }
+            habit(h); field(f)
         case .delete(let h): u8(3); habit(h)
         case .restore(let h, let op): u8(4); habit(h); opID(op)
-        case .progress(let h, let d, let delta): u8(5); habit(h); day(d); int(delta)
+        case .progress(let h, let d, let delta): u8(10); habit(h); day(d); int(delta) // tag 5: whole units
         case .skip(let h, let d, let on): u8(6); habit(h); day(d); bool(on)
         case .rate(let h, let d, let r): u8(7); habit(h); day(d); u8(UInt8(r ?? 0))
         case .note(let h, let d, let n): u8(8); habit(h); day(d); optionalString(n)
@@ -197,7 +211,9 @@ extension ByteReader {
         }
     }
 
-    public mutating func field() throws -> FieldValue {
+    /// A field; a goal is read in thousandths and multiplied by `amountScale` (its tag
+    /// or the snapshot says whether it was stored in whole units).
+    public mutating func field(amountScale: Int) throws -> FieldValue {
         switch try u8() {
         case 0: return .name(try string())
         case 1: return .icon(try optionalString())
@@ -206,8 +222,8 @@ extension ByteReader {
             switch try u8() { case 0: return .kind(.build); case 1: return .kind(.limit); default: throw DecodeError("unknown habit kind") }
         case 4:
             let g = try int()
-            guard (0...Limits.maxGoal).contains(g) else { throw DecodeError("goal out of range") }
-            return .goal(g)
+            guard (0...Limits.maxGoal / amountScale).contains(g) else { throw DecodeError("goal out of range") }
+            return .goal(g * amountScale)
         case 5: return .unit(try optionalString())
         case 6: return .schedule(try schedule())
         case 7: return .startDate(try day())
@@ -218,28 +234,32 @@ extension ByteReader {
         }
     }
 
+    /// A change. Tags 1, 9, 2 (a goal) and 5 are the whole-unit encodings written before
+    /// amounts had decimals: their amounts are read as whole units.
     public mutating func change() throws -> Change {
+        let whole = Amount.scale
         switch try u8() {
-        case let tag where tag == 1 || tag == 9:
+        case let tag where tag == 1 || tag == 9 || tag == 11:
             let h = try habit()
             let n = tag == 1 ? 10 : try count(max: FieldValue.count)
             guard n >= 10 else { throw DecodeError("too few habit fields") }
             var fields = HabitFields(name: "", startDate: .earliest)
             for i in 0..<n {
-                let f = try field()
+                let f = try field(amountScale: tag == 11 ? 1 : whole)
                 guard f.index == i else { throw DecodeError("habit fields out of order") }
                 f.apply(to: &fields)
             }
             return .create(h, fields)
-        case 2: return .set(try habit(), try field())
+        case 2: return .set(try habit(), try field(amountScale: whole))
+        case 12:
+            let h = try habit(), f = try field(amountScale: 1)
+            guard case .goal = f else { throw DecodeError("tag 12 holds a goal only") }
+            return .set(h, f)
         case 3: return .delete(try habit())
         case 4: return .restore(try habit(), deleteOp: try opID())
-        case 5:
-            let h = try habit(), d = try day(), delta = try int()
-            guard delta != 0, (-Limits.maxChange...Limits.maxChange).contains(delta) else {
-                throw DecodeError("progress change out of range")
-            }
-            return .progress(h, d, delta: delta)
+        case let tag where tag == 5 || tag == 10:
+            let h = try habit(), d = try day()
+            return .progress(h, d, delta: try progressDelta(amountScale: tag == 10 ? 1 : whole))
         case 6: return .skip(try habit(), try day(), try bool())
         case 7:
             let h = try habit(), d = try day(), r = try u8()
@@ -252,6 +272,15 @@ extension ByteReader {
 
     public mutating func operation() throws -> HabitOperation {
         HabitOperation(id: try opID(), hlc: try hlc(), change: try change())
+    }
+
+    /// A progress change in thousandths, stored as thousandths (`amountScale` 1) or whole
+    /// units (`Amount.scale`); never 0 and within `Limits.maxChange`.
+    mutating func progressDelta(amountScale: Int) throws -> Int {
+        let delta = try int()
+        let bound = Limits.maxChange / amountScale
+        guard delta != 0, (-bound...bound).contains(delta) else { throw DecodeError("progress change out of range") }
+        return delta * amountScale
     }
 }
 
@@ -294,7 +323,7 @@ extension ByteWriter {
             self.day(day)
             let ops = rec.progressOps
             varint(UInt64(ops.count))
-            for op in ops { stamp(op.stamp); int(op.delta) }
+            for op in ops { stamp(op.stamp); int(op.delta / storedAmountScale) }
             bool(rec.skip != nil); if let s = rec.skip { bool(s.value); stamp(s.stamp) }
             bool(rec.difficulty != nil)
             if let r = rec.difficulty { u8(UInt8(r.value ?? 0)); stamp(r.stamp) }
@@ -311,7 +340,7 @@ extension ByteReader {
         var stamps = [Stamp?](repeating: nil, count: FieldValue.count)
         for i in 0..<FieldValue.count {
             if try bool() { stamps[i] = try stamp() }
-            let f = try field()
+            let f = try field(amountScale: storedAmountScale)
             guard f.index == i else { throw DecodeError("habit fields out of order") }
             f.apply(to: &fields)
         }
@@ -341,10 +370,7 @@ extension ByteReader {
         var rec = DayRecord()
         var previous: DayOp?
         for _ in 0..<(try count(max: 1 << 20)) {
-            let op = DayOp(stamp: try stamp(), delta: try int())
-            guard op.delta != 0, (-Limits.maxChange...Limits.maxChange).contains(op.delta) else {
-                throw DecodeError("progress change out of range")
-            }
+            let op = DayOp(stamp: try stamp(), delta: try progressDelta(amountScale: storedAmountScale))
             guard previous.map({ $0 < op }) ?? true else { throw DecodeError("progress changes out of order") }
             rec.add(op)
             previous = op
@@ -392,9 +418,11 @@ extension HabitEntry {
 }
 
 extension HabitState {
-    /// The canonical encoding: equal states give equal bytes.
-    public func encoded() -> [UInt8] {
+    /// The canonical encoding: equal states give equal bytes. `storedAmountScale` (see
+    /// `ByteWriter`) gives the encoding of before amounts had decimals.
+    public func encoded(storedAmountScale: Int = 1) -> [UInt8] {
         var w = ByteWriter(capacity: 1024)
+        w.storedAmountScale = storedAmountScale
         w.varint(UInt64(seen.count))
         for (d, s) in seen.sorted(by: { $0.key < $1.key }) { w.device(d); w.varint(s) }
         w.hlc(clock)

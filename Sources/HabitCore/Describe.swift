@@ -13,7 +13,7 @@ extension Change {
         case .set: return "edit \(name)"
         case .delete: return "delete \(name)"
         case .restore: return "restore \(name)"
-        case .progress(_, let d, let delta): return delta > 0 ? "check \(name) +\(delta) on \(d)" : "uncheck \(name) \(delta) on \(d)"
+        case .progress(_, let d, let delta): return delta > 0 ? "check \(name) +\(Amount.format(delta)) on \(d)" : "uncheck \(name) \(Amount.format(delta)) on \(d)"
         case .skip(_, let d, let on): return "\(on ? "skip" : "unskip") \(name) on \(d)"
         case .rate(_, let d, let r): return r.map { "rate \(name) \($0) on \(d)" } ?? "clear the rating of \(name) on \(d)"
         case .note(_, let d, let n): return n == nil ? "clear the note of \(name) on \(d)" : "note on \(name) on \(d)"
@@ -64,7 +64,7 @@ extension Change {
             }
         case .progress(_, _, let delta):
             guard delta != 0, (-Limits.maxChange...Limits.maxChange).contains(delta) else {
-                throw CoreError.invalid("a progress change must be a whole number from 1 to \(Limits.maxChange) (or its negative)")
+                throw CoreError.invalid("a progress change must be from 0.001 to \(Amount.format(Limits.maxChange)) (or its negative)")
             }
         case .rate(_, _, let r):
             if let r, !(1...5).contains(r) { throw CoreError.invalid("difficulty must be 1 to 5") }

@@ -77,7 +77,7 @@ public enum Edits {
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
         guard amount <= Limits.maxDayProgress - progress else {
-            throw CoreError.invalid("\(title(habit)) has \(progress) on \(day): a day holds at most \(Limits.maxDayProgress)")
+            throw CoreError.invalid("\(title(habit)) has \(Amount.format(progress)) on \(day): a day holds at most \(Amount.format(Limits.maxDayProgress))")
         }
         var changes: [Change] = []
         if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }

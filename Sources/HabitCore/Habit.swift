@@ -123,9 +123,10 @@ public struct HabitFields: Hashable, Sendable {
     /// A group the habit belongs to ("Health"), shown as a heading; nil for none.
     public var group: String?
 
-    /// Fields with the documented defaults (build, goal 1, daily).
+    /// Fields with the documented defaults (build, goal 1 unit, daily). `goal` is in
+    /// thousandths (see `Amount`).
     public init(name: String, icon: String? = nil, color: String? = nil, kind: HabitKind = .build,
-                goal: Int = 1, unit: String? = nil, schedule: Schedule = .daily, startDate: LocalDay,
+                goal: Int = Amount.scale, unit: String? = nil, schedule: Schedule = .daily, startDate: LocalDay,
                 archivedFrom: LocalDay? = nil, notes: String? = nil, group: String? = nil) {
         self.name = name; self.icon = icon; self.color = color; self.kind = kind; self.goal = goal
         self.unit = unit; self.schedule = schedule; self.startDate = startDate
@@ -219,11 +220,12 @@ public enum Validate {
         if lower.hasPrefix("#"), hexDigits.count == 6, hexDigits.allSatisfy(\.isHexDigit) { return }
         throw CoreError.invalid("color '\(Sanitize.display(s))' not understood: use #RRGGBB or one of \(colorNames.joined(separator: ", "))")
     }
-    /// Build habits need goal ≥ 1, limit habits goal ≥ 0; at most 1,000,000.
+    /// Goals are thousandths (see `Amount`): build habits need a goal above 0 (0.001 at
+    /// least), limit habits 0 or more; at most 1,000,000 units.
     public static func goal(_ g: Int, kind: HabitKind) throws {
         let minimum = kind == .build ? 1 : 0
         guard g >= minimum, g <= Limits.maxGoal else {
-            throw CoreError.invalid("goal \(g) is out of range: a \(kind.rawValue) habit needs a whole number from \(minimum) to \(Limits.maxGoal)")
+            throw CoreError.invalid("goal \(Amount.format(g)) is out of range: a \(kind.rawValue) habit needs \(kind == .build ? "more than 0" : "0 or more") and at most \(Amount.format(Limits.maxGoal))")
         }
     }
     /// 1–24 characters, no control characters.
@@ -373,14 +375,15 @@ public enum Sanitize {
 }
 
 /// The bounds every value is checked against, from local input, a remote or an import.
+/// Amounts are thousandths (see `Amount`): each bound is 1,000,000 units.
 public enum Limits {
     /// The largest goal, and the largest amount one check-in records.
-    public static let maxGoal = 1_000_000
+    public static let maxGoal = 1_000_000 * Amount.scale
     /// The largest size of one progress change (a check-in, an uncheck, an undo).
-    public static let maxChange = 1_000_000
+    public static let maxChange = 1_000_000 * Amount.scale
     /// The most progress a day holds; a check-in that would go past it is refused, and a
     /// merge keeps a day's running total within it.
-    public static let maxDayProgress = 1_000_000
+    public static let maxDayProgress = 1_000_000 * Amount.scale
 }
 
 /// The one error type of HabitCore: a rule was broken. The message says what to do; its

@@ -142,7 +142,7 @@ public enum Reconcile {
                 if want.progress > 0 {
                     if rec.progress == 0 { out.append(.progress(t.id, day, delta: want.progress)) }
                     else if rec.progress != want.progress {
-                        r.kept.append("\(label) \(day): kept progress \(rec.progress) (the source says \(want.progress))")
+                        r.kept.append("\(label) \(day): kept progress \(Amount.format(rec.progress)) (the source says \(Amount.format(want.progress)))")
                     }
                 }
                 if want.skipped && rec.skip == nil { out.append(.skip(t.id, day, true)) }

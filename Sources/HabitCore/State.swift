@@ -285,7 +285,7 @@ public struct HabitEntry: Sendable {
     /// combination is resolved here, the same way on every device:
     /// - a limit habit with an N-per-week schedule: the newer of the two edits wins, so the
     ///   habit is a build habit (the schedule is newer) or a daily limit habit (the kind is);
-    /// - a build habit with goal 0: its goal is read as 1;
+    /// - a build habit with goal 0: its goal is read as 1 (one unit);
     /// - an archive date before the start date: read as the start date (tracked on no day).
     public var effectiveFields: HabitFields {
         var f = fields
@@ -294,7 +294,7 @@ public struct HabitEntry: Sendable {
             let scheduleStamp = fieldStamps[FieldValue.schedule(.daily).index]
             if let k = kindStamp, scheduleStamp.map({ k > $0 }) ?? true { f.schedule = .daily } else { f.kind = .build }
         }
-        if f.kind == .build, f.goal < 1 { f.goal = 1 }
+        if f.kind == .build, f.goal < 1 { f.goal = Amount.scale }
         if let a = f.archivedFrom, a < f.startDate { f.archivedFrom = f.startDate }
         return f
     }

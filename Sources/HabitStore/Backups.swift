@@ -35,7 +35,11 @@ public struct LoadedBackup: Sendable {
 /// state digest), the journal records as the journal frames them, then a trailer:
 /// `u64 length of everything before it`, `u32 CRC-32C of everything before it`.
 public enum Backups {
-    static let magic = Array("HABITTO-BACKUP\u{1}".utf8)
+    /// Version 2 holds journal records with amounts in thousandths; version 1 backups,
+    /// written before amounts had decimals, are read as well (each record's operations say
+    /// how their amounts are stored).
+    static let magic = Array("HABITTO-BACKUP\u{2}".utf8)
+    static let wholeUnitMagic = Array("HABITTO-BACKUP\u{1}".utf8)
     static let trailerSize = 12
     public static let fileExtension = ".hbk"
 
@@ -93,7 +97,7 @@ public enum Backups {
             throw StoreError.unreadable(path: path, detail: "\(e.detail) inside the backup; use another backup")
         }
         guard ops.count == info.operations, state.habits.count == info.habits,
-              Int(CRC32C.checksum(state.encoded())) == info.digest
+              Int(CRC32C.checksum(state.encoded(storedAmountScale: info.amountScale))) == info.digest
         else { throw StoreError.unreadable(path: path, detail: "its contents do not match its header; use another backup") }
         return LoadedBackup(info: info.info, operations: ops, state: state)
     }
@@ -136,13 +140,16 @@ public enum Backups {
         return header.info
     }
 
-    private struct Header { let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int }
+    /// `amountScale`: `Amount.scale` for a version 1 backup, whose digest was taken of a
+    /// state encoded in whole units; else 1.
+    private struct Header { let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int; let amountScale: Int }
 
     private static func verifiedFile(_ path: String) throws -> (Header, [UInt8]) {
         func bad(_ why: String) -> StoreError { .unreadable(path: path, detail: "\(why); this backup cannot be used (other backups: habitto backup list)") }
         // A link or anything but a regular file is refused unread (a FIFO would block).
         guard let bytes = try Sys.readFile(path, limit: 1 << 32, followLinks: false) else { throw bad("does not exist") }
-        guard bytes.count >= magic.count + 4 + trailerSize, Array(bytes.prefix(magic.count)) == magic else {
+        guard bytes.count >= magic.count + 4 + trailerSize,
+              [magic, wholeUnitMagic].contains(Array(bytes.prefix(magic.count))) else {
             throw bad("is not a Habitto backup")
         }
         var t = ByteReader(Array(bytes.suffix(trailerSize)))
@@ -163,7 +170,8 @@ public enum Backups {
                               reason: reason, note: o["note"] as? String, device: device, operations: ops, habits: habits,
                               bytes: bytes.count)
         let records = Array(bytes[(headerStart + headerLength)..<(bytes.count - trailerSize)])
-        return (Header(info: info, operations: ops, habits: habits, digest: digest), records)
+        let amountScale = Array(bytes.prefix(magic.count)) == magic ? 1 : Amount.scale
+        return (Header(info: info, operations: ops, habits: habits, digest: digest, amountScale: amountScale), records)
     }
 
     /// Every backup file, newest first, each verified (checksum) or with why it cannot be used.

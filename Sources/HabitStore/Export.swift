@@ -20,7 +20,7 @@ public enum Export {
                 let note = values ? rec.note : nil
                 let skipped = rec.isSkipped && Edits.isRecordable(habit, day, today: today, skip: true)
                 guard progress > 0 || skipped || rating != nil || note != nil else { return nil }
-                return .object(["date": .string(day.description), "progress": .int(progress),
+                return .object(["date": .string(day.description), "progress": .amount(progress),
                                 "skipped": .bool(skipped), "difficulty": .optional(rating), "note": .optional(note)])
             }
             var o = fields(habit)
@@ -35,7 +35,7 @@ public enum Export {
         let f = habit.fields
         return [
             "id": .string(habit.id.rawValue), "name": .string(f.name), "icon": .optional(f.icon),
-            "color": .optional(f.color), "kind": .string(f.kind.rawValue), "goal": .int(f.goal),
+            "color": .optional(f.color), "kind": .string(f.kind.rawValue), "goal": .amount(f.goal),
             "unit": .optional(f.unit), "schedule": .string(f.schedule.description),
             "startDate": .string(f.startDate.description),
             "archivedFrom": .optional(f.archivedFrom?.description), "notes": .optional(f.notes),

@@ -1,4 +1,5 @@
 import Foundation
+import HabitCore
 
 /// A JSON value with one deterministic serialisation (keys sorted, fixed number format),
 /// so the same value always gives the same bytes.
@@ -7,6 +8,8 @@ public indirect enum JSON: Equatable, Sendable {
     case bool(Bool)
     case int(Int)
     case double(Double)
+    /// An amount in thousandths, written as an exact number: 2500 is `2.5`, 8000 is `8`.
+    case amount(Int)
     case string(String)
     case array([JSON])
     case object([String: JSON])
@@ -36,6 +39,7 @@ public indirect enum JSON: Equatable, Sendable {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .int(let i): out += String(i)
+        case .amount(let a): out += Amount.format(a)
         case .double(let d):
             if d.isFinite, d == d.rounded(), abs(d) < 1e15 { out += String(Int(d)) } else if d.isFinite { out += "\(d)" } else { out += "null" }
         case .string(let s): JSON.escape(s, into: &out)

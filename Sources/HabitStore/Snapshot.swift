@@ -57,6 +57,9 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
     let repair: Repair
     /// False for one-shot reads: decoded days are not kept (see `DaySource`).
     let keepsDecodedDays: Bool
+    /// `Amount.scale` when the block holds whole units (a snapshot written before amounts
+    /// had decimals), else 1.
+    let amountScale: Int
     private let lock = NSLock()
     private var cache: [LocalDay: DayRecord]?
 
@@ -64,9 +67,10 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
     typealias Repair = @Sendable (_ habit: HabitID, _ coveredOffset: Int) -> [LocalDay: DayRecord]
 
     init(file: SnapshotBytes, range: Range<Int>, crc: UInt32, habit: HabitID, coveredOffset: Int, repair: @escaping Repair,
-         keepsDecodedDays: Bool = true) {
+         keepsDecodedDays: Bool = true, amountScale: Int = 1) {
         self.file = file; self.range = range; self.crc = crc; self.habit = habit
         self.coveredOffset = coveredOffset; self.repair = repair; self.keepsDecodedDays = keepsDecodedDays
+        self.amountScale = amountScale
     }
 
     /// Whether the days were decoded (or repaired) already.
@@ -89,7 +93,7 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let cache { return cache }
-        let days = bytes.flatMap { try? DayBlock.days($0) }
+        let days = bytes.flatMap { try? DayBlock.days($0, amountScale: amountScale) }
         let result = days ?? repair(habit, coveredOffset)
         if keepsDecodedDays || days == nil { cache = result } // a repair is never done twice
         return result
@@ -98,7 +102,7 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
     /// The rules' columns, read straight from the block's bytes; from the day records when
     /// the bytes are damaged (then repaired once).
     func loadColumns() -> DayColumns {
-        if let b = verifiedBytes, let c = try? DayBlock.columns(b) { return c }
+        if let b = verifiedBytes, let c = try? DayBlock.columns(b, amountScale: amountScale) { return c }
         return DayColumns(loadDays())
     }
 
@@ -108,7 +112,7 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
         let cached = cache
         lock.unlock()
         if let cached { return cached.filter { days.contains($0.key) } }
-        if let b = verifiedBytes, let d = try? DayBlock.records(b, only: days) { return d }
+        if let b = verifiedBytes, let d = try? DayBlock.records(b, only: days, amountScale: amountScale) { return d }
         return loadDays().filter { days.contains($0.key) }
     }
 }
@@ -145,22 +149,25 @@ enum DayBlock {
         return (r.position, marks)
     }
 
-    static func days(_ b: [UInt8]) throws -> [LocalDay: DayRecord] {
+    /// The days; `amountScale` is the block's `SnapshotBlock.amountScale`.
+    static func days(_ b: [UInt8], amountScale: Int = 1) throws -> [LocalDay: DayRecord] {
         var r = ByteReader(b, from: try index(b).start)
+        r.storedAmountScale = amountScale
         let d = try r.days()
         guard r.isAtEnd else { throw DecodeError("trailing bytes in a block") }
         return d
     }
 
-    static func columns(_ b: [UInt8]) throws -> DayColumns {
+    static func columns(_ b: [UInt8], amountScale: Int = 1) throws -> DayColumns {
         var r = ByteReader(b, from: try index(b).start)
+        r.storedAmountScale = amountScale
         let c = try r.dayColumns()
         guard r.isAtEnd else { throw DecodeError("trailing bytes in a block") }
         return c
     }
 
     /// The records of `days` (those recorded), each read from the index mark before it.
-    static func records(_ b: [UInt8], only days: Set<LocalDay>) throws -> [LocalDay: DayRecord] {
+    static func records(_ b: [UInt8], only days: Set<LocalDay>, amountScale: Int = 1) throws -> [LocalDay: DayRecord] {
         let (start, marks) = try index(b)
         var out: [LocalDay: DayRecord] = [:]
         for day in days {
@@ -169,6 +176,7 @@ enum DayBlock {
             while lo < hi { let mid = (lo + hi) / 2; if marks[mid].ordinal <= day.ordinal { lo = mid + 1 } else { hi = mid } }
             guard lo > 0 else { continue }
             var r = ByteReader(b, from: start + marks[lo - 1].offset)
+            r.storedAmountScale = amountScale
             for _ in 0..<stride where !r.isAtEnd {
                 let (d, rec) = try r.dayRecord()
                 if d == day { out[d] = rec }
@@ -189,7 +197,10 @@ enum DayBlock {
 /// habit's days are first needed. So start-up and a check-in cost the same however long
 /// the history is, and a snapshot rewrite copies the blocks of unchanged habits as they are.
 struct Snapshot {
-    static let magic = Array("HABITTO-SNAPSHOT\u{5}".utf8)
+    /// Version 6: goals and progress in thousandths (see `Amount`).
+    static let magic = Array("HABITTO-SNAPSHOT\u{6}".utf8)
+    /// Version 5, read as well: goals and progress in whole units.
+    static let wholeUnitMagic = Array("HABITTO-SNAPSHOT\u{5}".utf8)
     static let headerSize = magic.count + 8
 
     var coveredOffset: Int
@@ -219,7 +230,7 @@ struct Snapshot {
         meta.varint(UInt64(state.entries.count))
         for (id, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
             let bytes: [UInt8], crc: UInt32
-            if let block = entry.unchangedDaySource as? SnapshotBlock, let verified = block.verifiedBytes {
+            if let block = entry.unchangedDaySource as? SnapshotBlock, block.amountScale == 1, let verified = block.verifiedBytes {
                 bytes = verified; crc = block.crc // unchanged since loaded: copied, not re-encoded
             } else {
                 bytes = DayBlock.encode(entry.days); crc = CRC32C.checksum(bytes)
@@ -251,7 +262,10 @@ struct Snapshot {
     /// and returns a snapshot whose habits' days load lazily; nil with a reason when unusable.
     static func load(from file: SnapshotBytes, journal: Journal,
                      repair: @escaping SnapshotBlock.Repair, keepDecodedDays: Bool = true) -> (Snapshot?, String?) {
-        guard file.count >= headerSize, file.bytes(0..<magic.count) == magic else { return (nil, "unknown format") }
+        guard file.count >= headerSize else { return (nil, "unknown format") }
+        let version = file.bytes(0..<magic.count)
+        guard version == magic || version == wholeUnitMagic else { return (nil, "unknown format") }
+        let amountScale = version == magic ? 1 : Amount.scale
         var h = ByteReader(file.bytes(magic.count..<headerSize))
         guard let metaLength = try? Int(h.u32le()), let metaCRC = try? h.u32le(),
               metaLength <= file.count - headerSize
@@ -261,6 +275,7 @@ struct Snapshot {
         let blocksStart = headerSize + metaLength
         do {
             var r = ByteReader(metaBytes)
+            r.storedAmountScale = amountScale
             let covered = try r.offset()
             var last: (Int, UInt32)?
             if try r.bool() { last = (try r.offset(), try r.u32le()) }
@@ -278,7 +293,8 @@ struct Snapshot {
                 }
                 let start = blocksStart + offset
                 let block = SnapshotBlock(file: file, range: start..<(start + length), crc: crc, habit: id,
-                                          coveredOffset: covered, repair: repair, keepsDecodedDays: keepDecodedDays)
+                                          coveredOffset: covered, repair: repair, keepsDecodedDays: keepDecodedDays,
+                                          amountScale: amountScale)
                 entries[id] = HabitEntry(meta: meta, source: block)
             }
             // Snapshots written before this field existed verified nothing.

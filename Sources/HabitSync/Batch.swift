@@ -5,7 +5,11 @@ import HabitStore
 /// A batch file: one device's operations `first...last`, checksummed.
 /// Layout: magic, device (16 bytes), first, last (u64 little-endian), count, operations, CRC-32C.
 public enum BatchFile {
-    static let magic = Array("HABITTO-BATCH\u{1}".utf8)
+    /// Version 2: amounts in thousandths (see `Amount`). Version 1 batches, written before
+    /// amounts had decimals, are read as well: each operation's tag says how its amounts
+    /// are stored, so their whole units are read as whole units.
+    static let magic = Array("HABITTO-BATCH\u{2}".utf8)
+    static let wholeUnitMagic = Array("HABITTO-BATCH\u{1}".utf8)
     /// The largest batch read from a remote.
     public static let maxBytes = 16 << 20
     /// Operations per batch written.
@@ -25,6 +29,16 @@ public enum BatchFile {
         return w.bytes
     }
 
+    /// Whether a batch already on a remote (`existing`) holds what `bytes` holds: the same
+    /// bytes, or the same operations in another version of the format (a batch written
+    /// before amounts had decimals, pushed again after an upgrade). Either is an ack.
+    public static func holdsSame(_ existing: [UInt8], as bytes: [UInt8], device: DeviceID, name: BatchName) -> Bool {
+        if existing == bytes { return true }
+        guard let a = try? decode(existing, device: device, name: name), let b = try? decode(bytes, device: device, name: name)
+        else { return false }
+        return a == b
+    }
+
     /// Decodes and checks a batch read from `device`'s folder under `name`. Nothing in it is
     /// trusted: the checksum, the device, the sequence numbers against the name, and every
     /// change against the rules (names with control characters and the like are refused).
@@ -32,7 +46,8 @@ public enum BatchFile {
         func bad(_ why: String) -> RemoteError {
             .permanent("batch \(name) of device \(device.rawValue.prefix(8)) is invalid (\(why)); it was not applied")
         }
-        guard bytes.count > magic.count + 4, bytes.count <= maxBytes, bytes.starts(with: magic) else { throw bad("not a batch file") }
+        guard bytes.count > magic.count + 4, bytes.count <= maxBytes,
+              bytes.starts(with: magic) || bytes.starts(with: wholeUnitMagic) else { throw bad("not a batch file") }
         var tail = ByteReader(bytes, from: bytes.count - 4)
         guard (try? tail.u32le()) == CRC32C.checksum(bytes, 0..<(bytes.count - 4)) else { throw bad("checksum mismatch") }
         var r = ByteReader(bytes, from: magic.count, to: bytes.count - 4)

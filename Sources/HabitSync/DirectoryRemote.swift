@@ -94,6 +94,9 @@ public struct DirectoryRemote: Remote {
         switch result {
         case .created?, nil: return .created
         case .same?: return .alreadyThere
+        case .different(let found)? where BatchFile.holdsSame(found, as: bytes, device: device, name: batch):
+            // The same operations written in the whole-unit format of an earlier version.
+            return .alreadyThere
         case .different?:
             throw RemoteError.permanent("\(what) already exists with different contents at \(path(components + [batch.fileName])); it was left alone. Another device may be using the same device id, or the file was changed by hand")
         }

@@ -269,7 +269,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             // Already there: an ack when it is the same batch (a retry after a lost answer).
             let existing = try await send("GET", target)
             guard existing.status == 200 else { throw failure(existing, "GET \(batch)") }
-            guard Array(existing.body) == bytes else {
+            guard BatchFile.holdsSame(Array(existing.body), as: bytes, device: device, name: batch) else {
                 throw RemoteError.permanent("batch \(batch) of device \(device.rawValue.prefix(8)) already exists on \(location) with different contents")
             }
             return .alreadyThere

@@ -23,7 +23,7 @@ public struct HabitForm: Hashable, Sendable {
             case .name: "1-64 characters"
             case .icon: "one character or emoji, optional"
             case .kind: "space switches: build (at least) / limit (at most)"
-            case .goal: "an amount, e.g. 8 (typing replaces it)"
+            case .goal: "an amount, up to 3 decimals (typing replaces it)"
             case .unit: "e.g. glasses, optional"
             case .schedule: "daily, weekdays, weekends, mon,wed,fri, every:3, 3/week"
             case .start: "YYYY-MM-DD"
@@ -57,7 +57,7 @@ public struct HabitForm: Hashable, Sendable {
     public static func edit(_ habit: Habit) -> HabitForm {
         let f = habit.fields
         return HabitForm(editing: habit.id, values: [
-            .name: f.name, .icon: f.icon ?? "", .goal: String(f.goal), .unit: f.unit ?? "",
+            .name: f.name, .icon: f.icon ?? "", .goal: Amount.format(f.goal), .unit: f.unit ?? "",
             .schedule: f.schedule.description, .start: f.startDate.description, .color: f.color ?? "",
         ], kind: f.kind)
     }

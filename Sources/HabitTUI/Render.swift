@@ -259,7 +259,8 @@ func dayGlyph(skipped: Bool, exceeded: Bool, completed: Bool, progress: Int, kin
 
 func progressText(_ s: HabitSummary, _ g: Glyphs) -> String {
     let unit = s.habit.fields.unit.map { " " + $0 } ?? ""
-    return s.habit.kind == .build ? "\(s.progress)/\(s.habit.goal)\(unit)" : "\(s.progress) \(g.atMost)\(s.habit.goal)\(unit)"
+    let progress = Amount.format(s.progress), goal = Amount.format(s.habit.goal)
+    return s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) \(g.atMost)\(goal)\(unit)"
 }
 
 private func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
@@ -339,7 +340,7 @@ private func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: Habi
     let icon = g.showsIcons ? (habit.fields.icon.map { $0 + " " } ?? "") : ""
     b.put(icon + habit.name, x: x, y: 0, role: .header, limit: state.width - x - 1)
     let unit = habit.fields.unit.map { " " + $0 } ?? ""
-    let goal = habit.kind == .build ? "at least \(habit.goal)\(unit) a day" : "at most \(habit.goal)\(unit) a day"
+    let goal = habit.kind == .build ? "at least \(Amount.format(habit.goal))\(unit) a day" : "at most \(Amount.format(habit.goal))\(unit) a day"
     var info = "\(habit.kind.rawValue), \(goal), \(habit.schedule), since \(habit.startDate)"
     if let from = habit.fields.archivedFrom { info += ", archived from \(from)" }
     b.put(info, x: 1, y: 1, role: .dim)

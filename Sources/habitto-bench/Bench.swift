@@ -77,7 +77,7 @@ final class Bench {
         // Today stays open for the check-ins being measured.
         for d in 0..<(days - 1) {
             for id in ids where UInt64.random(in: 0..<10, using: &rng) != 0 {
-                pending.append(.progress(id, start.adding(d), delta: 1))
+                pending.append(.progress(id, start.adding(d), delta: Amount.scale))
             }
             if pending.count >= 20_000 {
                 let batch = pending
@@ -158,7 +158,7 @@ final class Bench {
         // The record one check-in writes, for the bare loop.
         let sample = JournalEntry(ops: [HabitOperation(id: OpID(device: repo.device, seq: 1), hlc: HLC(wallMillis: 1_795_000_000_000, counter: 0),
                                                        change: .progress(habit.id, today, delta: 1))],
-                                  inverse: [.progress(habit.id, today, delta: -1)], label: "check 'Habit 001' +1 on \(today)")
+                                  inverse: [.progress(habit.id, today, delta: -Amount.scale)], label: "check 'Habit 001' +1 on \(today)")
         let frame = Journal.frame(sample.encoded())
         let barePath = dir + "/bare.bin"
         let fd = open(barePath, O_WRONLY | O_CREAT | O_APPEND, 0o600)

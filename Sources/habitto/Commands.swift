@@ -8,7 +8,7 @@ let habittoVersion = "0.1.0"
 /// Every command as data: the help and the parser are generated from this table.
 enum Specs {
     static let fieldOptions: [OptionSpec] = [
-        OptionSpec(name: "--goal", value: "N", help: "per day: at least N (build, default 1) or at most N (--limit)"),
+        OptionSpec(name: "--goal", value: "N", help: "per day: at least N (build, default 1) or at most N (--limit); up to 3 decimals"),
         OptionSpec(name: "--unit", value: "U", help: "unit shown after progress, e.g. glasses"),
         OptionSpec(name: "--limit", value: nil, help: "a limit habit: stay at or under the goal"),
         OptionSpec(name: "--schedule", value: "SPEC", help: "daily (default), weekdays, weekends, mon,wed,fri, every:3, 3/week"),
@@ -34,11 +34,11 @@ enum Specs {
         CommandSpec(name: "delete", arguments: ["HABIT"], summary: "Delete a habit and its history (undo brings it back).",
                     options: [OptionSpec(name: "--yes", value: nil, help: "confirm")]),
         CommandSpec(name: "check", arguments: ["HABIT"], summary: "Check in: add progress to a day.",
-                    options: [date, OptionSpec(name: "--amount", value: "N", help: "how much (default 1)"),
+                    options: [date, OptionSpec(name: "--amount", value: "N", help: "how much, up to 3 decimals (default 1)"),
                               OptionSpec(name: "--difficulty", value: "1-5", help: "how hard it was: 1 very easy … 5 very hard"),
                               OptionSpec(name: "--note", value: "TEXT", help: "a note on the day")]),
         CommandSpec(name: "uncheck", arguments: ["HABIT"], summary: "Take progress back from a day.",
-                    options: [date, OptionSpec(name: "--amount", value: "N", help: "how much (default 1)")]),
+                    options: [date, OptionSpec(name: "--amount", value: "N", help: "how much, up to 3 decimals (default 1)")]),
         CommandSpec(name: "skip", arguments: ["HABIT"], summary: "Skip a day (sick, travelling): it neither counts nor breaks a streak.",
                     options: [date]),
         CommandSpec(name: "unskip", arguments: ["HABIT"], summary: "Undo a skip.", options: [date]),
@@ -172,6 +172,17 @@ struct Runner {
         return n
     }
 
+    /// An amount option (`--goal`, `--amount`): a number with at most three decimals, in
+    /// thousandths, from `minimum` (thousandths) to `maximum`.
+    func amount(_ text: String, _ option: String, minimum: Int, maximum: Int) throws -> Int {
+        let n: Int
+        do { n = try Amount.parse(text) } catch let e as CoreError { throw CLIError.invalid("\(option): \(e.description)") }
+        guard n >= minimum, n <= maximum else {
+            throw CLIError.invalid("\(option) '\(Sanitize.display(text))' must be from \(Amount.format(minimum)) to \(Amount.format(maximum))")
+        }
+        return n
+    }
+
     func rating(_ text: String) throws -> Int {
         guard let n = Int(text), (1...5).contains(n) else {
             throw CLIError.invalid("difficulty '\(Sanitize.display(text))' must be 1 (very easy) to 5 (very hard)\(invocation.command == "rate" ? " or clear" : "")")
@@ -185,7 +196,7 @@ struct Runner {
         if inv.has("--limit") && inv.has("--build") { throw CLIError.usage("--limit and --build contradict each other") }
         if inv.has("--limit") { fields.kind = .limit }
         if inv.has("--build") { fields.kind = .build }
-        if let g = inv.value("--goal") { fields.goal = try wholeNumber(g, "--goal", 0...1_000_000) }
+        if let g = inv.value("--goal") { fields.goal = try amount(g, "--goal", minimum: 0, maximum: Limits.maxGoal) }
         func optional(_ name: String) -> String?? {
             guard let v = inv.value(name) else { return .none }
             return .some(v.isEmpty ? nil : v)
@@ -269,7 +280,7 @@ struct Runner {
     func check(sign: Int) async throws {
         let query = invocation.arguments[0]
         let date = try day(invocation.value("--date"))
-        let amount = try wholeNumber(invocation.value("--amount") ?? "1", "--amount", 1...1_000_000)
+        let amount = try amount(invocation.value("--amount") ?? "1", "--amount", minimum: 1, maximum: Limits.maxChange)
         let difficulty = try invocation.value("--difficulty").map(rating)
         let note = invocation.value("--note")
         let today = self.today
@@ -392,7 +403,7 @@ struct Runner {
         if invocation.has("--json") {
             guard case .object(var o) = Output.json(s) else { return }
             o["history"] = .array(history.map { h in
-                .object(["date": .string(h.day.description), "scheduled": .bool(h.scheduled), "progress": .int(h.progress),
+                .object(["date": .string(h.day.description), "scheduled": .bool(h.scheduled), "progress": .amount(h.progress),
                          "completed": .bool(h.completed), "skipped": .bool(h.skipped), "difficulty": .optional(h.difficulty),
                          "note": .optional(state.note(habit.id, h.day))])
             })
@@ -423,7 +434,7 @@ struct Runner {
                 "xpToNextLevel": .int(st.level.xpToNextLevel), "xpToday": .int(st.xpToday),
                 "xpProvisional": .int(st.xpProvisional),
                 "perfectDays": .int(st.perfectDays), "habits": .int(st.habits), "archivedHabits": .int(st.archivedHabits),
-                "checkIns": .int(st.checkIns), "operations": .int(Int(state.operationCount)),
+                "checkIns": .amount(st.checkIns), "operations": .int(Int(state.operationCount)),
             ]).serialized())
             return
         }
@@ -431,7 +442,7 @@ struct Runner {
         Output.line("Today: +\(st.xpToday) XP"
                     + (st.xpProvisional > 0 ? " (+\(st.xpProvisional) provisional: today's limit habits, settled when the day ends)" : "")
                     + " · perfect days: \(st.perfectDays)")
-        Output.line("Habits: \(st.habits) tracked, \(st.archivedHabits) archived · check-ins: \(st.checkIns)")
+        Output.line("Habits: \(st.habits) tracked, \(st.archivedHabits) archived · check-ins: \(Amount.format(st.checkIns))")
     }
 
     func export() async throws {

@@ -220,12 +220,12 @@ extension Runner {
         var c = "habit_id,habit,date,progress,skipped,difficulty,note\r\n"
         for habit in habits {
             let f = habit.fields
-            h += [habit.id.rawValue, f.name, f.kind.rawValue, String(f.goal), f.unit ?? "", f.schedule.description,
+            h += [habit.id.rawValue, f.name, f.kind.rawValue, Amount.format(f.goal), f.unit ?? "", f.schedule.description,
                   f.startDate.description, f.archivedFrom?.description ?? "", f.icon ?? "", f.color ?? "", f.group ?? "", f.notes ?? ""]
                 .map(Self.csvField).joined(separator: ",") + "\r\n"
             for (day, rec) in (state.entries[habit.id]?.days ?? [:]).sorted(by: { $0.key < $1.key })
             where rec.progress > 0 || rec.isSkipped || rec.rating != nil || rec.note != nil {
-                c += [habit.id.rawValue, f.name, day.description, String(rec.progress), rec.isSkipped ? "true" : "false",
+                c += [habit.id.rawValue, f.name, day.description, Amount.format(rec.progress), rec.isSkipped ? "true" : "false",
                       rec.rating.map(String.init) ?? "", rec.note ?? ""].map(Self.csvField).joined(separator: ",") + "\r\n"
             }
         }

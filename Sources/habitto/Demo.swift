@@ -22,7 +22,7 @@ enum Demo {
             var rng = SystemRandomNumberGenerator()
             let start = today.adding(-60)
             let habits: [(HabitID, HabitFields)] = [
-                (HabitID.random(using: &rng), HabitFields(name: "Drink water", icon: "💧", goal: 8, unit: "glasses", startDate: start)),
+                (HabitID.random(using: &rng), HabitFields(name: "Drink water", icon: "💧", goal: 8 * Amount.scale, unit: "glasses", startDate: start)),
                 (HabitID.random(using: &rng), HabitFields(name: "Read", icon: "📚", startDate: start)),
                 (HabitID.random(using: &rng), HabitFields(name: "No sugar", icon: "🍬", kind: .limit, goal: 0, startDate: start)),
                 (HabitID.random(using: &rng), HabitFields(name: "Gym", icon: "🏋", schedule: .perWeek(3), startDate: start)),
@@ -32,14 +32,14 @@ enum Demo {
             var changes: [Change] = []
             for d in 0..<60 {
                 let day = start.adding(d)
-                if Int.random(in: 0..<10, using: &rng) < 8 { changes.append(.progress(habits[0].0, day, delta: Int.random(in: 4...9, using: &rng))) }
+                if Int.random(in: 0..<10, using: &rng) < 8 { changes.append(.progress(habits[0].0, day, delta: Int.random(in: 4...9, using: &rng) * Amount.scale)) }
                 if Int.random(in: 0..<10, using: &rng) < 7 {
-                    changes.append(.progress(habits[1].0, day, delta: 1))
+                    changes.append(.progress(habits[1].0, day, delta: Amount.scale))
                     changes.append(.rate(habits[1].0, day, Int.random(in: 1...4, using: &rng)))
                 }
-                if Int.random(in: 0..<10, using: &rng) < 1 { changes.append(.progress(habits[2].0, day, delta: 1)) }
-                if Int.random(in: 0..<10, using: &rng) < 4 { changes.append(.progress(habits[3].0, day, delta: 1)) }
-                if Int.random(in: 0..<10, using: &rng) < 6 { changes.append(.progress(habits[4].0, day, delta: 1)) }
+                if Int.random(in: 0..<10, using: &rng) < 1 { changes.append(.progress(habits[2].0, day, delta: Amount.scale)) }
+                if Int.random(in: 0..<10, using: &rng) < 4 { changes.append(.progress(habits[3].0, day, delta: Amount.scale)) }
+                if Int.random(in: 0..<10, using: &rng) < 6 { changes.append(.progress(habits[4].0, day, delta: Amount.scale)) }
             }
             let history = changes
             try await repo.commit(label: "demo history") { _, _ in history }
@@ -58,7 +58,7 @@ enum Demo {
                 try? await Task.sleep(nanoseconds: 4_000_000_000)
                 let state = await other.state
                 guard let habit = state.habits.filter({ $0.isActive(on: today) && $0.kind == .build }).randomElement() else { continue }
-                _ = try? await other.commit { s, _ in try Edits.checkIn(habit, on: today, amount: 1, today: today, in: s) }
+                _ = try? await other.commit { s, _ in try Edits.checkIn(habit, on: today, amount: Amount.scale, today: today, in: s) }
                 _ = await otherEngine.syncOnce()
             }
         }

@@ -31,7 +31,7 @@ enum Output {
 
     static func describeGoal(_ h: Habit) -> String {
         let unit = h.fields.unit.map { " " + Sanitize.display($0) } ?? ""
-        return h.kind == .build ? "at least \(h.goal)\(unit) a day" : "at most \(h.goal)\(unit) a day"
+        return h.kind == .build ? "at least \(Amount.format(h.goal))\(unit) a day" : "at most \(Amount.format(h.goal))\(unit) a day"
     }
 
     static func difficultyName(_ v: Int) -> String {
@@ -40,7 +40,8 @@ enum Output {
 
     static func progressText(_ s: HabitSummary) -> String {
         let unit = s.habit.fields.unit.map { " " + Sanitize.display($0) } ?? ""
-        return s.habit.kind == .build ? "\(s.progress)/\(s.habit.goal)\(unit)" : "\(s.progress) (≤\(s.habit.goal))\(unit)"
+        let progress = Amount.format(s.progress), goal = Amount.format(s.habit.goal)
+        return s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) (≤\(goal))\(unit)"
     }
 
     /// The state glyph: done, partly done, not yet, limit exceeded, skipped.
@@ -105,7 +106,7 @@ enum Output {
         o["date"] = .string(s.day.description)
         o["archived"] = .bool(s.habit.fields.archivedFrom.map { $0 <= s.day } ?? false)
         o["scheduled"] = .bool(s.scheduled)
-        o["progress"] = .int(s.progress)
+        o["progress"] = .amount(s.progress)
         o["completed"] = .bool(s.completed)
         o["exceeded"] = .bool(s.exceeded)
         o["skipped"] = .bool(s.skipped)

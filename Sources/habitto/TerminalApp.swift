@@ -240,7 +240,8 @@ enum TerminalApp {
             guard let h = state.habit(id) else { return "Done" }
             let s = state.summary(h, on: day, today: today, settings: settings)
             let unit = h.fields.unit.map { " " + $0 } ?? ""
-            let amount = h.kind == .build ? "\(s.progress)/\(h.goal)\(unit)" : "\(s.progress) (at most \(h.goal))\(unit)"
+            let progress = Amount.format(s.progress), goal = Amount.format(h.goal)
+            let amount = h.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) (at most \(goal))\(unit)"
             let verb: String
             switch w {
             case .progress(_, _, Amount.scale): verb = "Checked in"

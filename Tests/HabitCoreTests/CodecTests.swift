@@ -54,7 +54,7 @@ final class CodecTests: XCTestCase {
     func testEveryOperationKindRoundTrips() {
         var a = TestDevice(0xfeed)
         let h = habitID(0xdeadbeef)
-        let full = HabitFields(name: "Läsa 📚", icon: "📚", color: "#a0b1c2", kind: .limit, goal: 1_000_000,
+        let full = HabitFields(name: "Läsa 📚", icon: "📚", color: "#a0b1c2", kind: .limit, goal: Limits.maxGoal,
                                unit: "pages", schedule: .weekdays([.monday, .sunday]), startDate: .earliest,
                                archivedFrom: .latest, notes: "line one\nline two", group: "Health")
         let changes: [Change] = [
@@ -62,13 +62,13 @@ final class CodecTests: XCTestCase {
             .create(h, HabitFields(name: "R", startDate: monday)),
             .set(h, .name("New name")), .set(h, .icon(nil)), .set(h, .icon("🔥")), .set(h, .color(nil)),
             .set(h, .color("red")), .set(h, .kind(.build)), .set(h, .kind(.limit)), .set(h, .goal(0)),
-            .set(h, .goal(1_000_000)), .set(h, .unit(nil)), .set(h, .unit("km")), .set(h, .schedule(.daily)),
+            .set(h, .goal(Limits.maxGoal)), .set(h, .goal(2_500)), .set(h, .unit(nil)), .set(h, .unit("km")), .set(h, .schedule(.daily)),
             .set(h, .schedule(.everyNDays(365))), .set(h, .schedule(.perWeek(1))),
             .set(h, .schedule(.weekdays(Set(Weekday.allCases)))), .set(h, .startDate(monday)),
             .set(h, .archivedFrom(nil)), .set(h, .archivedFrom(monday)), .set(h, .notes(nil)), .set(h, .notes("")),
             .delete(h), .restore(h, deleteOp: OpID(device: deviceID(7), seq: 123_456_789)),
-            .progress(h, monday, delta: 1), .progress(h, monday, delta: -1), .progress(h, .latest, delta: 1_000_000),
-            .progress(h, .earliest, delta: -1_000_000),
+            .progress(h, monday, delta: 1), .progress(h, monday, delta: -1), .progress(h, .latest, delta: Limits.maxChange),
+            .progress(h, .earliest, delta: -Limits.maxChange), .progress(h, monday, delta: 1_500),
             .skip(h, monday, true), .skip(h, monday, false),
             .rate(h, monday, 1), .rate(h, monday, 5), .rate(h, monday, nil),
             .set(h, .group("Work")), .set(h, .group(nil)),
@@ -78,17 +78,20 @@ final class CodecTests: XCTestCase {
     }
 
     func testACreateWrittenBeforeHabitsHadGroupsStillDecodes() throws {
-        // The first journal format wrote tag 1 and exactly ten fields (no group).
+        // The first journal format wrote tag 1 and exactly ten fields (no group), with the
+        // goal in whole units.
         let h = habitID(0x1234)
-        let fields = HabitFields(name: "Read", unit: "pages", startDate: monday, notes: "n")
+        let fields = HabitFields(name: "Read", goal: 3 * Amount.scale, unit: "pages", startDate: monday, notes: "n")
         var w = ByteWriter()
         w.opID(OpID(device: deviceID(3), seq: 1)); w.hlc(HLC(wallMillis: 5, counter: 0))
         w.u8(1); w.habit(h)
-        for f in FieldValue.all(of: fields).prefix(10) { w.field(f) }
+        for f in FieldValue.all(of: fields).prefix(10) {
+            if case .goal = f { w.field(.goal(3)) } else { w.field(f) }
+        }
         let op = try decodeOperation(w.bytes)
         XCTAssertEqual(op.change, .create(h, fields))
-        // Today's encoding of the same change is tag 9 with a field count, and reads back.
-        XCTAssertEqual(encode(op)[19], 9) // 16-byte device, seq, wall, counter, then the tag
+        // Today's encoding of the same change is tag 11 with a field count, and reads back.
+        XCTAssertEqual(encode(op)[19], 11) // 16-byte device, seq, wall, counter, then the tag
         assertRoundTrips(op)
     }
 
@@ -269,6 +272,11 @@ final class CodecTests: XCTestCase {
             ("progress Int.max", op { $0.u8(5); $0.habit(h); $0.day(monday); $0.int(.max) }),
             ("goal Int.min", op { $0.u8(2); $0.habit(h); $0.u8(4); $0.int(.min) }),
             ("goal above the maximum", op { $0.u8(2); $0.habit(h); $0.u8(4); $0.int(1_000_001) }),
+            ("goal in thousandths above the maximum", op { $0.u8(12); $0.habit(h); $0.u8(4); $0.int(Limits.maxGoal + 1) }),
+            ("tag 12 with another field", op { $0.u8(12); $0.habit(h); $0.u8(0); $0.string("x") }),
+            ("zero progress in thousandths", op { $0.u8(10); $0.habit(h); $0.day(monday); $0.int(0) }),
+            ("huge progress in thousandths", op { $0.u8(10); $0.habit(h); $0.day(monday); $0.int(Limits.maxChange + 1) }),
+            ("progress in thousandths Int.min", op { $0.u8(10); $0.habit(h); $0.day(monday); $0.int(.min) }),
             ("bad boolean", op { $0.u8(6); $0.habit(h); $0.day(monday); $0.u8(2) }),
             ("day before 1900", op { $0.u8(6); $0.habit(h); $0.int(LocalDay.earliest.ordinal - 1); $0.bool(true) }),
             ("day after 9999", op { $0.u8(6); $0.habit(h); $0.int(LocalDay.latest.ordinal + 1); $0.bool(true) }),

@@ -217,7 +217,7 @@ final class LocalDayTests: XCTestCase {
         // The user flies to Berlin: "today" is now a different key, history stays where it was.
         let berlinToday = LocalDay.containing(t, in: try zone("Europe/Berlin"))
         XCTAssertEqual(berlinToday, day("2026-03-10"))
-        XCTAssertEqual(w.state.progress(h.id, day("2026-03-09")), 1)
+        XCTAssertEqual(w.state.progress(h.id, day("2026-03-09")), Amount.scale)
         XCTAssertEqual(w.state.progress(h.id, berlinToday), 0)
         XCTAssertEqual(w.state.encoded(), before)
         XCTAssertEqual(w.state.summary(h, on: day("2026-03-09"), today: berlinToday).completed, true)

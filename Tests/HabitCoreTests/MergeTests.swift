@@ -346,7 +346,7 @@ final class MergeTests: XCTestCase {
         let build = b.op(.set(h, .kind(.build)), hlc: HLC(wallMillis: 200, counter: 0))
         let s = assertConverges([[create, build], [build, create]])
         XCTAssertEqual(s.habit(h)?.kind, .build)
-        XCTAssertEqual(s.habit(h)?.goal, 1)
+        XCTAssertEqual(s.habit(h)?.goal, Amount.scale, "one unit")
     }
 
     func testAnArchiveMergedBeforeAMovedStartDateReadsAsTheStartDate() {

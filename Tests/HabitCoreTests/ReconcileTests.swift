@@ -82,17 +82,17 @@ final class ReconcileTests: XCTestCase {
     func testImportKeepsDifferingProgressAndListsItAndRenamesANameClash() {
         var w = World()
         let mine = w.build("Read", start: start)
-        _ = w.apply(.progress(mine.id, start, delta: 2))
+        _ = w.apply(.progress(mine.id, start, delta: 2 * Amount.scale))
         let other = TargetHabit(id: habitID(0xabc), fields: HabitFields(name: "read", startDate: start),
-                                days: [start: TargetDay(progress: 1, note: "chapter 3")])
-        let same = TargetHabit(id: mine.id, fields: mine.fields, days: [start: TargetDay(progress: 5, difficulty: 2)])
+                                days: [start: TargetDay(progress: Amount.scale, note: "chapter 3")])
+        let same = TargetHabit(id: mine.id, fields: mine.fields, days: [start: TargetDay(progress: 5_500, difficulty: 2)])
         let plan = Reconcile.plan(current: w.state, targets: [other, same], mode: .importing)
         let after = applying(plan.changes, to: w.state)
         XCTAssertEqual(after.habit(habitID(0xabc))?.name, "read (2)")
         XCTAssertEqual(after.note(habitID(0xabc), start), "chapter 3")
-        XCTAssertEqual(after.progress(mine.id, start), 2, "progress already here is kept")
+        XCTAssertEqual(after.progress(mine.id, start), 2 * Amount.scale, "progress already here is kept")
         XCTAssertEqual(after.difficulty(mine.id, start), 2, "a missing rating is added")
-        XCTAssertEqual(plan.kept, ["'Read' \(start): kept progress 2 (the source says 5)"])
+        XCTAssertEqual(plan.kept, ["'Read' \(start): kept progress 2 (the source says 5.5)"])
         XCTAssertEqual(plan.renamed.count, 1)
     }
 

@@ -224,14 +224,14 @@ final class ValidationTests: XCTestCase {
 
     func testGoalRangesDependOnKind() {
         XCTAssertNoThrow(try Validate.goal(1, kind: .build))
-        XCTAssertNoThrow(try Validate.goal(1_000_000, kind: .build))
+        XCTAssertNoThrow(try Validate.goal(Limits.maxGoal, kind: .build))
         XCTAssertThrowsError(try Validate.goal(0, kind: .build))
         XCTAssertThrowsError(try Validate.goal(-1, kind: .build))
-        XCTAssertThrowsError(try Validate.goal(1_000_001, kind: .build))
+        XCTAssertThrowsError(try Validate.goal(Limits.maxGoal + 1, kind: .build))
         XCTAssertNoThrow(try Validate.goal(0, kind: .limit))
-        XCTAssertNoThrow(try Validate.goal(1_000_000, kind: .limit))
+        XCTAssertNoThrow(try Validate.goal(Limits.maxGoal, kind: .limit))
         XCTAssertThrowsError(try Validate.goal(-1, kind: .limit))
-        XCTAssertThrowsError(try Validate.goal(1_000_001, kind: .limit))
+        XCTAssertThrowsError(try Validate.goal(Limits.maxGoal + 1, kind: .limit))
     }
 
     func testLimitHabitsCannotUseAPerWeekSchedule() {

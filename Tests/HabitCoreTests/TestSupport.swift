@@ -76,9 +76,9 @@ struct World {
         return habit(id, file: file, line: line)
     }
 
-    /// A build habit (goal 1 by default) starting on `start`.
+    /// A build habit (goal one unit by default) starting on `start`.
     @discardableResult
-    mutating func build(_ name: String = "Read", start: LocalDay, goal: Int = 1, schedule: Schedule = .daily,
+    mutating func build(_ name: String = "Read", start: LocalDay, goal: Int = Amount.scale, schedule: Schedule = .daily,
                         file: StaticString = #filePath, line: UInt = #line) -> Habit {
         create(HabitFields(name: name, kind: .build, goal: goal, schedule: schedule, startDate: start),
                file: file, line: line)
@@ -107,13 +107,13 @@ struct World {
         return op
     }
 
-    mutating func progress(_ h: Habit, _ d: LocalDay, _ delta: Int = 1,
+    mutating func progress(_ h: Habit, _ d: LocalDay, _ delta: Int = Amount.scale,
                            file: StaticString = #filePath, line: UInt = #line) {
         _ = apply(.progress(h.id, d, delta: delta), file: file, line: line)
     }
 
     /// Records `delta` on every day in `days`.
-    mutating func progress(_ h: Habit, days: [LocalDay], _ delta: Int = 1,
+    mutating func progress(_ h: Habit, days: [LocalDay], _ delta: Int = Amount.scale,
                            file: StaticString = #filePath, line: UInt = #line) {
         for d in days { progress(h, d, delta, file: file, line: line) }
     }

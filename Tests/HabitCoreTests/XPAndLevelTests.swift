@@ -103,7 +103,7 @@ final class XPTests: XCTestCase {
         let h = w.build(start: monday)
         w.progress(h, monday)
         assertXP(w, today: monday, xp: 100, perfectDays: 1)
-        w.progress(h, monday, -1)
+        w.progress(h, monday, -Amount.scale)
         assertXP(w, today: monday, xp: 0, perfectDays: 0, xpToday: 0)
     }
 
@@ -113,12 +113,12 @@ final class XPTests: XCTestCase {
         let h = habitID(1)
         let create = a.op(.create(h, HabitFields(name: "Read", startDate: monday)))
         applyOrFail(create, to: &state)
-        applyOrFail(a.op(.progress(h, monday, delta: 1)), to: &state)
-        applyOrFail(b.op(.progress(h, monday, delta: 1)), to: &state)
-        XCTAssertEqual(state.progress(h, monday), 2)
+        applyOrFail(a.op(.progress(h, monday, delta: Amount.scale)), to: &state)
+        applyOrFail(b.op(.progress(h, monday, delta: Amount.scale)), to: &state)
+        XCTAssertEqual(state.progress(h, monday), 2 * Amount.scale)
         let s = state.stats(today: monday)
         XCTAssertEqual(s.xp, 100)
-        XCTAssertEqual(s.checkIns, 2)
+        XCTAssertEqual(s.checkIns, 2 * Amount.scale, "two units")
     }
 
     func testArchivedHabitsKeepXPEarnedBeforeTheArchiveDate() {
@@ -149,7 +149,7 @@ final class XPTests: XCTestCase {
         let deleteOp = w.delete(a)
         // Walk alone: Monday done (perfect), Tuesday missed.
         assertXP(w, today: today, xp: 100, perfectDays: 1)
-        XCTAssertEqual(w.state.stats(today: today).checkIns, 1)
+        XCTAssertEqual(w.state.stats(today: today).checkIns, Amount.scale)
         _ = w.apply(.restore(a.id, deleteOp: deleteOp))
         assertXP(w, today: today, xp: 200, perfectDays: 1)
     }

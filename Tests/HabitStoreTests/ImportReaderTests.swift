@@ -86,7 +86,7 @@ final class ImportReaderTests: XCTestCase {
         XCTAssertEqual(meditate.fields.schedule, .daily)
         XCTAssertEqual(meditate.fields.color, "#FF8F00")
         XCTAssertEqual(meditate.fields.kind, .build)
-        XCTAssertEqual(meditate.fields.goal, 1)
+        XCTAssertEqual(meditate.fields.goal, Amount.scale)
         XCTAssertEqual(meditate.fields.notes, "Did you meditate this morning?")
         XCTAssertNil(meditate.fields.unit)
         XCTAssertNil(meditate.fields.archivedFrom)
@@ -107,13 +107,13 @@ final class ImportReaderTests: XCTestCase {
         let plan = try LoopCSVReader.read(path: Self.loopFolder)
         let days = try habit(plan, "Wake up early").days
         XCTAssertEqual(days.count, 9)
-        XCTAssertEqual(days[day("2015-01-25")], ImportedDay(progress: 1))
+        XCTAssertEqual(days[day("2015-01-25")], ImportedDay(progress: 1 * Amount.scale))
         XCTAssertEqual(days[day("2015-01-24")], ImportedDay(progress: 0, note: "Sick"))
         XCTAssertEqual(days[day("2015-01-23")], ImportedDay(progress: 0, note: "Forgot to do it, really"))
         XCTAssertEqual(days[day("2015-01-19")], ImportedDay(progress: 0, note: "\"Vacation\""))
         XCTAssertNil(days[day("2015-01-18")], "YES_AUTO without a note is no entry")
-        XCTAssertEqual(days[day("2015-01-16")], ImportedDay(progress: 1))
-        XCTAssertEqual(days.values.filter { $0.progress == 1 }.count, 6)
+        XCTAssertEqual(days[day("2015-01-16")], ImportedDay(progress: 1 * Amount.scale))
+        XCTAssertEqual(days.values.filter { $0.progress == Amount.scale }.count, 6)
         XCTAssertEqual(plan.skipped, [ImportNote(location: "002 Wake up early/Checkmarks.csv",
             message: "3 YES_AUTO days (filled in by Loop from the frequency) not imported as check-ins; Habitto works such days out from the schedule")])
     }
@@ -334,8 +334,8 @@ final class ImportReaderTests: XCTestCase {
         let plan = try LoopCSVReader.read(path: temp + "/export")
         let walk = try habit(plan, "Walk")
         XCTAssertEqual(walk.days, [
-            day("2024-03-02"): ImportedDay(progress: 1),
-            day("2024-03-03"): ImportedDay(progress: 1, note: "legacy yes"),
+            day("2024-03-02"): ImportedDay(progress: 1 * Amount.scale),
+            day("2024-03-03"): ImportedDay(progress: 1 * Amount.scale, note: "legacy yes"),
             day("2024-03-05"): ImportedDay(skipped: true),
         ])
         XCTAssertEqual(walk.fields.startDate, day("2024-03-02"))
@@ -367,21 +367,21 @@ final class ImportReaderTests: XCTestCase {
 
         let coffee = try habit(plan, "Coffee, cups")
         XCTAssertEqual(coffee.fields.kind, .limit)
-        XCTAssertEqual(coffee.fields.goal, 3)
+        XCTAssertEqual(coffee.fields.goal, 2_500, "2.5 kept exactly")
         XCTAssertEqual(coffee.fields.schedule, .daily, "a limit habit cannot be 3/week")
         XCTAssertEqual(coffee.fields.unit, "cups")
         XCTAssertEqual(coffee.fields.color, "#6D4C41")
         XCTAssertEqual(coffee.fields.notes, "How many \"cups\"?\nLine one\nline two")
         XCTAssertEqual(coffee.fields.startDate, day("2024-05-03"))
         XCTAssertEqual(coffee.fields.archivedFrom, day("2024-05-06"))
-        XCTAssertEqual(coffee.days, [day("2024-05-03"): ImportedDay(progress: 3),
-                                     day("2024-05-05"): ImportedDay(progress: 3, note: "late, again")])
+        XCTAssertEqual(coffee.days, [day("2024-05-03"): ImportedDay(progress: 2_500), // Loop's 2500 thousandths, exact
+                                     day("2024-05-05"): ImportedDay(progress: 3 * Amount.scale, note: "late, again")])
 
         let pages = try habit(plan, "Pages")
         XCTAssertEqual(pages.fields.kind, .build)
-        XCTAssertEqual(pages.fields.goal, 1, "AT_LEAST 0 becomes goal 1")
+        XCTAssertEqual(pages.fields.goal, Amount.scale, "AT_LEAST 0 becomes goal 1")
         XCTAssertNil(pages.fields.color)
-        XCTAssertEqual(pages.days, [day("2024-04-01"): ImportedDay(progress: 12)])
+        XCTAssertEqual(pages.days, [day("2024-04-01"): ImportedDay(progress: 12 * Amount.scale)])
 
         XCTAssertEqual(plan.skipped.map(\.text), [
             "Habits.csv:4: Color 'bad' is not #RRGGBB; the habit has no colour", // line 2's record spans two lines
@@ -389,10 +389,8 @@ final class ImportReaderTests: XCTestCase {
             "002 Coffee, cups/Checkmarks.csv:4: value 'abc' is not a whole number (Loop writes amounts in thousandths); row not imported",
         ])
         XCTAssertEqual(plan.disagreements.map(\.text), [
-            "Habits.csv:2: Target Value 2.5 imported as the whole-number goal 3",
             "Habits.csv:2: a limit habit cannot use the schedule 3/week; imported as daily",
-            "Habits.csv:4: Target Value 0 imported as the whole-number goal 1",
-            "002 Coffee, cups/Checkmarks.csv:2: amount 2.5 imported as the whole number 3",
+            "Habits.csv:4: Target Value 0 imported as the goal 1",
         ])
     }
 
@@ -453,7 +451,7 @@ final class ImportReaderTests: XCTestCase {
                                                            .daily, .perWeek(1), .daily, .daily, .everyNDays(7)])
         XCTAssertEqual(plan.habits.map(\.location), ["habits:3", "habits:4", "habits:5", "habits:8", "habits:9",
                                                     "habits:10", "habits:11", "habits:14", "habits:15", "habits:16"])
-        XCTAssertTrue(plan.habits.allSatisfy { $0.fields.kind == .build && $0.fields.goal == 1 })
+        XCTAssertTrue(plan.habits.allSatisfy { $0.fields.kind == .build && $0.fields.goal == Amount.scale })
         XCTAssertEqual(plan.disagreements.count, 1)
         XCTAssertEqual(plan.disagreements.first?.location, "habits:11")
         XCTAssertTrue(plan.disagreements.first?.message.contains("tracking only") == true)
@@ -467,15 +465,15 @@ final class ImportReaderTests: XCTestCase {
     func testHarshFixtureDays() throws {
         let plan = try HarshReader.read(path: Self.harshFolder)
         XCTAssertEqual(try habit(plan, "Gym").days, [
-            day("2025-01-01"): ImportedDay(progress: 1, note: "Leg day (amount 1.5)"),
+            day("2025-01-01"): ImportedDay(progress: 1 * Amount.scale, note: "Leg day (amount 1.5)"),
             day("2025-01-02"): ImportedDay(progress: 0, note: "Rest day"),
         ])
         XCTAssertEqual(try habit(plan, "Code review").days[day("2025-01-02")], ImportedDay(skipped: true, note: "Skipped today"))
-        XCTAssertEqual(try habit(plan, "Code review").days[day("2025-01-01")], ImportedDay(progress: 1, note: "Reviewed 3 PRs (amount 3)"))
-        XCTAssertEqual(try habit(plan, "Daily standup").days[day("2025-01-01")], ImportedDay(progress: 1, note: "Great meeting"))
+        XCTAssertEqual(try habit(plan, "Code review").days[day("2025-01-01")], ImportedDay(progress: 1 * Amount.scale, note: "Reviewed 3 PRs (amount 3)"))
+        XCTAssertEqual(try habit(plan, "Daily standup").days[day("2025-01-01")], ImportedDay(progress: 1 * Amount.scale, note: "Great meeting"))
         XCTAssertEqual(try habit(plan, "Daily standup").days[day("2025-01-03")], ImportedDay(progress: 0, note: "Missed meeting"))
-        XCTAssertEqual(try habit(plan, "Reading").days[day("2025-01-03")], ImportedDay(progress: 1, note: "Articles (amount 0.25)"))
-        XCTAssertEqual(try habit(plan, "Sleep tracking").days, [day("2025-01-01"): ImportedDay(progress: 1, note: "Tracked with app")])
+        XCTAssertEqual(try habit(plan, "Reading").days[day("2025-01-03")], ImportedDay(progress: 1 * Amount.scale, note: "Articles (amount 0.25)"))
+        XCTAssertEqual(try habit(plan, "Sleep tracking").days, [day("2025-01-01"): ImportedDay(progress: 1 * Amount.scale, note: "Tracked with app")])
         XCTAssertEqual(plan.habits.reduce(0) { $0 + $1.days.count }, 19)
     }
 
@@ -570,9 +568,9 @@ final class ImportReaderTests: XCTestCase {
         let read = try habit(plan, "Read")
         XCTAssertEqual(read.fields.startDate, day("2025-02-05"))
         XCTAssertEqual(read.days[day("2025-02-05")], ImportedDay(skipped: true, note: "amount 2"))
-        XCTAssertEqual(read.days[day("2025-02-06")], ImportedDay(progress: 1, note: "ab c"))
+        XCTAssertEqual(read.days[day("2025-02-06")], ImportedDay(progress: 1 * Amount.scale, note: "ab c"))
         XCTAssertEqual(read.days[day("2025-02-07")]?.note, String(repeating: "a", count: 2000))
-        XCTAssertEqual(read.days[day("2025-02-08")], ImportedDay(progress: 1, note: "at 10:30 (amount 1)"))
+        XCTAssertEqual(read.days[day("2025-02-08")], ImportedDay(progress: 1 * Amount.scale, note: "at 10:30 (amount 1)"))
         XCTAssertEqual(plan.skipped.map(\.text), [
             "log:3: date '2025-02-30' is not a real YYYY-MM-DD day; line not imported",
             "log:4: no habit named 'Swim' in the habits file; line not imported",

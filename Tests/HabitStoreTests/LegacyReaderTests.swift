@@ -100,7 +100,7 @@ final class LegacyReaderTests: XCTestCase {
         XCTAssertEqual(plan.habits.map(\.location), ["SavedHabits[0]", "SavedHabits[1]", "SavedHabits[2]"])
         XCTAssertEqual(plan.habits.map(\.fields.name), ["Meditate", "Drink water", "Smoking"])
         XCTAssertEqual(plan.habits.map(\.fields.kind), [.build, .build, .limit])
-        XCTAssertEqual(plan.habits.map(\.fields.goal), [1, 8, 2])
+        XCTAssertEqual(plan.habits.map(\.fields.goal), [1, 8, 2].map { $0 * Amount.scale })
         XCTAssertEqual(plan.habits.map(\.fields.unit), [nil, nil, nil])
         XCTAssertEqual(plan.habits.map(\.fields.schedule), [.daily, .daily, .daily])
         XCTAssertEqual(plan.habits.map(\.fields.icon), ["🧘", "💧", "🚬"])
@@ -121,26 +121,26 @@ final class LegacyReaderTests: XCTestCase {
         XCTAssertEqual(smoking.days.count, 25)
 
         // ISO-keyed in completionHistory, plain in the others: one day, done, with its rating.
-        XCTAssertEqual(meditate.days[day("2025-09-28")], ImportedDay(progress: 1, difficulty: 2))
-        XCTAssertEqual(meditate.days[day("2025-10-04")], ImportedDay(progress: 1, difficulty: 4))
+        XCTAssertEqual(meditate.days[day("2025-09-28")], ImportedDay(progress: 1 * Amount.scale, difficulty: 2))
+        XCTAssertEqual(meditate.days[day("2025-10-04")], ImportedDay(progress: 1 * Amount.scale, difficulty: 4))
         XCTAssertNil(meditate.days[day("2025-09-30")], "0 in completionHistory, false in completionStatus")
         XCTAssertNil(meditate.days[day("2025-10-10")])
 
         // Only completionStatus says done: counted as done, at the goal.
-        XCTAssertEqual(water.days[day("2025-09-23")], ImportedDay(progress: 8))
+        XCTAssertEqual(water.days[day("2025-09-23")], ImportedDay(progress: 8 * Amount.scale))
         // 7 of 8, and every source agrees it was not done.
-        XCTAssertEqual(water.days[day("2025-10-06")], ImportedDay(progress: 7))
-        XCTAssertFalse(Habit(id: HabitID(value: 1), fields: water.fields).succeeds(progress: 7))
-        XCTAssertEqual(water.days[day("2025-10-11")], ImportedDay(progress: 3))
-        XCTAssertEqual(water.days[day("2025-10-02")], ImportedDay(progress: 8, difficulty: 1))
-        XCTAssertEqual(water.days[day("2025-10-10")], ImportedDay(progress: 8, difficulty: 5))
+        XCTAssertEqual(water.days[day("2025-10-06")], ImportedDay(progress: 7 * Amount.scale))
+        XCTAssertFalse(Habit(id: HabitID(value: 1), fields: water.fields).succeeds(progress: 7 * Amount.scale))
+        XCTAssertEqual(water.days[day("2025-10-11")], ImportedDay(progress: 3 * Amount.scale))
+        XCTAssertEqual(water.days[day("2025-10-02")], ImportedDay(progress: 8 * Amount.scale, difficulty: 1))
+        XCTAssertEqual(water.days[day("2025-10-10")], ImportedDay(progress: 8 * Amount.scale, difficulty: 5))
 
-        XCTAssertEqual(smoking.days[day("2025-09-23")], ImportedDay(progress: 3))
-        XCTAssertEqual(smoking.days[day("2025-09-26")], ImportedDay(progress: 1))
-        XCTAssertEqual(smoking.days[day("2025-10-17")], ImportedDay(progress: 6))
+        XCTAssertEqual(smoking.days[day("2025-09-23")], ImportedDay(progress: 3 * Amount.scale))
+        XCTAssertEqual(smoking.days[day("2025-09-26")], ImportedDay(progress: 1 * Amount.scale))
+        XCTAssertEqual(smoking.days[day("2025-10-17")], ImportedDay(progress: 6 * Amount.scale))
         XCTAssertNil(smoking.days[day("2025-09-22")], "usage 0 without a rating is the default")
         XCTAssertNil(smoking.days[day("2025-10-01")])
-        XCTAssertEqual(smoking.days.values.map(\.progress).reduce(0, +), 80)
+        XCTAssertEqual(smoking.days.values.map(\.progress).reduce(0, +), 80 * Amount.scale)
     }
 
     func testFixtureDisagreements() throws {
@@ -318,7 +318,7 @@ final class LegacyReaderTests: XCTestCase {
                                        "description": "Evening snacks"]),
             legacyHabit("f", "Coffee", ["habitType": "breaking", "goal": "2 cups per day", "target": 0, "baseline": 0]),
         ])
-        XCTAssertEqual(plan.habits.map(\.fields.goal), [20, 30, 1, 1, 3, 2])
+        XCTAssertEqual(plan.habits.map(\.fields.goal), [20, 30, 1, 1, 3, 2].map { $0 * Amount.scale })
         XCTAssertEqual(plan.habits.map(\.fields.unit), ["pages", "minutes", nil, nil, nil, "cups"])
         XCTAssertEqual(plan.habits.map(\.fields.notes), [nil, nil, nil, nil, "Evening snacks\nBaseline before quitting: 6 per day", nil])
         XCTAssertEqual(plan.disagreements.map(\.text), [
@@ -360,10 +360,10 @@ final class LegacyReaderTests: XCTestCase {
                                        "completionHistory": ["2025-09-22": 1]]),
         ])
         let walk = plan.habits[0], sugar = plan.habits[1]
-        XCTAssertEqual(walk.days, [day("2025-09-28"): ImportedDay(progress: 2), day("2025-09-29"): ImportedDay(progress: 2),
+        XCTAssertEqual(walk.days, [day("2025-09-28"): ImportedDay(progress: 2 * Amount.scale), day("2025-09-29"): ImportedDay(progress: 2 * Amount.scale),
                                    day("2025-09-30"): ImportedDay(progress: 0, difficulty: 3)])
         XCTAssertEqual(sugar.days, [day("2025-09-23"): ImportedDay(progress: 0, difficulty: 4),
-                                    day("2025-09-24"): ImportedDay(progress: 2)])
+                                    day("2025-09-24"): ImportedDay(progress: 2 * Amount.scale)])
         XCTAssertEqual(plan.disagreements.map(\.text), [
             "dump.json: SavedHabits[0].completionHistory: \"Walk\" 2025-09-28 is given twice: \"2025-09-28\" has 1, \"2025-09-28T00:00:00Z\" has 2; took 2",
         ])
@@ -428,10 +428,10 @@ final class LegacyReaderTests: XCTestCase {
         XCTAssertEqual(water.sourceKey, "00000000000000a1")
         XCTAssertEqual(water.location, "habits[0]")
         XCTAssertEqual(water.group, "Health")
-        XCTAssertEqual(water.fields, HabitFields(name: "Drink water", icon: "💧", color: "blue", kind: .build, goal: 8,
+        XCTAssertEqual(water.fields, HabitFields(name: "Drink water", icon: "💧", color: "blue", kind: .build, goal: 8 * Amount.scale,
                                                  unit: "glasses", schedule: .weekdays([.monday, .wednesday, .friday]),
                                                  startDate: day("2026-10-01"), notes: "Big glass"))
-        XCTAssertEqual(water.days, [day("2026-10-01"): ImportedDay(progress: 8, difficulty: 3, note: "easy"),
+        XCTAssertEqual(water.days, [day("2026-10-01"): ImportedDay(progress: 8 * Amount.scale, difficulty: 3, note: "easy"),
                                     day("2026-10-03"): ImportedDay(progress: 0, skipped: true)])
         XCTAssertEqual(sugar.id, HabitID("00000000000000b2"))
         XCTAssertNil(sugar.group)
@@ -486,9 +486,9 @@ final class LegacyReaderTests: XCTestCase {
             return importError { try JSONExportReader.read(path: path) }
         }
         let goal = try message("\"goal\": 8", "\"goal\": 0")
-        XCTAssertTrue(goal.contains(": habits[0].goal: goal 0 is out of range: a build habit needs a whole number from 1 to 1000000;"), goal)
+        XCTAssertTrue(goal.contains(": habits[0].goal: goal 0 is out of range: a build habit needs more than 0 and at most 1000000;"), goal)
         let goalType = try message("\"goal\": 8", "\"goal\": \"8\"")
-        XCTAssertTrue(goalType.contains(": habits[0].goal: expected a whole number, found \"8\"; "), goalType)
+        XCTAssertTrue(goalType.contains(": habits[0].goal: expected a number with at most three decimals, found \"8\"; "), goalType)
         XCTAssertTrue(try message("00000000000000b2", "00000000000000B2").contains(": habits[1].id: \"00000000000000B2\" is not a habit id"))
         XCTAssertTrue(try message("\"difficulty\": 3", "\"difficulty\": 6")
             .contains(": habits[0].days[0].difficulty: expected a difficulty from 1 to 5 or null, found the number 6"))
@@ -507,7 +507,7 @@ final class LegacyReaderTests: XCTestCase {
         let archived = try message("\"days\": []", "\"days\": [{\"date\": \"2026-10-10\", \"progress\": 1, \"skipped\": false}]")
         XCTAssertTrue(archived.contains(": habits[1].days[0].date: 'No sugar' is archived from 2026-10-10"), archived)
         let huge = try message("\"progress\": 8", "\"progress\": 1000001")
-        XCTAssertTrue(huge.contains(": habits[0].days[0].progress: expected a whole number from 0 to 1000000, found 1000001"), huge)
+        XCTAssertTrue(huge.contains(": habits[0].days[0].progress: expected a number from 0 to 1000000, found 1000001"), huge)
     }
 
     func testJSONImportOfAFutureCheckInRefusesTheWholeFileButAFutureSkipIsKept() throws {

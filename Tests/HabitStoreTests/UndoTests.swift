@@ -146,7 +146,7 @@ final class UndoTests: StoreTestCase {
         _ = try await repo.undo()
         let state = await repo.state
         XCTAssertEqual(state.habit(Fixture.water)?.name, "Water")
-        XCTAssertEqual(state.habit(Fixture.water)?.goal, 1)
+        XCTAssertEqual(state.habit(Fixture.water)?.goal, Amount.scale)
         XCTAssertFalse(state.isSkipped(Fixture.water, day.adding(1)))
         XCTAssertEqual(state.progress(Fixture.water, day.adding(1)), 2)
     }

@@ -51,6 +51,37 @@ final class BatchFileTests: XCTestCase {
         XCTAssertEqual(BatchFile.encode(ops), bytes, "encoding is deterministic")
     }
 
+    func testABatchWrittenInWholeUnitsDecodesIntoThousandthsAndCountsAsTheSameBatch() throws {
+        // Pushed by the version before decimal amounts (see Tests/Fixtures/format-v1/make.sh).
+        let devices = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/format-v1/remote/users/fixture/devices").path
+        let folder = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: devices).first)
+        let device = try XCTUnwrap(DeviceID(folder))
+        let name = try XCTUnwrap(BatchName(first: 1, last: 16))
+        let old = Array(try Data(contentsOf: URL(fileURLWithPath: "\(devices)/\(folder)/ops/1-16.batch")))
+        XCTAssertTrue(old.starts(with: Array("HABITTO-BATCH\u{1}".utf8)))
+        let ops = try BatchFile.decode(old, device: device, name: name)
+        let goals = ops.compactMap { op -> Int? in
+            switch op.change {
+            case .create(_, let f): return f.goal
+            case .set(_, .goal(let g)): return g
+            default: return nil
+            }
+        }
+        XCTAssertEqual(goals, [8_000, 5_000, 2_000, 1_000, 3_000], "Drink water 8, Run 5, Coffee 2, Read 1, then Run 3")
+        let deltas = ops.compactMap { op -> Int? in if case .progress(_, _, let d) = op.change { return d } else { return nil } }
+        XCTAssertEqual(deltas, [8_000, 5_000, 1_000, 3_000, 3_000, 4_000, 1_000, 1_000, -1_000])
+        // Written again today the same operations have other bytes, and are the same batch.
+        let today = BatchFile.encode(ops)
+        XCTAssertNotEqual(today, old)
+        XCTAssertTrue(today.starts(with: Array("HABITTO-BATCH\u{2}".utf8)))
+        XCTAssertTrue(BatchFile.holdsSame(old, as: today, device: device, name: name))
+        var other = ops
+        other[other.count - 1] = HabitOperation(id: ops[ops.count - 1].id, hlc: ops[ops.count - 1].hlc,
+                                                change: .delete(HabitID(value: 1)))
+        XCTAssertFalse(BatchFile.holdsSame(old, as: BatchFile.encode(other), device: device, name: name))
+    }
+
     func testHandBuiltBatchMatchesTheEncoder() throws {
         // Checks the hand builder the other tests use to make batches the encoder would not.
         let ops = RemoteFixture.operations(device: RemoteFixture.device(1), seqs: 1...3)

@@ -96,7 +96,7 @@ final class EngineTests: XCTestCase {
         let h = HabitID(value: 0xA5)
         let create = Change.create(h, HabitFields(name: "Tea", startDate: engineTestStart))
         let huge = DeviceID("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1")!, trap = DeviceID("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa2")!
-        try plant(huge, [create, .progress(h, engineTestStart, delta: 5_000_000)])
+        try plant(huge, [create, .progress(h, engineTestStart, delta: 5_000_000 * Amount.scale)])
         try plant(trap, [.progress(h, engineTestStart, delta: .min)])
         let (me, engine) = try await device("me")
         let report = await engine.syncOnce()

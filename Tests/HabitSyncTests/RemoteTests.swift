@@ -48,7 +48,7 @@ enum RemoteFixture {
     static func handBuiltBatch(device: DeviceID, first: UInt64, last: UInt64, ops: [HabitOperation],
                                trailing: [UInt8] = []) -> [UInt8] {
         var w = ByteWriter()
-        w.raw(Array("HABITTO-BATCH\u{1}".utf8))
+        w.raw(Array("HABITTO-BATCH\u{2}".utf8))
         w.device(device)
         w.u64le(first)
         w.u64le(last)

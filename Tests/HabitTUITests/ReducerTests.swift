@@ -27,11 +27,11 @@ final class ReducerTests: XCTestCase {
     func testSpaceAsksToCheckInOnceAndCompletingAsksHowHardItWas() {
         var app = World.app()
         // Water has 3/8 today: a check-in that does not complete it asks nothing.
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.water, World.today, 1))])
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.water, World.today, Amount.scale))])
         XCTAssertNil(app.overlay)
         // Read has nothing today; one check-in completes it, so the rating prompt opens.
         press(&app, .char("j"))
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.read, World.today, 1))])
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.read, World.today, Amount.scale))])
         XCTAssertEqual(app.overlay, .rating(World.read, World.today))
         XCTAssertEqual(app.mode, .rating)
         XCTAssertEqual(press(&app, .char("3")), [.write(.rate(World.read, World.today, 3))])
@@ -62,7 +62,7 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(app.message?.kind, .error)
         XCTAssertTrue(app.message?.text.contains("nothing to take back") == true, "\(String(describing: app.message))")
         press(&app, .char("k"))
-        XCTAssertEqual(press(&app, .backspace), [.write(.progress(World.water, World.today, -1))])
+        XCTAssertEqual(press(&app, .backspace), [.write(.progress(World.water, World.today, -Amount.scale))])
     }
 
     func testBackfillingMovesToEarlierDaysButNeverBeyondToday() {
@@ -72,7 +72,7 @@ final class ReducerTests: XCTestCase {
         XCTAssertNotNil(app.message)
         press(&app, .char("h"))
         XCTAssertEqual(app.date, World.today.adding(-1))
-        XCTAssertEqual(press(&app, .char(" ")).first, .write(.progress(World.water, World.today.adding(-1), 1)))
+        XCTAssertEqual(press(&app, .char(" ")).first, .write(.progress(World.water, World.today.adding(-1), Amount.scale)))
         press(&app, .left, .left)
         XCTAssertEqual(app.date, World.today.adding(-3))
         press(&app, .char("t"))
@@ -141,10 +141,21 @@ final class ReducerTests: XCTestCase {
         for _ in 0..<5 { press(&app, .backspace) }
         type(&app, "mon,wed,fri")
         let effects = press(&app, .enter)
-        var expected = HabitFields(name: "Stretch", icon: "🧘", goal: 2, unit: "sets", startDate: World.today)
+        var expected = HabitFields(name: "Stretch", icon: "🧘", goal: 2 * Amount.scale, unit: "sets", startDate: World.today)
         expected.schedule = .weekdays([.monday, .wednesday, .friday])
         XCTAssertEqual(effects, [.write(.add(expected))])
         XCTAssertNil(app.overlay)
+    }
+
+    func testTheFormTakesAGoalWithDecimalsAndShowsItBack() {
+        var form = HabitForm.new(today: World.today)
+        form.values[.name] = "Run"
+        form.values[.goal] = "2.5"
+        XCTAssertEqual(try form.fields(base: nil, in: HabitState()).get().goal, 2_500)
+        form.values[.goal] = "2.5001"
+        XCTAssertEqual(form.problem(.goal, in: HabitState()), "amount '2.5001' has more than 3 decimals: round it to at most 3, like 2.125")
+        let habit = Habit(id: World.water, fields: HabitFields(name: "Run", goal: 2_500, unit: "km", startDate: World.today))
+        XCTAssertEqual(HabitForm.edit(habit).text(.goal), "2.5")
     }
 
     func testEditFormStartsWithTheHabitsValuesAndEscapeCancels() {

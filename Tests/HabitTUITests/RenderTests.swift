@@ -25,6 +25,19 @@ final class RenderTests: XCTestCase {
         assertSnapshot(screen, named: "today-backfill-80x24")
     }
 
+    func testDecimalGoalsAndProgressShowWithoutTrailingZeros() {
+        let run = HabitID("00000000000000e5")!
+        let changes = World.changes + [
+            .create(run, HabitFields(name: "Run", goal: 2_500, unit: "km", startDate: World.start)),
+            .progress(run, World.today, delta: 1_200),
+        ]
+        var app = World.app(changes: changes)
+        let row = render(app).text.split(separator: "\n").first { $0.contains("Run") } ?? ""
+        XCTAssertTrue(row.contains("1.2/2.5 km"), String(row))
+        app.selectedID = run
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(run, World.today, Amount.scale))], "space adds one unit")
+    }
+
     func testFirstRunWithNoHabitsSaysHowToStart() {
         let app = AppState(habits: HabitState(), today: World.today, location: "~/.local/share/habitto")
         let screen = render(app)

@@ -25,21 +25,21 @@ enum World {
 
     static var changes: [Change] {
         var c: [Change] = [
-            .create(water, HabitFields(name: "Drink water", icon: "💧", goal: 8, unit: "glasses", startDate: start)),
+            .create(water, HabitFields(name: "Drink water", icon: "💧", goal: 8 * Amount.scale, unit: "glasses", startDate: start)),
             .create(read, HabitFields(name: "Read", icon: "📚", startDate: start)),
             .create(sugar, HabitFields(name: "No sugar", kind: .limit, goal: 0, startDate: start)),
             .create(gym, HabitFields(name: "Gym", schedule: .perWeek(3), startDate: start)),
         ]
         for d in 0..<51 {
             let day = start.adding(d)
-            if d % 5 != 4 { c.append(.progress(read, day, delta: 1)) }
-            c.append(.progress(water, day, delta: d % 3 == 0 ? 8 : 5))
-            if d % 7 == 3 { c.append(.progress(sugar, day, delta: 1)) }
-            if d % 2 == 0 && day.weekday.rawValue <= 5 { c.append(.progress(gym, day, delta: 1)) }
+            if d % 5 != 4 { c.append(.progress(read, day, delta: Amount.scale)) }
+            c.append(.progress(water, day, delta: (d % 3 == 0 ? 8 : 5) * Amount.scale))
+            if d % 7 == 3 { c.append(.progress(sugar, day, delta: Amount.scale)) }
+            if d % 2 == 0 && day.weekday.rawValue <= 5 { c.append(.progress(gym, day, delta: Amount.scale)) }
             if d % 4 == 0 { c.append(.rate(read, day, 1 + d % 5)) }
         }
         c.append(.skip(read, today.adding(-2), true))
-        c.append(.progress(water, today, delta: 3))
+        c.append(.progress(water, today, delta: 3 * Amount.scale))
         return c
     }
 

@@ -63,7 +63,9 @@ final class CommandLineTests: XCTestCase {
             (["check", "Re"], 0, ""), // a unique prefix is fine; undone below
             (["check", "Read", "--amount", "0"], 1, "--amount"),
             (["check", "Read", "--amount", "-1"], 1, "--amount"),
-            (["check", "Read", "--amount", "1.5"], 1, "--amount"),
+            (["check", "Read", "--amount", "1.2345"], 1, "more than 3 decimals"),
+            (["check", "Read", "--amount", "1,5"], 1, "--amount"),
+            (["add", "X", "--goal", "0.0001"], 1, "--goal"),
             (["check", "Read", "--date", "2026-11-22"], 1, "future"),
             (["check", "Read", "--date", "2026-11-20"], 1, "before"),
             (["check", "Read", "--date", "21/11/2026"], 1, "invalid date"),

@@ -537,7 +537,7 @@ final class SyncCommandTests: XCTestCase {
                 let y = b.dropLast(6).split(separator: "-").compactMap { UInt64($0) }
                 return x.lexicographicallyPrecedes(y)
             }
-        let magic = Array("HABITTO-BATCH\u{1}".utf8)
+        let magic = Array("HABITTO-BATCH\u{2}".utf8)
         var ops: [UInt64: [UInt8]] = [:]
         for name in names {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name)))

@@ -710,7 +710,7 @@ final class WebDAVTests: XCTestCase {
         while done < count {
             let n = min(1000, count - done), from = done
             try await repo.commit { _, _ in
-                (0..<n).map { .progress(habit.id, habit.startDate.adding(from + $0), delta: 1) }
+                (0..<n).map { .progress(habit.id, habit.startDate.adding(from + $0), delta: Amount.scale) }
             }
             done += n
         }

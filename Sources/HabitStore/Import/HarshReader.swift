@@ -61,7 +61,7 @@ public enum HarshReader {
             var fields = HabitFields(name: definition.name, schedule: definition.schedule,
                                      startDate: log.first[definition.sourceName] ?? earliest)
             fields.kind = .build
-            fields.goal = 1
+            fields.goal = Amount.scale
             do {
                 try fields.validate()
             } catch {
@@ -256,12 +256,12 @@ struct HarshLogEntry {
         }
     }
 
-    /// The day: `y` progress 1, `s` skipped, `n` progress 0 (nil without a note).
+    /// The day: `y` progress 1 (one unit), `s` skipped, `n` progress 0 (nil without a note).
     func imported(location: String, notes: inout ImportNotes) -> ImportedDay? {
         let (note, problem) = ImportText.note(noteText)
         notes.disagree(location, problem)
         switch status {
-        case "y": return ImportedDay(progress: 1, note: note)
+        case "y": return ImportedDay(progress: Amount.scale, note: note)
         case "s": return ImportedDay(skipped: true, note: note)
         default: return note.map { ImportedDay(note: $0) }
         }

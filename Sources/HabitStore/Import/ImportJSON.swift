@@ -56,6 +56,17 @@ enum ImportJSON {
         return v as? Int
     }
 
+    /// A JSON number with at most three decimals, in thousandths (see `Amount`): `2.5` is
+    /// 2500. Nil for anything else (more decimals, beyond ±10¹², not a number).
+    static func amount(_ v: Any) -> Int? {
+        guard isNumber(v) else { return nil }
+        if let n = v as? Int { return n.magnitude < 1_000_000_000_000 ? n * Amount.scale : nil }
+        guard let d = (v as? NSNumber)?.doubleValue, d.isFinite, abs(d) < 1e12 else { return nil }
+        let thousandths = d * Double(Amount.scale), rounded = thousandths.rounded()
+        guard abs(thousandths - rounded) <= 1e-6 * max(1, abs(thousandths)) else { return nil }
+        return Int(rounded)
+    }
+
     /// A JSON boolean.
     static func bool(_ v: Any) -> Bool? {
         guard isBool(v), let n = v as? NSNumber else { return nil }

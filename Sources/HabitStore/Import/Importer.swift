@@ -120,7 +120,7 @@ public enum Importer {
                     continue
                 }
                 if d.progress > Limits.maxDayProgress {
-                    notes.append(ImportNote(location: h.location, message: "\(day): \(d.progress) is more than a day holds (\(Limits.maxDayProgress)); not imported"))
+                    notes.append(ImportNote(location: h.location, message: "\(day): \(Amount.format(d.progress)) is more than a day holds (\(Amount.format(Limits.maxDayProgress))); not imported"))
                     continue
                 }
                 if !d.isEmpty { days[day] = d }

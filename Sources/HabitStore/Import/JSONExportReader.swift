@@ -81,7 +81,7 @@ private struct ExportDocumentReader {
         guard let kind = HabitKind(rawValue: kindText) else {
             throw fail("\(at).kind", "\(ImportJSON.quoted(kindText)) not understood: expected \"build\" or \"limit\"")
         }
-        let goal = try int(h, "goal", at: at)
+        let goal = try amount(h, "goal", at: at)
         try check("\(at).goal") { try Validate.goal(goal, kind: kind) }
         let unit = try optionalString(h, "unit", at: at)
         if let unit { try check("\(at).unit") { try Validate.unit(unit) } }
@@ -111,9 +111,9 @@ private struct ExportDocumentReader {
             }
             let date = try day(try string(d, "date", at: dayAt), "\(dayAt).date")
             if days[date] != nil { throw fail("\(dayAt).date", "\(date) is given twice; each day appears once") }
-            let progress = try int(d, "progress", at: dayAt)
+            let progress = try amount(d, "progress", at: dayAt)
             guard progress >= 0, progress <= Self.maxProgress else {
-                throw fail("\(dayAt).progress", "expected a whole number from 0 to \(Self.maxProgress), found \(progress)")
+                throw fail("\(dayAt).progress", "expected a number from 0 to \(Amount.format(Self.maxProgress)), found \(Amount.format(progress))")
             }
             guard let skippedValue = d["skipped"], let skipped = ImportJSON.bool(skippedValue) else {
                 throw fail("\(dayAt).skipped", "expected true or false, found \(d["skipped"].map(shown) ?? "nothing")")
@@ -169,6 +169,15 @@ private struct ExportDocumentReader {
     func int(_ o: [String: Any], _ key: String, at: String) throws -> Int {
         guard let value = o[key], !ImportJSON.isNull(value) else { throw fail("\(at).\(key)", "missing") }
         guard let n = ImportJSON.int(value) else { throw fail("\(at).\(key)", "expected a whole number, found \(shown(value))") }
+        return n
+    }
+
+    /// An amount: a number with at most three decimals, in thousandths.
+    func amount(_ o: [String: Any], _ key: String, at: String) throws -> Int {
+        guard let value = o[key], !ImportJSON.isNull(value) else { throw fail("\(at).\(key)", "missing") }
+        guard let n = ImportJSON.amount(value) else {
+            throw fail("\(at).\(key)", "expected a number with at most three decimals, found \(shown(value))")
+        }
         return n
     }
 

@@ -177,7 +177,8 @@ private struct LegacyDump {
             }
         }
 
-        let fields = HabitFields(name: name, icon: icon, color: color, kind: kind, goal: goal, unit: unit,
+        // The legacy app counts whole units; Habitto's amounts are thousandths.
+        let fields = HabitFields(name: name, icon: icon, color: color, kind: kind, goal: goal * Amount.scale, unit: unit,
                                  schedule: schedule, startDate: start, archivedFrom: archivedFrom, notes: notes)
         do { try fields.validate() } catch { throw fatal(at, "\(error)") }
         return ImportedHabit(sourceKey: id, fields: fields, days: days, location: at)
@@ -539,7 +540,7 @@ private struct LegacyDump {
                 disagree(at, "\(title) \(day): \(said.joined(separator: ", ")); counted as done (\(progress) of \(goal))")
             }
             if progress > 0 || ratings[day] != nil {
-                days[day] = ImportedDay(progress: progress, difficulty: ratings[day])
+                days[day] = ImportedDay(progress: progress * Amount.scale, difficulty: ratings[day])
             }
         }
         return days
@@ -557,7 +558,7 @@ private struct LegacyDump {
         for day in Set(usage.keys).union(ratings.keys) {
             let progress = usage[day] ?? 0
             if progress > 0 || ratings[day] != nil {
-                days[day] = ImportedDay(progress: progress, difficulty: ratings[day])
+                days[day] = ImportedDay(progress: progress * Amount.scale, difficulty: ratings[day])
             }
         }
         return days

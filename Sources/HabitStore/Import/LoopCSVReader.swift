@@ -192,7 +192,8 @@ struct LoopHabitRow {
     }
 
     /// Kind and goal of a numerical habit: AT_LEAST (or empty) is a build habit with goal
-    /// max(1, round(target)); AT_MOST a limit habit with goal round(target).
+    /// target (1 when the target is 0); AT_MOST a limit habit with goal target, both kept
+    /// to three decimals (the thousandths Loop stores amounts in).
     static func target(_ record: CSVRecord, table: CSVTable, location: String, fields: inout HabitFields,
                        notes: inout ImportNotes) {
         let typeText = table.value(record, "Target Type")
@@ -206,15 +207,17 @@ struct LoopHabitRow {
         let valueText = table.value(record, "Target Value")
         let minimum = fields.kind == .build ? 1 : 0
         guard let target = Double(valueText), target.isFinite, target >= 0 else {
-            fields.goal = minimum
-            notes.disagree(location, "Target Value '\(ImportText.shown(valueText))' is not a number; imported with goal \(minimum)")
+            fields.goal = fields.kind == .build ? Amount.scale : 0
+            notes.disagree(location, "Target Value '\(ImportText.shown(valueText))' is not a number; imported with goal \(Amount.format(fields.goal))")
             return
         }
         // Clamped as a Double first: Int(_:) traps on values beyond Int's range.
-        let goal = Int(min(1_000_000, max(Double(minimum), target.rounded())))
+        let thousandths = target * Double(Amount.scale)
+        var goal = Int(min(Double(Limits.maxGoal), max(0, thousandths.rounded())))
+        if goal < minimum { goal = Amount.scale }
         fields.goal = goal
-        if Double(goal) != target {
-            notes.disagree(location, "Target Value \(valueText) imported as the whole-number goal \(goal)")
+        if abs(Double(goal) - thousandths) > 1e-6 * max(1, thousandths) {
+            notes.disagree(location, "Target Value \(valueText) imported as the goal \(Amount.format(goal))")
         }
     }
 
@@ -332,7 +335,7 @@ struct LoopCheckmarks {
     /// note; SKIP (3) is a skipped day.
     static func mark(_ text: String, note: String?) throws -> (day: ImportedDay?, auto: Bool) {
         switch text.uppercased() {
-        case "YES_MANUAL", "2": return (ImportedDay(progress: 1, note: note), false)
+        case "YES_MANUAL", "2": return (ImportedDay(progress: Amount.scale, note: note), false)
         case "YES_AUTO", "1": return (note.map { ImportedDay(note: $0) }, true)
         case "NO", "0", "UNKNOWN", "-1": return (note.map { ImportedDay(note: $0) }, false)
         case "SKIP", "3": return (ImportedDay(skipped: true, note: note), false)
@@ -341,8 +344,8 @@ struct LoopCheckmarks {
         }
     }
 
-    /// A numerical value: thousandths (2500 is 2.5), rounded to the nearest whole number
-    /// (noted when that changes it). SKIP and UNKNOWN are accepted as for yes/no habits.
+    /// A numerical value: thousandths (2500 is 2.5), kept exactly (Habitto's amounts are
+    /// thousandths too). SKIP and UNKNOWN are accepted as for yes/no habits.
     static func amount(_ text: String, note: String?, location: String,
                        notes: inout ImportNotes) throws -> (day: ImportedDay?, auto: Bool) {
         switch text.uppercased() {
@@ -354,22 +357,8 @@ struct LoopCheckmarks {
             throw LoopRowReason(message: "value '\(ImportText.shown(text))' is not a whole number (Loop writes amounts in thousandths)")
         }
         guard thousandths >= 0 else { throw LoopRowReason(message: "value \(thousandths) is negative") }
-        let progress = thousandths / 1000 + (thousandths % 1000 >= 500 ? 1 : 0)
-        if thousandths % 1000 != 0 {
-            notes.disagree(location, "amount \(decimal(thousandths)) imported as the whole number \(progress)")
-        }
-        if progress == 0 && note == nil { return (nil, false) }
-        return (ImportedDay(progress: progress, note: note), false)
-    }
-
-    /// Thousandths as a decimal without trailing zeros (2500 → `2.5`).
-    static func decimal(_ thousandths: Int) -> String {
-        let fraction = thousandths % 1000
-        guard fraction != 0 else { return String(thousandths / 1000) }
-        var digits = String(fraction)
-        digits = String(repeating: "0", count: 3 - digits.count) + digits
-        while digits.hasSuffix("0") { digits.removeLast() }
-        return "\(thousandths / 1000).\(digits)"
+        if thousandths == 0 && note == nil { return (nil, false) }
+        return (ImportedDay(progress: thousandths, note: note), false)
     }
 }
 
