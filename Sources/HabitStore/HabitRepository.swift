@@ -473,7 +473,9 @@ final class LocalStore {
                 if let e = state.entries[h] { inv.append(.set(h, FieldValue.current(index: value.index, of: e.fields))) }
             case .delete(let h): inv.append(.restore(h, deleteOp: op.id))
             case .restore(let h, _): inv.append(.delete(h))
-            case .progress(let h, let d, let delta): inv.append(.progress(h, d, delta: -delta))
+            case .progress(let h, let d, let delta):
+                // An uncheck gives back what it took (a yes/no "not done" takes the whole day).
+                inv.append(.progress(h, d, delta: delta < 0 ? min(-delta, state.progress(h, d)) : -delta))
             case .skip(let h, let d, _): inv.append(.skip(h, d, state.isSkipped(h, d)))
             case .rate(let h, let d, _): inv.append(.rate(h, d, state.difficulty(h, d)))
             case .note(let h, let d, _): inv.append(.note(h, d, state.note(h, d)))

@@ -191,14 +191,18 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         return []
     case .checkIn:
         guard let row else { return noHabit(&state) }
-        let effects = write(.progress(row.habit.id, state.date, 1), &state)
-        if !effects.isEmpty, row.habit.kind == .build, !row.completed, row.progress + 1 >= row.habit.goal {
+        // A yes/no habit's day toggles: space on a done day marks it not done.
+        if row.habit.isYesNo && row.progress >= row.habit.goal {
+            return write(.progress(row.habit.id, state.date, -Amount.scale), &state)
+        }
+        let effects = write(.progress(row.habit.id, state.date, Amount.scale), &state)
+        if !effects.isEmpty, row.habit.kind == .build, !row.completed, row.progress + Amount.scale >= row.habit.goal {
             state.overlay = .rating(row.habit.id, state.date)
         }
         return effects
     case .uncheck:
         guard let row else { return noHabit(&state) }
-        return write(.progress(row.habit.id, state.date, -1), &state)
+        return write(.progress(row.habit.id, state.date, -Amount.scale), &state)
     case .rate1, .rate2, .rate3, .rate4, .rate5:
         guard let row else { return noHabit(&state) }
         return write(.rate(row.habit.id, state.date, command.rating), &state)

@@ -281,7 +281,12 @@ struct Runner {
             if let note { changes += try Edits.note(habit, on: date, note, today: today, in: state) }
             return changes
         }
-        let habit = result.state.habit(result.operations[0].change.habit)!
+        guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
+            // Only a yes/no habit's day already done records nothing (see Edits.checkIn).
+            let habit = try Edits.find(query, in: result.state)
+            Output.line("\(Output.title(habit)) is already done on \(date) (a yes/no habit); nothing changed")
+            return
+        }
         let s = result.state.summary(habit, on: date, today: today, settings: settings)
         Output.line(Output.checkLine(s, today: today))
     }

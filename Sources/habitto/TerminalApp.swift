@@ -239,6 +239,7 @@ enum TerminalApp {
             let s = state.summary(h, on: day, today: today, settings: settings)
             let unit = h.fields.unit.map { " " + $0 } ?? ""
             let amount = h.kind == .build ? "\(s.progress)/\(h.goal)\(unit)" : "\(s.progress) (at most \(h.goal))\(unit)"
+            if delta < 0 && h.isYesNo { return "Marked \(name(id)) not done\(day == today ? "" : " on \(day)")" }
             let verb = delta > 0 ? "Checked in" : "Took back one from"
             let extra = h.kind == .build && s.completed ? " — done! streak \(s.streak)" : s.exceeded ? " — over the limit" : ""
             return "\(verb) \(name(id)): \(amount)\(day == today ? "" : " on \(day)")\(extra)"
