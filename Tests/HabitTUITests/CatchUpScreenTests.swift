@@ -92,4 +92,30 @@ final class CatchUpScreenTests: XCTestCase {
         press(&app, .char("k"))
         XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.water, World.today, Amount.scale))])
     }
+
+    func testANewHabitCanStartInThePastSoItsDaysCanBeCaughtUp() throws {
+        var app = World.app()
+        press(&app, .char("a"))
+        type(&app, "Stretch")
+        press(&app, .tab, .tab, .tab, .tab, .tab, .tab)
+        guard case .form(let form)? = app.overlay else { return XCTFail("no form") }
+        XCTAssertEqual(form.focus, .start)
+        for _ in 0..<10 { press(&app, .backspace) }
+        type(&app, "-x")
+        guard case .form(let bad)? = app.overlay else { return XCTFail("no form") }
+        XCTAssertEqual(bad.problem(.start, in: app.habits), "use YYYY-MM-DD, or -N for N days ago")
+        press(&app, .backspace, .backspace)
+        type(&app, "-3")
+        let effects = press(&app, .enter)
+        guard case .write(.add(let fields))? = effects.first else { return XCTFail("\(effects)") }
+        XCTAssertEqual(fields.startDate, World.today.adding(-3))
+        // A typed date works too, and once added its past days are there to catch up on.
+        var dated = HabitForm.new(today: World.today)
+        dated.values[.start] = "2026-11-01"
+        XCTAssertEqual(dated.startDate, LocalDay("2026-11-01"))
+        let id = HabitID("00000000000000e5")!
+        let state = World.state(World.changes + [.create(id, fields)])
+        let asked = CatchUp.items(state, today: World.today).filter { $0.habit.id == id }.map(\.day)
+        XCTAssertEqual(asked, (0...3).map { World.today.adding($0 - 3) })
+    }
 }
