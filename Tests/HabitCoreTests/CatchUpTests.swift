@@ -10,12 +10,12 @@ final class CatchUpTests: XCTestCase {
 
     func testItemsAreTheUnrecordedDueDaysAfterEachHabitsLastRecordedDayOldestFirst() {
         var w = World()
-        let read = w.build("Read", start: today.adding(-30))
-        let water = w.build("Water", start: today.adding(-2), goal: 8)
+        let read = w.build("Read", start: today.adding(-30), goal: Amount.scale)
+        let water = w.build("Water", start: today.adding(-2), goal: 8 * Amount.scale)
         w.limit("Sweets", start: today.adding(-30), goal: 1)
-        w.build("Gym", start: today.adding(-30), schedule: .weekdays([.monday]))
-        w.progress(read, today.adding(-3))
-        w.progress(read, today)
+        w.build("Gym", start: today.adding(-30), goal: Amount.scale, schedule: .weekdays([.monday]))
+        w.progress(read, today.adding(-3), Amount.scale)
+        w.progress(read, today, Amount.scale)
         w.rate(water, today.adding(-1), 2)
         XCTAssertEqual(asked(w), [
             "2026-11-16 Gym",              // Monday, 5 days back, never recorded: the 7-day window
@@ -31,8 +31,8 @@ final class CatchUpTests: XCTestCase {
 
     func testAnswersAreParsedPerKindOfHabit() throws {
         var w = World()
-        let read = w.build("Read", start: today)
-        let water = w.build("Water", start: today, goal: 8)
+        let read = w.build("Read", start: today, goal: Amount.scale)
+        let water = w.build("Water", start: today, goal: 8 * Amount.scale)
         XCTAssertEqual(try CatchUp.parse("", for: read), .leave)
         XCTAssertEqual(try CatchUp.parse("Y", for: read), .done(difficulty: nil))
         XCTAssertEqual(try CatchUp.parse("y 2", for: water), .done(difficulty: 2))
@@ -49,11 +49,11 @@ final class CatchUpTests: XCTestCase {
 
     func testDoneRecordsTheRestOfTheGoalAndAnAnswerGoesThroughTheCheckInRules() throws {
         var w = World()
-        let water = w.build("Water", start: today.adding(-3), goal: 8)
-        w.progress(water, today.adding(-1), 3)
+        let water = w.build("Water", start: today.adding(-3), goal: 8 * Amount.scale)
+        w.progress(water, today.adding(-1), 3 * Amount.scale)
         let item = CatchUpItem(habit: water, day: today.adding(-1))
         XCTAssertEqual(try CatchUp.changes(.done(difficulty: 2), for: item, today: today, in: w.state),
-                       [.progress(water.id, today.adding(-1), delta: 5), .rate(water.id, today.adding(-1), 2)])
+                       [.progress(water.id, today.adding(-1), delta: 5 * Amount.scale), .rate(water.id, today.adding(-1), 2)])
         XCTAssertEqual(try CatchUp.changes(.notDone, for: item, today: today, in: w.state), [])
         XCTAssertEqual(try CatchUp.changes(.skip, for: item, today: today, in: w.state), [.skip(water.id, today.adding(-1), true)])
         let early = CatchUpItem(habit: water, day: today.adding(-9))

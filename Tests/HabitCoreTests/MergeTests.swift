@@ -443,10 +443,10 @@ final class MergeTests: XCTestCase {
     private func assertYesNoDay(_ s: HabitState, done: Bool, file: StaticString = #filePath, line: UInt = #line) {
         guard let habit = s.habit(h) else { return XCTFail("no habit", file: file, line: line) }
         let summary = s.summary(habit, on: monday, today: monday)
-        XCTAssertEqual(summary.progress, done ? 1 : 0, "shown as \(summary.progress)/1", file: file, line: line)
+        XCTAssertEqual(summary.progress, done ? Amount.scale : 0, "shown as \(summary.progress)/1", file: file, line: line)
         XCTAssertEqual(summary.completed, done, file: file, line: line)
-        XCTAssertEqual(s.history(habit, through: monday).last?.progress, done ? 1 : 0, file: file, line: line)
-        XCTAssertEqual(s.stats(today: monday).checkIns, done ? 1 : 0, file: file, line: line)
+        XCTAssertEqual(s.history(habit, through: monday).last?.progress, done ? Amount.scale : 0, file: file, line: line)
+        XCTAssertEqual(s.stats(today: monday).checkIns, done ? Amount.scale : 0, file: file, line: line)
         XCTAssertEqual(s.stats(today: monday).xp, done ? 100 : 0, "50 for the day and 50 for a perfect day, once", file: file, line: line)
     }
 
@@ -457,7 +457,7 @@ final class MergeTests: XCTestCase {
         let fromB = toggle(&b, on: monday, seeing: create, at: 3100)
         XCTAssertEqual(fromA.map(\.change), [.progress(h, monday, delta: Amount.scale)])
         let merged = assertConverges([create + fromA + fromB, create + fromB + fromA])
-        XCTAssertEqual(merged.progress(h, monday), 2, "both check-ins are kept in the journal")
+        XCTAssertEqual(merged.progress(h, monday), 2 * Amount.scale, "both check-ins are kept in the journal")
         assertYesNoDay(merged, done: true)
         // Checking again changes nothing; a toggle marks the merged day not done.
         XCTAssertEqual(try Edits.checkIn(merged.habit(h)!, on: monday, amount: Amount.scale, today: monday, in: merged), [])
@@ -489,14 +489,14 @@ final class MergeTests: XCTestCase {
         XCTAssertTrue(Habit(id: h, fields: fields()).isYesNo)
         var counted = fields(); counted.unit = "pages"
         XCTAssertFalse(Habit(id: h, fields: counted).isYesNo)
-        var eight = fields(); eight.goal = 8
+        var eight = fields(); eight.goal = 8 * Amount.scale
         XCTAssertFalse(Habit(id: h, fields: eight).isYesNo)
         var limit = fields(); limit.kind = .limit
         XCTAssertFalse(Habit(id: h, fields: limit).isYesNo)
         var a = TestDevice(1)
-        let ops = [a.op(.create(h, eight)), a.op(.progress(h, monday, delta: 8)), a.op(.progress(h, monday, delta: 1))]
+        let ops = [a.op(.create(h, eight)), a.op(.progress(h, monday, delta: 8 * Amount.scale)), a.op(.progress(h, monday, delta: Amount.scale))]
         let s = replica(ops)
-        XCTAssertEqual(s.summary(s.habit(h)!, on: monday, today: monday).progress, 9, "9/8 is a real thing")
+        XCTAssertEqual(s.summary(s.habit(h)!, on: monday, today: monday).progress, 9 * Amount.scale, "9/8 is a real thing")
         XCTAssertEqual(try Edits.toggle(s.habit(h)!, on: monday, today: monday, in: s), [.progress(h, monday, delta: Amount.scale)])
     }
 }

@@ -61,7 +61,7 @@ final class CatchUpScreenTests: XCTestCase {
         press(&app, .char("c"))
         let items = app.catchUp
         var changes = Self.missedChanges
-        for (i, answer) in [CatchUp.Answer.done(difficulty: 2), .skip, .amount(3, difficulty: nil)].enumerated() {
+        for (i, answer) in [CatchUp.Answer.done(difficulty: 2), .skip, .amount(3 * Amount.scale, difficulty: nil)].enumerated() {
             changes += try CatchUp.changes(answer, for: items[i], today: World.today, in: World.state(changes))
         }
         _ = reduce(&app, .stateChanged(World.state(changes)))
@@ -75,7 +75,7 @@ final class CatchUpScreenTests: XCTestCase {
     }
 
     func testNothingToCatchUpStaysOnTodayAndSaysSo() {
-        let everything = World.changes + [.progress(World.read, World.today, delta: 1), .progress(World.gym, World.today, delta: 1)]
+        let everything = World.changes + [.progress(World.read, World.today, delta: Amount.scale), .progress(World.gym, World.today, delta: Amount.scale)]
         var app = World.app(changes: everything)
         press(&app, .char("c"))
         XCTAssertEqual(app.screen, .today)
@@ -83,10 +83,10 @@ final class CatchUpScreenTests: XCTestCase {
     }
 
     func testSpaceTogglesAYesNoDayAndCountedHabitsKeepAdding() {
-        var app = World.app(changes: World.changes + [.progress(World.read, World.today, delta: 1)])
+        var app = World.app(changes: World.changes + [.progress(World.read, World.today, delta: Amount.scale)])
         press(&app, .char("j"))
         XCTAssertEqual(app.selected?.habit.id, World.read)
-        XCTAssertEqual(app.selected?.progress, 1)
+        XCTAssertEqual(app.selected?.progress, Amount.scale)
         XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.read, World.today, -Amount.scale))])
         XCTAssertNil(app.overlay, "marking not done asks nothing")
         press(&app, .char("k"))
