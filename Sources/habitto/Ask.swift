@@ -66,7 +66,7 @@ extension Runner {
         }
         var reader = try LineReader()
         Output.line("\(items.count) habit-day\(items.count == 1 ? "" : "s") to catch up, oldest first: y done, n not done, s skip, an amount,")
-        Output.line("1-5 done and how hard (a difficulty may also follow y or an amount: y 2, 8 3), enter leaves it; Ctrl-D stops.")
+        Output.line("for a yes/no habit 1-5 is done and how hard (or after y or an amount: y 2, 8 3); enter leaves it, Ctrl-D stops.")
         var answered = 0
         for item in items {
             while true {

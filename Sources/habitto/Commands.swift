@@ -49,7 +49,7 @@ enum Specs {
         CommandSpec(name: "ask", arguments: [],
                     summary: "Catch up: answer for every unrecorded due day since the last recorded one, oldest first.",
                     options: [OptionSpec(name: "--days", value: "N", help: "look back at most N days (default 7)")],
-                    notes: "Answers: y done, n not done, s skip, an amount, 1-5 done and how hard, enter leaves it.\nEach answer is written at once; Ctrl-C or Ctrl-D stops and keeps what was answered."),
+                    notes: "Answers: y done, n not done, s skip, an amount, enter leaves it; for a yes/no habit 1-5 is done and how hard.\nEach answer is written at once; Ctrl-C or Ctrl-D stops and keeps what was answered."),
         CommandSpec(name: "undo", arguments: [], summary: "Revert the last change made on this device (repeatable).", options: []),
         CommandSpec(name: "list", arguments: [], summary: "Show the habits due on a day with progress, streak and strength.",
                     options: [date, OptionSpec(name: "--all", value: nil, help: "every habit, archived and unscheduled ones too"), json]),
