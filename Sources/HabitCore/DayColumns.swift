@@ -50,6 +50,14 @@ public struct DayColumns: Hashable, Sendable {
         (skipped ? 1 : 0) | UInt8(truncatingIfNeeded: min(7, max(0, rating ?? 0)) << 1)
     }
 
+    /// The same days with every progress above `cap` read as `cap` (no copy when none is).
+    func capped(at cap: Int) -> DayColumns {
+        guard progresses.contains(where: { $0 > cap }) else { return self }
+        var c = self
+        c.progresses = progresses.map { min($0, cap) }
+        return c
+    }
+
     /// Days recorded.
     public var count: Int { ordinals.count }
     /// The sum of every day's progress.

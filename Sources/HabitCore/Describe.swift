@@ -13,7 +13,9 @@ extension Change {
         case .set: return "edit \(name)"
         case .delete: return "delete \(name)"
         case .restore: return "restore \(name)"
-        case .progress(_, let d, let delta): return delta > 0 ? "check \(name) +\(Amount.format(delta)) on \(d)" : "uncheck \(name) \(Amount.format(delta)) on \(d)"
+        case .progress(_, let d, let delta):
+            if delta <= -Limits.maxDayProgress { return "mark \(name) not done on \(d)" }
+            return delta > 0 ? "check \(name) +\(Amount.format(delta)) on \(d)" : "uncheck \(name) -\(Amount.format(-delta)) on \(d)"
         case .skip(_, let d, let on): return "\(on ? "skip" : "unskip") \(name) on \(d)"
         case .rate(_, let d, let r): return r.map { "rate \(name) \($0) on \(d)" } ?? "clear the rating of \(name) on \(d)"
         case .note(_, let d, let n): return n == nil ? "clear the note of \(name) on \(d)" : "note on \(name) on \(d)"

@@ -71,11 +71,15 @@ public enum Edits {
     }
 
     /// Adds `amount` (> 0) of progress; a skipped day is un-skipped (the habit was done after
-    /// all); an optional difficulty is recorded with it.
+    /// all); an optional difficulty is recorded with it. A yes/no habit's day already done
+    /// records nothing more (only a new difficulty); any amount on it reads as done, 1/1.
     public static func checkIn(_ habit: Habit, on day: LocalDay, amount: Int, difficulty: Int? = nil,
                                today: LocalDay, in state: HabitState) throws -> [Change] {
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
+        if habit.isYesNo && isDone(habit, on: day, in: state) {
+            return try difficulty.map { try rate(habit, on: day, $0, today: today, in: state) } ?? []
+        }
         guard amount <= Limits.maxDayProgress - progress else {
             throw CoreError.invalid("\(title(habit)) has \(Amount.format(progress)) on \(day): a day holds at most \(Amount.format(Limits.maxDayProgress))")
         }
@@ -86,12 +90,15 @@ public enum Edits {
         return changes
     }
 
-    /// Takes back up to `amount` of progress; throws when there is none.
+    /// Takes back up to `amount` of progress; throws when there is none. For a yes/no habit
+    /// it marks the day not done: one change of `-Limits.maxDayProgress`, which takes back
+    /// everything recorded before it in stamp order, on any device (see `toggle`).
     public static func uncheck(_ habit: Habit, on day: LocalDay, amount: Int, today: LocalDay,
                                in state: HabitState) throws -> [Change] {
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
         guard progress > 0 else { throw CoreError.invalid("nothing to take back: \(title(habit)) has no progress on \(day)") }
+        if habit.isYesNo { return [.progress(habit.id, day, delta: -Limits.maxDayProgress)] }
         return [.progress(habit.id, day, delta: -min(amount, progress))]
     }
 
@@ -106,6 +113,21 @@ public enum Edits {
         if total > progress { return try checkIn(habit, on: day, amount: total - progress, today: today, in: state) }
         if total < progress { return try uncheck(habit, on: day, amount: progress - total, today: today, in: state) }
         return []
+    }
+
+    /// Whether a yes/no habit's day (or any build habit's) holds its goal.
+    public static func isDone(_ habit: Habit, on day: LocalDay, in state: HabitState) -> Bool {
+        habit.kind == .build && state.progress(habit.id, day) >= habit.goal
+    }
+
+    /// The space key: a yes/no habit's day toggles between done and not done; any other
+    /// habit gets one more unit (`Amount.scale`). A yes/no day is therefore as the last
+    /// toggle in stamp order left it, whatever other devices recorded before that toggle.
+    public static func toggle(_ habit: Habit, on day: LocalDay, today: LocalDay, in state: HabitState) throws -> [Change] {
+        if habit.isYesNo && isDone(habit, on: day, in: state) {
+            return try uncheck(habit, on: day, amount: Amount.scale, today: today, in: state)
+        }
+        return try checkIn(habit, on: day, amount: Amount.scale, today: today, in: state)
     }
 
     /// Skips or un-skips a day; no change when it already is so. Future days may be skipped.

@@ -171,6 +171,14 @@ public struct Habit: Hashable, Sendable, Identifiable {
         day >= startDate && (fields.archivedFrom.map { day < $0 } ?? true)
     }
 
+    /// A yes/no habit: a build habit with a goal of one and no unit. Its day is done or not
+    /// done: it reads as at most one (`shown(progress:)`) and a check-in toggles it (`Edits.toggle`).
+    public var isYesNo: Bool { kind == .build && goal == Amount.scale && fields.unit == nil }
+
+    /// A day's progress as every rule, screen and export reads it: a yes/no habit's day is
+    /// at most its goal (two devices checking it offline merge to done once, never 2/1).
+    public func shown(progress: Int) -> Int { isYesNo ? min(progress, goal) : progress }
+
     /// Whether a day with this much progress succeeds.
     public func succeeds(progress: Int) -> Bool {
         kind == .build ? progress >= goal : progress <= goal

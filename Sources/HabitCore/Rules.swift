@@ -77,7 +77,11 @@ public struct Stats: Hashable, Sendable {
 
 extension HabitState {
     /// A habit's recorded days as the rules read them, fetched once per rule evaluation.
-    func daysOf(_ habit: Habit) -> DayColumns { entries[habit.id]?.columns ?? DayColumns() }
+    /// A habit's days as the rules read them (a yes/no habit's progress at most its goal).
+    func daysOf(_ habit: Habit) -> DayColumns {
+        let days = entries[habit.id]?.columns ?? DayColumns()
+        return habit.isYesNo ? days.capped(at: habit.goal) : days
+    }
 
     /// Whether the habit is due on `day`: active, on a scheduled day; for N-per-week
     /// habits, while fewer than N days of that week before `day` succeeded (so the day that

@@ -15,7 +15,7 @@ public enum Export {
         let habits = state.habits.sorted { $0.id < $1.id }.map { habit -> JSON in
             let days = (state.entries[habit.id]?.days ?? [:]).sorted { $0.key < $1.key }.compactMap { day, rec -> JSON? in
                 let values = Edits.isRecordable(habit, day, today: today)
-                let progress = values ? rec.progress : 0
+                let progress = values ? habit.shown(progress: rec.progress) : 0
                 let rating = values ? rec.rating : nil
                 let note = values ? rec.note : nil
                 let skipped = rec.isSkipped && Edits.isRecordable(habit, day, today: today, skip: true)

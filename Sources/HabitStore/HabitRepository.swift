@@ -468,15 +468,30 @@ final class LocalStore {
 
     /// The changes that revert `ops`, computed against the current (pre-write) state.
     func inverse(of ops: [HabitOperation]) -> [Change] {
+        // A progress change moves the day's running total by what it really added or took
+        // (the total stays within 0…max), so its inverse gives back exactly that; the
+        // command's changes are walked in order, as they will apply. A change that moved
+        // nothing has no inverse.
+        var running: [HabitID: [LocalDay: Int]] = [:]
+        var moved: [Int: Int] = [:]
+        for (i, op) in ops.enumerated() {
+            guard case .progress(let h, let d, let delta) = op.change else { continue }
+            let before = running[h]?[d] ?? state.progress(h, d)
+            let after = min(Limits.maxDayProgress, max(0, before + delta))
+            running[h, default: [:]][d] = after
+            moved[i] = after - before
+        }
         var inv: [Change] = []
-        for op in ops.reversed() {
+        for (i, op) in ops.enumerated().reversed() {
             switch op.change {
             case .create(let h, _): inv.append(.delete(h))
             case .set(let h, let value):
                 if let e = state.entries[h] { inv.append(.set(h, FieldValue.current(index: value.index, of: e.fields))) }
             case .delete(let h): inv.append(.restore(h, deleteOp: op.id))
             case .restore(let h, _): inv.append(.delete(h))
-            case .progress(let h, let d, let delta): inv.append(.progress(h, d, delta: -delta))
+            case .progress(let h, let d, _):
+                // An uncheck gives back what it took (a yes/no "not done" takes the whole day).
+                if let m = moved[i], m != 0 { inv.append(.progress(h, d, delta: -m)) }
             case .skip(let h, let d, _): inv.append(.skip(h, d, state.isSkipped(h, d)))
             case .rate(let h, let d, _): inv.append(.rate(h, d, state.difficulty(h, d)))
             case .note(let h, let d, _): inv.append(.note(h, d, state.note(h, d)))

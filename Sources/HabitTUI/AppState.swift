@@ -9,6 +9,8 @@ public enum Screen: Hashable, Sendable {
     case help(from: Mode)
     /// The sync screen: queue, recent attempts, devices.
     case sync
+    /// Catching up: the habit-days with nothing recorded (`AppState.catchUp`), answered one by one.
+    case catchUp
 }
 
 /// A question or form shown over the current screen.
@@ -41,6 +43,8 @@ public enum Write: Hashable, Sendable {
     case edit(HabitID, HabitFields)
     case archive(HabitID)
     case delete(HabitID)
+    /// An answer on the catch-up screen (see `CatchUp.changes`).
+    case answer(HabitID, LocalDay, CatchUp.Answer)
 }
 
 /// What the reducer asks the outside world to do.
@@ -112,10 +116,16 @@ public struct AppState: Hashable, Sendable {
     public var cursorHabit: HabitID?
     /// The help screen's page.
     public var helpPage = 0
+    /// The catch-up screen's habit-days, fixed when it opens (answered ones stay, showing
+    /// what was recorded), and the one selected.
+    public var catchUp: [CatchUpItem] = []
+    public var catchUpIndex = 0
 
     /// Derived from the above: the rows of the today screen and the account figures.
     public private(set) var rows: [HabitSummary] = []
     public private(set) var stats: Stats
+    /// The habit-days before today to catch up on, for the today screen's hint.
+    public private(set) var missed: [CatchUpItem] = []
 
     public init(habits: HabitState, today: LocalDay, settings: RuleSettings = .init(), width: Int = 80,
                 height: Int = 24, glyphs: Glyphs = .unicode, keyMap: KeyMap = .defaults,
@@ -138,6 +148,7 @@ public struct AppState: Hashable, Sendable {
             return s
         }
         stats = habits.stats(today: today, settings: settings)
+        missed = CatchUp.missed(habits, today: today, settings: settings)
         if let id = selectedID, !rows.contains(where: { $0.habit.id == id }) { selectedID = nil }
         if selectedID == nil { selectedID = rows.first?.habit.id }
     }
@@ -184,6 +195,7 @@ public struct AppState: Hashable, Sendable {
         case .week: return .week
         case .help: return .help
         case .sync: return .sync
+        case .catchUp: return .catchUp
         }
     }
 }

@@ -26,7 +26,7 @@ public struct HabitForm: Hashable, Sendable {
             case .goal: "an amount, up to 3 decimals (typing replaces it)"
             case .unit: "e.g. glasses, optional"
             case .schedule: "daily, weekdays, weekends, mon,wed,fri, every:3, 3/week"
-            case .start: "YYYY-MM-DD"
+            case .start: "YYYY-MM-DD, or -3 for 3 days ago (past days can be filled in)"
             case .color: "#RRGGBB or a name, optional"
             }
         }
@@ -47,10 +47,12 @@ public struct HabitForm: Hashable, Sendable {
     public func label(_ field: Field) -> String {
         field == .goal && kind == .limit ? "At most per day" : field.label
     }
+    /// The day the form was opened on, for a start date typed as days ago (`-3`).
+    public var today: LocalDay?
 
     /// An empty form for a new habit starting `today`.
     public static func new(today: LocalDay) -> HabitForm {
-        HabitForm(editing: nil, values: [.goal: "1", .schedule: "daily", .start: today.description], kind: .build)
+        HabitForm(editing: nil, values: [.goal: "1", .schedule: "daily", .start: today.description], kind: .build, today: today)
     }
 
     /// A form filled with a habit's fields.
@@ -81,7 +83,7 @@ public struct HabitForm: Hashable, Sendable {
                 try Validate.goal(try Amount.parse(v), kind: kind)
             case .unit: if !v.isEmpty { try Validate.unit(v) }
             case .schedule: _ = try Schedule(parsing: v)
-            case .start: if LocalDay(v) == nil { return "use YYYY-MM-DD" }
+            case .start: if startDate == nil { return today == nil ? "use YYYY-MM-DD" : "use YYYY-MM-DD, or -N for N days ago" }
             case .color: if !v.isEmpty { try Validate.color(v) }
             }
         } catch let e as CoreError {
@@ -95,7 +97,8 @@ public struct HabitForm: Hashable, Sendable {
     /// The fields the form describes, or the first problem.
     public func fields(base: HabitFields?, in state: HabitState) -> Result<HabitFields, CoreError> {
         for f in Field.allCases { if let p = problem(f, in: state) { return .failure(.invalid("\(label(f)): \(p)")) } }
-        var fields = base ?? HabitFields(name: "", startDate: LocalDay(text(.start))!)
+        guard let start = startDate else { return .failure(.invalid("Start date: use YYYY-MM-DD")) }
+        var fields = base ?? HabitFields(name: "", startDate: start)
         fields.name = text(.name)
         fields.icon = text(.icon).isEmpty ? nil : text(.icon)
         fields.kind = kind
@@ -103,10 +106,19 @@ public struct HabitForm: Hashable, Sendable {
         fields.goal = goal
         fields.unit = text(.unit).isEmpty ? nil : text(.unit)
         fields.schedule = (try? Schedule(parsing: text(.schedule))) ?? .daily
-        fields.startDate = LocalDay(text(.start))!
+        fields.startDate = start
         fields.color = text(.color).isEmpty ? nil : text(.color).lowercased()
         do { try fields.validate() } catch let e as CoreError { return .failure(e) } catch { return .failure(.invalid("\(error)")) }
         return .success(fields)
+    }
+
+    /// The start date as typed: `YYYY-MM-DD`, or `-N` (N days before the day the form
+    /// was opened) in a new habit's form.
+    public var startDate: LocalDay? {
+        let v = text(.start).trimmingCharacters(in: .whitespaces)
+        if let day = LocalDay(v) { return day }
+        guard let today, v.hasPrefix("-"), let n = Int(v.dropFirst()), (0...36_500).contains(n) else { return nil }
+        return today.adding(-n)
     }
 
     /// Types a character into the focused field (the kind field switches on space).

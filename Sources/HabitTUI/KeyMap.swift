@@ -1,6 +1,8 @@
 /// Where the keyboard's input goes: each mode has its own bindings.
 public enum Mode: String, CaseIterable, Hashable, Sendable {
     case today, detail, week, help, sync
+    /// The catch-up screen.
+    case catchUp = "catch-up"
     /// The inline "how hard was it?" prompt after a check-in completes a habit.
     case rating
     /// The add/edit habit form.
@@ -29,6 +31,7 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case nextTheme = "next-theme", toggleAll = "toggle-all"
     case toggleOffline = "toggle-offline", syncNow = "sync-now", syncScreen = "sync-screen"
     case back, quit
+    case catchUp = "catch-up", markDone = "done", markNotDone = "not-done", leave
     case nextField = "next-field", previousField = "previous-field", submit, erase
     case confirm, cancel, dismiss
 
@@ -139,6 +142,7 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("o"), .toggleOffline, "offline/online"),
         Binding(.today, k("S"), .syncNow, "sync now"),
         Binding(.today, k("y"), .syncScreen, "sync details"),
+        Binding(.today, k("c"), .catchUp, "catch up"),
         Binding(.today, k("?"), .help, "help", footer: true),
         Binding(.today, k("q"), .quit, "quit", footer: true),
 
@@ -172,6 +176,21 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.sync, k("?"), .help, "help", footer: true),
         Binding(.sync, k("esc", "q", "y"), .back, "back", footer: true),
 
+        Binding(.catchUp, k("y"), .markDone, "done", footer: true),
+        Binding(.catchUp, k("n"), .markNotDone, "not done", footer: true),
+        Binding(.catchUp, k("s"), .skip, "skip", footer: true),
+        Binding(.catchUp, k("1"), .rate1, "done, very easy"),
+        Binding(.catchUp, k("2"), .rate2, "done, easy"),
+        Binding(.catchUp, k("3"), .rate3, "done, medium"),
+        Binding(.catchUp, k("4"), .rate4, "done, hard"),
+        Binding(.catchUp, k("5"), .rate5, "done, very hard"),
+        Binding(.catchUp, k("enter"), .leave, "leave it", footer: true),
+        Binding(.catchUp, k("j", "down"), .moveDown, "next"),
+        Binding(.catchUp, k("k", "up"), .moveUp, "previous"),
+        Binding(.catchUp, k("u"), .undo, "undo"),
+        Binding(.catchUp, k("?"), .help, "help", footer: true),
+        Binding(.catchUp, k("esc", "q", "c"), .back, "back", footer: true),
+
         Binding(.help, k("j", "down", "pagedown", "space"), .moveDown, "next page", footer: true),
         Binding(.help, k("k", "up", "pageup"), .moveUp, "previous page", footer: true),
         Binding(.help, k("esc", "q", "?"), .back, "back", footer: true),
@@ -197,7 +216,7 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.confirm, k("n", "esc"), .cancel, "no", footer: true),
     ])
 
-    /// Applies a user's key file: `mode.command = key, key` lines (`today.check-in = c, space`)
+    /// Applies a user's key file: `mode.command = key, key` lines (`today.check-in = i, space`)
     /// replace that command's keys in that mode; `#` starts a comment. Returns the map and
     /// one-line problems naming the file and line; a bad line, or one that would make two
     /// bindings collide, is ignored.

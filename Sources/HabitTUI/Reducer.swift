@@ -27,6 +27,11 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         }
         if case .detail(let h) = state.screen, habits.habit(h) == nil { state.screen = .today }
         if state.screen == .week { weekFollowsCursor(&state) }
+        if !state.catchUp.isEmpty {
+            state.catchUp.removeAll { habits.habit($0.habit.id) == nil }
+            state.catchUpIndex = max(0, min(state.catchUpIndex, state.catchUp.count - 1))
+            if state.catchUp.isEmpty && state.screen == .catchUp { state.screen = .today }
+        }
         return []
     case .dayChanged(let day):
         let followsToday = state.date == state.today
@@ -113,6 +118,7 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     }
     switch mode {
     case .today: return today(command, &state)
+    case .catchUp: return catchUp(command, &state)
     case .detail: return detail(command, &state)
     case .week: return week(command, &state)
     case .sync:
@@ -132,6 +138,7 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
             case .detail: state.screen = state.selectedID.map(Screen.detail) ?? .today
             case .week: state.screen = .week
             case .sync: state.screen = .sync
+            case .catchUp: state.screen = .catchUp
             default: state.screen = .today
             }
         }
@@ -195,6 +202,8 @@ private func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ s
     let s = state.habits.summary(habit, on: day, today: state.today, settings: state.settings)
     switch command {
     case .checkIn:
+        // A yes/no habit's day toggles: space on a done day marks it not done.
+        if habit.isYesNo && s.progress >= habit.goal { return write(.progress(habit.id, day, -Amount.scale), &state) }
         return recordProgress(.progress(habit.id, day, Amount.scale), s, after: s.progress + Amount.scale, &state)
     case .uncheck:
         return write(.progress(habit.id, day, -Amount.scale), &state)
@@ -248,6 +257,9 @@ private func write(_ w: Write, _ state: inout AppState) -> [Effect] {
         case .archive(let h):
             guard let habit = s.habit(h) else { return [] }
             _ = try Edits.archive(habit, today: state.today, in: s)
+        case .answer(let h, let day, let answer):
+            guard let habit = s.habit(h) else { return [] }
+            _ = try CatchUp.changes(answer, for: CatchUpItem(habit: habit, day: day), today: state.today, in: s)
         case .add, .edit, .delete:
             break
         }
@@ -331,6 +343,15 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .syncScreen:
         state.screen = .sync
         return []
+    case .catchUp:
+        state.catchUp = CatchUp.items(state.habits, today: state.today, settings: state.settings)
+        state.catchUpIndex = 0
+        if state.catchUp.isEmpty {
+            state.message = Message("Nothing to catch up: every due day of the last \(CatchUp.defaultDays) days and today has something recorded")
+        } else {
+            state.screen = .catchUp
+        }
+        return []
     case .help:
         state.screen = .help(from: .today)
         state.helpPage = 0
@@ -340,6 +361,42 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     default:
         return []
     }
+}
+
+/// The catch-up screen: each answer is one write, then the next habit-day is selected.
+private func catchUp(_ command: Command, _ state: inout AppState) -> [Effect] {
+    let last = state.catchUp.count - 1
+    let answer: CatchUp.Answer
+    switch command {
+    case .moveDown: state.catchUpIndex = min(last, state.catchUpIndex + 1); return []
+    case .moveUp: state.catchUpIndex = max(0, state.catchUpIndex - 1); return []
+    case .back: state.screen = .today; return []
+    case .help: state.screen = .help(from: .catchUp); state.helpPage = 0; return []
+    case .undo: return [.undo]
+    case .markDone: answer = .done(difficulty: nil)
+    case .markNotDone: answer = .notDone
+    case .skip: answer = .skip
+    case .leave: answer = .leave
+    default:
+        guard let r = command.rating else { return [] }
+        answer = .done(difficulty: r)
+    }
+    guard state.catchUp.indices.contains(state.catchUpIndex) else { return [] }
+    let item = state.catchUp[state.catchUpIndex]
+    var effects: [Effect] = []
+    if answer == .leave || answer == .notDone {
+        // Nothing to record: a day without a check-in is not done.
+        state.message = Message(answer == .leave ? "Left as it is" : "Not done: nothing recorded")
+    } else {
+        effects = write(.answer(item.habit.id, item.day, answer), &state)
+        guard !effects.isEmpty else { return [] }
+    }
+    if state.catchUpIndex < last {
+        state.catchUpIndex += 1
+    } else if answer == .leave || answer == .notDone {
+        state.message = Message("That was the last one: esc goes back to today")
+    }
+    return effects
 }
 
 private func detail(_ command: Command, _ state: inout AppState) -> [Effect] {

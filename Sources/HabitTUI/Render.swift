@@ -19,6 +19,7 @@ public func render(_ state: AppState) -> ScreenBuffer {
     case .week: weekScreen(&b, state)
     case .help: helpScreen(&b, state)
     case .sync: syncScreen(&b, state)
+    case .catchUp: catchUpScreen(&b, state)
     }
     statusBar(&b, state)
     messageLine(&b, state)
@@ -197,7 +198,12 @@ private func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     default:
         break
     }
-    guard let m = state.message else { return }
+    guard let m = state.message else {
+        if state.screen == .today, let hint = catchUpHint(state.missed, today: state.today) {
+            b.put(hint, x: 1, y: y, role: .statusWarn, limit: state.width - 2)
+        }
+        return
+    }
     let role: Role = m.kind == .error ? .statusError : m.kind == .warning ? .statusWarn : .statusOk
     let lines = messageLines(m.text, width: state.width - 2)
     for (i, line) in lines.enumerated() {
@@ -325,6 +331,63 @@ private func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     }
     if state.rows.count > listHeight {
         b.put("\(first + 1)-\(first + shown.count) of \(state.rows.count)", x: state.width - 14, y: 1, role: .dim)
+    }
+}
+
+// MARK: Catching up
+
+/// "3 habits not recorded yesterday · c to catch up", or nil when nothing is missed.
+func catchUpHint(_ missed: [CatchUpItem], today: LocalDay) -> String? {
+    guard let first = missed.first else { return nil }
+    let yesterday = today.adding(-1)
+    if missed.allSatisfy({ $0.day == yesterday }) {
+        return "\(missed.count) habit\(missed.count == 1 ? "" : "s") not recorded yesterday · c to catch up"
+    }
+    return "\(missed.count) habit-day\(missed.count == 1 ? "" : "s") not recorded since \(shortDate(first.day)) · c to catch up"
+}
+
+/// "Wed 18 Nov".
+private func shortDate(_ day: LocalDay) -> String {
+    "\(weekdayNames[day.weekday.rawValue - 1]) \(day.components.day) \(monthNames[day.components.month - 1].prefix(3))"
+}
+
+private func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
+    let g = state.glyphs
+    let s = state.habits
+    let items = state.catchUp
+    var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
+    x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
+    let open = items.filter { s.progress($0.habit.id, $0.day) == 0 && !s.isSkipped($0.habit.id, $0.day) }.count
+    b.put("catching up: \(open) of \(items.count) habit-days with nothing recorded", x: x, y: 0, role: .header)
+    let top = 2, bottom = state.height - 4
+    let listHeight = bottom - top + 1
+    let selected = state.catchUpIndex
+    let first = max(0, min(selected - listHeight + 1, items.count - listHeight))
+    for i in first..<min(items.count, first + listHeight) {
+        let item = items[i], y = top + (i - first)
+        guard let habit = s.habit(item.habit.id) else { continue }
+        let progress = habit.shown(progress: s.progress(habit.id, item.day))
+        let skipped = s.isSkipped(habit.id, item.day)
+        let completed = !skipped && habit.succeeds(progress: progress)
+        var x = b.put(i == selected ? g.selected + " " : "  ", x: 0, y: y, role: .accent)
+        x += b.put(TextWidth.fit(shortDate(item.day), 11), x: x, y: y, role: item.day == state.today ? .accent : .dim) + 1
+        let (glyph, role) = dayGlyph(skipped: skipped, exceeded: false, completed: completed, progress: progress,
+                                     kind: habit.kind, scheduled: true, g)
+        x += b.put(glyph, x: x, y: y, role: role, limit: 1) + 1
+        if g.showsIcons {
+            b.put(habit.fields.icon ?? "", x: x + 1, y: y, role: .normal, limit: 2)
+            x += 4
+        }
+        let unit = habit.fields.unit.map { " " + $0 } ?? ""
+        let right = (skipped ? "skipped" : "\(Amount.format(progress))/\(Amount.format(habit.goal))\(unit)")
+            + (s.difficulty(habit.id, item.day).map { "  d\($0)" } ?? "    ")
+        let rw = min(24, TextWidth.of(right))
+        b.put(right, x: state.width - 2 - rw, y: y, role: role == .dim ? .dim : .normal, limit: rw)
+        b.put(habit.name, x: x, y: y, role: .normal, limit: max(0, state.width - 3 - rw - x))
+        if i == selected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
+    }
+    if items.count > listHeight {
+        b.put("\(first + 1)-\(min(items.count, first + listHeight)) of \(items.count)", x: state.width - 14, y: 1, role: .dim)
     }
 }
 
@@ -638,6 +701,7 @@ private func modeTitle(_ mode: Mode) -> String {
     case .form: "Add / edit form"
     case .confirm: "Questions"
     case .amount: "Amount prompt"
+    case .catchUp: "Catching up"
     }
 }
 

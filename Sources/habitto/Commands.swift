@@ -46,6 +46,10 @@ enum Specs {
                     options: [date]),
         CommandSpec(name: "note", arguments: ["HABIT", "TEXT|clear"], summary: "Write (or clear) a note on a habit's day.",
                     options: [date]),
+        CommandSpec(name: "ask", arguments: [],
+                    summary: "Catch up: answer for every unrecorded due day since the last recorded one, oldest first.",
+                    options: [OptionSpec(name: "--days", value: "N", help: "look back at most N days (default 7)")],
+                    notes: "Answers: y done, n not done, s skip, an amount, enter leaves it; for a yes/no habit 1-5 is done and how hard.\nEach answer is written at once; Ctrl-C or Ctrl-D stops and keeps what was answered."),
         CommandSpec(name: "undo", arguments: [], summary: "Revert the last change made on this device (repeatable).", options: []),
         CommandSpec(name: "list", arguments: [], summary: "Show the habits due on a day with progress, streak and strength.",
                     options: [date, OptionSpec(name: "--all", value: nil, help: "every habit, archived and unscheduled ones too"), json]),
@@ -135,6 +139,7 @@ struct Runner {
         case "rate": try await rate()
         case "note": try await note()
         case "undo": try await undo()
+        case "ask": try await ask()
         case "list": try await list()
         case "show": try await show()
         case "stats": try await stats()
@@ -292,7 +297,12 @@ struct Runner {
             if let note { changes += try Edits.note(habit, on: date, note, today: today, in: state) }
             return changes
         }
-        let habit = result.state.habit(result.operations[0].change.habit)!
+        guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
+            // Only a yes/no habit's day already done records nothing (see Edits.checkIn).
+            let habit = try Edits.find(query, in: result.state)
+            Output.line("\(Output.title(habit)) is already done on \(date) (a yes/no habit); nothing changed")
+            return
+        }
         let s = result.state.summary(habit, on: date, today: today, settings: settings)
         Output.line(Output.checkLine(s, today: today))
     }

@@ -225,7 +225,7 @@ extension Runner {
                 .map(Self.csvField).joined(separator: ",") + "\r\n"
             for (day, rec) in (state.entries[habit.id]?.days ?? [:]).sorted(by: { $0.key < $1.key })
             where rec.progress > 0 || rec.isSkipped || rec.rating != nil || rec.note != nil {
-                c += [habit.id.rawValue, f.name, day.description, Amount.format(rec.progress), rec.isSkipped ? "true" : "false",
+                c += [habit.id.rawValue, f.name, day.description, Amount.format(habit.shown(progress: rec.progress)), rec.isSkipped ? "true" : "false",
                       rec.rating.map(String.init) ?? "", rec.note ?? ""].map(Self.csvField).joined(separator: ",") + "\r\n"
             }
         }

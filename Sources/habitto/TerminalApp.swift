@@ -229,6 +229,8 @@ enum TerminalApp {
         case .edit(let id, let fields): return try Edits.update(try habit(id), to: fields, in: state)
         case .archive(let id): return try Edits.archive(try habit(id), today: today, in: state)
         case .delete(let id): return Edits.delete(try habit(id))
+        case .answer(let id, let day, let answer):
+            return try CatchUp.changes(answer, for: CatchUpItem(habit: try habit(id), day: day), today: today, in: state)
         }
     }
 
@@ -242,6 +244,7 @@ enum TerminalApp {
             let unit = h.fields.unit.map { " " + $0 } ?? ""
             let progress = Amount.format(s.progress), goal = Amount.format(h.goal)
             let amount = h.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) (at most \(goal))\(unit)"
+            if case .progress(_, _, let d) = w, d < 0, h.isYesNo { return "Marked \(name(id)) not done\(day == today ? "" : " on \(day)")" }
             let verb: String
             switch w {
             case .progress(_, _, Amount.scale): verb = "Checked in"
@@ -258,6 +261,12 @@ enum TerminalApp {
         case .edit(let id, _): return "Saved \(name(id))"
         case .archive(let id): return "Archived \(name(id)); its history stays (u undoes)"
         case .delete: return "Deleted the habit and its history (u undoes)"
+        case .answer(let id, let day, _):
+            guard let h = state.habit(id) else { return "Done" }
+            let s = state.summary(h, on: day, today: today, settings: settings)
+            let unit = h.fields.unit.map { " " + $0 } ?? ""
+            let what = s.skipped ? "skipped" : "\(s.progress)/\(h.goal)\(unit)\(s.completed ? ", done" : "")"
+            return "Recorded \(name(id)) on \(day): \(what)\(s.difficulty.map { ", difficulty \($0)" } ?? "")"
         }
     }
 

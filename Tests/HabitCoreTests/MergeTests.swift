@@ -426,4 +426,77 @@ final class MergeTests: XCTestCase {
         let s = assertConverges([ops, ops.reversed()])
         XCTAssertEqual(s.habits.map(\.name), ["First", "Second"])
     }
+
+    // MARK: Yes/no habits
+
+    /// What one device records when its user presses space on `day`, seen from `ops`.
+    private func toggle(_ device: inout TestDevice, on day: LocalDay, seeing ops: [HabitOperation], at millis: Int64,
+                        file: StaticString = #filePath, line: UInt = #line) -> [HabitOperation] {
+        let state = replica(ops, file: file, line: line)
+        guard let habit = state.habit(h) else { XCTFail("no habit", file: file, line: line); return [] }
+        let changes = (try? Edits.toggle(habit, on: day, today: day, in: state)) ?? []
+        XCTAssertFalse(changes.isEmpty, "a toggle always records something", file: file, line: line)
+        return changes.map { device.op($0, at: millis) }
+    }
+
+    /// The merged day as every reader sees it: the summary, the history, the check-in count.
+    private func assertYesNoDay(_ s: HabitState, done: Bool, file: StaticString = #filePath, line: UInt = #line) {
+        guard let habit = s.habit(h) else { return XCTFail("no habit", file: file, line: line) }
+        let summary = s.summary(habit, on: monday, today: monday)
+        XCTAssertEqual(summary.progress, done ? Amount.scale : 0, "shown as \(summary.progress)/1", file: file, line: line)
+        XCTAssertEqual(summary.completed, done, file: file, line: line)
+        XCTAssertEqual(s.history(habit, through: monday).last?.progress, done ? Amount.scale : 0, file: file, line: line)
+        XCTAssertEqual(s.stats(today: monday).checkIns, done ? Amount.scale : 0, file: file, line: line)
+        XCTAssertEqual(s.stats(today: monday).xp, done ? 100 : 0, "50 for the day and 50 for a perfect day, once", file: file, line: line)
+    }
+
+    func testTwoDevicesCheckingTheSameYesNoDayOfflineMergeToDoneOnce() {
+        var a = TestDevice(1), b = TestDevice(2)
+        let create = [a.op(.create(h, fields()), at: 2000)]
+        let fromA = toggle(&a, on: monday, seeing: create, at: 3000)
+        let fromB = toggle(&b, on: monday, seeing: create, at: 3100)
+        XCTAssertEqual(fromA.map(\.change), [.progress(h, monday, delta: Amount.scale)])
+        let merged = assertConverges([create + fromA + fromB, create + fromB + fromA])
+        XCTAssertEqual(merged.progress(h, monday), 2 * Amount.scale, "both check-ins are kept in the journal")
+        assertYesNoDay(merged, done: true)
+        // Checking again changes nothing; a toggle marks the merged day not done.
+        XCTAssertEqual(try Edits.checkIn(merged.habit(h)!, on: monday, amount: Amount.scale, today: monday, in: merged), [])
+        let off = toggle(&a, on: monday, seeing: create + fromA + fromB, at: 4000)
+        assertYesNoDay(assertConverges([create + fromA + fromB + off, create + fromB + fromA + off]), done: false)
+    }
+
+    func testAYesNoDayIsAsTheLastToggleInStampOrderLeftIt() {
+        var a = TestDevice(1), b = TestDevice(2)
+        let create = [a.op(.create(h, fields()), at: 2000)]
+        // A checks, then marks it not done; B, offline, checks in between or after.
+        let check = toggle(&a, on: monday, seeing: create, at: 3000)
+        let uncheck = toggle(&a, on: monday, seeing: create + check, at: 5000)
+        XCTAssertEqual(uncheck.map(\.change), [.progress(h, monday, delta: -Limits.maxDayProgress)])
+        var b2 = b
+        let between = toggle(&b, on: monday, seeing: create, at: 4000)
+        assertYesNoDay(assertConverges([create + check + uncheck + between, create + between + check + uncheck]), done: false)
+        let after = toggle(&b2, on: monday, seeing: create, at: 6000)
+        assertYesNoDay(assertConverges([create + check + uncheck + after, create + after + check + uncheck]), done: true)
+        // Both marking a done day not done leaves it at 0, never below.
+        var c = TestDevice(3)
+        let offB = toggle(&c, on: monday, seeing: create + check, at: 5500)
+        let both = assertConverges([create + check + uncheck + offB, create + check + offB + uncheck])
+        XCTAssertEqual(both.progress(h, monday), 0)
+        assertYesNoDay(both, done: false)
+    }
+
+    func testOnlyABuildHabitWithGoalOneAndNoUnitIsYesNoAndCountedHabitsKeepAdding() {
+        XCTAssertTrue(Habit(id: h, fields: fields()).isYesNo)
+        var counted = fields(); counted.unit = "pages"
+        XCTAssertFalse(Habit(id: h, fields: counted).isYesNo)
+        var eight = fields(); eight.goal = 8 * Amount.scale
+        XCTAssertFalse(Habit(id: h, fields: eight).isYesNo)
+        var limit = fields(); limit.kind = .limit
+        XCTAssertFalse(Habit(id: h, fields: limit).isYesNo)
+        var a = TestDevice(1)
+        let ops = [a.op(.create(h, eight)), a.op(.progress(h, monday, delta: 8 * Amount.scale)), a.op(.progress(h, monday, delta: Amount.scale))]
+        let s = replica(ops)
+        XCTAssertEqual(s.summary(s.habit(h)!, on: monday, today: monday).progress, 9 * Amount.scale, "9/8 is a real thing")
+        XCTAssertEqual(try Edits.toggle(s.habit(h)!, on: monday, today: monday, in: s), [.progress(h, monday, delta: Amount.scale)])
+    }
 }

@@ -529,7 +529,8 @@ final class LegacyReaderTests: XCTestCase {
         // ahead of today (a device whose clock is ahead), and a skip in the future.
         let device = DeviceID(hi: 1, lo: 2)
         let id = HabitID(value: 0xAB)
-        let changes: [Change] = [.create(id, HabitFields(name: "Read", startDate: day("2026-10-01"))),
+        // (Counted, in pages: a yes/no habit's day would read 1.)
+        let changes: [Change] = [.create(id, HabitFields(name: "Read", unit: "pages", startDate: day("2026-10-01"))),
                                  .progress(id, day("2026-10-02"), delta: 1), .set(id, .startDate(day("2026-10-05"))),
                                  .progress(id, day("2026-10-06"), delta: 2), .progress(id, day("2026-10-09"), delta: 3),
                                  .rate(id, day("2026-10-09"), 2), .skip(id, day("2026-10-12"), true)]

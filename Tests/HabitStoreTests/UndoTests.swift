@@ -69,6 +69,28 @@ final class UndoTests: StoreTestCase {
         XCTAssertEqual(labels.suffix(4).map(\.undoes), [4, 3, 2, 1])
     }
 
+    func testUndoOfACommandThatChecksAndUnchecksOneDayGivesBackExactlyWhatItMoved() async throws {
+        let repo = try HabitRepository(directory: path("mixed"), now: Fixture.clock)
+        let day = self.day
+        try await repo.commit(label: "create") { _, _ in [.create(Fixture.water, Fixture.fields("Water"))] }
+        // +2 then -1 on a day that had nothing, then -5 that can only take the 1 left.
+        try await repo.commit(label: "mixed") { _, _ in
+            [.progress(Fixture.water, day, delta: 2), .progress(Fixture.water, day, delta: -1)]
+        }
+        try await repo.commit(label: "too much") { _, _ in [.progress(Fixture.water, day, delta: -5)] }
+        var state = await repo.state
+        XCTAssertEqual(state.progress(Fixture.water, day), 0)
+        // The journal reopens (no inverse of zero was written) and undo walks back exactly.
+        let reopened = try HabitRepository(directory: path("mixed"), now: Fixture.clock)
+        _ = try await reopened.undo()
+        state = await reopened.state
+        XCTAssertEqual(state.progress(Fixture.water, day), 1, "the -5 took 1: undo gives back 1")
+        _ = try await reopened.undo()
+        state = await reopened.state
+        XCTAssertEqual(state.progress(Fixture.water, day), 0)
+        _ = try HabitRepository(directory: path("mixed"), now: Fixture.clock)
+    }
+
     func testUndoStackSurvivesReopenFromTheJournal() async throws {
         let dir = path("reopen")
         let repo = try HabitRepository(directory: dir, now: Fixture.clock)

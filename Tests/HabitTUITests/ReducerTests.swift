@@ -254,7 +254,7 @@ final class ReducerTests: XCTestCase {
     func testUserKeyFileRebindsAndRejectsCollisionsAndNonsense() {
         let text = """
         # my keys
-        today.check-in = c, space
+        today.check-in = i, space
         today.undo = j
         today.nope = z
         week.back = esc
@@ -262,7 +262,7 @@ final class ReducerTests: XCTestCase {
         bogus
         """
         let (map, problems) = KeyMap.defaults.applying(text, file: "keys")
-        XCTAssertEqual(map.command(for: .char("c"), in: .today), .checkIn)
+        XCTAssertEqual(map.command(for: .char("i"), in: .today), .checkIn)
         XCTAssertEqual(map.command(for: .char("j"), in: .today), .moveDown, "the colliding rebinding was ignored")
         XCTAssertEqual(map.command(for: .char("w"), in: .week), nil)
         XCTAssertEqual(map.collisions, [])
@@ -275,13 +275,13 @@ final class ReducerTests: XCTestCase {
 
     func testFooterAndHelpComeFromTheKeyMap() {
         var map = KeyMap.defaults
-        (map, _) = map.applying("today.check-in = c", file: "keys")
+        (map, _) = map.applying("today.check-in = i", file: "keys")
         var app = World.app()
         app.keyMap = map
-        XCTAssertTrue(render(app).line(23).contains("c check in"), render(app).line(23))
+        XCTAssertTrue(render(app).line(23).contains("i check in"), render(app).line(23))
         press(&app, .char("?"))
         let help = render(app).text.split(separator: "\n")
-        XCTAssertTrue(help.contains { $0.hasPrefix("  c ") && $0.contains("check in") }, help.joined(separator: "\n"))
+        XCTAssertTrue(help.contains { $0.hasPrefix("  i ") && $0.contains("check in") }, help.joined(separator: "\n"))
         XCTAssertFalse(help.contains { $0.hasPrefix("  space ") && $0.contains("check in") }, "the old binding is gone")
     }
 }

@@ -60,7 +60,7 @@ final class CommandLineTests: XCTestCase {
             (["check"], 2, "missing HABIT"),
             (["check", "Nope"], 1, "no habit matches"),
             (["check", ""], 1, "no habit given"),
-            (["check", "Re"], 0, ""), // a unique prefix is fine; undone below
+            (["check", "Dr"], 0, ""), // a unique prefix is fine; undone below (Read, yes/no, is done already)
             (["check", "Read", "--amount", "0"], 1, "--amount"),
             (["check", "Read", "--amount", "-1"], 1, "--amount"),
             (["check", "Read", "--amount", "1.2345"], 1, "more than 3 decimals"),

@@ -268,6 +268,35 @@ final class TerminalUITests: XCTestCase {
         XCTAssertEqual(box.listEntry("Drink water")?["progress"] as? Int, 0)
     }
 
+    func testCatchUpThreeMissedDaysInOneScreenAndToggleAYesNoHabit() {
+        box.ok("add", "Read", "--start", "2026-11-10")
+        box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses", "--start", "2026-11-10")
+        for d in 10...17 { box.ok("check", "Read", "--date", "2026-11-\(d)"); box.ok("check", "water", "--amount", "8", "--date", "2026-11-\(d)") }
+        ui.start()
+        ui.waitFor(text: "6 habit-days not recorded since Wed 18 Nov · c to catch up")
+        ui.send("c")
+        ui.waitFor(text: "catching up: 8 of 8 habit-days with nothing recorded")
+        // Wed: Read done, water skipped; Thu: Read done (hard), water done; Fri: both done.
+        for key in ["y", "s", "4", "y", "y", "y"] { ui.send(key) }
+        ui.waitFor(text: "catching up: 2 of 8 habit-days with nothing recorded")
+        ui.send("Escape")
+        ui.waitFor("the today screen without the hint") { $0.contains("space check in") && !$0.contains("c to catch up") }
+        // Read is yes/no: space checks it, space again marks it not done; never 2/1.
+        ui.send("Space")   // Read, the first row
+        ui.waitFor(text: "How hard was Read?")
+        ui.send("Escape")
+        ui.waitFor(text: "Checked in 'Read': 1/1 — done!")
+        ui.send("Space")
+        ui.waitFor(text: "Marked 'Read' not done")
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+        XCTAssertEqual(box.listEntry("Read", ["--date", "2026-11-19"])?["difficulty"] as? Int, 4)
+        XCTAssertEqual(box.listEntry("Drink water", ["--date", "2026-11-18"])?["skipped"] as? Bool, true)
+        XCTAssertEqual(box.listEntry("Drink water", ["--date", "2026-11-20"])?["progress"] as? Int, 8)
+        XCTAssertEqual(box.listEntry("Read", ["--date", "2026-11-20"])?["streak"] as? Int, 11)
+        XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 0)
+    }
+
     func testResizingTooSmallAndBackRedrawsAndNeverCrashes() {
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
         ui.start()

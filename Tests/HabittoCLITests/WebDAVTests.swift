@@ -120,7 +120,7 @@ final class WebDAVTests: XCTestCase {
     func testTwoDataDirectoriesSyncThroughApacheAndConverge() throws {
         let server = try startServer()
         a.ok("add", "Water", "--goal", "8", "--start", "2026-11-01")
-        a.ok("add", "Read")
+        a.ok("add", "Read", "--unit", "chapters")   // counted: both devices' check-ins add up
         for _ in 0..<3 { a.ok("check", "Water") }
         a.ok("check", "Read", "--difficulty", "2")
         let opsA = try XCTUnwrap(a.stat("operations"))

@@ -1,0 +1,111 @@
+import Foundation
+import HabitCore
+import HabitStore
+import HabitTerminal
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lines typed on standard input, or the termination signal (Ctrl-C) that came first.
+struct LineReader {
+    enum Input: Equatable { case line(String), end, signal(Int32) }
+    let wake: WakePipe
+    private var buffer: [UInt8] = []
+
+    init() throws {
+        wake = try WakePipe()
+        wake.routeTerminationSignals()
+    }
+
+    /// The next line (without its newline), the end of input, or a signal received.
+    mutating func next() -> Input {
+        while true {
+            if let sig = wake.pendingSignal { return .signal(sig) }
+            if let i = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<i], as: UTF8.self)
+                buffer.removeSubrange(...i)
+                return .line(line.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wake.readFD, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return .end }
+            if fds[1].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                _ = read(wake.readFD, &drain, drain.count)
+                continue
+            }
+            guard fds[0].revents != 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(0, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                if buffer.isEmpty { return .end }
+                buffer.append(UInt8(ascii: "\n"))
+                continue
+            }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+}
+
+extension Runner {
+    /// `habitto ask [--days N]`: asks about every habit-day to catch up on (see
+    /// `CatchUp.items`), oldest first, writing each answer as one commit as it goes.
+    func ask() async throws {
+        let days = try wholeNumber(invocation.value("--days") ?? String(CatchUp.defaultDays), "--days", 1...366)
+        let today = self.today
+        let settings = self.settings
+        let repo = try openRepository()
+        let items = CatchUp.items(await repo.state, today: today, days: days, settings: settings)
+        guard !items.isEmpty else {
+            Output.line("Nothing to catch up: every due day of the last \(days) days and today has something recorded")
+            return
+        }
+        guard isatty(0) == 1 else {
+            throw CLIError.usage("ask needs a terminal to answer on (\(items.count) habit-days to catch up); from a script use 'habitto check|skip HABIT --date DATE'")
+        }
+        var reader = try LineReader()
+        Output.line("\(items.count) habit-day\(items.count == 1 ? "" : "s") to catch up, oldest first: y done, n not done, s skip, an amount,")
+        Output.line("for a yes/no habit 1-5 is done and how hard (or after y or an amount: y 2, 8 3); enter leaves it, Ctrl-D stops.")
+        var answered = 0
+        for item in items {
+            while true {
+                let state = await repo.state
+                guard let habit = state.habit(item.habit.id) else { break }
+                Output.raw(prompt(habit, item.day, today: today))
+                fflush(nil)
+                let line: String
+                switch reader.next() {
+                case .line(let l): line = l
+                case .end:
+                    Output.line("")
+                    Output.line("Stopped: \(answered) answer\(answered == 1 ? "" : "s") kept")
+                    return
+                case .signal(let sig):
+                    Output.line("")
+                    throw CLIError(message: "interrupted: \(answered) answer\(answered == 1 ? "" : "s") kept", code: 128 + sig)
+                }
+                do {
+                    let answer = try CatchUp.parse(line, for: habit)
+                    let result = try await repo.commit { state, _ in
+                        try CatchUp.changes(answer, for: item, today: today, in: state)
+                    }
+                    if !result.operations.isEmpty { answered += 1 }
+                    let s = result.state.summary(habit, on: item.day, today: today, settings: settings)
+                    Output.line("  " + (answer == .leave ? "left as it is" : s.skipped ? "~ skipped" : Output.checkLine(s, today: today)))
+                    break
+                } catch let e as CoreError {
+                    Output.line("  " + e.description)
+                }
+            }
+        }
+        Output.line("Caught up: \(answered) answer\(answered == 1 ? "" : "s") recorded")
+    }
+
+    private func prompt(_ habit: Habit, _ day: LocalDay, today: LocalDay) -> String {
+        let when = day == today ? "today" : day.days(to: today) == 1 ? "yesterday" : "\(day.weekday.shortName.capitalized) \(day)"
+        let icon = habit.fields.icon.map { Sanitize.display($0) + " " } ?? ""
+        let goal = habit.isYesNo ? "" : " (\(Output.describeGoal(habit)))"
+        return "\(when) · \(icon)\(Sanitize.display(habit.name))\(goal) [\(CatchUp.choices(for: habit))] "
+    }
+}
