@@ -446,7 +446,7 @@ final class SyncCommandTests: XCTestCase {
     }
 
     func testALinkPlantedInTheRemoteIsAPermanentFailureAndNothingIsPushedThroughIt() throws {
-        a.ok("add", "Water")
+        a.ok("add", "Water", "--unit", "glasses") // counted: every check-in queues a change
         a.ok("remote", "set", "dir:" + folder)
         let device = try XCTUnwrap(try status(a)["device"] as? String)
         let outside = a.root + "/outside"
