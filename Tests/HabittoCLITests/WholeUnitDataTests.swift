@@ -6,6 +6,11 @@ import XCTest
 private let formatV1 = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures/format-v1").path
 
+/// `Tests/Fixtures/format-released`: a data directory written by the released version this
+/// one replaces (commit 4039ae4), with its version 4 snapshot and the export it printed.
+private let formatReleased = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/format-released").path
+
 /// Data written before amounts had decimals keeps working: it reads, prints, exports, backs
 /// up and syncs as it did, and new amounts with decimals go on top of it.
 final class WholeUnitDataTests: XCTestCase {
@@ -31,6 +36,23 @@ final class WholeUnitDataTests: XCTestCase {
         XCTAssertEqual(export.stdout, try expected("expected-export.json"))
         XCTAssertEqual(box.listEntry("Drink water")?["goal"] as? Int, 8)
         XCTAssertEqual(box.listEntry("Run", ["--date", "2026-11-19"])?["progress"] as? Int, 4)
+    }
+
+    func testADataDirectoryOfTheReleasedVersionRebuildsItsSnapshotOnceAndExportsTheSame() throws {
+        let box = Sandbox()
+        try FileManager.default.copyItem(atPath: formatReleased + "/home", toPath: box.home)
+        box.now = "2026-11-20T10:00:00"
+        let first = box.run("list")
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertLessThanOrEqual(first.stderr.split(separator: "\n").count, 1, first.stderr)
+        let export = box.run("export")
+        XCTAssertEqual(export.stdout, try String(contentsOfFile: formatReleased + "/expected-export.json", encoding: .utf8))
+        XCTAssertEqual(export.stderr, "", "the version 4 snapshot was replaced when first read")
+        XCTAssertEqual(box.run("doctor").status, 0)
+        XCTAssertEqual(box.listEntry("Drink water", ["--date", "2026-11-19"])?["progress"] as? Int, 2)
+        // The released version's undo history undoes here.
+        XCTAssertTrue(box.ok("undo").contains("check 'Drink water' +2"))
+        XCTAssertEqual(box.listEntry("Drink water")?["progress"] as? Int, 0)
     }
 
     func testDecimalAmountsGoOnTopOfWholeUnitDataAndSurviveARestart() throws {
