@@ -23,7 +23,22 @@ public enum Leftovers {
         for name in (try? Sys.folderEntries(paths.recovered, followLinks: false)) ?? [] where name.hasPrefix("damaged-") {
             removeStaleTemporaries(in: paths.recovered + "/" + name)
         }
-        removeStaleImportFolders()
+        // The temporary directory is listed only when an import unpacked a zip since the
+        // last time it was cleaned (its marker is there): listing a busy /tmp at every start
+        // would cost every command a few milliseconds.
+        if (try? Sys.entryStatus(importMarker)) != nil {
+            removeStaleImportFolders()
+        }
+    }
+
+    /// A file in the temporary directory, per user, that says import folders may be there:
+    /// made before an import makes its folder, removed once no import folder is left.
+    public static var importMarker: String { temporaryDirectory + "/habitto-imports-\(getuid())" }
+
+    /// Leaves the marker that makes the next start look for stale import folders.
+    static func markImportFolders() {
+        let fd = open(importMarker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
     }
 
     /// The process that wrote a temporary file named `NAME.tmp-PID-N` (digits only), or
@@ -67,15 +82,20 @@ public enum Leftovers {
         return base
     }
 
-    /// Removes import folders of this user whose process is gone, with what they hold.
+    /// Removes import folders of this user whose process is gone, with what they hold; the
+    /// marker goes too when no import folder of this user is left.
     public static func removeStaleImportFolders(in base: String = temporaryDirectory) {
         guard let names = try? Sys.folderEntries(base) else { return }
+        var remaining = 0
         for name in names {
-            guard let pid = importFolderOwner(name), !Sys.processExists(pid) else { continue }
+            guard let pid = importFolderOwner(name) else { continue }
+            remaining += 1
+            guard !Sys.processExists(pid) else { continue }
             let path = base + "/" + name
             // A real folder (not a link), made by this user.
             guard let st = try? Sys.entryStatus(path), st.st_mode & S_IFMT == S_IFDIR, st.st_uid == getuid() else { continue }
-            try? FileManager.default.removeItem(atPath: path)
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { remaining -= 1 }
         }
+        if remaining == 0 && base == temporaryDirectory { unlink(importMarker) }
     }
 }

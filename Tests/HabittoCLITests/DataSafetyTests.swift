@@ -5,6 +5,26 @@ import Glibc
 #endif
 
 /// `Tests/Fixtures`: the project's shared fixtures, copied unchanged.
+/// Loop's fixture export zipped with a password (`secret`) into the sandbox, with the
+/// system's zip (installed by `.ci/test.sh`; its absence fails the test).
+func encryptedLoopZip(in box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zip") else {
+        struct Missing: Error, CustomStringConvertible {
+            var description: String { "/usr/bin/zip is not installed; run the suite with 'bash .ci/test.sh', which installs it" }
+        }
+        throw Missing()
+    }
+    let zip = box.root + "/locked.zip"
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
+    p.arguments = ["-q", "-r", "-P", "secret", zip, "."]
+    p.currentDirectoryURL = URL(fileURLWithPath: fixtures + "/loop-csv-export")
+    try p.run()
+    p.waitUntilExit()
+    XCTAssertEqual(p.terminationStatus, 0, "zip failed", file: file, line: line)
+    return zip
+}
+
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures").path
 
@@ -233,18 +253,7 @@ final class DataSafetyTests: XCTestCase {
     }
 
     func testAnEncryptedLoopZipIsRefusedAndLeavesNothingUnpacked() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zip") else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { return XCTFail("/usr/bin/zip is missing under CI") }
-            throw XCTSkip("/usr/bin/zip is not installed (bash .ci/test.sh installs it)")
-        }
-        let zip = box.root + "/locked.zip"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
-        p.arguments = ["-q", "-r", "-P", "secret", zip, "."]
-        p.currentDirectoryURL = URL(fileURLWithPath: fixtures + "/loop-csv-export")
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        let zip = try encryptedLoopZip(in: box)
         let tmp = box.root + "/tmp"
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         box.extraEnv["TMPDIR"] = tmp
@@ -282,6 +291,8 @@ final class DataSafetyTests: XCTestCase {
                      box.home + "/backups/20261121-090000-manual.hbk.tmp-\(killedPID)-77"]
         for f in stale { XCTAssertTrue(FileManager.default.createFile(atPath: f, contents: Data([1]))) }
         try FileManager.default.createDirectory(atPath: tmp + "/habitto-import-\(killedPID)-Qx81Zp/files", withIntermediateDirectories: true)
+        // A killed import left its marker too (made before its folder): the next start looks.
+        XCTAssertTrue(FileManager.default.createFile(atPath: tmp + "/habitto-imports-\(getuid())", contents: nil))
         // Not this program's, or of a process that still runs: kept.
         let mine = getpid()
         let kept = [box.home + "/sync.json.tmp-\(mine)-1", box.home + "/notes.tmp", tmp + "/habitto-import-\(mine)-Qx81Zp",
@@ -295,6 +306,12 @@ final class DataSafetyTests: XCTestCase {
         for f in kept { XCTAssertTrue(FileManager.default.fileExists(atPath: f), f) }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp).filter { $0.hasPrefix("habitto-import-") },
                        ["habitto-import-\(mine)-Qx81Zp"], "every folder of a killed import is gone")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: tmp + "/habitto-imports-\(getuid())"),
+                      "the marker stays while an import folder (of a running process) is there")
+        try FileManager.default.removeItem(atPath: tmp + "/habitto-import-\(mine)-Qx81Zp")
+        box.ok("list")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tmp + "/habitto-imports-\(getuid())"),
+                       "with no import folder left, the marker goes: later starts do not list the folder")
         XCTAssertEqual(backups().count, 1)
         XCTAssertEqual(box.run("doctor").status, 0)
     }

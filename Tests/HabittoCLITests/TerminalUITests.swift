@@ -194,17 +194,7 @@ final class TerminalUITests: XCTestCase {
     }
 
     func testAnEncryptedZipImportedFromARealTerminalIsRefusedWithoutAskingForAPassword() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zip") else {
-            return XCTFail("/usr/bin/zip is not installed; run the suite with 'bash .ci/test.sh', which installs it")
-        }
-        let zip = box.root + "/locked.zip"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
-        p.arguments = ["-q", "-r", "-P", "secret", zip, "."]
-        p.currentDirectoryURL = URL(fileURLWithPath: fixtures + "/loop-csv-export")
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        let zip = try encryptedLoopZip(in: box)
         // unzip run from a terminal would ask there for the password, and wait forever.
         ui.start(["import", zip, "--from", "loop-csv"], width: 200)
         let (status, _) = ui.exitStatus()

@@ -28,7 +28,11 @@ enum LoopZip {
             throw ImportError("\(zip): is \(Int(st.st_size) >> 20) MB; imports read files of at most \(ImportSupport.maxFileBytes >> 20) MB, so this is not Loop's export")
         }
         let temp = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: temp) }
+        defer {
+            try? FileManager.default.removeItem(atPath: temp)
+            // Also any folder a killed import left, and the marker when none is left.
+            Leftovers.removeStaleImportFolders()
+        }
         try checkListing(zip, unzip: unzip, temp: temp, timeLimit: timeLimit)
         let files = temp + "/files"
         let log = temp + "/unzip.log"
@@ -47,6 +51,7 @@ enum LoopZip {
     /// A new private folder under the temporary directory, named with this process's id
     /// (`habitto-import-PID-XXXXXX`), so that a later start can tell it is left over.
     static func makeTemporaryFolder() throws -> String {
+        Leftovers.markImportFolders()
         let base = Leftovers.temporaryDirectory + "/"
         var template = Array((base + Leftovers.importFolderPrefix + "\(getpid())-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in
