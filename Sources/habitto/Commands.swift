@@ -67,7 +67,7 @@ enum Specs {
         CommandSpec(name: "demo", arguments: [],
                     summary: "Open the UI on throwaway demo data with a second device and a slow remote, to watch sync.",
                     options: []),
-        CommandSpec(name: "export", arguments: [], summary: "Export all data; the same data always gives the same bytes.",
+        CommandSpec(name: "export", arguments: [], summary: "Export all data; the same data on the same day gives the same bytes.",
                     options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (default) or csv"),
                               OptionSpec(name: "--output", value: "PATH", help: "json: write to a file; csv: write habits.csv and checkins.csv into a folder")],
                     notes: "Without --output, csv prints habits.csv, a blank line, then checkins.csv."),
