@@ -187,7 +187,7 @@ public enum Doctor {
     /// The data directory's files must be files (and its folders folders) for any command
     /// to open them: a directory named `lock` stops every command.
     static func checkFileKinds(_ paths: DataPaths, _ out: inout LocalCheck) {
-        let files = [paths.journal, paths.snapshot, paths.lock, paths.directory + "/sync.json",
+        let files = [paths.journal, paths.snapshot, paths.lock, paths.directory + "/sync.json", paths.directory + "/remote",
                      paths.directory + "/sync.json.lock", paths.directory + "/imports.json"]
         var st = stat()
         for file in files where stat(file, &st) == 0 && st.st_mode & S_IFMT != S_IFREG {
@@ -216,7 +216,7 @@ public enum Doctor {
                 out.findings.append(Finding(check: "permissions", problem: "the data directory \(paths.directory) is not writable", fix: "fix its owner or permissions, or use another --home"))
             }
         }
-        for file in [paths.journal, paths.snapshot, paths.device, paths.directory + "/sync.json"] where stat(file, &st) == 0 {
+        for file in [paths.journal, paths.snapshot, paths.device, paths.directory + "/sync.json", paths.directory + "/remote"] where stat(file, &st) == 0 {
             if st.st_mode & 0o022 != 0 {
                 out.findings.append(Finding(check: "permissions", problem: "\(file) can be written by other users (mode \(String(st.st_mode & 0o777, radix: 8)))", fix: "run chmod 600 '\(file)'"))
             } else if access(file, R_OK) != 0 {

@@ -31,6 +31,16 @@ public struct BatchName: Hashable, Comparable, Sendable, CustomStringConvertible
     public static func < (a: BatchName, b: BatchName) -> Bool { (a.first, a.last) < (b.first, b.last) }
 }
 
+extension Array where Element == BatchName {
+    /// The last operation of a run of these batches with no gap from `start` + 1 on (`start`
+    /// itself when none begins there); overlaps are allowed.
+    public func contiguousEnd(from start: UInt64 = 0) -> UInt64 {
+        var end = start
+        for b in sorted() where b.first <= end + 1 { end = Swift.max(end, b.last) }
+        return end
+    }
+}
+
 /// How a create-only write ended.
 public enum WriteOutcome: Equatable, Sendable {
     /// The batch was written.

@@ -100,6 +100,9 @@ public actor SyncEngine {
         paths = repository.paths
         self.clock = clock
         self.faults = faults
+        // An older version kept the remote setting in sync.json only: move it out once (a
+        // read-only data directory keeps working from sync.json).
+        try? SyncState.moveSettingsOutOfSyncJSON(repository.paths)
         state = try SyncState.load(repository.paths)
     }
 
@@ -276,6 +279,7 @@ public actor SyncEngine {
 
     private func push(_ remote: any Remote, _ report: inout SyncReport) async throws {
         let me = repository.device
+        if state.migratedTo != state.target { try await skipWhatRemoteHas(remote) }
         while true {
             let (ops, first) = try await repository.localOperations(afterSeq: state.ackedSeq, fromOffset: state.scanOffset,
                                                                     limit: remote.maxBatchOperations)
@@ -295,6 +299,21 @@ public actor SyncEngine {
             report.batches += 1
             await publish()
         }
+    }
+
+    /// Before the first push to a remote and account not yet verified (a new remote, or
+    /// `sync.json` lost with the cursor in it): this device's batches the remote already
+    /// holds, contiguous from the cursor on and within the journal's operations, are taken
+    /// as acknowledged, so the push sends only the rest and never a batch overlapping them.
+    /// The verification after the push then reads them back.
+    private func skipWhatRemoteHas(_ remote: any Remote) async throws {
+        let me = repository.device
+        let written = await repository.state.seen[me] ?? 0
+        let held = try await remote.batches(account: state.account, device: me).filter { $0.last <= written }
+        let end = held.contiguousEnd(from: state.ackedSeq)
+        guard end > state.ackedSeq else { return }
+        state.ackedSeq = end
+        try saveProgress()
     }
 
     /// The most skipped remote entries kept in the status (then a count).

@@ -5,9 +5,11 @@ import HabitStore
 import Glibc
 #endif
 
-/// What the sync engine keeps in `sync.json` in the data directory, written atomically and
-/// fsync'd. Losing it loses nothing: with the acked cursor at 0 everything is sent again,
-/// and a batch that is already on the remote with the same bytes counts as an ack.
+/// What the sync engine keeps in the data directory, written atomically and fsync'd: the
+/// settings the user chose (remote, account, user, offline switch) in the small text file
+/// `remote` (see `RemoteSettings`), and the cursor and status in `sync.json`. Losing
+/// `sync.json` loses only the cursor and the status: the next push lists what the remote
+/// already has of this device and sends the rest (`SyncEngine`).
 public struct SyncState: Codable, Equatable, Sendable {
     /// `dir:/path` (or nil: local only).
     public var remote: String?
@@ -55,25 +57,67 @@ public struct SyncState: Codable, Equatable, Sendable {
 
     static func path(_ paths: DataPaths) -> String { paths.directory + "/sync.json" }
 
-    /// Reads the state; a missing file is the default, a damaged one an error saying what to do.
-    public static func load(_ paths: DataPaths) throws -> SyncState {
-        guard let bytes = try Sys.readFile(path(paths), limit: 4 << 20) else { return SyncState() }
-        do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            return try decoder.decode(SyncState.self, from: Data(bytes))
-        } catch {
-            throw StoreError.unreadable(path: path(paths),
-                                        detail: "is damaged; delete it to start sync over (nothing is lost: what the remote already has is recognised)")
-        }
+    /// Whether `sync.json` (the cursor and status) exists; without it the next push first
+    /// lists what the remote holds of this device.
+    public static func cursorFileExists(_ paths: DataPaths) -> Bool { access(path(paths), F_OK) == 0 }
+
+    /// The settings kept in the `remote` file, not in `sync.json`.
+    var settings: RemoteSettings {
+        get { RemoteSettings(remote: remote, account: account, user: user, offline: offline) }
+        set { remote = newValue.remote; account = newValue.account; user = newValue.user; offline = newValue.offline }
     }
 
-    /// Writes the state durably (temp file, fsync, rename, fsync directory).
+    /// Reads the state: the cursor and status from `sync.json` and the settings from
+    /// `remote`. A missing file is the default; a damaged one an error saying what to do.
+    /// A data directory of an older version has its settings only in `sync.json`: they are
+    /// used from there until the next save writes them to `remote`.
+    public static func load(_ paths: DataPaths) throws -> SyncState {
+        var state = SyncState()
+        if let bytes = try Sys.readFile(path(paths), limit: 4 << 20) {
+            do {
+                let decoder = JSONDecoder()
+                decoder.dateDecodingStrategy = .iso8601
+                // The settings are not in it (they are in `remote`): their defaults stand in.
+                guard var fields = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+                    throw StoreError.unreadable(path: path(paths), detail: "is not a JSON object")
+                }
+                fields["account"] = fields["account"] ?? "default"
+                fields["offline"] = fields["offline"] ?? false
+                state = try decoder.decode(SyncState.self, from: try JSONSerialization.data(withJSONObject: fields))
+            } catch {
+                throw StoreError.unreadable(path: path(paths),
+                                            detail: "is damaged; delete it to start sync over (the remote setting is kept in \(RemoteSettings.path(paths)); the next sync skips what the remote already has)")
+            }
+        }
+        if let settings = try RemoteSettings.load(paths) { state.settings = settings }
+        return state
+    }
+
+    /// Writes the state durably (temp file, fsync, rename, fsync directory): the settings to
+    /// `remote` (only when they changed; removed when there are none), then the rest to
+    /// `sync.json`.
     public func save(_ paths: DataPaths) throws {
+        try settings.save(paths)
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try Sys.writeAtomically(Array(try encoder.encode(self)), to: SyncState.path(paths))
+        // Every field but the settings, whatever fields the state gains.
+        guard var fields = try JSONSerialization.jsonObject(with: try encoder.encode(self)) as? [String: Any] else {
+            throw StoreError.unreadable(path: SyncState.path(paths), detail: "could not be encoded")
+        }
+        for key in RemoteSettings.fieldNames { fields[key] = nil }
+        let bytes = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .prettyPrinted])
+        try Sys.writeAtomically(Array(bytes), to: SyncState.path(paths))
+    }
+
+    /// Moves the settings of an older version's `sync.json` to the `remote` file (once: after
+    /// that the file exists), so that losing `sync.json` no longer loses them.
+    public static func moveSettingsOutOfSyncJSON(_ paths: DataPaths) throws {
+        guard !RemoteSettings.exists(paths) else { return }
+        try withLock(paths) {
+            let state = try load(paths)
+            if !RemoteSettings.exists(paths) && state.settings != RemoteSettings() { try state.save(paths) }
+        }
     }
 
     /// Runs `body` with the settings lock held: every read-modify-write of `sync.json`

@@ -311,23 +311,25 @@ extension Runner {
     /// What this device has that the remote lacks, and the other way round.
     func remoteFindings(paths: DataPaths, check: LocalCheck) async -> (passed: [String], findings: [Finding]) {
         let st: SyncState
-        do { st = try SyncState.load(paths) } catch {
+        do { st = try SyncState.load(paths) } catch StoreError.config(let message) {
+            return ([], [Finding(check: "sync", problem: "\(message), so sync, status, offline and remote fail",
+                                 fix: "fix that line, or delete the file and connect the remote again with habitto remote set")])
+        } catch {
             return ([], [Finding(check: "sync", problem: "\(paths.directory)/sync.json is damaged (not sync settings), so sync, status, offline and remote fail",
-                                 fix: "delete it, then connect the remote again with habitto remote set (what the remote already has is recognised; nothing is lost)")])
+                                 fix: "delete it: the remote setting is kept in \(paths.directory)/remote, and the next sync skips what the remote already has")])
         }
         guard let spec = st.remote else { return (["remote: none set (local only)"], []) }
-        if st.offline { return (["remote: not checked (offline switch is on)"], []) }
-        guard let state = check.state, let me = check.device else { return (["remote: not checked (the journal needs attention first)"], []) }
+        var cursorLost: [String] = []
+        if !SyncState.cursorFileExists(paths) {
+            cursorLost.append("sync: no sync.json (the cursor is lost): the next sync lists what the remote holds of this device and sends only the rest")
+        }
+        if st.offline { return (cursorLost + ["remote: not checked (offline switch is on)"], []) }
+        guard let state = check.state, let me = check.device else { return (cursorLost + ["remote: not checked (the journal needs attention first)"], []) }
         do {
             let remote = try makeRemote(spec, user: st.user, access: env.remoteAccess())
-            var passed: [String] = []
+            var passed = cursorLost
             var findings: [Finding] = []
-            func contiguous(_ batches: [BatchName]) -> UInt64 {
-                var end: UInt64 = 0
-                for b in batches.sorted() where b.first <= end + 1 { end = max(end, b.last) }
-                return end
-            }
-            let mine = contiguous(try await remote.batches(account: st.account, device: me))
+            let mine = try await remote.batches(account: st.account, device: me).contiguousEnd()
             let localSeq = state.seen[me] ?? 0
             if mine < st.ackedSeq {
                 findings.append(Finding(check: "remote", problem: "the remote lacks this device's operations \(mine + 1)–\(st.ackedSeq), which it had acknowledged (a batch was removed)",
@@ -343,7 +345,7 @@ extension Runner {
             var missingHere: UInt64 = 0
             for device in try await remote.devices(account: st.account) where device != me {
                 let batches = try await remote.batches(account: st.account, device: device)
-                let end = contiguous(batches)
+                let end = batches.contiguousEnd()
                 if let last = batches.map(\.last).max(), last > end {
                     findings.append(Finding(check: "remote", problem: "device \(device.rawValue.prefix(8))'s batches on the remote stop at #\(end) but go on to #\(last): a batch is missing",
                                             fix: "run habitto doctor --repair on that device so it pushes them again"))

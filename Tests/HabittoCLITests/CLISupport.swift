@@ -198,3 +198,13 @@ func parseSynced(_ stdout: String) -> (pushed: Int, batches: Int, pulled: Int)? 
     else { return nil }
     return (pushed, batches, pulled)
 }
+
+/// Pairs of batch file names (`FIRST-LAST.batch`) whose ranges of operations overlap, as
+/// "A overlaps B" lines (none when every operation is in exactly one batch).
+func overlappingBatches(_ names: [String]) -> [String] {
+    let ranges = names.compactMap { name -> (String, UInt64, UInt64)? in
+        let n = name.dropLast(6).split(separator: "-").compactMap { UInt64($0) }
+        return n.count == 2 ? (name, n[0], n[1]) : nil
+    }.sorted { ($0.1, $0.2) < ($1.1, $1.2) }
+    return zip(ranges, ranges.dropFirst()).filter { $0.2 >= $1.1 }.map { "\($0.0) overlaps \($1.0)" }
+}

@@ -518,6 +518,80 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(try status(b)["remoteProblems"] as? [String], expected.filter { !$0.contains("0-0.batch") })
     }
 
+    func testLosingSyncJSONKeepsTheRemoteSettingAndTheNextPushSendsOnlyWhatTheRemoteLacks() throws {
+        a.ok("add", "Water", "--goal", "8")
+        a.ok("remote", "set", "dir:" + folder, "--account", "anna")
+        a.ok("offline", "on")
+        for _ in 0..<2 { a.ok("check", "Water"); a.ok("sync") }
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        let ops = folder + "/users/anna/devices/\(device)/ops"
+        let before = try FileManager.default.contentsOfDirectory(atPath: ops).sorted()
+        XCTAssertEqual(before, ["1-1.batch", "2-2.batch", "3-3.batch"])
+        XCTAssertEqual(try String(contentsOfFile: a.home + "/remote", encoding: .utf8),
+                       "# Habitto's sync settings for this data directory ('habitto remote set' and 'habitto offline' change them).\n"
+                       + "# No password is kept here: see WebDAV in the README.\nremote = dir:\(folder!)\naccount = anna\noffline = on\n")
+        let cursor = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: a.home + "/sync.json"))) as? [String: Any])
+        XCTAssertEqual(Set(cursor.keys).intersection(["remote", "account", "user", "offline"]), [], "the settings are in one place")
+        a.ok("offline", "off")
+
+        try FileManager.default.removeItem(atPath: a.home + "/sync.json")
+        // The setting survives: only the cursor and the status are gone.
+        XCTAssertTrue(a.ok("remote", "show").hasPrefix("Remote dir:\(folder!), account anna;"))
+        let st = try status(a)
+        XCTAssertEqual(st["remote"] as? String, "dir:" + folder)
+        XCTAssertEqual(st["account"] as? String, "anna")
+        XCTAssertEqual(st["mode"] as? String, "online")
+        let doctor = a.ok("doctor")
+        XCTAssertTrue(doctor.contains("ok: sync: no sync.json (the cursor is lost): the next sync lists what the remote holds of this device and sends only the rest\n"), doctor)
+        XCTAssertTrue(doctor.contains("ok: remote: has 3 of this device's 3 operations\n"), doctor)
+
+        a.ok("check", "Water")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        let after = try FileManager.default.contentsOfDirectory(atPath: ops).sorted()
+        XCTAssertEqual(after, before + ["4-4.batch"], "exactly one new batch")
+        XCTAssertEqual(overlappingBatches(after), [])
+        XCTAssertEqual(try status(a)["pending"] as? Int, 0)
+        XCTAssertEqual(a.ok("doctor").contains("Healthy"), true)
+
+        // A second device converges.
+        XCTAssertEqual(b.ok("remote", "set", "dir:" + folder, "--account", "anna"),
+                       "Remote set to dir:\(folder!) (account anna): pushed 0 operations, pulled 4; verified\n")
+        XCTAssertEqual(progress(b, "Water"), 3)
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+    }
+
+    func testAnOlderDataDirectoryWithTheRemoteOnlyInSyncJSONKeepsItAndMovesItOut() throws {
+        a.ok("add", "Water")
+        a.ok("remote", "set", "dir:" + folder, "--account", "anna", "--user", "anna")
+        // As an older version left it: the settings in sync.json, no remote file.
+        let syncJSON = a.home + "/sync.json"
+        var fields = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: syncJSON))) as? [String: Any])
+        fields["remote"] = "dir:" + folder
+        fields["account"] = "anna"
+        fields["user"] = "anna"
+        fields["offline"] = false
+        try JSONSerialization.data(withJSONObject: fields).write(to: URL(fileURLWithPath: syncJSON))
+        try FileManager.default.removeItem(atPath: a.home + "/remote")
+
+        XCTAssertEqual(try status(a)["remote"] as? String, "dir:" + folder, "read from sync.json")
+        XCTAssertEqual(try String(contentsOfFile: a.home + "/remote", encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") },
+                       ["remote = dir:\(folder!)", "account = anna", "user = anna"], "and written to the new place at once")
+        try FileManager.default.removeItem(atPath: syncJSON)
+        XCTAssertEqual(try status(a)["account"] as? String, "anna")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+    }
+
+    func testADamagedRemoteFileIsAnErrorNamingTheLine() throws {
+        a.ok("add", "Water")
+        a.ok("remote", "set", "dir:" + folder)
+        try "remote = dir:\(folder!)\nmode = fast\n".write(toFile: a.home + "/remote", atomically: true, encoding: .utf8)
+        let r = a.run("sync")
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("\(a.home)/remote line 2: unknown setting 'mode' (known: remote, account, user, offline)"), r.stderr)
+        XCTAssertEqual(a.run("doctor").status, 5)
+        XCTAssertTrue(a.ok("list").contains("Water"), "the data still opens")
+    }
+
     // MARK: Helpers
 
     func status(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {

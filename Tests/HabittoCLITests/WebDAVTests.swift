@@ -608,6 +608,33 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(b.ok("export"), a.ok("export"))
     }
 
+    func testLosingSyncJSONKeepsTheRemoteSettingAndTheNextPushSendsOneNewBatchToApache() throws {
+        let server = try startServer()
+        a.ok("add", "Water", "--goal", "8")
+        XCTAssertEqual(connect(a, server).status, 0)
+        for _ in 0..<2 { a.ok("check", "Water"); ok(a, "sync") }
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        let before = try batchFiles(server, device)
+        XCTAssertEqual(before, ["1-1.batch", "2-2.batch", "3-3.batch"])
+        let remoteFile = try String(contentsOfFile: a.home + "/remote", encoding: .utf8)
+        XCTAssertTrue(remoteFile.contains("remote = \(server.baseURL.absoluteString)\nuser = \(server.user)\n"), remoteFile)
+
+        try FileManager.default.removeItem(atPath: a.home + "/sync.json")
+        XCTAssertTrue(ok(a, "remote", "show").hasPrefix("Remote \(server.baseURL.absoluteString), account default;"))
+        XCTAssertTrue(ok(a, "status").hasPrefix("Sync: online · \(server.baseURL.absoluteString) · account default\n"))
+        a.ok("check", "Water")
+        let requestsBefore = server.requests().count
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        let puts = server.requests().dropFirst(requestsBefore).filter { $0.method == "PUT" }
+        XCTAssertEqual(puts.map(\.path), ["/dav/users/default/devices/\(device)/ops/4-4.batch"], "one PUT, of the new batch only")
+        let after = try batchFiles(server, device)
+        XCTAssertEqual(after, before + ["4-4.batch"])
+        XCTAssertEqual(overlappingBatches(after), [])
+
+        XCTAssertEqual(connect(b, server).status, 0)
+        XCTAssertEqual(b.ok("export"), a.ok("export"), "a second device converges")
+    }
+
     // MARK: Helpers
 
     /// A running server; a missing Apache is a failure with what to do, never a skip.
