@@ -265,13 +265,28 @@ public final class WebDAVServer: @unchecked Sendable {
     private let lock = NSLock()
     private var pid: pid_t = 0
 
-    public init(tls: Bool = false, user: String = "habitto-tester") throws {
+    /// How the server asks for the password.
+    public enum Authentication: Sendable {
+        /// Basic (what Habitto speaks).
+        case basic
+        /// Digest only (mod_auth_digest), which Habitto does not speak.
+        case digest
+    }
+    let authentication: Authentication
+    /// The largest request body Apache accepts (`LimitRequestBody`), in bytes.
+    public let limitRequestBody: Int
+
+    /// `limitRequestBody` is Apache's `LimitRequestBody` (larger bodies are answered 413).
+    public init(tls: Bool = false, user: String = "habitto-tester", authentication: Authentication = .basic,
+                limitRequestBody: Int = 64 << 20) throws {
         if let missing = WebDAVServer.missingTools { throw HarnessError(missing) }
         // The harness writes to tools' pipes and to sockets of clients that may be killed
         // on purpose: such a write must fail with EPIPE, not end the process with SIGPIPE.
         _ = signal(SIGPIPE, SIG_IGN)
         self.tls = tls
         self.user = user
+        self.authentication = authentication
+        self.limitRequestBody = limitRequestBody
         password = "pw-" + String((0..<24).map { _ in "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789".randomElement()! })
         root = NSTemporaryDirectory() + "habitto-webdav-" + UUID().uuidString
         port = try LoopbackSocket.freePort()
@@ -301,8 +316,19 @@ public final class WebDAVServer: @unchecked Sendable {
             try fm.createDirectory(atPath: root + dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         }
         try Data().write(to: URL(fileURLWithPath: root + "/conf/mime.types"))
-        let result = WebDAVServer.tool(WebDAVServer.htpasswd, ["-cbB", "-C", "5", root + "/conf/htpasswd", user, password])
-        guard result.status == 0 else { throw HarnessError("htpasswd failed (\(result.status)): \(result.output)") }
+        switch authentication {
+        case .basic:
+            let result = WebDAVServer.tool(WebDAVServer.htpasswd, ["-cbB", "-C", "5", root + "/conf/htpasswd", user, password])
+            guard result.status == 0 else { throw HarnessError("htpasswd failed (\(result.status)): \(result.output)") }
+        case .digest:
+            // htdigest only prompts: write its line (user:realm:MD5(user:realm:password)) here.
+            guard let openssl = WebDAVServer.openssl else { throw HarnessError("openssl is missing") }
+            let md5 = WebDAVServer.tool(openssl, ["md5", "-r"], input: "\(user):\(WebDAVServer.realm):\(password)")
+            guard md5.status == 0, let hash = md5.output.split(separator: " ").first else {
+                throw HarnessError("openssl md5 failed (\(md5.status)): \(md5.output)")
+            }
+            try "\(user):\(WebDAVServer.realm):\(hash)\n".write(toFile: root + "/conf/htpasswd", atomically: true, encoding: .utf8)
+        }
         chmod(root + "/conf/htpasswd", 0o644)
         if tls { try makeCertificates() }
         try config().write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -323,9 +349,12 @@ public final class WebDAVServer: @unchecked Sendable {
         return "nogroup"
     }
 
+    /// The realm of the server's challenge.
+    static let realm = "habitto WebDAV test"
+
     private func config() -> String {
         let r = root
-        var modules = ["mpm_event", "unixd", "authz_core", "authn_core", "authn_file", "auth_basic", "authz_user",
+        var modules = ["mpm_event", "unixd", "authz_core", "authn_core", "authn_file", "auth_basic", "auth_digest", "authz_user",
                        "dav", "dav_fs", "alias", "mime", "dir"]
         if tls { modules += ["socache_shmcb", "ssl"] }
         var lines = [
@@ -360,7 +389,7 @@ public final class WebDAVServer: @unchecked Sendable {
             // Method, path, status, user, bytes: one request a line, tab-separated.
             "LogFormat \"%m\\t%U\\t%>s\\t%u\\t%B\" habitto",
             "CustomLog \"\(r)/logs/access.log\" habitto",
-            "LimitRequestBody 67108864",
+            "LimitRequestBody \(limitRequestBody)",
             "DocumentRoot \"\(r)/htdocs\"",
             "<Directory />",
             "    Options None",
@@ -374,9 +403,9 @@ public final class WebDAVServer: @unchecked Sendable {
             "    AllowOverride None",
             "    DirectoryIndex disabled",
             "    Dav On",
-            "    AuthType Basic",
-            "    AuthName \"habitto WebDAV test\"",
-            "    AuthBasicProvider file",
+            "    AuthType \(authentication == .basic ? "Basic" : "Digest")",
+            "    AuthName \"\(WebDAVServer.realm)\"",
+            "    \(authentication == .basic ? "AuthBasicProvider" : "AuthDigestProvider") file",
             "    AuthUserFile \"\(r)/conf/htpasswd\"",
             "    Require valid-user",
             "</Directory>",
@@ -611,12 +640,15 @@ final class FaultProxy: @unchecked Sendable {
         case tooManyRequests(retryAfter: Int)
         /// Forward the request, let the server answer, then drop the connection.
         case dropResponse
+        /// Close the connection without forwarding or answering.
+        case closeConnection
 
         var description: String {
             switch self {
             case .status(let s): return "answer \(s)"
             case .tooManyRequests(let s): return "answer 429, Retry-After \(s)"
             case .dropResponse: return "drop the answer"
+            case .closeConnection: return "close the connection"
             }
         }
     }
@@ -637,6 +669,11 @@ final class FaultProxy: @unchecked Sendable {
     private var seenRequests: [Seen] = []
     private var stopped = false
     private var active = 0
+    private var bodyLimit: Int?
+
+    /// From now on, a request whose body is larger than `bytes` gets no answer: the
+    /// connection is closed, as some servers do above their size limit (nil: none).
+    func closeConnections(onBodiesLargerThan bytes: Int?) { lock.withLock { bodyLimit = bytes } }
 
     /// A proxy on a free loopback port in front of the plain-HTTP server on `targetPort`.
     init(targetPort: UInt16) throws {
@@ -730,7 +767,8 @@ final class FaultProxy: @unchecked Sendable {
         LoopbackSocket.setTimeout(client, 30)
         guard let request = RawHTTPRequest.read(from: client) else { close(client); return }
         lock.lock()
-        let fault = takeFault(for: request)
+        var fault = takeFault(for: request)
+        if fault == nil, let limit = bodyLimit, request.body.count > limit { fault = .closeConnection }
         seenRequests.append(Seen(method: request.method, path: request.path, fault: fault))
         lock.unlock()
         switch fault {
@@ -740,6 +778,8 @@ final class FaultProxy: @unchecked Sendable {
         case .tooManyRequests(let seconds)?:
             reply(client, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: \(seconds)\r\nContent-Type: text/plain\r\nContent-Length: 18\r\nConnection: close\r\n\r\ntoo many requests\n")
             close(client)
+        case .closeConnection?:
+            LoopbackSocket.abort(client)
         case .dropResponse?, nil:
             guard let server = LoopbackSocket.connect(port: targetPort, timeout: 30) else {
                 // The server is down: the client sees a refused-like reset.
