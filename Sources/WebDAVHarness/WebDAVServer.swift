@@ -122,6 +122,80 @@ enum LoopbackSocket {
     }
 }
 
+// MARK: - Server processes
+
+/// A server program run for the tests: in its own process group (so its workers go with
+/// it), its output in a file, up once its loopback port accepts connections.
+enum ServerProcess {
+    /// Spawns `path args…` and waits until `port` accepts connections; throws with `logs()`
+    /// when it exits or does not come up within 20 s.
+    static func start(_ path: String, _ args: [String], name: String, port: UInt16, console: String,
+                      logs: () -> String) throws -> pid_t {
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attr, 0)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, console, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var child: pid_t = 0
+        let r = posix_spawn(&child, path, &actions, &attr, argv, environ)
+        guard r == 0 else { throw HarnessError("cannot start \(path): \(String(cString: strerror(r)))") }
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            var status: Int32 = 0
+            if waitpid(child, &status, WNOHANG) == child {
+                throw HarnessError("\(name) exited (status \(status)) instead of serving on port \(port):\n\(logs())")
+            }
+            if LoopbackSocket.canConnect(port: port) { return child }
+            usleep(20_000)
+        }
+        killGroup(child)
+        throw HarnessError("\(name) did not accept connections on port \(port) within 20 s:\n\(logs())")
+    }
+
+    /// Stops the process group led by `leader` and waits until `port` refuses connections.
+    static func stop(_ leader: pid_t, port: UInt16) {
+        killGroup(leader)
+        let deadline = Date().addingTimeInterval(5)
+        while LoopbackSocket.canConnect(port: port) && Date() < deadline { usleep(20_000) }
+    }
+
+    /// SIGTERM to the group, SIGKILL after a few seconds; waits for the leader.
+    static func killGroup(_ leader: pid_t) {
+        kill(-leader, SIGTERM)
+        var status: Int32 = 0
+        var deadline = Date().addingTimeInterval(8)
+        var exited = false
+        while Date() < deadline {
+            if waitpid(leader, &status, WNOHANG) == leader { exited = true; break }
+            usleep(20_000)
+        }
+        if !exited {
+            kill(-leader, SIGKILL)
+            waitpid(leader, &status, 0)
+        }
+        // Workers left behind by a killed parent.
+        deadline = Date().addingTimeInterval(3)
+        while kill(-leader, 0) == 0 && Date() < deadline { usleep(20_000) }
+        if kill(-leader, 0) == 0 { kill(-leader, SIGKILL) }
+    }
+}
+
+
 /// One HTTP/1.1 request as read from a client: the head as text and the body's bytes.
 struct RawHTTPRequest {
     var method: String
@@ -252,7 +326,7 @@ public final class WebDAVServer: @unchecked Sendable {
     public let user: String
     public let password: String
     /// The folder served at `/dav`.
-    var dataDirectory: String { root + "/data" }
+    public var dataDirectory: String { root + "/data" }
     /// The CA that signed the server certificate (HTTPS only).
     var caFile: String? { tls ? root + "/tls/ca.crt" : nil }
     var scheme: String { tls ? "https" : "http" }
@@ -484,77 +558,20 @@ public final class WebDAVServer: @unchecked Sendable {
 
     /// Starts httpd in the foreground, in its own process group, and waits until the port
     /// accepts connections. Throws with the error log when it does not come up.
-    func start() throws {
+    public func start() throws {
         lock.lock(); defer { lock.unlock() }
         guard pid == 0 else { return }
-        let args = [WebDAVServer.apache, "-f", configPath, "-DFOREGROUND"]
-        let argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attr, 0)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, root + "/logs/console.log", O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var child: pid_t = 0
-        let r = posix_spawn(&child, WebDAVServer.apache, &actions, &attr, argv, environ)
-        guard r == 0 else { throw HarnessError("cannot start \(WebDAVServer.apache): \(String(cString: strerror(r)))") }
-        pid = child
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            var status: Int32 = 0
-            if waitpid(child, &status, WNOHANG) == child {
-                pid = 0
-                throw HarnessError("apache2 exited (status \(status)) instead of serving on port \(port):\n\(logs())")
-            }
-            if LoopbackSocket.canConnect(port: port) { return }
-            usleep(20_000)
-        }
-        killGroup(child)
-        pid = 0
-        throw HarnessError("apache2 did not accept connections on port \(port) within 20 s:\n\(logs())")
+        pid = try ServerProcess.start(WebDAVServer.apache, ["-f", configPath, "-DFOREGROUND"], name: "apache2", port: port,
+                                      console: root + "/logs/console.log", logs: logs)
     }
 
     /// Stops the server: SIGTERM to its process group, SIGKILL after a few seconds, and waits
     /// until the port refuses connections. Safe to call twice.
-    func stop() {
+    public func stop() {
         lock.lock(); defer { lock.unlock() }
         guard pid > 0 else { return }
-        killGroup(pid)
+        ServerProcess.stop(pid, port: port)
         pid = 0
-        let deadline = Date().addingTimeInterval(5)
-        while LoopbackSocket.canConnect(port: port) && Date() < deadline { usleep(20_000) }
-    }
-
-    private func killGroup(_ leader: pid_t) {
-        kill(-leader, SIGTERM)
-        var status: Int32 = 0
-        var deadline = Date().addingTimeInterval(8)
-        var exited = false
-        while Date() < deadline {
-            if waitpid(leader, &status, WNOHANG) == leader { exited = true; break }
-            usleep(20_000)
-        }
-        if !exited {
-            kill(-leader, SIGKILL)
-            waitpid(leader, &status, 0)
-        }
-        // Workers left behind by a killed parent.
-        deadline = Date().addingTimeInterval(3)
-        while kill(-leader, 0) == 0 && Date() < deadline { usleep(20_000) }
-        if kill(-leader, 0) == 0 { kill(-leader, SIGKILL) }
     }
 
     /// The error log and anything httpd printed, for failure messages.
