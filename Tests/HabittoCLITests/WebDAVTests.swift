@@ -761,6 +761,17 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(methods.filter { $0.hasPrefix("PUT") }.last, "PUT 201", "\(methods)")
         XCTAssertEqual(try batchFiles(server, device), ["\(seq + 1)-\(seq + 1).batch"])
         XCTAssertEqual(try String(contentsOfFile: server.dataDirectory + "/users/default/format", encoding: .utf8), "habitto-sync 1\n")
+
+        // Removed again, with nothing to send: the pull finds the devices folder gone, and
+        // the layout is checked and created again as well.
+        try FileManager.default.removeItem(atPath: server.dataDirectory + "/users")
+        before = server.requests().count
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        let pull = server.requests().dropFirst(before).map { "\($0.method) \($0.status)" }
+        XCTAssertEqual(pull.first, "PROPFIND 404", "\(pull)")
+        XCTAssertEqual(pull.last, "PROPFIND 207", "\(pull)")
+        XCTAssertEqual(try String(contentsOfFile: server.dataDirectory + "/users/default/format", encoding: .utf8), "habitto-sync 1\n")
+        XCTAssertEqual(try status(a)["mode"] as? String, "online")
     }
 
     // MARK: Authentication
