@@ -10,6 +10,8 @@ command -v mount >/dev/null 2>&1 || need+=(mount)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 [ -x /usr/sbin/apache2 ] || need+=(apache2)
 command -v htpasswd >/dev/null 2>&1 || need+=(apache2-utils)
+# A second, different WebDAV server for the sync tests (rclone serve webdav).
+[ -x /usr/bin/rclone ] || need+=(rclone)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v zip >/dev/null 2>&1 || need+=(zip)
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
@@ -20,7 +22,7 @@ if [ ${#need[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  # Install without starting services (the tests start their own Apache on a free port).
+  # Install without starting services (the tests start their own Apache and rclone on free ports).
   policy=""
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     policy=/usr/sbin/policy-rc.d

@@ -116,6 +116,8 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
     /// The wrapped remote's location followed by ` (faults: …)`.
     public var location: String { "\(inner.location) (faults: \(plan))" }
     public var maxBatchOperations: Int { inner.maxBatchOperations }
+    public var knownToExist: Set<String> { inner.knownToExist }
+    public func assumeExisting(_ keys: Set<String>) { inner.assumeExisting(keys) }
 
     /// The wrapped remote's `prepare`, after the injected latency and failures.
     public func prepare(account: String) async throws {

@@ -61,9 +61,12 @@ public struct RemoteError: Error, Equatable, CustomStringConvertible, Sendable {
     public let message: String
     /// Seconds the remote asked to wait (HTTP Retry-After), if it said.
     public let retryAfter: Double?
+    /// The remote refused a write because of its size (HTTP 413, or the connection closed
+    /// while the body was being sent): a smaller batch may go through.
+    public let tooLarge: Bool
 
-    public init(_ kind: Kind, _ message: String, retryAfter: Double? = nil) {
-        self.kind = kind; self.message = message; self.retryAfter = retryAfter
+    public init(_ kind: Kind, _ message: String, retryAfter: Double? = nil, tooLarge: Bool = false) {
+        self.kind = kind; self.message = message; self.retryAfter = retryAfter; self.tooLarge = tooLarge
     }
     public var description: String { message }
     public static func transient(_ m: String, retryAfter: Double? = nil) -> RemoteError { RemoteError(.transient, m, retryAfter: retryAfter) }
@@ -92,11 +95,20 @@ public protocol Remote: Sendable {
     /// Writes a batch only if it does not exist. An existing batch with the same bytes is an
     /// ack; with other bytes, a permanent error.
     func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome
+    /// What the remote has learnt exists (folders, a checked format file), as opaque keys,
+    /// so that the next round, even in another process, makes only the requests it needs.
+    var knownToExist: Set<String> { get }
+    /// Starts from what an earlier round learnt (`knownToExist`).
+    func assumeExisting(_ keys: Set<String>)
 }
 
 extension Remote {
     /// The most operations one batch file holds.
     public var maxBatchOperations: Int { BatchFile.maxOperations }
+
+    /// Nothing is remembered (creating a folder that exists costs nothing here).
+    public var knownToExist: Set<String> { [] }
+    public func assumeExisting(_ keys: Set<String>) {}
 
     /// The devices that have a folder in the account, sorted (skipped entries left out).
     public func devices(account: String) async throws -> [DeviceID] { try await listDevices(account: account).items }

@@ -190,12 +190,29 @@ public actor SyncEngine {
 
     // MARK: Rounds
 
+    /// What earlier rounds learnt about the current remote (nil if nothing, or if it was
+    /// about another remote).
+    var learnt: SyncState.Learnt? {
+        guard let target = state.target, let l = state.learnt, l.target == target else { return nil }
+        return l
+    }
+
+    /// Records what this round learnt about the remote (kept with the progress).
+    private func learn(_ remote: any Remote, maxBatchOperations: Int? = nil) {
+        guard let target = state.target else { return }
+        var l = learnt ?? SyncState.Learnt(target: target)
+        if let maxBatchOperations { l.maxBatchOperations = maxBatchOperations }
+        l.existing = remote.knownToExist.sorted()
+        state.learnt = l
+    }
+
     func remote() throws -> any Remote {
         guard let spec = state.remote else { throw RemoteError.permanent("no remote is set") }
         if let cached = remoteCache, cached.spec == spec { return cached.remote }
         var r: any Remote
         do { r = try makeRemote(spec, user: state.user, access: access) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
         if let faults { r = FaultyRemote(r, plan: faults) }
+        r.assumeExisting(Set(learnt?.existing ?? []))
         remoteCache = (spec, r)
         return r
     }
@@ -220,8 +237,10 @@ public actor SyncEngine {
         defer { flock(fd, LOCK_UN) }
         state = (try? SyncState.load(paths)) ?? state
         state.lastAttemptAt = clock()
+        var used: (any Remote)?
         do {
             let remote = try remote()
+            used = remote
             try await remote.prepare(account: state.account)
             try await push(remote, &report)
             try await pull(remote, &report)
@@ -253,6 +272,7 @@ public actor SyncEngine {
             state.lastError = message
             state.failed = true
         }
+        if let used { learn(used) }
         state.history.append(SyncState.Attempt(at: clock(), pushed: report.pushed, pulled: report.pulled, error: report.error))
         if state.history.count > 20 { state.history.removeFirst(state.history.count - 20) }
         do { try saveProgress() } catch { report.error = report.error ?? "\(error)" }
@@ -280,9 +300,10 @@ public actor SyncEngine {
     private func push(_ remote: any Remote, _ report: inout SyncReport) async throws {
         let me = repository.device
         if state.migratedTo != state.target { try await skipWhatRemoteHas(remote) }
+        var limit = max(1, min(remote.maxBatchOperations, learnt?.maxBatchOperations ?? .max))
         while true {
             let (ops, first) = try await repository.localOperations(afterSeq: state.ackedSeq, fromOffset: state.scanOffset,
-                                                                    limit: remote.maxBatchOperations)
+                                                                    limit: limit)
             if let first { state.scanOffset = first }
             guard !ops.isEmpty, let name = BatchName(first: ops[0].id.seq, last: ops[ops.count - 1].id.seq) else {
                 state.scanOffset = await repository.journalEnd
@@ -290,7 +311,16 @@ public actor SyncEngine {
             }
             inFlightOps = ops
             await publish()
-            _ = try await remote.create(account: state.account, device: me, batch: name, bytes: BatchFile.encode(ops))
+            do {
+                _ = try await remote.create(account: state.account, device: me, batch: name, bytes: BatchFile.encode(ops))
+            } catch let e as RemoteError where e.tooLarge && ops.count > 1 {
+                // Too large for this server, and not written: send the first half at once.
+                // Names stay deterministic (the range sent), and a range's bytes are always
+                // the same, so no two batches hold the same operations differently.
+                limit = ops.count / 2
+                continue
+            }
+            if limit < remote.maxBatchOperations { learn(remote, maxBatchOperations: limit) }
             // The remote has it: record the cursor durably before anything else.
             state.ackedSeq = name.last
             try saveProgress()

@@ -44,6 +44,20 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// sanitised line each. Replaced by each complete pull, so it lists what is there now,
     /// once, however many rounds see it. Absent (nil) when there are none.
     public var remoteProblems: [String]?
+    /// What was learnt about the remote it names (`target`): ignored for any other.
+    public var learnt: Learnt?
+
+    /// What rounds learnt about one remote, so that later rounds (in any process) need fewer
+    /// requests: the largest batch it accepted after refusing a larger one, and what it is
+    /// known to have (folders, a checked format file).
+    public struct Learnt: Codable, Equatable, Sendable {
+        /// The remote and account (`SyncState.target`) this is about.
+        public var target: String
+        /// At most this many operations a batch (nil: the remote's own maximum).
+        public var maxBatchOperations: Int?
+        /// Opaque keys of `Remote.knownToExist`, sorted.
+        public var existing: [String] = []
+    }
 
     /// One sync round as it ended.
     public struct Attempt: Codable, Equatable, Sendable {

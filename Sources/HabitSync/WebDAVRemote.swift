@@ -18,6 +18,9 @@ import FoundationXML
 public final class WebDAVRemote: Remote, @unchecked Sendable {
     let root: URL
     let authorization: String?
+    /// The user, when one is set but no source gave a password: every request is refused
+    /// here, saying where a password can come from.
+    let userWithoutPassword: String?
     let session: URLSession
     let challenges = ChallengeRecorder()
     private let lock = NSLock()
@@ -47,6 +50,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         } else {
             authorization = nil
         }
+        userWithoutPassword = password == nil ? user : nil
         let config = URLSessionConfiguration.ephemeral
         config.timeoutIntervalForRequest = timeout
         config.timeoutIntervalForResource = timeout * 6
@@ -87,6 +91,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 
     func send(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:]) async throws -> Response {
+        if let user = userWithoutPassword {
+            throw RemoteError.permanent("no password for WebDAV user '\(Sanitize.display(user))': set HABITTO_WEBDAV_PASSWORD, or password_command or password_file in the config file")
+        }
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body
@@ -99,8 +106,13 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             let task = session.dataTask(with: request) { data, response, error in
                 if let error {
                     // A refused login arrives as a cancelled authentication challenge.
-                    if challenges.wasChallenged(box.id) {
-                        continuation.resume(throwing: RemoteError.permanent("authentication failed: check user and password"))
+                    if let challenge = challenges.challenge(box.id) {
+                        continuation.resume(throwing: WebDAVRemote.refused(challenge))
+                    } else if let body, body.count > WebDAVRemote.largeBody, (error as? URLError)?.code == .networkConnectionLost {
+                        // The server closed the connection on a large body: what some
+                        // servers do with a body above their limit (`create` checks).
+                        let e = WebDAVRemote.classify(error, url: url)
+                        continuation.resume(throwing: RemoteError(e.kind, e.message, retryAfter: e.retryAfter, tooLarge: true))
                     } else {
                         continuation.resume(throwing: WebDAVRemote.classify(error, url: url))
                     }
@@ -118,6 +130,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             task.resume()
         }
     }
+
+    /// A body this large whose connection is closed may have been refused for its size.
+    static let largeBody = 64 << 10
 
     static func classify(_ error: Error, url: URL) -> RemoteError {
         let where_ = redacted(url)
@@ -141,10 +156,37 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         }
     }
 
+    /// Why a login was refused, from the server's challenge (`WWW-Authenticate`): a wrong
+    /// user or password, or a server that offers no scheme Habitto speaks (only Basic).
+    static func refused(_ challenge: String?) -> RemoteError {
+        let schemes = authenticationSchemes(challenge ?? "")
+        guard !schemes.isEmpty, !schemes.contains(where: { $0.caseInsensitiveCompare("Basic") == .orderedSame }) else {
+            return .permanent("authentication failed: check user and password")
+        }
+        let offered = schemes.map { Sanitize.display(String($0.prefix(32))) }.joined(separator: ", ")
+        return .permanent("the server offers only \(offered) authentication; Habitto supports Basic (over https): enable Basic authentication on the server (Nextcloud, Apache, nginx and rclone all offer it)")
+    }
+
+    /// The scheme names of a `WWW-Authenticate` value (`Digest realm="x", nonce="y", Basic
+    /// realm="z"` → Digest, Basic): each comma-separated piece that starts with a bare token.
+    static func authenticationSchemes(_ header: String) -> [String] {
+        var schemes: [String] = []
+        for piece in header.split(separator: ",") {
+            let trimmed = piece.trimmingCharacters(in: .whitespaces)
+            guard let word = trimmed.split(separator: " ", maxSplits: 1).first, !word.contains("="), !word.contains("\""),
+                  !schemes.contains(String(word)) else { continue }
+            schemes.append(String(word))
+        }
+        return schemes
+    }
+
     /// Turns an unexpected status into the error class of DESIGN.md section 6.
     func failure(_ r: Response, _ what: String) -> RemoteError {
         switch r.status {
-        case 401, 403: return .permanent("authentication failed: check user and password")
+        case 401: return WebDAVRemote.refused(r.headers["www-authenticate"])
+        case 403: return .permanent("authentication failed: check user and password")
+        case 413:
+            return RemoteError(.permanent, "the server refused \(what) as too large (413): raise its request size limit (client_max_body_size for nginx, LimitRequestBody for Apache)", tooLarge: true)
         case 405, 501: return .permanent("\(location) is not a WebDAV server (\(what) answered \(r.status))")
         case 507: return .permanent("the server's storage is full (\(what) answered 507)")
         case 429:
@@ -165,17 +207,25 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         return f.date(from: v).map { max(0, min($0.timeIntervalSinceNow, 3600)) }
     }
 
-    /// Creates a folder if it is missing (MKCOL); 405 means it exists.
+    public var knownToExist: Set<String> { lock.withLock { knownFolders } }
+    public func assumeExisting(_ keys: Set<String>) { lock.withLock { knownFolders.formUnion(keys) } }
+    func isKnown(_ key: String) -> Bool { lock.withLock { knownFolders.contains(key) } }
+    func remember(_ key: String) { lock.withLock { _ = knownFolders.insert(key) } }
+    /// Something known to exist turned out missing: check everything again.
+    func forgetKnown() { lock.withLock { knownFolders.removeAll() } }
+
+    /// Creates a folder if it is missing (MKCOL); 405 means it exists. A folder known to
+    /// exist (this round or an earlier one) costs no request.
     func makeFolder(_ parts: [String]) async throws {
         let key = parts.joined(separator: "/")
-        if lock.withLock({ knownFolders.contains(key) }) { return }
+        if isKnown(key) { return }
         let r = try await send("MKCOL", url(parts, folder: true))
         switch r.status {
         case 200...299, 405: break
         case 409: throw RemoteError.permanent("the folder above \(key) is missing on \(location); check the remote URL")
         default: throw failure(r, "MKCOL \(key)")
         }
-        lock.withLock { _ = knownFolders.insert(key) }
+        remember(key)
     }
 
     /// Lists a folder (PROPFIND Depth 1): the names of its members, percent-decoded, each
@@ -208,6 +258,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
 
     public func prepare(account: String) async throws {
         do { try validateAccount(account) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
+        // Checked by an earlier round: the root, the account's folders and its format.
+        let formatKey = "users/\(account)/format"
+        if isKnown(formatKey) { return }
         // The root must exist and speak WebDAV.
         let probe = try await send("PROPFIND", root, body: nil, headers: ["Depth": "0"])
         switch probe.status {
@@ -224,18 +277,26 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             guard existing.body == Data(remoteFormat.utf8) else {
                 throw RemoteError.permanent("users/\(account)/format on \(location) is not '\(remoteFormat.trimmingCharacters(in: .newlines))'; this remote holds another format")
             }
+            remember(formatKey)
             return
         }
         guard existing.status == 404 else { throw failure(existing, "GET format") }
         let put = try await send("PUT", formatURL, body: Data(remoteFormat.utf8), headers: ["If-None-Match": "*"])
         guard (200...299).contains(put.status) || put.status == 412 else { throw failure(put, "PUT format") }
+        remember(formatKey)
     }
 
     /// The device collections of the account; other members are skipped and reported
     /// (`RemoteEntries.devices`, as for a folder remote).
     public func listDevices(account: String) async throws -> Listing<DeviceID> {
-        guard let members = try await list(["users", account, "devices"]) else { return Listing() }
-        return RemoteEntries.devices(members)
+        var members = try await list(["users", account, "devices"])
+        if members == nil && isKnown("users/\(account)/devices") {
+            // The folder was there in an earlier round: check the root and create it again.
+            forgetKnown()
+            try await prepare(account: account)
+            members = try await list(["users", account, "devices"])
+        }
+        return RemoteEntries.devices(members ?? [])
     }
 
     /// The batches of a device; a collection under a batch's name, or a name that is not a
@@ -258,10 +319,35 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 
     public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
-        try await makeFolder(["users", account, "devices", device.rawValue])
-        try await makeFolder(["users", account, "devices", device.rawValue, "ops"])
-        let target = url(["users", account, "devices", device.rawValue, "ops", batch.fileName])
-        let r = try await send("PUT", target, body: Data(bytes), headers: ["If-None-Match": "*", "Content-Type": "application/octet-stream"])
+        let folder = ["users", account, "devices", device.rawValue]
+        try await makeFolder(folder)
+        try await makeFolder(folder + ["ops"])
+        let target = url(folder + ["ops", batch.fileName])
+        func put() async throws -> Response {
+            try await send("PUT", target, body: Data(bytes), headers: ["If-None-Match": "*", "Content-Type": "application/octet-stream"])
+        }
+        var r: Response
+        do {
+            r = try await put()
+        } catch let e as RemoteError where e.tooLarge {
+            // The connection closed on a large body: refused for its size if the batch is not
+            // there (then a smaller one may fit); an ack if it was written after all.
+            let existing = try await send("GET", target)
+            if existing.status == 200 && BatchFile.holdsSame(Array(existing.body), as: bytes, device: device, name: batch) {
+                return .alreadyThere
+            }
+            guard existing.status == 404 else { throw RemoteError(e.kind, e.message, retryAfter: e.retryAfter) }
+            throw e
+        }
+        if r.status == 404 || r.status == 409 {
+            // A folder known to exist is gone (removed, or a server emptied): create the
+            // layout again, once.
+            forgetKnown()
+            try await prepare(account: account)
+            try await makeFolder(folder)
+            try await makeFolder(folder + ["ops"])
+            r = try await put()
+        }
         switch r.status {
         case 200...299:
             return .created
@@ -273,6 +359,8 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
                 throw RemoteError.permanent("batch \(batch) of device \(device.rawValue.prefix(8)) already exists on \(location) with different contents")
             }
             return .alreadyThere
+        case 413:
+            throw RemoteError(.permanent, "the server refused batch \(batch) (\(bytes.count) bytes, \(batch.count) operation\(batch.count == 1 ? "" : "s")) as too large (413): raise its request size limit (client_max_body_size for nginx, LimitRequestBody for Apache)", tooLarge: true)
         default:
             throw failure(r, "PUT \(batch)")
         }
@@ -284,15 +372,28 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
 /// URLSession on Linux leaves a task that got 401 suspended forever.
 final class ChallengeRecorder: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     private let lock = NSLock()
-    private var challenged = Set<Int>()
+    /// The challenged tasks and the server's `WWW-Authenticate` (empty when not known).
+    private var challenged: [Int: String] = [:]
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        lock.withLock { _ = challenged.insert(task.taskIdentifier) }
+        var offered = ""
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            for (k, v) in response.allHeaderFields where String(describing: k).lowercased() == "www-authenticate" {
+                offered += (offered.isEmpty ? "" : ", ") + String(describing: v)
+            }
+        }
+        if offered.isEmpty, let method = challenge.protectionSpace.authenticationMethod as String? {
+            if method == NSURLAuthenticationMethodHTTPDigest { offered = "Digest" }
+            else if method == NSURLAuthenticationMethodHTTPBasic { offered = "Basic" }
+        }
+        lock.withLock { challenged[task.taskIdentifier] = offered }
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
-    func wasChallenged(_ id: Int) -> Bool { lock.withLock { challenged.remove(id) != nil } }
+    /// What the server offered when the task was challenged (and forgets it); nil when the
+    /// task was not challenged.
+    func challenge(_ id: Int) -> String? { lock.withLock { challenged.removeValue(forKey: id) } }
 }
 
 /// The task's identifier, set once the task exists.

@@ -122,6 +122,80 @@ enum LoopbackSocket {
     }
 }
 
+// MARK: - Server processes
+
+/// A server program run for the tests: in its own process group (so its workers go with
+/// it), its output in a file, up once its loopback port accepts connections.
+enum ServerProcess {
+    /// Spawns `path args…` and waits until `port` accepts connections; throws with `logs()`
+    /// when it exits or does not come up within 20 s.
+    static func start(_ path: String, _ args: [String], name: String, port: UInt16, console: String,
+                      logs: () -> String) throws -> pid_t {
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attr, 0)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, console, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var child: pid_t = 0
+        let r = posix_spawn(&child, path, &actions, &attr, argv, environ)
+        guard r == 0 else { throw HarnessError("cannot start \(path): \(String(cString: strerror(r)))") }
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            var status: Int32 = 0
+            if waitpid(child, &status, WNOHANG) == child {
+                throw HarnessError("\(name) exited (status \(status)) instead of serving on port \(port):\n\(logs())")
+            }
+            if LoopbackSocket.canConnect(port: port) { return child }
+            usleep(20_000)
+        }
+        killGroup(child)
+        throw HarnessError("\(name) did not accept connections on port \(port) within 20 s:\n\(logs())")
+    }
+
+    /// Stops the process group led by `leader` and waits until `port` refuses connections.
+    static func stop(_ leader: pid_t, port: UInt16) {
+        killGroup(leader)
+        let deadline = Date().addingTimeInterval(5)
+        while LoopbackSocket.canConnect(port: port) && Date() < deadline { usleep(20_000) }
+    }
+
+    /// SIGTERM to the group, SIGKILL after a few seconds; waits for the leader.
+    static func killGroup(_ leader: pid_t) {
+        kill(-leader, SIGTERM)
+        var status: Int32 = 0
+        var deadline = Date().addingTimeInterval(8)
+        var exited = false
+        while Date() < deadline {
+            if waitpid(leader, &status, WNOHANG) == leader { exited = true; break }
+            usleep(20_000)
+        }
+        if !exited {
+            kill(-leader, SIGKILL)
+            waitpid(leader, &status, 0)
+        }
+        // Workers left behind by a killed parent.
+        deadline = Date().addingTimeInterval(3)
+        while kill(-leader, 0) == 0 && Date() < deadline { usleep(20_000) }
+        if kill(-leader, 0) == 0 { kill(-leader, SIGKILL) }
+    }
+}
+
+
 /// One HTTP/1.1 request as read from a client: the head as text and the body's bytes.
 struct RawHTTPRequest {
     var method: String
@@ -252,7 +326,7 @@ public final class WebDAVServer: @unchecked Sendable {
     public let user: String
     public let password: String
     /// The folder served at `/dav`.
-    var dataDirectory: String { root + "/data" }
+    public var dataDirectory: String { root + "/data" }
     /// The CA that signed the server certificate (HTTPS only).
     var caFile: String? { tls ? root + "/tls/ca.crt" : nil }
     var scheme: String { tls ? "https" : "http" }
@@ -265,13 +339,28 @@ public final class WebDAVServer: @unchecked Sendable {
     private let lock = NSLock()
     private var pid: pid_t = 0
 
-    public init(tls: Bool = false, user: String = "habitto-tester") throws {
+    /// How the server asks for the password.
+    public enum Authentication: Sendable {
+        /// Basic (what Habitto speaks).
+        case basic
+        /// Digest only (mod_auth_digest), which Habitto does not speak.
+        case digest
+    }
+    let authentication: Authentication
+    /// The largest request body Apache accepts (`LimitRequestBody`), in bytes.
+    public let limitRequestBody: Int
+
+    /// `limitRequestBody` is Apache's `LimitRequestBody` (larger bodies are answered 413).
+    public init(tls: Bool = false, user: String = "habitto-tester", authentication: Authentication = .basic,
+                limitRequestBody: Int = 64 << 20) throws {
         if let missing = WebDAVServer.missingTools { throw HarnessError(missing) }
         // The harness writes to tools' pipes and to sockets of clients that may be killed
         // on purpose: such a write must fail with EPIPE, not end the process with SIGPIPE.
         _ = signal(SIGPIPE, SIG_IGN)
         self.tls = tls
         self.user = user
+        self.authentication = authentication
+        self.limitRequestBody = limitRequestBody
         password = "pw-" + String((0..<24).map { _ in "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789".randomElement()! })
         root = NSTemporaryDirectory() + "habitto-webdav-" + UUID().uuidString
         port = try LoopbackSocket.freePort()
@@ -301,8 +390,19 @@ public final class WebDAVServer: @unchecked Sendable {
             try fm.createDirectory(atPath: root + dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         }
         try Data().write(to: URL(fileURLWithPath: root + "/conf/mime.types"))
-        let result = WebDAVServer.tool(WebDAVServer.htpasswd, ["-cbB", "-C", "5", root + "/conf/htpasswd", user, password])
-        guard result.status == 0 else { throw HarnessError("htpasswd failed (\(result.status)): \(result.output)") }
+        switch authentication {
+        case .basic:
+            let result = WebDAVServer.tool(WebDAVServer.htpasswd, ["-cbB", "-C", "5", root + "/conf/htpasswd", user, password])
+            guard result.status == 0 else { throw HarnessError("htpasswd failed (\(result.status)): \(result.output)") }
+        case .digest:
+            // htdigest only prompts: write its line (user:realm:MD5(user:realm:password)) here.
+            guard let openssl = WebDAVServer.openssl else { throw HarnessError("openssl is missing") }
+            let md5 = WebDAVServer.tool(openssl, ["md5", "-r"], input: "\(user):\(WebDAVServer.realm):\(password)")
+            guard md5.status == 0, let hash = md5.output.split(separator: " ").first else {
+                throw HarnessError("openssl md5 failed (\(md5.status)): \(md5.output)")
+            }
+            try "\(user):\(WebDAVServer.realm):\(hash)\n".write(toFile: root + "/conf/htpasswd", atomically: true, encoding: .utf8)
+        }
         chmod(root + "/conf/htpasswd", 0o644)
         if tls { try makeCertificates() }
         try config().write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -323,9 +423,12 @@ public final class WebDAVServer: @unchecked Sendable {
         return "nogroup"
     }
 
+    /// The realm of the server's challenge.
+    static let realm = "habitto WebDAV test"
+
     private func config() -> String {
         let r = root
-        var modules = ["mpm_event", "unixd", "authz_core", "authn_core", "authn_file", "auth_basic", "authz_user",
+        var modules = ["mpm_event", "unixd", "authz_core", "authn_core", "authn_file", "auth_basic", "auth_digest", "authz_user",
                        "dav", "dav_fs", "alias", "mime", "dir"]
         if tls { modules += ["socache_shmcb", "ssl"] }
         var lines = [
@@ -360,7 +463,7 @@ public final class WebDAVServer: @unchecked Sendable {
             // Method, path, status, user, bytes: one request a line, tab-separated.
             "LogFormat \"%m\\t%U\\t%>s\\t%u\\t%B\" habitto",
             "CustomLog \"\(r)/logs/access.log\" habitto",
-            "LimitRequestBody 67108864",
+            "LimitRequestBody \(limitRequestBody)",
             "DocumentRoot \"\(r)/htdocs\"",
             "<Directory />",
             "    Options None",
@@ -374,9 +477,9 @@ public final class WebDAVServer: @unchecked Sendable {
             "    AllowOverride None",
             "    DirectoryIndex disabled",
             "    Dav On",
-            "    AuthType Basic",
-            "    AuthName \"habitto WebDAV test\"",
-            "    AuthBasicProvider file",
+            "    AuthType \(authentication == .basic ? "Basic" : "Digest")",
+            "    AuthName \"\(WebDAVServer.realm)\"",
+            "    \(authentication == .basic ? "AuthBasicProvider" : "AuthDigestProvider") file",
             "    AuthUserFile \"\(r)/conf/htpasswd\"",
             "    Require valid-user",
             "</Directory>",
@@ -455,77 +558,20 @@ public final class WebDAVServer: @unchecked Sendable {
 
     /// Starts httpd in the foreground, in its own process group, and waits until the port
     /// accepts connections. Throws with the error log when it does not come up.
-    func start() throws {
+    public func start() throws {
         lock.lock(); defer { lock.unlock() }
         guard pid == 0 else { return }
-        let args = [WebDAVServer.apache, "-f", configPath, "-DFOREGROUND"]
-        let argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attr, 0)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, root + "/logs/console.log", O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var child: pid_t = 0
-        let r = posix_spawn(&child, WebDAVServer.apache, &actions, &attr, argv, environ)
-        guard r == 0 else { throw HarnessError("cannot start \(WebDAVServer.apache): \(String(cString: strerror(r)))") }
-        pid = child
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            var status: Int32 = 0
-            if waitpid(child, &status, WNOHANG) == child {
-                pid = 0
-                throw HarnessError("apache2 exited (status \(status)) instead of serving on port \(port):\n\(logs())")
-            }
-            if LoopbackSocket.canConnect(port: port) { return }
-            usleep(20_000)
-        }
-        killGroup(child)
-        pid = 0
-        throw HarnessError("apache2 did not accept connections on port \(port) within 20 s:\n\(logs())")
+        pid = try ServerProcess.start(WebDAVServer.apache, ["-f", configPath, "-DFOREGROUND"], name: "apache2", port: port,
+                                      console: root + "/logs/console.log", logs: logs)
     }
 
     /// Stops the server: SIGTERM to its process group, SIGKILL after a few seconds, and waits
     /// until the port refuses connections. Safe to call twice.
-    func stop() {
+    public func stop() {
         lock.lock(); defer { lock.unlock() }
         guard pid > 0 else { return }
-        killGroup(pid)
+        ServerProcess.stop(pid, port: port)
         pid = 0
-        let deadline = Date().addingTimeInterval(5)
-        while LoopbackSocket.canConnect(port: port) && Date() < deadline { usleep(20_000) }
-    }
-
-    private func killGroup(_ leader: pid_t) {
-        kill(-leader, SIGTERM)
-        var status: Int32 = 0
-        var deadline = Date().addingTimeInterval(8)
-        var exited = false
-        while Date() < deadline {
-            if waitpid(leader, &status, WNOHANG) == leader { exited = true; break }
-            usleep(20_000)
-        }
-        if !exited {
-            kill(-leader, SIGKILL)
-            waitpid(leader, &status, 0)
-        }
-        // Workers left behind by a killed parent.
-        deadline = Date().addingTimeInterval(3)
-        while kill(-leader, 0) == 0 && Date() < deadline { usleep(20_000) }
-        if kill(-leader, 0) == 0 { kill(-leader, SIGKILL) }
     }
 
     /// The error log and anything httpd printed, for failure messages.
@@ -611,12 +657,15 @@ final class FaultProxy: @unchecked Sendable {
         case tooManyRequests(retryAfter: Int)
         /// Forward the request, let the server answer, then drop the connection.
         case dropResponse
+        /// Close the connection without forwarding or answering.
+        case closeConnection
 
         var description: String {
             switch self {
             case .status(let s): return "answer \(s)"
             case .tooManyRequests(let s): return "answer 429, Retry-After \(s)"
             case .dropResponse: return "drop the answer"
+            case .closeConnection: return "close the connection"
             }
         }
     }
@@ -637,6 +686,11 @@ final class FaultProxy: @unchecked Sendable {
     private var seenRequests: [Seen] = []
     private var stopped = false
     private var active = 0
+    private var bodyLimit: Int?
+
+    /// From now on, a request whose body is larger than `bytes` gets no answer: the
+    /// connection is closed, as some servers do above their size limit (nil: none).
+    func closeConnections(onBodiesLargerThan bytes: Int?) { lock.withLock { bodyLimit = bytes } }
 
     /// A proxy on a free loopback port in front of the plain-HTTP server on `targetPort`.
     init(targetPort: UInt16) throws {
@@ -730,7 +784,8 @@ final class FaultProxy: @unchecked Sendable {
         LoopbackSocket.setTimeout(client, 30)
         guard let request = RawHTTPRequest.read(from: client) else { close(client); return }
         lock.lock()
-        let fault = takeFault(for: request)
+        var fault = takeFault(for: request)
+        if fault == nil, let limit = bodyLimit, request.body.count > limit { fault = .closeConnection }
         seenRequests.append(Seen(method: request.method, path: request.path, fault: fault))
         lock.unlock()
         switch fault {
@@ -740,6 +795,8 @@ final class FaultProxy: @unchecked Sendable {
         case .tooManyRequests(let seconds)?:
             reply(client, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: \(seconds)\r\nContent-Type: text/plain\r\nContent-Length: 18\r\nConnection: close\r\n\r\ntoo many requests\n")
             close(client)
+        case .closeConnection?:
+            LoopbackSocket.abort(client)
         case .dropResponse?, nil:
             guard let server = LoopbackSocket.connect(port: targetPort, timeout: 30) else {
                 // The server is down: the client sees a refused-like reset.

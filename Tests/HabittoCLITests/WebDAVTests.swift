@@ -12,12 +12,16 @@ import Glibc
 /// HTTPS with a self-hosted CA, where the password comes from and where it never goes, server
 /// errors and lost answers injected by `FaultProxy`, and a large backlog in few requests.
 ///
-/// These tests never skip: without apache2, htpasswd or openssl they fail saying to run
-/// `bash .ci/test.sh`, which installs them.
+/// Convergence, an outage and a wrong password run against a second, different server too
+/// (`rclone serve webdav`, see `RcloneServer`); request size limits (413), Digest-only
+/// authentication and the requests a round makes against Apache.
+///
+/// These tests never skip: without apache2, htpasswd, openssl or rclone they fail saying to
+/// run `bash .ci/test.sh`, which installs them.
 final class WebDAVTests: XCTestCase {
     var a: Sandbox!
     var b: Sandbox!
-    var server: WebDAVServer?
+    var server: (any WebDAVTestServer)?
     var proxy: FaultProxy?
     /// Everything the binary printed in this test, and the passwords that must never be in it.
     var outputs: [String] = []
@@ -118,7 +122,14 @@ final class WebDAVTests: XCTestCase {
     // MARK: Sync through Apache
 
     func testTwoDataDirectoriesSyncThroughApacheAndConverge() throws {
-        let server = try startServer()
+        try twoDataDirectoriesSyncAndConverge(try startServer())
+    }
+
+    func testTwoDataDirectoriesSyncThroughRcloneAndConverge() throws {
+        try twoDataDirectoriesSyncAndConverge(try startRclone())
+    }
+
+    func twoDataDirectoriesSyncAndConverge(_ server: any WebDAVTestServer) throws {
         a.ok("add", "Water", "--goal", "8", "--start", "2026-11-01")
         a.ok("add", "Read", "--unit", "chapters")   // counted: both devices' check-ins add up
         for _ in 0..<3 { a.ok("check", "Water") }
@@ -180,6 +191,7 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: account + "/devices")), [deviceA, deviceB])
         XCTAssertEqual(try batchFiles(server, deviceA), ["1-\(opsA).batch"])
         XCTAssertEqual(try batchFiles(server, deviceB), ["1-3.batch"])
+        guard let server = server as? WebDAVServer else { return }
         let logged = server.requests()
         XCTAssertFalse(logged.isEmpty)
         XCTAssertEqual(logged.filter { $0.status >= 500 }, [], "Apache answered with server errors")
@@ -214,7 +226,14 @@ final class WebDAVTests: XCTestCase {
     }
 
     func testServerGoingAwayBetweenRoundsQueuesAndRestartDrainsWithoutDuplicates() throws {
-        let server = try startServer()
+        try serverGoingAwayBetweenRoundsQueuesAndRestartDrains(try startServer())
+    }
+
+    func testRcloneGoingAwayBetweenRoundsQueuesAndRestartDrainsWithoutDuplicates() throws {
+        try serverGoingAwayBetweenRoundsQueuesAndRestartDrains(try startRclone())
+    }
+
+    func serverGoingAwayBetweenRoundsQueuesAndRestartDrains(_ server: any WebDAVTestServer) throws {
         a.ok("add", "Water", "--goal", "100")
         XCTAssertEqual(connect(a, server).status, 0)
         XCTAssertEqual(connect(b, server).status, 0)
@@ -309,7 +328,16 @@ final class WebDAVTests: XCTestCase {
     }
 
     func testWrongPasswordFailsOnceKeepsTheQueueAndTheRightOneDrainsIt() throws {
-        let server = try startServer()
+        try wrongPasswordFailsOnceAndTheRightOneDrains(try startServer())
+    }
+
+    func testWrongPasswordForRcloneFailsOnceKeepsTheQueueAndTheRightOneDrainsIt() throws {
+        try wrongPasswordFailsOnceAndTheRightOneDrains(try startRclone())
+    }
+
+    /// Against Apache, also that each round is a few refused requests (its access log).
+    func wrongPasswordFailsOnceAndTheRightOneDrains(_ server: any WebDAVTestServer) throws {
+        let apache = server as? WebDAVServer
         a.ok("add", "Water", "--goal", "8")
         XCTAssertEqual(connect(a, server).status, 0)
         a.ok("check", "Water")
@@ -321,7 +349,7 @@ final class WebDAVTests: XCTestCase {
 
         var perSync: [Int] = []
         for round in 1...2 {
-            let before = server.requests().count
+            let before = apache?.requests().count ?? 0
             let r = run(a, "sync")
             XCTAssertEqual(r.status, 4, "round \(round): \(r.stdout) \(r.stderr)")
             XCTAssertEqual(r.stdout, "")
@@ -333,14 +361,17 @@ final class WebDAVTests: XCTestCase {
             XCTAssertEqual(st["pending"] as? Int, 2, "the queue changed")
             XCTAssertTrue(st["nextRetryAt"] is NSNull, "a permanent failure is not retried by itself: \(st)")
             XCTAssertEqual(syncStatus(a, "Water"), "failed")
-            let requests = Array(server.requests().dropFirst(before))
+            guard let apache else { continue }
+            let requests = Array(apache.requests().dropFirst(before))
             XCTAssertGreaterThan(requests.count, 0)
             XCTAssertEqual(requests.filter { $0.status != 401 }, [], "only refused requests: \(requests)")
             perSync.append(requests.count)
         }
         // One short round per explicit sync: no retry loop against a server that says no.
-        XCTAssertLessThanOrEqual(perSync[0], 3, "\(perSync)")
-        XCTAssertLessThanOrEqual(perSync[1], perSync[0], "\(perSync)")
+        if apache != nil {
+            XCTAssertLessThanOrEqual(perSync[0], 3, "\(perSync)")
+            XCTAssertLessThanOrEqual(perSync[1], perSync[0], "\(perSync)")
+        }
         let text = ok(a, "status")
         XCTAssertTrue(text.hasPrefix("Sync: failed"), text)
         XCTAssertTrue(text.contains(message), text)
@@ -635,15 +666,193 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(b.ok("export"), a.ok("export"), "a second device converges")
     }
 
+    // MARK: Request size
+
+    /// A server that refuses large bodies (413): the batch is halved until it fits, the size
+    /// that fit is remembered so the next round sends no refused request, and the batches on
+    /// the server are consecutive, each within the limit, each operation once.
+    func testBatchTooLargeForTheServerIsHalvedUntilItFitsAndTheSizeIsRemembered() async throws {
+        let limit = 4096
+        let server = try startServer(limitRequestBody: limit)
+        a.ok("add", "Big", "--goal", "1000", "--start", "2000-01-01")
+        XCTAssertEqual(connect(a, server).status, 0)
+        XCTAssertEqual(connect(b, server).status, 0)
+        let created = try XCTUnwrap(a.stat("operations"))
+        try await appendCheckIns(a, habit: "Big", count: 600)
+
+        let before = server.requests().count
+        XCTAssertEqual(ok(a, "sync").hasPrefix("Synced: pushed 600 operations in "), true)
+        let puts = Array(server.requests().dropFirst(before)).filter { $0.method == "PUT" }
+        XCTAssertGreaterThan(puts.filter { $0.status == 413 }.count, 0, "the server refused nothing: \(puts)")
+        XCTAssertEqual(puts.filter { $0.status != 413 && $0.status != 201 }, [], "\(puts)")
+        let st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "online", "\(st)")
+        XCTAssertEqual(st["pending"] as? Int, 0)
+
+        let device = try XCTUnwrap(st["device"] as? String)
+        let ranges = try assertBatchesFollowOn(server, device, within: limit)
+        XCTAssertEqual(ranges.first?.first, 1)
+        XCTAssertEqual(ranges.last?.last, UInt64(created + 600))
+        // Remembered in the sync state, for this remote.
+        let saved = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: a.home + "/sync.json"))) as? [String: Any])
+        let learnt = try XCTUnwrap(saved["learnt"] as? [String: Any], "\(saved)")
+        let size = try XCTUnwrap(learnt["maxBatchOperations"] as? Int)
+        XCTAssertEqual(UInt64(size), ranges.dropFirst().map { $0.last - $0.first + 1 }.max())
+
+        // The next round sends batches of the remembered size at once: nothing refused.
+        try await appendCheckIns(a, habit: "Big", count: 2 * size + 1)
+        let again = server.requests().count
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed \(2 * size + 1) operations in 3 batches, pulled 0\n")
+        let next = Array(server.requests().dropFirst(again)).filter { $0.method == "PUT" }
+        XCTAssertEqual(next.map(\.status), [201, 201, 201], "\(next)")
+
+        // Pulling takes the batches of every size.
+        XCTAssertEqual(ok(b, "sync"), "Synced: pushed 0 operations in 0 batches, pulled \(600 + 2 * size + 1)\n")
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+    }
+
+    /// A server (here a proxy in front of Apache) that closes the connection on a large body
+    /// instead of answering 413: the batch is not on the server, so it is halved as for a 413;
+    /// nothing is sent twice and nothing is lost.
+    func testConnectionClosedOnALargeBodyIsHalvedLikeA413() async throws {
+        let server = try startServer()
+        let proxy = try startProxy(server)
+        a.ok("add", "Big", "--goal", "1000", "--start", "2000-01-01")
+        XCTAssertEqual(connect(a, url: proxy.baseURL, server).status, 0)
+        XCTAssertEqual(connect(b, server).status, 0)
+        let limit = 96 << 10
+        proxy.closeConnections(onBodiesLargerThan: limit)
+        try await appendCheckIns(a, habit: "Big", count: 5000)
+
+        XCTAssertEqual(ok(a, "sync").hasPrefix("Synced: pushed 5000 operations in "), true)
+        let puts = proxy.requests.filter { $0.method == "PUT" && $0.path.contains("/ops/") }
+        XCTAssertGreaterThan(puts.filter { $0.fault == .closeConnection }.count, 0, "no body was too large: \(puts)")
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        try assertBatchesFollowOn(server, device, within: limit)
+        XCTAssertEqual(try status(a)["pending"] as? Int, 0)
+        XCTAssertEqual(ok(b, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 5000\n")
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+    }
+
+    /// One operation larger than the server accepts (a long note): the operations before it
+    /// go up, then the round fails naming the server's setting to raise, once, not in a loop.
+    func testOneOperationLargerThanTheServerAcceptsFailsNamingTheSettingToRaise() throws {
+        let server = try startServer(limitRequestBody: 1500)
+        a.ok("add", "Water", "--goal", "8")
+        XCTAssertEqual(connect(a, server).status, 0)
+        a.ok("check", "Water")
+        a.ok("note", "Water", String(repeating: "long note ", count: 200))
+        a.ok("check", "Water")
+        let before = server.requests().count
+        let r = run(a, "sync")
+        XCTAssertEqual(r.status, 4, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("too large (413)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("client_max_body_size for nginx, LimitRequestBody for Apache"), r.stderr)
+        let st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "failed", "\(st)")
+        XCTAssertEqual(st["pending"] as? Int, 2, "the check-in before the note went up; the note and what follows wait")
+        let puts = Array(server.requests().dropFirst(before)).filter { $0.method == "PUT" }
+        XCTAssertEqual(puts.map(\.status), [413, 201, 413], "\(puts)")
+    }
+
+    // MARK: Requests a round makes
+
+    /// The folders and format checked once are remembered in the sync state: a later round
+    /// (another process) makes only the PUT and the listing; a layout removed on the server
+    /// is created again when the PUT finds it missing.
+    func testARoundMakesOnlyTheRequestsItNeedsAndRecreatesAMissingLayoutOnce() throws {
+        let server = try startServer()
+        a.ok("add", "Water", "--goal", "8")
+        XCTAssertEqual(connect(a, server).status, 0)
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        a.ok("check", "Water")
+        var before = server.requests().count
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        let ops = "/dav/users/default/devices/\(device)/ops/"
+        let seq = try XCTUnwrap(a.stat("operations"))
+        XCTAssertEqual(server.requests().dropFirst(before).map(\.description),
+                       ["PUT \(ops)\(seq)-\(seq).batch 201", "PROPFIND /dav/users/default/devices/ 207"])
+
+        // Nothing to send: one listing.
+        before = server.requests().count
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        XCTAssertEqual(server.requests().dropFirst(before).map(\.description), ["PROPFIND /dav/users/default/devices/ 207"])
+
+        // The layout removed on the server: the PUT finds no folder, and it is created again.
+        try FileManager.default.removeItem(atPath: server.dataDirectory + "/users")
+        a.ok("check", "Water")
+        before = server.requests().count
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        let methods = server.requests().dropFirst(before).map { "\($0.method) \($0.status)" }
+        XCTAssertEqual(methods.first, "PUT 409", "\(methods)")
+        XCTAssertEqual(methods.filter { $0.hasPrefix("PUT") }.last, "PUT 201", "\(methods)")
+        XCTAssertEqual(try batchFiles(server, device), ["\(seq + 1)-\(seq + 1).batch"])
+        XCTAssertEqual(try String(contentsOfFile: server.dataDirectory + "/users/default/format", encoding: .utf8), "habitto-sync 1\n")
+
+        // Removed again, with nothing to send: the pull finds the devices folder gone, and
+        // the layout is checked and created again as well.
+        try FileManager.default.removeItem(atPath: server.dataDirectory + "/users")
+        before = server.requests().count
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        let pull = server.requests().dropFirst(before).map { "\($0.method) \($0.status)" }
+        XCTAssertEqual(pull.first, "PROPFIND 404", "\(pull)")
+        XCTAssertEqual(pull.last, "PROPFIND 207", "\(pull)")
+        XCTAssertEqual(try String(contentsOfFile: server.dataDirectory + "/users/default/format", encoding: .utf8), "habitto-sync 1\n")
+        XCTAssertEqual(try status(a)["mode"] as? String, "online")
+    }
+
+    // MARK: Authentication
+
+    /// A server that offers only Digest: the message names what it offers and what Habitto
+    /// speaks, not a wrong password.
+    func testAServerOfferingOnlyDigestIsToldApartFromAWrongPassword() throws {
+        let server = try startServer(authentication: .digest)
+        a.ok("add", "Water", "--goal", "8")
+        let r = connect(a, server)
+        XCTAssertEqual(r.status, 4, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("the server offers only Digest authentication; Habitto supports Basic"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("check user and password"), r.stderr)
+        let st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "failed", "\(st)")
+    }
+
+    /// `--user` without a password from any source: said, with the three sources, before
+    /// any request.
+    func testAUserWithoutAPasswordFromAnySourceIsToldWhereOneCanComeFrom() throws {
+        let server = try startServer()
+        a.ok("add", "Water", "--goal", "8")
+        XCTAssertEqual(connect(a, server).status, 0)
+        a.ok("check", "Water")
+        a.extraEnv[WebDAVTests.passwordVariable] = nil
+        let before = server.requests().count
+        let r = run(a, "sync")
+        XCTAssertEqual(r.status, 4, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("no password for WebDAV user '\(server.user)': set HABITTO_WEBDAV_PASSWORD, or password_command or password_file in the config file"), r.stderr)
+        XCTAssertEqual(server.requests().count, before, "a request was sent without a password")
+    }
+
     // MARK: Helpers
 
     /// A running server; a missing Apache is a failure with what to do, never a skip.
-    func startServer(tls: Bool = false) throws -> WebDAVServer {
+    func startServer(tls: Bool = false, authentication: WebDAVServer.Authentication = .basic,
+                     limitRequestBody: Int = 64 << 20) throws -> WebDAVServer {
         if let missing = WebDAVServer.missingTools {
             XCTFail(missing)
             throw HarnessError(missing)
         }
-        let s = try WebDAVServer(tls: tls)
+        let s = try WebDAVServer(tls: tls, authentication: authentication, limitRequestBody: limitRequestBody)
+        server = s
+        secrets.append(s.password)
+        return s
+    }
+
+    /// A running `rclone serve webdav`; a missing rclone is a failure with what to do.
+    func startRclone() throws -> RcloneServer {
+        if let missing = RcloneServer.missingTools {
+            XCTFail(missing)
+            throw HarnessError(missing)
+        }
+        let s = try RcloneServer()
         server = s
         secrets.append(s.password)
         return s
@@ -658,7 +867,7 @@ final class WebDAVTests: XCTestCase {
     /// `remote set URL --user USER`, with the server's password in the environment unless the
     /// test put one there.
     @discardableResult
-    func connect(_ box: Sandbox, url: URL? = nil, _ server: WebDAVServer, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+    func connect(_ box: Sandbox, url: URL? = nil, _ server: any WebDAVTestServer, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
         if box.extraEnv[WebDAVTests.passwordVariable] == nil { box.extraEnv[WebDAVTests.passwordVariable] = server.password }
         return run(box, ["remote", "set", (url ?? server.baseURL).absoluteString, "--user", server.user], file: file, line: line)
     }
@@ -715,10 +924,28 @@ final class WebDAVTests: XCTestCase {
     }
 
     /// The batch files of `device` on the server, in sequence order.
-    func batchFiles(_ server: WebDAVServer, _ device: String) throws -> [String] {
+    func batchFiles(_ server: any WebDAVTestServer, _ device: String) throws -> [String] {
         let dir = server.dataDirectory + "/users/default/devices/\(device)/ops"
         return try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".batch") }
             .sorted { range($0).first != range($1).first ? range($0).first < range($1).first : range($0).last < range($1).last }
+    }
+
+    /// The ranges of `device`'s batches on the server, checked to follow on from each other
+    /// (no gap, no overlap) and each file to be at most `limit` bytes.
+    @discardableResult
+    func assertBatchesFollowOn(_ server: any WebDAVTestServer, _ device: String, within limit: Int,
+                               file: StaticString = #filePath, line: UInt = #line) throws -> [(first: UInt64, last: UInt64)] {
+        let files = try batchFiles(server, device)
+        let ranges = files.map(range)
+        for (x, y) in zip(ranges, ranges.dropFirst()) {
+            XCTAssertEqual(y.first, x.last + 1, "batches \(x) and \(y) overlap or leave a gap", file: file, line: line)
+        }
+        let ops = server.dataDirectory + "/users/default/devices/\(device)/ops/"
+        for name in files {
+            let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: ops + name)[.size] as? Int, file: file, line: line)
+            XCTAssertLessThanOrEqual(size, limit, name, file: file, line: line)
+        }
+        return ranges
     }
 
     func range(_ name: String) -> (first: UInt64, last: UInt64) {
