@@ -21,6 +21,9 @@ public struct SyncStatus: Equatable, Sendable {
     public var inFlight: Int
     /// A round is reading other devices' batches now.
     public var pulling = false
+    /// Rounds this engine has ended with an outcome (the last one is `history.last`), so a
+    /// watcher tells a new round from an identical one.
+    public var roundsEnded = 0
     public var lastSyncAt: Date?
     public var lastError: String?
     public var nextRetryAt: Date?
@@ -36,7 +39,7 @@ public struct SyncStatus: Equatable, Sendable {
 
     public static func == (a: SyncStatus, b: SyncStatus) -> Bool {
         a.mode == b.mode && a.remote == b.remote && a.account == b.account && a.device == b.device
-            && a.pending == b.pending && a.inFlight == b.inFlight && a.pulling == b.pulling && a.lastSyncAt == b.lastSyncAt
+            && a.pending == b.pending && a.inFlight == b.inFlight && a.pulling == b.pulling && a.roundsEnded == b.roundsEnded && a.lastSyncAt == b.lastSyncAt
             && a.lastError == b.lastError && a.nextRetryAt == b.nextRetryAt
             && a.devices.map(\.id) == b.devices.map(\.id) && a.devices.map(\.lastSeen) == b.devices.map(\.lastSeen)
             && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
@@ -82,6 +85,7 @@ public actor SyncEngine {
     private var remoteCache: (spec: String, remote: any Remote)?
     private var inFlightOps: [HabitOperation] = []
     private var pulling = false
+    private var roundsEnded = 0
     /// Set by going offline: the round in flight sends nothing more.
     private var stopRequested = false
     /// Abandons the remote call in flight (set while one runs).
@@ -175,7 +179,7 @@ public actor SyncEngine {
         let devices = state.devicesSeen.compactMap { k, v in DeviceID(k).map { (id: $0, lastSeen: v) } }.sorted { $0.id < $1.id }
         let ahead = state.clockAhead.compactMap { k, v in DeviceID(k).map { (id: $0, seconds: v) } }.sorted { $0.id < $1.id }
         return SyncStatus(mode: mode, remote: state.remote, account: state.account, device: device, pending: pending,
-                          inFlight: inFlightOps.count, pulling: pulling, lastSyncAt: state.lastSyncAt, lastError: state.lastError,
+                          inFlight: inFlightOps.count, pulling: pulling, roundsEnded: roundsEnded, lastSyncAt: state.lastSyncAt, lastError: state.lastError,
                           nextRetryAt: state.nextRetryAt, devices: devices,
                           pendingHabits: pendingHabits, syncingHabits: Set(inFlightOps.map(\.change.habit)),
                           clockAhead: ahead, history: state.history, remoteProblems: state.remoteProblems ?? [])
@@ -268,6 +272,7 @@ public actor SyncEngine {
             return report
         }
         state.record(outcome, at: clock(), jitter: Double.random(in: 0...1))
+        roundsEnded += 1
         state.history.append(SyncState.Attempt(at: clock(), pushed: report.pushed, pulled: report.pulled, error: report.error))
         if state.history.count > 20 { state.history.removeFirst(state.history.count - 20) }
         do { try saveProgress() } catch { report.error = report.error ?? "\(error)" }

@@ -52,7 +52,7 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.message = problems.first.map { Message($0, .warning) } ?? Message("Theme: \(name)")
         return []
     case .syncChanged(let info):
-        let ended = info.history.last.flatMap { $0 == state.sync.history.last ? nil : $0 }
+        let ended = info.roundsEnded > state.sync.roundsEnded ? info.history.last : nil
         state.sync = info
         // The round `S` or going online asked for has ended: its result replaces "Syncing…".
         if state.awaitingRound, info.mode == "offline" || info.remote == nil {
