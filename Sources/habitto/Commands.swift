@@ -62,7 +62,7 @@ enum Specs {
                     options: [OptionSpec(name: "--account", value: "NAME", help: "the account on the remote (default: default)"),
                               OptionSpec(name: "--user", value: "USER", help: "the WebDAV user (password: HABITTO_WEBDAV_PASSWORD, password_command or password_file)")],
                     optionalArguments: ["SPEC"]),
-        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed).", options: []),
+        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, or while offline).", options: []),
         CommandSpec(name: "status", arguments: [], summary: "Show the sync state: mode, queue, last sync, errors, devices.", options: [json]),
         CommandSpec(name: "offline", arguments: ["on|off"], summary: "Pause sync (on) or resume it and sync at once (off).", options: []),
         CommandSpec(name: "demo", arguments: [],
