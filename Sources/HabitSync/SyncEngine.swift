@@ -97,6 +97,8 @@ public actor SyncEngine {
     /// Backoff: full jitter on base · 2^attempts seconds, capped.
     public static let backoffBase = 1.0
     public static let backoffCap = 300.0
+    /// Why a round did not run: another process holds this data directory's sync lock.
+    public static let lockBusy = "another process is syncing this data directory"
     /// How often the background loop pulls when nothing else happens (seconds).
     public static let pullInterval = 30.0
     /// This engine's pull interval (the demo pulls more often).
@@ -239,7 +241,7 @@ public actor SyncEngine {
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { report.error = "cannot open \(lockPath): \(String(cString: strerror(errno)))"; return report }
         defer { close(fd) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { report.skipped = "another process is syncing this data directory"; return report }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { report.skipped = SyncEngine.lockBusy; return report }
         defer { flock(fd, LOCK_UN) }
         state = (try? SyncState.load(paths)) ?? state
         state.lastAttemptAt = clock()
@@ -465,7 +467,9 @@ public actor SyncEngine {
             state = (try? SyncState.load(paths)) ?? state
             if state.remote == nil || state.offline || (state.failed && !poked) { continue }
             if let next = state.nextRetryAt, next > clock(), !poked { continue }
-            await syncOnce()
+            // Another process is syncing: try again shortly, so the round asked for (and the
+            // "Syncing…" waiting for it) ends soon after theirs, not a pull interval later.
+            if await syncOnce().skipped == SyncEngine.lockBusy { wakeRequested = true }
         }
     }
 

@@ -2,6 +2,9 @@ import Foundation
 import XCTest
 import HabitCore
 import HabitStore
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import HabitSync
 
 private let modeTestStart = LocalDay("2026-11-01")!
@@ -225,6 +228,24 @@ final class SyncModeTests: XCTestCase {
         XCTAssertNotNil(status.nextRetryAt)
         XCTAssertEqual(status.inFlight, 0)
         XCTAssertFalse(status.pulling)
+    }
+
+    func testTheLoopRunsTheRoundAskedForOnceAnotherProcessHasFinishedSyncing() async throws {
+        let (repo, engine) = try await device("a", faults: nil)
+        try await checkIn(repo, HabitID(value: 0xA7), create: true)
+        // Another process holds the sync lock when the loop's first round is due.
+        let fd = open(root + "/a/sync.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        defer { close(fd) }
+        XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
+        let loop = Task { await engine.run() }
+        defer { loop.cancel() }
+        try await Task.sleep(nanoseconds: 600_000_000)
+        var status = await engine.status()
+        XCTAssertEqual(status.roundsEnded, 0, "no round while the other process syncs")
+        flock(fd, LOCK_UN)
+        await waitForStatus(engine, "the round ended") { $0.roundsEnded == 1 && $0.pending == 0 }
+        status = await engine.status()
+        XCTAssertEqual(status.mode, .online)
     }
 
     func testPullingShowsAsActivityAndEndsWithTheRound() async throws {
