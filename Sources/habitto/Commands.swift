@@ -536,7 +536,7 @@ extension Runner {
             let report = await engine.syncOnce()
             Self.warnNewRemoteProblems(report)
             if let skipped = report.skipped {
-                Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). Run 'habitto sync' to push and verify")
+                Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). \(skipped == "offline" ? "Run 'habitto offline off'" : "Run 'habitto sync'") to push and verify")
                 return
             }
             if let error = report.error {

@@ -366,6 +366,14 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 5\n")
         XCTAssertEqual(progress(b, "Water"), 6)
         XCTAssertEqual(progress(a, "Water"), 6)
+
+        // Setting a remote while offline sends nothing either, and says how to go on.
+        let other = a.root + "/other-remote"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        a.ok("offline", "on")
+        XCTAssertEqual(a.ok("remote", "set", "dir:" + other),
+                       "Remote set to dir:\(other) (account default); not synced yet: offline. Run 'habitto offline off' to push and verify\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: other), [], "nothing was sent")
     }
 
     func testBadRemoteSpecsAndAccountsAreRejectedClearly() throws {
