@@ -19,6 +19,11 @@ public struct SyncStatus: Equatable, Sendable {
     public var pending: Int
     /// Operations in the batch being sent now.
     public var inFlight: Int
+    /// A round is reading other devices' batches now.
+    public var pulling = false
+    /// Rounds this engine has ended with an outcome (the last one is `history.last`), so a
+    /// watcher tells a new round from an identical one.
+    public var roundsEnded = 0
     public var lastSyncAt: Date?
     public var lastError: String?
     public var nextRetryAt: Date?
@@ -34,7 +39,7 @@ public struct SyncStatus: Equatable, Sendable {
 
     public static func == (a: SyncStatus, b: SyncStatus) -> Bool {
         a.mode == b.mode && a.remote == b.remote && a.account == b.account && a.device == b.device
-            && a.pending == b.pending && a.inFlight == b.inFlight && a.lastSyncAt == b.lastSyncAt
+            && a.pending == b.pending && a.inFlight == b.inFlight && a.pulling == b.pulling && a.roundsEnded == b.roundsEnded && a.lastSyncAt == b.lastSyncAt
             && a.lastError == b.lastError && a.nextRetryAt == b.nextRetryAt
             && a.devices.map(\.id) == b.devices.map(\.id) && a.devices.map(\.lastSeen) == b.devices.map(\.lastSeen)
             && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
@@ -79,6 +84,12 @@ public actor SyncEngine {
     public private(set) var state: SyncState
     private var remoteCache: (spec: String, remote: any Remote)?
     private var inFlightOps: [HabitOperation] = []
+    private var pulling = false
+    private var roundsEnded = 0
+    /// Set by going offline: the round in flight sends nothing more.
+    private var stopRequested = false
+    /// Abandons the remote call in flight (set while one runs).
+    private var abandonCall: (@Sendable () -> Void)?
     private var subscribers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
     private var wake: CheckedContinuation<Void, Never>?
     private var wakeRequested = false
@@ -86,12 +97,23 @@ public actor SyncEngine {
     /// Backoff: full jitter on base · 2^attempts seconds, capped.
     public static let backoffBase = 1.0
     public static let backoffCap = 300.0
+    /// Why a round did not run: another process holds this data directory's sync lock.
+    public static let lockBusy = "another process is syncing this data directory"
     /// How often the background loop pulls when nothing else happens (seconds).
     public static let pullInterval = 30.0
     /// This engine's pull interval (the demo pulls more often).
     public var pullEvery = SyncEngine.pullInterval
 
     public func setPullInterval(_ seconds: Double) { pullEvery = max(0.5, seconds) }
+
+    /// How long one remote call may take before the round ends as `unreachable` (seconds).
+    /// Above WebDAV's 20 s request timeout and the fault injection's 60 s latency; a folder
+    /// on a hung network mount has no timeout of its own.
+    public static let callTimeout = 75.0
+    /// This engine's call timeout (tests shorten it).
+    public var callLimit = SyncEngine.callTimeout
+
+    public func setCallTimeout(_ seconds: Double) { callLimit = max(0.01, seconds) }
 
     public init(repository: HabitRepository, clock: @escaping @Sendable () -> Date = { Date() }, faults: FaultPlan? = nil,
                 access: RemoteAccess = RemoteAccess()) throws {
@@ -126,11 +148,19 @@ public actor SyncEngine {
         await publish()
     }
 
-    /// The user's offline switch (persisted). Going online syncs at once in the loop.
+    /// The user's offline switch (persisted). Going offline takes effect at once: the round
+    /// in flight abandons its remote call and sends nothing more. Going online syncs at once
+    /// in the loop.
     public func setOffline(_ on: Bool) async throws {
         state = try SyncState.update(paths) { s in
             s.offline = on
             if !on { s.nextRetryAt = nil; s.attempts = 0 }
+        }
+        stopRequested = on
+        if on {
+            abandonCall?()
+            inFlightOps = []
+            pulling = false
         }
         await publish()
         if !on { poke() }
@@ -150,16 +180,11 @@ public actor SyncEngine {
             pending = summary.count
             pendingHabits = summary.habits
         }
-        let mode: SyncStatus.Mode
-        if state.remote == nil { mode = .local }
-        else if state.offline { mode = .offline }
-        else if state.failed { mode = .failed }
-        else if state.attempts > 0 { mode = .unreachable }
-        else { mode = .online }
+        let mode = state.mode
         let devices = state.devicesSeen.compactMap { k, v in DeviceID(k).map { (id: $0, lastSeen: v) } }.sorted { $0.id < $1.id }
         let ahead = state.clockAhead.compactMap { k, v in DeviceID(k).map { (id: $0, seconds: v) } }.sorted { $0.id < $1.id }
         return SyncStatus(mode: mode, remote: state.remote, account: state.account, device: device, pending: pending,
-                          inFlight: inFlightOps.count, lastSyncAt: state.lastSyncAt, lastError: state.lastError,
+                          inFlight: inFlightOps.count, pulling: pulling, roundsEnded: roundsEnded, lastSyncAt: state.lastSyncAt, lastError: state.lastError,
                           nextRetryAt: state.nextRetryAt, devices: devices,
                           pendingHabits: pendingHabits, syncingHabits: Set(inFlightOps.map(\.change.habit)),
                           clockAhead: ahead, history: state.history, remoteProblems: state.remoteProblems ?? [])
@@ -217,62 +242,62 @@ public actor SyncEngine {
         return r
     }
 
-    /// One round: push everything pending, then pull what other devices wrote. `force`
-    /// runs even when offline or failed (an explicit `habitto sync`).
+    /// One round: push everything pending, then pull what other devices wrote. It runs
+    /// after a permanent failure too (an explicit `habitto sync`), never while offline:
+    /// going offline mid-round (here or in another process) stops it before its next
+    /// remote call, with `skipped` "offline".
     @discardableResult
-    public func syncOnce(force: Bool = false) async -> SyncReport {
+    public func syncOnce() async -> SyncReport {
         var report = SyncReport()
         do { state = try SyncState.load(paths) } catch {
             report.error = "\(error)"
             return report
         }
         guard state.remote != nil else { report.skipped = "no remote is set (habitto remote set dir:/path)"; return report }
-        if state.offline && !force { report.skipped = "offline"; return report }
+        if state.offline { report.skipped = "offline"; return report }
+        stopRequested = false
         // One round at a time per data directory, across processes.
         let lockPath = paths.directory + "/sync.lock"
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { report.error = "cannot open \(lockPath): \(String(cString: strerror(errno)))"; return report }
         defer { close(fd) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { report.skipped = "another process is syncing this data directory"; return report }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { report.skipped = SyncEngine.lockBusy; return report }
         defer { flock(fd, LOCK_UN) }
         state = (try? SyncState.load(paths)) ?? state
         state.lastAttemptAt = clock()
         var used: (any Remote)?
+        var outcome: RoundOutcome?
         do {
             let remote = try remote()
             used = remote
-            try await remote.prepare(account: state.account)
+            let account = state.account
+            try await call { try await remote.prepare(account: account) }
             try await push(remote, &report)
             try await pull(remote, &report)
-            state.lastSyncAt = clock()
-            state.attempts = 0
-            state.nextRetryAt = nil
+            if state.migratedTo != state.target { try await verifyMigration(remote) }
             // A device with bad batches is reported but blocks neither this device nor the
             // others: the mode stays online and the next round tries it again.
-            state.failed = false
-            state.lastError = report.error
-            if state.migratedTo != state.target { try await verifyMigration(remote) }
+            outcome = .synced(note: report.error)
+        } catch is RoundStopped {
+            report.skipped = "offline"
         } catch let e as RemoteError {
-            inFlightOps = []
             report.error = e.message
-            state.lastError = e.message
-            if e.kind == .transient {
-                state.attempts += 1
-                let ceiling = min(SyncEngine.backoffCap, SyncEngine.backoffBase * pow(2, Double(min(state.attempts, 20))))
-                let delay = max(e.retryAfter ?? 0, Double.random(in: 0...ceiling))
-                state.nextRetryAt = clock().addingTimeInterval(delay)
-            } else {
-                state.failed = true
-                state.nextRetryAt = nil
-            }
+            outcome = e.kind == .transient ? .unreachable(e.message, retryAfter: e.retryAfter) : .failed(e.message)
         } catch {
-            inFlightOps = []
-            let message = "\(error)"
-            report.error = message
-            state.lastError = message
-            state.failed = true
+            report.error = "\(error)"
+            outcome = .failed("\(error)")
         }
         if let used { learn(used) }
+        inFlightOps = []
+        pulling = false
+        guard let outcome else {
+            // Stopped by going offline: keep what was acknowledged, record no outcome.
+            do { try saveProgress() } catch { report.error = "\(error)" }
+            await publish()
+            return report
+        }
+        state.record(outcome, at: clock(), jitter: Double.random(in: 0...1))
+        roundsEnded += 1
         state.history.append(SyncState.Attempt(at: clock(), pushed: report.pushed, pulled: report.pulled, error: report.error))
         if state.history.count > 20 { state.history.removeFirst(state.history.count - 20) }
         do { try saveProgress() } catch { report.error = report.error ?? "\(error)" }
@@ -309,10 +334,12 @@ public actor SyncEngine {
                 state.scanOffset = await repository.journalEnd
                 return
             }
+            let account = state.account, bytes = BatchFile.encode(ops)
+            try checkNotStopped()
             inFlightOps = ops
             await publish()
             do {
-                _ = try await remote.create(account: state.account, device: me, batch: name, bytes: BatchFile.encode(ops))
+                _ = try await call { try await remote.create(account: account, device: me, batch: name, bytes: bytes) }
             } catch let e as RemoteError where e.tooLarge && ops.count > 1 {
                 // Too large for this server, and not written: send the first half at once.
                 // Names stay deterministic (the range sent), and a range's bytes are always
@@ -339,7 +366,8 @@ public actor SyncEngine {
     private func skipWhatRemoteHas(_ remote: any Remote) async throws {
         let me = repository.device
         let written = await repository.state.seen[me] ?? 0
-        let held = try await remote.batches(account: state.account, device: me).filter { $0.last <= written }
+        let account = state.account
+        let held = try await call { try await remote.batches(account: account, device: me) }.filter { $0.last <= written }
         let end = held.contiguousEnd(from: state.ackedSeq)
         guard end > state.ackedSeq else { return }
         state.ackedSeq = end
@@ -352,19 +380,23 @@ public actor SyncEngine {
     private func pull(_ remote: any Remote, _ report: inout SyncReport) async throws {
         let me = repository.device
         var problems: [String] = []
-        let devices = try await remote.listDevices(account: state.account)
+        let account = state.account
+        try checkNotStopped()
+        pulling = true
+        await publish()
+        let devices = try await call { try await remote.listDevices(account: account) }
         var skipped = devices.skipped
         for device in devices.items where device != me {
             do {
                 var seen = await repository.state.seen[device] ?? 0
                 var newest: Int64 = 0
-                let listing = try await remote.listBatches(account: state.account, device: device)
+                let listing = try await call { try await remote.listBatches(account: account, device: device) }
                 skipped += listing.skipped
                 for batch in listing.items where batch.last > seen {
                     guard batch.first <= seen + 1 else {
                         throw RemoteError.permanent("device \(device.rawValue.prefix(8)) has no batch with operation \(seen + 1) (next is \(batch)); waiting for it")
                     }
-                    let bytes = try await remote.read(account: state.account, device: device, batch: batch, maxBytes: BatchFile.maxBytes)
+                    let bytes = try await call { try await remote.read(account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes) }
                     let ops = try BatchFile.decode(bytes, device: device, name: batch)
                     report.pulled += try await repository.applyRemote(ops)
                     seen = batch.last
@@ -400,9 +432,10 @@ public actor SyncEngine {
             return
         }
         var next: UInt64 = 1
-        for batch in try await remote.batches(account: state.account, device: me) where batch.last >= next {
+        let account = state.account
+        for batch in try await call({ try await remote.batches(account: account, device: me) }) where batch.last >= next {
             guard batch.first <= next else { break }
-            let bytes = try await remote.read(account: state.account, device: me, batch: batch, maxBytes: BatchFile.maxBytes)
+            let bytes = try await call { try await remote.read(account: account, device: me, batch: batch, maxBytes: BatchFile.maxBytes) }
             _ = try BatchFile.decode(bytes, device: me, name: batch)
             next = batch.last + 1
         }
@@ -410,6 +443,43 @@ public actor SyncEngine {
             throw RemoteError.permanent("verification failed: the remote lacks this device's operations from \(next); run 'habitto sync' again")
         }
         state.migratedTo = state.target
+    }
+
+    // MARK: Remote calls
+
+    /// The round was stopped by going offline.
+    struct RoundStopped: Error {}
+
+    /// Throws `RoundStopped` when the user went offline, here or in another process.
+    private func checkNotStopped() throws {
+        if stopRequested || (try? SyncState.load(paths))?.offline == true {
+            stopRequested = true
+            throw RoundStopped()
+        }
+    }
+
+    /// Runs one remote call unless the user went offline; it ends when the call does, when
+    /// `callLimit` passes (a transient error: the round ends as `unreachable`), or when the
+    /// user goes offline (`RoundStopped`; the call is cancelled and its answer ignored).
+    private func call<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try checkNotStopped()
+        let answer = OneAnswer<T>()
+        let work = Task { answer.give(await Result(catching: { try await body() })) }
+        let limit = callLimit
+        let timer = Task {
+            do { try await Task.sleep(nanoseconds: UInt64(limit * 1e9)) } catch { return }
+            answer.give(.failure(RemoteError.transient("the remote did not answer within \(Int(limit.rounded(.up))) s")))
+            work.cancel()
+        }
+        abandonCall = {
+            answer.give(.failure(RoundStopped()))
+            work.cancel()
+        }
+        defer {
+            timer.cancel()
+            abandonCall = nil
+        }
+        return try await withCheckedThrowingContinuation { answer.wait($0) }
     }
 
     // MARK: Background
@@ -447,7 +517,9 @@ public actor SyncEngine {
             state = (try? SyncState.load(paths)) ?? state
             if state.remote == nil || state.offline || (state.failed && !poked) { continue }
             if let next = state.nextRetryAt, next > clock(), !poked { continue }
-            await syncOnce()
+            // Another process is syncing: try again shortly, so the round asked for (and the
+            // "Syncing…" waiting for it) ends soon after theirs, not a pull interval later.
+            if await syncOnce().skipped == SyncEngine.lockBusy { wakeRequested = true }
         }
     }
 
@@ -469,5 +541,48 @@ public actor SyncEngine {
     private func timerFired(_ c: CheckedContinuation<Void, Never>) {
         // Only resume if this continuation is still the one waiting.
         if wake != nil { wake?.resume(); wake = nil }
+    }
+}
+
+/// The first answer given to a waiting call (later ones are dropped), whichever comes
+/// first: the call's result, its deadline, or going offline.
+final class OneAnswer<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var given = false
+    private var result: Result<T, any Error>?
+    private var waiter: CheckedContinuation<T, any Error>?
+
+    func give(_ r: Result<T, any Error>) {
+        lock.lock()
+        guard !given else { lock.unlock(); return }
+        given = true
+        if let w = waiter {
+            waiter = nil
+            lock.unlock()
+            w.resume(with: r)
+        } else {
+            result = r
+            lock.unlock()
+        }
+    }
+
+    func wait(_ c: CheckedContinuation<T, any Error>) {
+        lock.lock()
+        if let r = result {
+            result = nil
+            lock.unlock()
+            c.resume(with: r)
+        } else {
+            waiter = c
+            lock.unlock()
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The result of an async throwing body.
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

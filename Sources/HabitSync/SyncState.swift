@@ -161,6 +161,54 @@ public struct SyncState: Codable, Equatable, Sendable {
     public var target: String? { remote.map { "\($0)#\(account)" } }
 }
 
+/// How a sync round ended, as far as the mode is concerned. A round stopped by going
+/// offline has no outcome: it changes nothing here.
+public enum RoundOutcome: Equatable, Sendable {
+    /// Everything pending was pushed and the pull completed (`note`: a device's bad batches,
+    /// reported without blocking anything).
+    case synced(note: String?)
+    /// The remote did not answer, or asked to wait: retried with backoff.
+    case unreachable(String, retryAfter: Double?)
+    /// The remote refused in a way retrying will not fix: waits for the user.
+    case failed(String)
+}
+
+extension SyncState {
+    /// The mode shown everywhere: a pure function of the settings and of the last round's
+    /// outcome as recorded by `record`.
+    public var mode: SyncStatus.Mode {
+        if remote == nil { return .local }
+        if offline { return .offline }
+        if failed { return .failed }
+        return attempts > 0 ? .unreachable : .online
+    }
+
+    /// Records a round's outcome; each outcome sets every field the mode depends on, so the
+    /// mode after a round never depends on the one before it (only the backoff's length
+    /// does). `jitter` (0–1) picks the retry delay within the backoff ceiling.
+    public mutating func record(_ outcome: RoundOutcome, at now: Date, jitter: Double) {
+        switch outcome {
+        case .synced(let note):
+            failed = false
+            attempts = 0
+            nextRetryAt = nil
+            lastSyncAt = now
+            lastError = note
+        case .unreachable(let message, let retryAfter):
+            failed = false
+            attempts += 1
+            let ceiling = min(SyncEngine.backoffCap, SyncEngine.backoffBase * pow(2, Double(min(attempts, 20))))
+            nextRetryAt = now.addingTimeInterval(max(retryAfter ?? 0, min(1, max(0, jitter)) * ceiling))
+            lastError = message
+        case .failed(let message):
+            failed = true
+            attempts = 0
+            nextRetryAt = nil
+            lastError = message
+        }
+    }
+}
+
 /// Builds a remote from its text form: `dir:/abs/path`, `file:///abs/path`, or an
 /// `https://` (or loopback `http://`) WebDAV URL.
 public func makeRemote(_ spec: String, user: String? = nil, access: RemoteAccess = RemoteAccess()) throws -> any Remote {

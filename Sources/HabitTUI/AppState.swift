@@ -104,6 +104,8 @@ public struct AppState: Hashable, Sendable {
     public var location: String
     /// The sync state, for the status bar, the row icons and the sync screen.
     public var sync = SyncInfo()
+    /// `S` or going online asked for a round whose result is not shown yet.
+    public var awaitingRound = false
     /// The time now, for "last sync 2 min ago" and retry countdowns.
     public var now = Date(timeIntervalSince1970: 0)
     /// First row shown in the habit list (scrolling).

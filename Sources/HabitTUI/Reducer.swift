@@ -52,7 +52,15 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.message = problems.first.map { Message($0, .warning) } ?? Message("Theme: \(name)")
         return []
     case .syncChanged(let info):
+        let ended = info.roundsEnded > state.sync.roundsEnded ? info.history.last : nil
         state.sync = info
+        // The round `S` or going online asked for has ended: its result replaces "Syncing…".
+        if state.awaitingRound, info.mode == "offline" || info.remote == nil {
+            state.awaitingRound = false
+        } else if state.awaitingRound, let round = ended {
+            state.awaitingRound = false
+            state.message = roundResult(round, state.glyphs)
+        }
         return []
     case .tick(let now):
         state.now = now
@@ -495,13 +503,30 @@ private func syncCommand(_ command: Command, _ state: inout AppState) -> [Effect
         return []
     }
     if command == .syncNow {
+        guard state.sync.mode != "offline" else {
+            state.message = Message(SyncInfo.offlineHint, .warning)
+            return []
+        }
         state.message = Message("Syncing…")
+        state.awaitingRound = true
         return [.syncNow]
     }
     let goingOffline = state.sync.mode != "offline"
     state.sync.mode = goingOffline ? "offline" : "online"
+    if goingOffline {
+        // Nothing is in flight any more: the engine abandons the call and sends nothing.
+        state.sync.inFlight = 0
+        state.sync.pulling = false
+    }
+    state.awaitingRound = !goingOffline
     state.message = Message(goingOffline ? "Offline: changes wait in the queue" : "Online: syncing now")
     return [.setOffline(goingOffline)]
+}
+
+/// A round's result, as the message line says it: `synced · sent 3, received 5`, or the error.
+func roundResult(_ round: SyncInfo.Attempt, _ glyphs: Glyphs) -> Message {
+    if let error = round.error { return Message("Sync: " + Sanitize.display(error), .error) }
+    return Message("synced \(glyphs.separator) sent \(round.pushed), received \(round.pulled)")
 }
 
 private func nextTheme(_ state: inout AppState) -> [Effect] {

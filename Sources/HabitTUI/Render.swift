@@ -140,6 +140,7 @@ func syncSummary(_ state: AppState) -> (String, String, Role) {
     default: return (g.syncLocal, "local only", .syncLocal)
     }
     if sync.inFlight > 0 { parts.append("\(g.syncSyncing) syncing \(sync.inFlight)") }
+    else if sync.pulling { parts.append("\(g.syncSyncing) pulling") }
     parts.append("queue \(sync.pending)")
     if let last = sync.lastSyncAt { parts.append("synced \(span(state.now.timeIntervalSince(last))) ago") }
     if let error = sync.lastError { parts.append(error) }

@@ -9,6 +9,10 @@ public struct SyncInfo: Hashable, Sendable {
     public var remote: String?
     public var pending: Int
     public var inFlight: Int
+    /// A round is reading other devices' batches now.
+    public var pulling: Bool
+    /// Rounds ended so far (the last one is `history.last`): a change means a round ended.
+    public var roundsEnded: Int
     public var lastSyncAt: Date?
     public var nextRetryAt: Date?
     public var lastError: String?
@@ -42,11 +46,17 @@ public struct SyncInfo: Hashable, Sendable {
         public init(id: String, lastSeen: Date, aheadSeconds: Double?) { self.id = id; self.lastSeen = lastSeen; self.aheadSeconds = aheadSeconds }
     }
 
-    public init(mode: String = "local", remote: String? = nil, pending: Int = 0, inFlight: Int = 0, lastSyncAt: Date? = nil,
+    /// What `S` (and `habitto sync`) says while offline.
+    public static let offlineHint = "offline: press o to go online"
+
+    public init(mode: String = "local", remote: String? = nil, pending: Int = 0, inFlight: Int = 0, pulling: Bool = false,
+                roundsEnded: Int = 0, lastSyncAt: Date? = nil,
                 nextRetryAt: Date? = nil, lastError: String? = nil, habitStatus: [HabitID: String] = [:],
                 queue: [QueueItem] = [], attempts: Int = 0, history: [Attempt] = [], devices: [Device] = [],
                 remoteProblems: [String] = []) {
         self.mode = mode; self.remote = remote; self.pending = pending; self.inFlight = inFlight
+        self.pulling = pulling
+        self.roundsEnded = roundsEnded
         self.lastSyncAt = lastSyncAt; self.nextRetryAt = nextRetryAt; self.lastError = lastError
         self.habitStatus = habitStatus; self.queue = queue; self.attempts = attempts; self.history = history
         self.devices = devices

@@ -194,7 +194,7 @@ final class Bench {
         let repo = try HabitRepository(directory: dir)
         let engine = try SyncEngine(repository: repo, access: RemoteAccess(password: { password }))
         try await engine.setRemote(spec, account: name, user: user)
-        let first = await engine.syncOnce(force: true)
+        let first = await engine.syncOnce()
         guard first.error == nil else { throw BenchError("connecting \(spec) failed: \(first)") }
         let ids = await repo.state.habits.map(\.id)
         var left = backlog, day = today.adding(-1)
@@ -215,7 +215,7 @@ final class Bench {
         try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
         let engine = try await backlogged("drain", spec: "dir:" + remote, backlog: backlog)
         var t = now()
-        let report = await engine.syncOnce(force: true)
+        let report = await engine.syncOnce()
         let drain = now() - t
         guard report.error == nil, report.pushed == backlog else { throw BenchError("drain failed: \(report)") }
         record("drain \(count(backlog)) pending ops to a directory remote", "\(ms(drain)), \(report.batches) files", goal: "≤ 1 s, ≤ 10 requests",
@@ -226,13 +226,13 @@ final class Bench {
         let source = try HabitRepository(directory: fullSet)
         let pusher = try SyncEngine(repository: source)
         try await pusher.setRemote("dir:" + remote, account: "years")
-        let pushed = await pusher.syncOnce(force: true)
+        let pushed = await pusher.syncOnce()
         guard pushed.error == nil else { throw BenchError("push of the large set failed: \(pushed)") }
         let fresh = try HabitRepository(directory: root + "/fresh")
         let puller = try SyncEngine(repository: fresh)
         try await puller.setRemote("dir:" + remote, account: "years")
         t = now()
-        let pulled = await puller.syncOnce(force: true)
+        let pulled = await puller.syncOnce()
         let catchUp = now() - t
         guard pulled.error == nil, pulled.pulled == pushed.pushed else { throw BenchError("catch-up failed: \(pulled)") }
         record("fresh device catch-up, \(count(pulled.pulled)) ops from a directory", ms(catchUp), goal: "≤ 3 s", met: catchUp <= 3)
@@ -249,7 +249,7 @@ final class Bench {
                                           password: server.password, backlog: backlog)
         let before = server.requests().count
         let t = now()
-        let report = await engine.syncOnce(force: true)
+        let report = await engine.syncOnce()
         let seconds = now() - t
         guard report.error == nil, report.pushed == backlog else { throw BenchError("WebDAV drain failed: \(report)") }
         let all = server.requests().dropFirst(before)

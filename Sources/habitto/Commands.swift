@@ -2,6 +2,7 @@ import Foundation
 import HabitCore
 import HabitStore
 import HabitSync
+import HabitTUI
 
 let habittoVersion = "0.1.0"
 
@@ -61,7 +62,7 @@ enum Specs {
                     options: [OptionSpec(name: "--account", value: "NAME", help: "the account on the remote (default: default)"),
                               OptionSpec(name: "--user", value: "USER", help: "the WebDAV user (password: HABITTO_WEBDAV_PASSWORD, password_command or password_file)")],
                     optionalArguments: ["SPEC"]),
-        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed).", options: []),
+        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, or while offline).", options: []),
         CommandSpec(name: "status", arguments: [], summary: "Show the sync state: mode, queue, last sync, errors, devices.", options: [json]),
         CommandSpec(name: "offline", arguments: ["on|off"], summary: "Pause sync (on) or resume it and sync at once (off).", options: []),
         CommandSpec(name: "demo", arguments: [],
@@ -532,10 +533,10 @@ extension Runner {
             guard let spec else { Output.line("Remote removed: data stays on this machine"); return }
             // Connecting is a migration: back up, push everything, read it back, record it done.
             if await repo.state.operationCount > 0 { _ = try await repo.backup(reason: "before-remote") }
-            let report = await engine.syncOnce(force: true)
+            let report = await engine.syncOnce()
             Self.warnNewRemoteProblems(report)
             if let skipped = report.skipped {
-                Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). Run 'habitto sync' to push and verify")
+                Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). \(skipped == "offline" ? "Run 'habitto offline off'" : "Run 'habitto sync'") to push and verify")
                 return
             }
             if let error = report.error {
@@ -556,9 +557,10 @@ extension Runner {
     func syncNow() async throws {
         let repo = try openRepository()
         let engine = try engine(repo)
-        let report = await engine.syncOnce(force: true)
+        let report = await engine.syncOnce()
         if let skipped = report.skipped {
             if report.error == nil && skipped.hasPrefix("no remote") { throw CLIError.invalid(skipped) }
+            if skipped == "offline" { throw CLIError(message: SyncInfo.offlineHint + " ('habitto offline off' from a shell)", code: 4) }
             Output.line("Not synced: \(skipped)")
             return
         }

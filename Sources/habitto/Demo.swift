@@ -46,13 +46,13 @@ enum Demo {
         }
         let engine = try SyncEngine(repository: repo, clock: clock)
         try await engine.setRemote("dir:" + remoteDir, account: "demo")
-        _ = await engine.syncOnce(force: true)
+        _ = await engine.syncOnce()
 
         // The other device: pulls, then checks in on something every few seconds.
         let other = try HabitRepository(directory: otherDir, now: clock)
         let otherEngine = try SyncEngine(repository: other, clock: clock)
         try await otherEngine.setRemote("dir:" + remoteDir, account: "demo")
-        _ = await otherEngine.syncOnce(force: true)
+        _ = await otherEngine.syncOnce()
         let companion: @Sendable () async -> Void = {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 4_000_000_000)

@@ -163,7 +163,8 @@ enum TerminalApp {
         }
         let engineState = await engine.state
         let ahead = Dictionary(uniqueKeysWithValues: st.clockAhead.map { ($0.id, $0.seconds) })
-        return SyncInfo(mode: st.mode.rawValue, remote: st.remote, pending: st.pending, inFlight: st.inFlight,
+        return SyncInfo(mode: st.mode.rawValue, remote: st.remote, pending: st.pending, inFlight: st.inFlight, pulling: st.pulling,
+                        roundsEnded: st.roundsEnded,
                         lastSyncAt: st.lastSyncAt, nextRetryAt: st.nextRetryAt, lastError: st.lastError,
                         habitStatus: statuses, queue: queue, attempts: engineState.attempts,
                         history: st.history.map { SyncInfo.Attempt(at: $0.at, pushed: $0.pushed, pulled: $0.pulled, error: $0.error) },

@@ -37,7 +37,7 @@ final class ConvergenceTests: XCTestCase {
         for e in healthy { try await e.setOffline(false) }
         for _ in 0..<3 {
             for e in healthy {
-                let report = await e.syncOnce(force: true)
+                let report = await e.syncOnce()
                 XCTAssertNil(report.error, "sync failed: \(report.error ?? "")", file: file, line: line)
             }
         }

@@ -294,8 +294,9 @@ final class EngineTests: XCTestCase {
         try await other.setOffline(true)
         let report = await round.value
         XCTAssertNil(report.error)
+        XCTAssertEqual(report.skipped, "offline", "going offline stopped the round")
         XCTAssertEqual(try SyncState.load(repo.paths).offline, true, "the offline switch survived the round")
-        XCTAssertEqual(try SyncState.load(repo.paths).ackedSeq, 1, "and so did the round's progress")
+        XCTAssertEqual(try SyncState.load(repo.paths).ackedSeq, UInt64(report.pushed), "and so did the round's progress")
         // A remote changed mid-round: the round's progress is not written over the new remote.
         try await other.setOffline(false)
         try await repo.commit { _, _ in [.progress(h, engineTestStart, delta: 1)] }

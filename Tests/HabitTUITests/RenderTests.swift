@@ -158,7 +158,8 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(bar.contains("online · ⟳ syncing 3 · queue 3"), bar)
         XCTAssertEqual(press(&app, .char("o")), [.setOffline(true)])
         XCTAssertTrue(render(app).line(22).contains("offline"))
-        XCTAssertEqual(press(&app, .char("S")), [.syncNow])
+        XCTAssertEqual(press(&app, .char("S")), [], "offline: nothing is sent")
+        XCTAssertEqual(app.message?.text, "offline: press o to go online")
         _ = reduce(&app, .syncChanged(SyncInfo(mode: "unreachable", remote: "dir:/mnt/shared", pending: 2, inFlight: 0,
                                                lastSyncAt: now.addingTimeInterval(-300), nextRetryAt: now.addingTimeInterval(60),
                                                lastError: "cannot reach /mnt/shared",

@@ -337,34 +337,43 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(st["pending"] as? Int, 3)
         XCTAssertEqual(syncStatus(a, "Water"), "pending")
 
-        // An explicit sync is the user asking: it runs although the switch stays on.
-        XCTAssertEqual(a.ok("sync"), "Synced: pushed 3 operations in 1 batches, pulled 0\n")
+        // Offline means nothing is sent, even when asked: it says how to go online.
+        let refused = a.run("sync")
+        XCTAssertEqual(refused.status, 4)
+        XCTAssertEqual(refused.stderr, "habitto: offline: press o to go online ('habitto offline off' from a shell)\n")
+        XCTAssertEqual(refused.stdout, "")
         st = try status(a)
         XCTAssertEqual(st["mode"] as? String, "offline")
-        XCTAssertEqual(st["pending"] as? Int, 0)
-        XCTAssertEqual(syncStatus(a, "Water"), "synced")
-        XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 3\n")
-        XCTAssertEqual(progress(b, "Water"), 3)
+        XCTAssertEqual(st["pending"] as? Int, 3)
+        XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
 
         // Still offline: new check-ins queue and nothing else leaves.
         a.ok("check", "Water")
         a.ok("check", "Water", "--amount", "2")
         st = try status(a)
         XCTAssertEqual(st["mode"] as? String, "offline")
-        XCTAssertEqual(st["pending"] as? Int, 2)
+        XCTAssertEqual(st["pending"] as? Int, 5)
         XCTAssertEqual(syncStatus(a, "Water"), "pending")
         XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
-        XCTAssertEqual(progress(b, "Water"), 3)
+        XCTAssertEqual(progress(b, "Water"), 0)
 
         // Going online drains the queue at once.
-        XCTAssertEqual(a.ok("offline", "off"), "Online: pushed 2, pulled 0\n")
+        XCTAssertEqual(a.ok("offline", "off"), "Online: pushed 5, pulled 0\n")
         st = try status(a)
         XCTAssertEqual(st["mode"] as? String, "online")
         XCTAssertEqual(st["pending"] as? Int, 0)
         XCTAssertEqual(syncStatus(a, "Water"), "synced")
-        XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 2\n")
+        XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 5\n")
         XCTAssertEqual(progress(b, "Water"), 6)
         XCTAssertEqual(progress(a, "Water"), 6)
+
+        // Setting a remote while offline sends nothing either, and says how to go on.
+        let other = a.root + "/other-remote"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        a.ok("offline", "on")
+        XCTAssertEqual(a.ok("remote", "set", "dir:" + other),
+                       "Remote set to dir:\(other) (account default); not synced yet: offline. Run 'habitto offline off' to push and verify\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: other), [], "nothing was sent")
     }
 
     func testBadRemoteSpecsAndAccountsAreRejectedClearly() throws {

@@ -15,6 +15,16 @@ final class TmuxSession {
         exitFile = box.root + "/tui-exit-\(UUID().uuidString.prefix(6))"
     }
 
+    /// A session for a test; tmux missing fails the test (never skipped: .ci/test.sh
+    /// installs it).
+    static func forTest(box: Sandbox) throws -> TmuxSession {
+        guard tmuxPath != nil else {
+            XCTFail("tmux is not installed; run the suite with 'bash .ci/test.sh', which installs it")
+            throw XCTestError(.failureWhileWaiting)
+        }
+        return TmuxSession(box: box)
+    }
+
     static var tmuxPath: String? {
         ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -50,7 +60,7 @@ final class TmuxSession {
         env["LANG"] = "C.UTF-8"
         env["LC_ALL"] = "C.UTF-8"
         for (k, v) in extra { env[k] = v }
-        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG", "LC_ALL", "NO_COLOR", "HOME"].contains($0.key) }
+        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG", "LC_ALL", "NO_COLOR", "HOME", "HABITTO_FAULTS"].contains($0.key) }
             .map { "export \($0.key)='\($0.value)';" }.joined(separator: " ")
         // The shell catches SIGINT (a caught signal is reset in the child), so Ctrl-C reaches
         // habitto and the shell survives to record how it ended.
@@ -155,12 +165,7 @@ final class TerminalUITests: XCTestCase {
 
     override func setUpWithError() throws {
         box = Sandbox()
-        guard TmuxSession.tmuxPath != nil else {
-            // Never skipped: .ci/test.sh installs tmux; without it these tests fail.
-            XCTFail("tmux is not installed; run the suite with 'bash .ci/test.sh', which installs it")
-            throw XCTestError(.failureWhileWaiting)
-        }
-        ui = TmuxSession(box: box)
+        ui = try TmuxSession.forTest(box: box)
     }
 
     override func tearDown() {

@@ -1,0 +1,92 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sync state in the real UI, in tmux, against a folder remote with injected latency:
+/// offline means offline, and every state the bar shows ends.
+final class SyncUITests: XCTestCase {
+    var box: Sandbox!
+    var ui: TmuxSession!
+    var folder = ""
+
+    override func setUpWithError() throws {
+        box = Sandbox()
+        ui = try TmuxSession.forTest(box: box)
+        folder = box.root + "/remote"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        ui?.kill()
+        ui = nil
+        box = nil
+    }
+
+    /// Batch files on the remote, of every device.
+    func remoteBatches() -> [String] {
+        let devices = folder + "/users/default/devices"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []).flatMap { d in
+            ((try? FileManager.default.contentsOfDirectory(atPath: devices + "/" + d + "/ops")) ?? []).filter { $0.hasSuffix(".batch") }
+        }.sorted()
+    }
+
+    /// The status bar (the line above the footer).
+    func bar(_ screen: String) -> String {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.count >= 3 ? String(lines[lines.count - 3]) : ""
+    }
+
+    func testGoingOfflineWithARoundInFlightSendsNothingMoreAndOnlineDrainsTheQueue() {
+        box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
+        box.ok("remote", "set", "dir:" + folder)
+        XCTAssertEqual(remoteBatches(), ["1-1.batch"])
+        ui.start(env: ["HABITTO_FAULTS": "latency=1500ms"])
+        ui.waitFor(text: "0/8 glasses")
+        ui.send("Space")
+        // The round sends the check-in: the bar shows it in flight, then o.
+        ui.waitFor("a batch in flight") { self.bar($0).contains("⟳ syncing 1") }
+        ui.send("o")
+        ui.waitFor("offline, nothing in flight") { self.bar($0).contains("↑ offline · queue 1") }
+        ui.send("Space")
+        ui.waitFor("the second check-in queued") { self.bar($0).contains("↑ offline · queue 2") && $0.contains("2/8 glasses") }
+        // S says how to go online and sends nothing.
+        ui.send("S")
+        ui.waitFor(text: "offline: press o to go online")
+        // Twice the latency the abandoned request was waiting: nothing reached the remote.
+        usleep(3_200_000)
+        XCTAssertEqual(remoteBatches(), ["1-1.batch"], "no batch was written after going offline")
+        XCTAssertTrue(bar(ui.screen()).contains("↑ offline · queue 2"), bar(ui.screen()))
+        // Online: the queue drains in one batch and the result replaces "Online: syncing now".
+        ui.send("o")
+        ui.waitFor(text: "synced · sent 2, received 0")
+        ui.waitFor("the queue drained") { self.bar($0).contains("✓ online · queue 0") && !self.bar($0).contains("⟳") }
+        XCTAssertEqual(remoteBatches(), ["1-1.batch", "2-3.batch"])
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+    }
+
+    func testSyncNowShowsActivityThenTheRoundsResultOrItsError() {
+        box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
+        box.ok("remote", "set", "dir:" + folder)
+        ui.start(env: ["HABITTO_FAULTS": "latency=600ms"])
+        ui.waitFor("the first round to end") { self.bar($0).contains("✓ online · queue 0 · synced") && !self.bar($0).contains("⟳") }
+        ui.send("S")
+        ui.waitFor(text: "Syncing…")
+        ui.waitFor("pulling shown as activity") { self.bar($0).contains("⟳ pulling") }
+        ui.waitFor(text: "synced · sent 0, received 0")
+        ui.waitFor("activity ended") { !self.bar($0).contains("⟳") }
+        // The folder goes away: the round ends as failed, with its reason.
+        try? FileManager.default.removeItem(atPath: folder)
+        ui.send("S")
+        ui.waitFor(text: "Sync: remote folder")
+        ui.waitFor("the failed mode") { self.bar($0).contains("! sync failed") }
+        // The same failure again (HABITTO_NOW freezes the clock: the two rounds are alike).
+        ui.send("S")
+        ui.waitFor(text: "Syncing…")
+        ui.waitFor(text: "Sync: remote folder")
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+    }
+}
