@@ -153,6 +153,18 @@ public actor HabitRepository {
         return (ops, firstOffset)
     }
 
+    /// As `localOperations`, with the offset the read covered (`scannedTo`): when no operation
+    /// is found, nothing before it needs reading again. It is the journal's end as known
+    /// before the read, taken in the same call, so a record appended meanwhile (by this
+    /// process or another) is never passed over.
+    public func pendingOperations(afterSeq: UInt64, fromOffset: Int, limit: Int) throws
+        -> (ops: [HabitOperation], firstOffset: Int?, scannedTo: Int)
+    {
+        let end = store.journal.endOffset
+        let (ops, first) = try localOperations(afterSeq: afterSeq, fromOffset: fromOffset, limit: limit)
+        return (ops, first, max(fromOffset, end))
+    }
+
     /// How many of this device's operations have a sequence number above `afterSeq`, and
     /// which habits they touch, read from `fromOffset` (as `localOperations`) without
     /// keeping the operations.

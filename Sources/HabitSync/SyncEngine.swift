@@ -207,11 +207,27 @@ public actor SyncEngine {
 
     private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
+    /// Sends the status to every subscriber. Statuses are computed and sent one after
+    /// another: a request while one is being computed (computing awaits the journal) runs
+    /// one more after it, so subscribers never get an older status after a newer one, and
+    /// the last one sent was computed after the last request.
     private func publish() async {
         guard !subscribers.isEmpty else { return }
-        let s = await status()
-        for c in subscribers.values { c.yield(s) }
+        if publishing { publishAgain = true; return }
+        publishing = true
+        repeat {
+            publishAgain = false
+            let s = await status()
+            for c in subscribers.values { c.yield(s) }
+        } while publishAgain
+        publishing = false
     }
+    private var publishing = false
+    private var publishAgain = false
+
+    /// Sends the current status to the subscribers now (after a local write, say), in
+    /// order with every other status the engine sends.
+    public func publishNow() async { await publish() }
 
     // MARK: Rounds
 
@@ -327,11 +343,13 @@ public actor SyncEngine {
         if state.migratedTo != state.target { try await skipWhatRemoteHas(remote) }
         var limit = max(1, min(remote.maxBatchOperations, learnt?.maxBatchOperations ?? .max))
         while true {
-            let (ops, first) = try await repository.localOperations(afterSeq: state.ackedSeq, fromOffset: state.scanOffset,
-                                                                    limit: limit)
+            // The end the read covered comes from the same call: reading the journal's end
+            // afterwards could pass over a check-in committed in between, never to be sent.
+            let (ops, first, scannedTo) = try await repository.pendingOperations(
+                afterSeq: state.ackedSeq, fromOffset: state.scanOffset, limit: limit)
             if let first { state.scanOffset = first }
             guard !ops.isEmpty, let name = BatchName(first: ops[0].id.seq, last: ops[ops.count - 1].id.seq) else {
-                state.scanOffset = await repository.journalEnd
+                state.scanOffset = scannedTo
                 return
             }
             let account = state.account, bytes = BatchFile.encode(ops)

@@ -112,7 +112,9 @@ enum TerminalApp {
                     inbox.post(.stateChanged(s))
                     if !first {
                         await engine.poke()
-                        inbox.post(.syncChanged(await syncInfo(await engine.status(), engine: engine, repo: repo)))
+                        // Through the engine's one ordered stream (below): a status computed
+                        // before this write can never arrive after one computed after it.
+                        await engine.publishNow()
                     }
                     first = false
                 case .warning(let w): inbox.post(.warning(w))

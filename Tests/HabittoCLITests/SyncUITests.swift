@@ -42,7 +42,9 @@ final class SyncUITests: XCTestCase {
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
         box.ok("remote", "set", "dir:" + folder)
         XCTAssertEqual(remoteBatches(), ["1-1.batch"])
-        ui.start(env: ["HABITTO_FAULTS": "latency=1500ms"])
+        // A latency long enough that `o` always lands while the batch is in flight, even on a
+        // loaded machine (with 1.5 s, a slow key press once let the batch through first).
+        ui.start(env: ["HABITTO_FAULTS": "latency=4000ms"])
         ui.waitFor(text: "0/8 glasses")
         ui.send("Space")
         // The round sends the check-in: the bar shows it in flight, then o.
@@ -55,13 +57,14 @@ final class SyncUITests: XCTestCase {
         ui.send("S")
         ui.waitFor(text: "offline: press o to go online")
         // Twice the latency the abandoned request was waiting: nothing reached the remote.
-        usleep(3_200_000)
+        usleep(8_200_000)
         XCTAssertEqual(remoteBatches(), ["1-1.batch"], "no batch was written after going offline")
         XCTAssertTrue(bar(ui.screen()).contains("↑ offline · queue 2"), bar(ui.screen()))
         // Online: the queue drains in one batch and the result replaces "Online: syncing now".
         ui.send("o")
-        ui.waitFor(text: "synced · sent 2, received 0")
-        ui.waitFor("the queue drained") { self.bar($0).contains("✓ online · queue 0") && !self.bar($0).contains("⟳") }
+        // Every remote call of that round waits the injected latency.
+        ui.waitFor(text: "synced · sent 2, received 0", timeout: 60)
+        ui.waitFor("the queue drained", timeout: 30) { self.bar($0).contains("✓ online · queue 0") && !self.bar($0).contains("⟳") }
         XCTAssertEqual(remoteBatches(), ["1-1.batch", "2-3.batch"])
         ui.send("q")
         XCTAssertEqual(ui.exitStatus().0, 0)

@@ -109,11 +109,11 @@ final class TmuxSession {
         send("Enter")
     }
 
-    /// Waits until the screen satisfies `condition` (polling; fails after 10 seconds).
+    /// Waits until the screen satisfies `condition` (polling; fails after `timeout` seconds).
     @discardableResult
-    func waitFor(_ what: String, file: StaticString = #filePath, line: UInt = #line,
+    func waitFor(_ what: String, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line,
                  _ condition: (String) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {
             last = screen()
@@ -124,8 +124,8 @@ final class TmuxSession {
         return false
     }
 
-    func waitFor(text: String, file: StaticString = #filePath, line: UInt = #line) {
-        waitFor("'\(text)'", file: file, line: line) { $0.contains(text) }
+    func waitFor(text: String, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line) {
+        waitFor("'\(text)'", timeout: timeout, file: file, line: line) { $0.contains(text) }
     }
 
     /// Waits for the program to end; returns its exit status and the `stty -a` output after it.
