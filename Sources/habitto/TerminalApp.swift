@@ -268,7 +268,7 @@ enum TerminalApp {
             guard let h = state.habit(id) else { return "Done" }
             let s = state.summary(h, on: day, today: today, settings: settings)
             let unit = h.fields.unit.map { " " + $0 } ?? ""
-            let what = s.skipped ? "skipped" : "\(s.progress)/\(h.goal)\(unit)\(s.completed ? ", done" : "")"
+            let what = s.skipped ? "skipped" : "\(Amount.format(s.progress))/\(Amount.format(h.goal))\(unit)\(s.completed ? ", done" : "")"
             return "Recorded \(name(id)) on \(day): \(what)\(s.difficulty.map { ", difficulty \($0)" } ?? "")"
         }
     }

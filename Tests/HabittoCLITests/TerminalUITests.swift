@@ -273,6 +273,7 @@ final class TerminalUITests: XCTestCase {
         ui.waitFor(text: "catching up: 8 of 8 habit-days with nothing recorded")
         // Wed: Read done, water skipped; Thu: Read done (hard), water done; Fri: both done.
         for key in ["y", "s", "4", "y", "y", "y"] { ui.send(key) }
+        ui.waitFor(text: "Recorded 'Drink water' on 2026-11-20: 8/8 glasses, done")
         ui.waitFor(text: "catching up: 2 of 8 habit-days with nothing recorded")
         ui.send("Escape")
         ui.waitFor("the today screen without the hint") { $0.contains("space check in") && !$0.contains("c to catch up") }
