@@ -50,7 +50,9 @@ public struct RemoteSettings: Equatable, Sendable {
 
     /// Parses the file's text; throws naming the line and what to write.
     init(parsing text: String, path: String) throws {
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Every line break ends a line (CRLF, CR, NEL, U+2028 too), so no value read holds one
+        // and whatever is read can be written back (`save` refuses line breaks).
+        for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             // A comment is a whole line: a URL may hold '#'.
             if line.isEmpty || line.hasPrefix("#") { continue }

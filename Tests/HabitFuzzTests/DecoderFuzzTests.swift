@@ -260,3 +260,45 @@ final class DecoderFuzzTests: XCTestCase {
                          entry: "export.json", iterations: 1_000)
     }
 }
+
+/// The sync state's two files (`remote`, the settings; `sync.json`, the cursor, status and
+/// what was learnt of the remote) come from disk, where anything may have changed them.
+final class SyncStateFuzzTests: XCTestCase {
+    func testMutatedSettingsAndSyncFilesAreRefusedInOneLineOrReadBackAsSaved() throws {
+        let scratch = Scratch()
+        let seedDir = try scratch.folder("seed", [:])
+        var seed = SyncState()
+        seed.settings = RemoteSettings(remote: "dir:/srv/habitto", account: "anna", user: "anna", offline: true)
+        seed.ackedSeq = 42
+        seed.lastError = "the remote folder /srv/habitto does not exist"
+        seed.learnt = SyncState.Learnt(target: "dir:/srv/habitto|anna", maxBatchOperations: 250, existing: ["users", "users/anna"])
+        try seed.save(DataPaths(directory: seedDir))
+        let remote = try readBytes(seedDir + "/remote"), sync = try readBytes(seedDir + "/sync.json")
+        var accepted = 0
+        for case (var rng, let label) in Fuzzer.cases("sync state files", iterations: 1_500) {
+            var files: [String: [UInt8]] = [:]
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: files = ["remote": Fuzzer.mutate(remote, text: true, rng: &rng), "sync.json": sync]
+            case 1: files = ["remote": remote, "sync.json": Fuzzer.mutate(sync, text: true, rng: &rng)]
+            default: files = ["remote": Fuzzer.mutate(remote, rng: &rng), "sync.json": Fuzzer.mutate(sync, rng: &rng)]
+            }
+            let dir = try scratch.folder("case", files)
+            let state: SyncState
+            do {
+                state = try SyncState.load(DataPaths(directory: dir))
+            } catch let e as StoreError {
+                Check.oneLine(e.description, label)
+                continue
+            }
+            // Accepted: it saves, and reads back the same.
+            accepted += 1
+            let again = try scratch.folder("again", [:])
+            try state.save(DataPaths(directory: again))
+            let reread = try SyncState.load(DataPaths(directory: again))
+            XCTAssertEqual(reread.settings, state.settings, label)
+            XCTAssertEqual(reread.ackedSeq, state.ackedSeq, label)
+            XCTAssertEqual(reread.learnt, state.learnt, label)
+        }
+        XCTAssertGreaterThan(accepted, 0, "no mutated input was ever accepted: the round trip was never checked")
+    }
+}

@@ -601,6 +601,18 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(a.ok("list").contains("Water"), "the data still opens")
     }
 
+    func testASettingsFileWithCRLFLineEndsIsReadAndWrittenBack() throws {
+        a.ok("add", "Water", "--unit", "glasses")
+        a.ok("remote", "set", "dir:" + folder)
+        // As an editor on another system saves it.
+        try "remote = dir:\(folder!)\r\noffline = on\r\n".write(toFile: a.home + "/remote", atomically: true, encoding: .utf8)
+        XCTAssertEqual(try status(a)["remote"] as? String, "dir:" + folder)
+        XCTAssertEqual(try status(a)["mode"] as? String, "offline")
+        a.ok("offline", "off") // saves the settings again, and syncs
+        a.ok("check", "Water")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+    }
+
     // MARK: Helpers
 
     func status(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
