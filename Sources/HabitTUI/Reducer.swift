@@ -68,7 +68,7 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
     }
 }
 
-private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
+func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     let mode = state.mode
     if mode == .amount, case .amount(var prompt) = state.overlay {
         switch state.keyMap.command(for: key, in: .amount) {
@@ -175,7 +175,7 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
 
 /// Enter in the amount prompt: one write (one undo step), then the difficulty question
 /// when it completed the habit; bad input keeps the prompt open with the reason.
-private func submitAmount(_ prompt: AmountPrompt, _ state: inout AppState) -> [Effect] {
+func submitAmount(_ prompt: AmountPrompt, _ state: inout AppState) -> [Effect] {
     var prompt = prompt
     guard let habit = state.habits.habit(prompt.habit) else { state.overlay = nil; return [] }
     let entry: AmountPrompt.Entry
@@ -196,7 +196,7 @@ private func submitAmount(_ prompt: AmountPrompt, _ state: inout AppState) -> [E
 }
 
 /// Writes a progress change; asks how hard it was when it completed a build habit.
-private func recordProgress(_ w: Write, _ before: HabitSummary, after: Int, _ state: inout AppState) -> [Effect] {
+func recordProgress(_ w: Write, _ before: HabitSummary, after: Int, _ state: inout AppState) -> [Effect] {
     let effects = write(w, &state)
     if !effects.isEmpty, before.habit.kind == .build, !before.completed, after >= before.habit.goal {
         state.overlay = .rating(before.habit.id, before.day)
@@ -206,7 +206,7 @@ private func recordProgress(_ w: Write, _ before: HabitSummary, after: Int, _ st
 
 /// The keys that record a day (check in, take back, amount, skip, rate), on one habit's
 /// day: today's row, a week-grid cell or the detail calendar's day all come through here.
-private func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: inout AppState) -> [Effect] {
+func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: inout AppState) -> [Effect] {
     let s = state.habits.summary(habit, on: day, today: state.today, settings: state.settings)
     switch command {
     case .checkIn:
@@ -234,12 +234,12 @@ private func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ s
 }
 
 /// Whether a command is one of `dayCommand`'s.
-private func isDayCommand(_ command: Command) -> Bool {
+func isDayCommand(_ command: Command) -> Bool {
     [.checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total].contains(command)
 }
 
 /// Checks a write against the rules before asking for it; shows the reason when refused.
-private func write(_ w: Write, _ state: inout AppState) -> [Effect] {
+func write(_ w: Write, _ state: inout AppState) -> [Effect] {
     let s = state.habits
     do {
         switch w {
@@ -281,7 +281,7 @@ private func write(_ w: Write, _ state: inout AppState) -> [Effect] {
     return [.write(w)]
 }
 
-private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
+func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     let row = state.selected
     switch command {
     case .moveDown, .moveUp, .first, .last:
@@ -371,133 +371,7 @@ private func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     }
 }
 
-/// The catch-up screen: each answer is one write, then the next habit-day is selected.
-private func catchUp(_ command: Command, _ state: inout AppState) -> [Effect] {
-    let last = state.catchUp.count - 1
-    let answer: CatchUp.Answer
-    switch command {
-    case .moveDown: state.catchUpIndex = min(last, state.catchUpIndex + 1); return []
-    case .moveUp: state.catchUpIndex = max(0, state.catchUpIndex - 1); return []
-    case .back: state.screen = .today; return []
-    case .help: state.screen = .help(from: .catchUp); state.helpPage = 0; return []
-    case .undo: return [.undo]
-    case .markDone: answer = .done(difficulty: nil)
-    case .markNotDone: answer = .notDone
-    case .skip: answer = .skip
-    case .leave: answer = .leave
-    default:
-        guard let r = command.rating else { return [] }
-        answer = .done(difficulty: r)
-    }
-    guard state.catchUp.indices.contains(state.catchUpIndex) else { return [] }
-    let item = state.catchUp[state.catchUpIndex]
-    var effects: [Effect] = []
-    if answer == .leave || answer == .notDone {
-        // Nothing to record: a day without a check-in is not done.
-        state.message = Message(answer == .leave ? "Left as it is" : "Not done: nothing recorded")
-    } else {
-        effects = write(.answer(item.habit.id, item.day, answer), &state)
-        guard !effects.isEmpty else { return [] }
-    }
-    if state.catchUpIndex < last {
-        state.catchUpIndex += 1
-    } else if answer == .leave || answer == .notDone {
-        state.message = Message("That was the last one: esc goes back to today")
-    }
-    return effects
-}
-
-private func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
-    guard case .detail(let id) = state.screen, let habit = state.habits.habit(id) else { return [] }
-    // The day the calendar shows selected (the cursor kept within the habit's days).
-    if isDayCommand(command) { return dayCommand(command, habit, max(habit.startDate, min(state.today, state.cursorDay)), &state) }
-    switch command {
-    case .moveDown, .moveUp:
-        let all = state.habits.habits
-        guard let i = all.firstIndex(where: { $0.id == id }), !all.isEmpty else { return [] }
-        let next = all[(i + (command == .moveDown ? 1 : all.count - 1)) % all.count]
-        state.screen = .detail(next.id)
-        if state.rows.contains(where: { $0.habit.id == next.id }) { state.selectedID = next.id }
-        state.cursorDay = max(next.startDate, min(state.today, state.cursorDay))
-    case .previousDay, .nextDay, .previousMonth, .nextMonth, .today:
-        let target: LocalDay
-        switch command {
-        case .previousDay: target = state.cursorDay.adding(-1)
-        case .nextDay: target = state.cursorDay.adding(1)
-        case .previousMonth: target = state.cursorDay.addingMonths(-1)
-        case .nextMonth: target = state.cursorDay.addingMonths(1)
-        default: target = state.today
-        }
-        moveCursor(to: target, from: habit.startDate, &state)
-    case .undo:
-        return [.undo]
-    case .back:
-        state.screen = .today
-    case .help:
-        state.screen = .help(from: .detail)
-        state.helpPage = 0
-    case .nextTheme:
-        return nextTheme(&state)
-    default:
-        break
-    }
-    return []
-}
-
-/// Moves the day cursor, kept between `start` and today; says so at either end.
-private func moveCursor(to target: LocalDay, from start: LocalDay, _ state: inout AppState) {
-    let earliest = max(start, LocalDay.earliest)
-    if target < earliest {
-        if state.cursorDay <= earliest {
-            state.message = Message(start > LocalDay.earliest ? "Nothing earlier: this habit starts on \(start)" : "Nothing earlier")
-        }
-        state.cursorDay = earliest
-    } else if target > state.today {
-        if state.cursorDay >= state.today { state.message = Message("This is today: the future cannot be checked in yet") }
-        state.cursorDay = max(earliest, state.today)
-    } else {
-        state.cursorDay = target
-    }
-}
-
-private func week(_ command: Command, _ state: inout AppState) -> [Effect] {
-    let habits = state.weekHabits
-    if isDayCommand(command) {
-        guard let id = state.cursorHabit, let habit = habits.first(where: { $0.id == id }) else { return noHabit(&state) }
-        return dayCommand(command, habit, state.cursorDay, &state)
-    }
-    switch command {
-    case .moveDown, .moveUp:
-        guard !habits.isEmpty else { return [] }
-        let i = habits.firstIndex { $0.id == state.cursorHabit } ?? 0
-        state.cursorHabit = habits[max(0, min(habits.count - 1, i + (command == .moveDown ? 1 : -1)))].id
-    case .previousDay, .nextDay, .previousWeek, .nextWeek, .today:
-        let steps: [Command: Int] = [.previousDay: -1, .nextDay: 1, .previousWeek: -7, .nextWeek: 7]
-        let target = command == .today ? state.today : state.cursorDay.adding(steps[command] ?? 0)
-        moveCursor(to: target, from: LocalDay.earliest.adding(13), &state)
-        weekFollowsCursor(&state)
-    case .detail:
-        guard let id = state.cursorHabit, let habit = state.habits.habit(id) else { return noHabit(&state) }
-        state.screen = .detail(id)
-        state.cursorDay = max(habit.startDate, state.cursorDay)
-    case .undo: return [.undo]
-    case .back: state.screen = .today
-    case .help: state.screen = .help(from: .week); state.helpPage = 0
-    case .nextTheme: return nextTheme(&state)
-    default: break
-    }
-    return []
-}
-
-/// The week overview's days follow its cursor (after a move or a resize).
-private func weekFollowsCursor(_ state: inout AppState) {
-    if state.cursorDay > state.weekEnd { state.weekOffset = state.cursorDay.days(to: state.date) }
-    let span = state.weekDayCount - 1
-    if state.cursorDay < state.weekEnd.adding(-span) { state.weekOffset = state.cursorDay.adding(span).days(to: state.date) }
-    if !state.weekHabits.contains(where: { $0.id == state.cursorHabit }) { state.cursorHabit = state.weekHabits.first?.id }
-}
-
-private func syncCommand(_ command: Command, _ state: inout AppState) -> [Effect] {
+func syncCommand(_ command: Command, _ state: inout AppState) -> [Effect] {
     guard state.sync.remote != nil else {
         state.message = Message("No remote: data stays on this machine ('habitto remote set dir:/path' connects one)")
         return []
@@ -529,13 +403,13 @@ func roundResult(_ round: SyncInfo.Attempt, _ glyphs: Glyphs) -> Message {
     return Message("synced \(glyphs.separator) sent \(round.pushed), received \(round.pulled)")
 }
 
-private func nextTheme(_ state: inout AppState) -> [Effect] {
+func nextTheme(_ state: inout AppState) -> [Effect] {
     let names = state.themeNames.isEmpty ? ["default"] : state.themeNames
     let i = names.firstIndex(of: state.themeName) ?? -1
     return [.loadTheme(names[(i + 1) % names.count])]
 }
 
-private func noHabit(_ state: inout AppState) -> [Effect] {
+func noHabit(_ state: inout AppState) -> [Effect] {
     state.message = Message(state.habits.habits.isEmpty ? "No habits yet: press a to add one" : "No habit is due on this day: v shows them all")
     return []
 }

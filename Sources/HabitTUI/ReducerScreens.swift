@@ -1,0 +1,128 @@
+import Foundation
+import HabitCore
+
+/// The catch-up screen: each answer is one write, then the next habit-day is selected.
+func catchUp(_ command: Command, _ state: inout AppState) -> [Effect] {
+    let last = state.catchUp.count - 1
+    let answer: CatchUp.Answer
+    switch command {
+    case .moveDown: state.catchUpIndex = min(last, state.catchUpIndex + 1); return []
+    case .moveUp: state.catchUpIndex = max(0, state.catchUpIndex - 1); return []
+    case .back: state.screen = .today; return []
+    case .help: state.screen = .help(from: .catchUp); state.helpPage = 0; return []
+    case .undo: return [.undo]
+    case .markDone: answer = .done(difficulty: nil)
+    case .markNotDone: answer = .notDone
+    case .skip: answer = .skip
+    case .leave: answer = .leave
+    default:
+        guard let r = command.rating else { return [] }
+        answer = .done(difficulty: r)
+    }
+    guard state.catchUp.indices.contains(state.catchUpIndex) else { return [] }
+    let item = state.catchUp[state.catchUpIndex]
+    var effects: [Effect] = []
+    if answer == .leave || answer == .notDone {
+        // Nothing to record: a day without a check-in is not done.
+        state.message = Message(answer == .leave ? "Left as it is" : "Not done: nothing recorded")
+    } else {
+        effects = write(.answer(item.habit.id, item.day, answer), &state)
+        guard !effects.isEmpty else { return [] }
+    }
+    if state.catchUpIndex < last {
+        state.catchUpIndex += 1
+    } else if answer == .leave || answer == .notDone {
+        state.message = Message("That was the last one: esc goes back to today")
+    }
+    return effects
+}
+
+func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
+    guard case .detail(let id) = state.screen, let habit = state.habits.habit(id) else { return [] }
+    // The day the calendar shows selected (the cursor kept within the habit's days).
+    if isDayCommand(command) { return dayCommand(command, habit, max(habit.startDate, min(state.today, state.cursorDay)), &state) }
+    switch command {
+    case .moveDown, .moveUp:
+        let all = state.habits.habits
+        guard let i = all.firstIndex(where: { $0.id == id }), !all.isEmpty else { return [] }
+        let next = all[(i + (command == .moveDown ? 1 : all.count - 1)) % all.count]
+        state.screen = .detail(next.id)
+        if state.rows.contains(where: { $0.habit.id == next.id }) { state.selectedID = next.id }
+        state.cursorDay = max(next.startDate, min(state.today, state.cursorDay))
+    case .previousDay, .nextDay, .previousMonth, .nextMonth, .today:
+        let target: LocalDay
+        switch command {
+        case .previousDay: target = state.cursorDay.adding(-1)
+        case .nextDay: target = state.cursorDay.adding(1)
+        case .previousMonth: target = state.cursorDay.addingMonths(-1)
+        case .nextMonth: target = state.cursorDay.addingMonths(1)
+        default: target = state.today
+        }
+        moveCursor(to: target, from: habit.startDate, &state)
+    case .undo:
+        return [.undo]
+    case .back:
+        state.screen = .today
+    case .help:
+        state.screen = .help(from: .detail)
+        state.helpPage = 0
+    case .nextTheme:
+        return nextTheme(&state)
+    default:
+        break
+    }
+    return []
+}
+
+/// Moves the day cursor, kept between `start` and today; says so at either end.
+func moveCursor(to target: LocalDay, from start: LocalDay, _ state: inout AppState) {
+    let earliest = max(start, LocalDay.earliest)
+    if target < earliest {
+        if state.cursorDay <= earliest {
+            state.message = Message(start > LocalDay.earliest ? "Nothing earlier: this habit starts on \(start)" : "Nothing earlier")
+        }
+        state.cursorDay = earliest
+    } else if target > state.today {
+        if state.cursorDay >= state.today { state.message = Message("This is today: the future cannot be checked in yet") }
+        state.cursorDay = max(earliest, state.today)
+    } else {
+        state.cursorDay = target
+    }
+}
+
+func week(_ command: Command, _ state: inout AppState) -> [Effect] {
+    let habits = state.weekHabits
+    if isDayCommand(command) {
+        guard let id = state.cursorHabit, let habit = habits.first(where: { $0.id == id }) else { return noHabit(&state) }
+        return dayCommand(command, habit, state.cursorDay, &state)
+    }
+    switch command {
+    case .moveDown, .moveUp:
+        guard !habits.isEmpty else { return [] }
+        let i = habits.firstIndex { $0.id == state.cursorHabit } ?? 0
+        state.cursorHabit = habits[max(0, min(habits.count - 1, i + (command == .moveDown ? 1 : -1)))].id
+    case .previousDay, .nextDay, .previousWeek, .nextWeek, .today:
+        let steps: [Command: Int] = [.previousDay: -1, .nextDay: 1, .previousWeek: -7, .nextWeek: 7]
+        let target = command == .today ? state.today : state.cursorDay.adding(steps[command] ?? 0)
+        moveCursor(to: target, from: LocalDay.earliest.adding(13), &state)
+        weekFollowsCursor(&state)
+    case .detail:
+        guard let id = state.cursorHabit, let habit = state.habits.habit(id) else { return noHabit(&state) }
+        state.screen = .detail(id)
+        state.cursorDay = max(habit.startDate, state.cursorDay)
+    case .undo: return [.undo]
+    case .back: state.screen = .today
+    case .help: state.screen = .help(from: .week); state.helpPage = 0
+    case .nextTheme: return nextTheme(&state)
+    default: break
+    }
+    return []
+}
+
+/// The week overview's days follow its cursor (after a move or a resize).
+func weekFollowsCursor(_ state: inout AppState) {
+    if state.cursorDay > state.weekEnd { state.weekOffset = state.cursorDay.days(to: state.date) }
+    let span = state.weekDayCount - 1
+    if state.cursorDay < state.weekEnd.adding(-span) { state.weekOffset = state.cursorDay.adding(span).days(to: state.date) }
+    if !state.weekHabits.contains(where: { $0.id == state.cursorHabit }) { state.cursorHabit = state.weekHabits.first?.id }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import HabitCore
+
+// MARK: Detail
+
+func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
+    guard let habit = state.habits.habit(id) else { return }
+    let s = state.habits
+    let g = state.glyphs
+    let today = state.today
+    var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
+    x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
+    let icon = g.showsIcons ? (habit.fields.icon.map { $0 + " " } ?? "") : ""
+    b.put(icon + habit.name, x: x, y: 0, role: .header, limit: state.width - x - 1)
+    let unit = habit.fields.unit.map { " " + $0 } ?? ""
+    let goal = habit.kind == .build ? "at least \(Amount.format(habit.goal))\(unit) a day" : "at most \(Amount.format(habit.goal))\(unit) a day"
+    var info = "\(habit.kind.rawValue), \(goal), \(habit.schedule), since \(habit.startDate)"
+    if let from = habit.fields.archivedFrom { info += ", archived from \(from)" }
+    b.put(info, x: 1, y: 1, role: .dim)
+    // The calendar cursor's day: what it holds, and the keys edit it.
+    let cursor = max(habit.startDate, min(today, state.cursorDay))
+    b.put(dayDescription(habit, cursor, state, name: false), x: 1, y: 2, role: .accent, limit: state.width - 2)
+    // Short screens leave the figures out so the calendar keeps its room.
+    let bottom = state.height - 4
+    let compact = bottom - 7 < 8
+    var y = 3
+    if !compact { detailFigures(&b, state, habit, &y) }
+    // Heat map: month grids, as many as fit side by side (at least three months shown,
+    // stacked when the screen is narrow and tall enough); the last one shown is today's
+    // month, or the cursor's when it went further back.
+    let history = s.history(habit, through: today, settings: state.settings)
+    let byDay = Dictionary(uniqueKeysWithValues: history.map { ($0.day, $0) })
+    let monthWidth = 23
+    let perRow = max(1, (state.width - 1) / monthWidth)
+    let rowsOfMonths = max(1, (bottom - y + 1) / 9)
+    let shown = perRow * rowsOfMonths
+    let todayIndex = today.components.year * 12 + today.components.month - 1
+    let cursorIndex = cursor.components.year * 12 + cursor.components.month - 1
+    let lastIndex = min(todayIndex, cursorIndex + shown - 1)
+    for i in 0..<shown {
+        let index = lastIndex - shown + 1 + i
+        let mx = 1 + (i % perRow) * monthWidth
+        let my = y + (i / perRow) * 9
+        guard my + 1 <= bottom else { break }
+        monthGrid(&b, x: mx, y: my, year: index / 12, month: index % 12 + 1, bottom: bottom, habit: habit, byDay: byDay,
+                  today: today, cursor: cursor, glyphs: g)
+    }
+}
+
+/// The detail screen's figures: streak, strength and its trend, done rates, difficulty, notes.
+func detailFigures(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit, _ y: inout Int) {
+    let s = state.habits
+    let g = state.glyphs
+    let today = state.today
+    let summary = s.summary(habit, on: today, today: today, settings: state.settings)
+    let now = summary.strength
+    let before = s.strength(habit, asOf: today.adding(-30))
+    let delta = Int(((now - before) * 100).rounded())
+    let trend = delta > 0 ? "up \(delta)%" : delta < 0 ? "down \(-delta)%" : "steady"
+    var lx = 1
+    lx += b.put("Streak ", x: lx, y: y, role: .normal)
+    let streakUnit = summary.streak == 1 ? String(summary.streakUnit.dropLast()) : summary.streakUnit
+    lx += b.put("\(summary.streak) \(streakUnit)", x: lx, y: y, role: .streak)
+    lx += b.put("  best \(summary.bestStreak)  \(g.separator)  strength ", x: lx, y: y, role: .normal)
+    lx += b.put("\(Int((now * 100).rounded()))%", x: lx, y: y, role: .strength)
+    b.put("  (\(trend) over 30 days)", x: lx, y: y, role: .dim)
+    y += 1
+    let history = s.history(habit, through: today, settings: state.settings)
+    func rate(_ days: Int) -> String {
+        let window = history.suffix(days).filter { $0.scheduled && !$0.skipped && $0.day <= today }
+        guard !window.isEmpty else { return "–" }
+        let done = window.filter { $0.completed && ($0.progress > 0 || habit.kind == .limit) }.count
+        return "\(Int((Double(done) * 100 / Double(window.count)).rounded()))%"
+    }
+    b.put("Done on due days: 7 days \(rate(7))  \(g.separator)  30 days \(rate(30))  \(g.separator)  365 days \(rate(365))", x: 1, y: y, role: .normal)
+    y += 1
+    func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
+    let a7 = s.difficultyAverage(habit, asOf: today, count: 7), a30 = s.difficultyAverage(habit, asOf: today, count: 30)
+    b.put("Difficulty (1 very easy … 5 very hard): last 7 rated days \(avg(a7))  \(g.separator)  last 30 \(avg(a30))", x: 1, y: y, role: .normal)
+    y += 1
+    if let notes = habit.fields.notes {
+        b.put("Notes: " + notes.replacingOccurrences(of: "\n", with: " / "), x: 1, y: y, role: .dim, limit: state.width - 2)
+        y += 1
+    }
+    y += 1
+}
+
+func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, bottom: Int, habit: Habit,
+                       byDay: [LocalDay: DaySummary], today: LocalDay, cursor: LocalDay, glyphs g: Glyphs) {
+    b.put("\(monthNames[month - 1]) \(year)", x: x, y: y, role: .header)
+    b.put("Mo Tu We Th Fr Sa Su", x: x, y: y + 1, role: .dim)
+    guard let first = LocalDay(year: year, month: month, day: 1) else { return }
+    var day = first
+    var row = y + 2
+    // When the month does not fit, its first weeks give way to the cursor's week.
+    if cursor.components.month == month && cursor.components.year == year {
+        let cursorRow = (first.weekday.rawValue - 1 + cursor.components.day - 1) / 7
+        row -= max(0, cursorRow - (bottom - (y + 2)))
+    }
+    let levels: [Role] = [.heat0, .heat1, .heat2, .heat3, .heat4]
+    let shades = g.showsIcons ? ["·", "░", "▒", "▓", "█"] : [".", "-", "o", "O", "#"]
+    while day.components.month == month {
+        let col = day.weekday.rawValue - 1
+        guard row <= bottom else { return }
+        let cellX = x + col * 3
+        if row < y + 2 {
+            // A week scrolled away to show the cursor's.
+        } else if day > today || day < habit.startDate {
+            b.put(" ", x: cellX, y: row, role: .dim)
+        } else if let d = byDay[day] {
+            let level: Int
+            if d.skipped { level = -1 }
+            else if habit.kind == .limit { level = d.exceeded ? 0 : 4 }
+            else { level = d.progress == 0 ? 0 : min(4, max(1, (4 * d.progress + habit.goal - 1) / max(1, habit.goal))) }
+            if level < 0 {
+                b.put(g.skipped, x: cellX, y: row, role: .skipped)
+            } else {
+                b.put(shades[level] + shades[level], x: cellX, y: row, role: levels[level])
+            }
+        } else {
+            b.put(" ", x: cellX, y: row, role: .dim)
+        }
+        if day == cursor && row >= y + 2 {
+            b.put("[", x: cellX - 1, y: row, role: .accent)
+            b.put("]", x: cellX + 2, y: row, role: .accent)
+            b.paint(x: cellX, y: row, count: 2, role: .selection)
+        }
+        if col == 6 { row += 1 }
+        day = day.adding(1)
+    }
+}

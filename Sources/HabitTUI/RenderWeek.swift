@@ -1,0 +1,73 @@
+import Foundation
+import HabitCore
+
+// MARK: Week
+
+func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
+    let g = state.glyphs
+    let end = state.weekEnd
+    let days = state.weekDays
+    var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
+    x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
+    b.put("the \(days.count) days to \(end)", x: x, y: 0, role: .header)
+    let gridX = state.weekGridX
+    for (i, d) in days.enumerated() {
+        let label = String(weekdayNames[d.weekday.rawValue - 1].prefix(2))
+        let role: Role = d == state.cursorDay ? .header : d == state.today ? .accent : .dim
+        b.put(label, x: gridX + i * 3, y: 2, role: role)
+        b.put(String(d.components.day), x: gridX + i * 3, y: 3, role: role)
+    }
+    let habits = state.weekHabits
+    // The last line of the list area tells what the selected cell holds.
+    let bottom = state.height - 5
+    let visible = max(1, bottom - 4 + 1)
+    let cursor = habits.firstIndex { $0.id == state.cursorHabit }
+    let first = max(0, min((cursor ?? 0) - visible + 1, habits.count - visible))
+    for (row, habit) in habits.enumerated().dropFirst(first).prefix(visible) {
+        let y = 4 + row - first
+        let selected = row == cursor
+        b.put(selected ? g.selected : " ", x: 0, y: y, role: .accent)
+        b.put(habit.name, x: 1, y: y, role: selected ? .header : .normal, limit: gridX - 2)
+        let history = state.habits.history(habit, through: min(end, state.today), settings: state.settings)
+        let byDay = Dictionary(uniqueKeysWithValues: history.suffix(days.count).map { ($0.day, $0) })
+        for (i, d) in days.enumerated() {
+            if selected && d == state.cursorDay {
+                b.put("[", x: gridX + i * 3 - 1, y: y, role: .accent)
+                b.put("]", x: gridX + i * 3 + 1, y: y, role: .accent)
+            }
+            guard let s = byDay[d] else { continue }
+            let (glyph, role) = dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed,
+                                         progress: s.progress, kind: habit.kind, scheduled: s.scheduled, g)
+            b.put(s.scheduled || s.progress > 0 || s.skipped ? glyph : g.unscheduled, x: gridX + i * 3, y: y,
+                  role: role)
+        }
+    }
+    if habits.count > visible {
+        b.put("\(first + 1)-\(first + min(visible, habits.count - first)) of \(habits.count)", x: 1, y: 1, role: .dim)
+    }
+    if habits.isEmpty {
+        b.put("No habits yet.", x: 3, y: 5, role: .dim)
+    } else if let id = state.cursorHabit, let habit = state.habits.habit(id) {
+        b.put(dayDescription(habit, state.cursorDay, state), x: 1, y: bottom + 1, role: .normal, limit: state.width - 2)
+    }
+}
+
+/// "Drink water · Thu 19 Nov 2026: 5/8 glasses · difficulty 3 · “note”": what a day of a
+/// habit holds, for the week grid's and the calendar's cursor.
+func dayDescription(_ habit: Habit, _ day: LocalDay, _ state: AppState, name: Bool = true) -> String {
+    let s = state.habits.summary(habit, on: day, today: state.today, settings: state.settings)
+    var parts: [String] = []
+    let title = dateTitle(day, today: state.today).0
+    parts.append(name ? "\(Sanitize.display(habit.name)) \(state.glyphs.separator) \(title)" : title)
+    let unit = habit.fields.unit.map { " " + Sanitize.display($0) } ?? ""
+    var what = habit.kind == .build ? "\(Amount.format(s.progress))/\(Amount.format(habit.goal))\(unit)"
+                                    : "\(Amount.format(s.progress)) (at most \(Amount.format(habit.goal)))\(unit)"
+    if s.skipped { what += ", skipped" }
+    if day < habit.startDate { what = "before it starts (\(habit.startDate))" }
+    var line = parts.joined() + ": " + what
+    if let d = s.difficulty { line += " \(state.glyphs.separator) difficulty \(d)" }
+    if let note = state.habits.note(habit.id, day) {
+        line += " \(state.glyphs.separator) " + Sanitize.display(note).replacingOccurrences(of: "\n", with: " / ")
+    }
+    return line
+}
