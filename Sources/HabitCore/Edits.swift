@@ -21,6 +21,9 @@ public enum Edits {
             let names = matches.prefix(8).map { "'\(Sanitize.display($0.name))'" }.joined(separator: ", ")
             throw CoreError.invalid("'\(Sanitize.display(query))' matches \(matches.count) habits (\(names)); type more of the name")
         }
+        if let near = Suggest.nearest(query, among: habits.map(\.name)) {
+            throw CoreError.invalid("no habit matches '\(Sanitize.display(query))'; did you mean '\(Sanitize.display(near))'?")
+        }
         throw CoreError.invalid("no habit matches '\(Sanitize.display(query))'; 'habitto list --all' shows them all")
     }
 

@@ -92,7 +92,8 @@ enum ArgumentParser {
             if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
                 if inv.command == nil && !onlyPositionals {
                     guard let s = specs.first(where: { $0.name == arg }) else {
-                        throw CLIError.usage("unknown command '\(Sanitize.display(arg))'; run 'habitto --help' for the list of commands")
+                        let hint = Suggest.nearest(arg, among: specs.map(\.name)).map { "did you mean '\($0)'? Run" } ?? "run"
+                        throw CLIError.usage("unknown command '\(Sanitize.display(arg))'; \(hint) 'habitto --help' for the list of commands")
                     }
                     inv.command = arg
                     spec = s
@@ -118,9 +119,15 @@ enum ArgumentParser {
                 inv.theme = try inline ?? next(name)
                 continue
             }
-            if name == "--ascii" && spec == nil && inline == nil { inv.ascii = true; continue }
+            if name == "--ascii" && inline == nil && spec?.options.contains(where: { $0.name == name }) != true {
+                inv.ascii = true // global, before or after the command
+                continue
+            }
             guard let spec, let option = spec.options.first(where: { $0.name == name }) else {
-                let whose = spec.map { " for 'habitto \($0.name)'; see 'habitto \($0.name) --help'" } ?? "; see 'habitto --help'"
+                let known = spec.map { $0.options.map(\.name) } ?? ["--home", "--theme", "--ascii", "--help", "--version"]
+                let see = spec.map { "see 'habitto \($0.name) --help'" } ?? "see 'habitto --help'"
+                let hint = Suggest.nearest(name, among: known).map { "; did you mean '\($0)'? S" + see.dropFirst() } ?? "; " + see
+                let whose = (spec.map { " for 'habitto \($0.name)'" } ?? "") + hint
                 throw CLIError.usage("unknown option '\(Sanitize.display(name))'\(whose)")
             }
             if option.value != nil {

@@ -72,7 +72,7 @@ extension Runner {
             while true {
                 let state = await repo.state
                 guard let habit = state.habit(item.habit.id) else { break }
-                Output.raw(prompt(habit, item.day, today: today))
+                Output.text(prompt(habit, item.day, today: today))
                 fflush(nil)
                 let line: String
                 switch reader.next() {
@@ -104,7 +104,7 @@ extension Runner {
 
     private func prompt(_ habit: Habit, _ day: LocalDay, today: LocalDay) -> String {
         let when = day == today ? "today" : day.days(to: today) == 1 ? "yesterday" : "\(day.weekday.shortName.capitalized) \(day)"
-        let icon = habit.fields.icon.map { Sanitize.display($0) + " " } ?? ""
+        let icon = Output.icon(habit)
         let goal = habit.isYesNo ? "" : " (\(Output.describeGoal(habit)))"
         return "\(when) · \(icon)\(Sanitize.display(habit.name))\(goal) [\(CatchUp.choices(for: habit))] "
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HabitCore
 import HabitStore
+import HabitTUI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,14 +11,23 @@ import Glibc
 /// as an escape sequence, whichever message quotes it. `raw` is for documents (JSON, CSV,
 /// help), which escape or validate what they hold.
 enum Output {
+    /// ASCII output (`--ascii`, or a non-UTF-8 locale; see `ASCIIText.wanted`): set once at start.
+    nonisolated(unsafe) static var ascii = false
+
     static func line(_ s: String) {
-        raw(s.split(separator: "\n", omittingEmptySubsequences: false).map { Sanitize.display(String($0)) }
+        text(s.split(separator: "\n", omittingEmptySubsequences: false).map { Sanitize.display(String($0)) }
             .joined(separator: "\n") + "\n")
     }
+    /// Text for the terminal that is already safe (help, prompts): folded to ASCII when asked.
+    static func text(_ s: String) { raw(ascii ? ASCIIText.fold(s) : s) }
+    /// Documents (JSON, CSV), written as they are.
     static func raw(_ s: String) { print(s, terminator: "") }
+    /// A habit's icon and a space, or nothing (no icons in ASCII output).
+    static func icon(_ h: Habit) -> String { ascii ? "" : h.fields.icon.map { Sanitize.display($0) + " " } ?? "" }
     /// One line on standard error (a newline inside it is shown as U+FFFD).
     static func err(_ s: String) {
-        let bytes = Array((Sanitize.display(s) + "\n").utf8)
+        let shown = Sanitize.display(s)
+        let bytes = Array(((ascii ? ASCIIText.fold(shown) : shown) + "\n").utf8)
         var done = 0
         while done < bytes.count {
             let n = bytes[done...].withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
@@ -41,17 +51,23 @@ enum Output {
     static func progressText(_ s: HabitSummary) -> String {
         let unit = s.habit.fields.unit.map { " " + Sanitize.display($0) } ?? ""
         let progress = Amount.format(s.progress), goal = Amount.format(s.habit.goal)
-        return s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) (≤\(goal))\(unit)"
+        return s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) (\(glyphs.atMost)\(goal))\(unit)"
     }
 
     /// The state glyph: done, partly done, not yet, limit exceeded, skipped.
     static func glyph(_ s: HabitSummary) -> String {
-        if s.skipped { return "~" }
-        if s.exceeded { return "✗" }
-        if s.habit.kind == .limit { return "✓" }
-        if s.completed { return "✓" }
-        return s.progress > 0 ? "◐" : "·"
+        if s.skipped { return glyphs.skipped }
+        if s.exceeded { return glyphs.exceeded }
+        if s.habit.kind == .limit || s.completed { return glyphs.done }
+        return s.progress > 0 ? glyphs.partial : glyphs.notYet
     }
+
+    /// The glyph set of the output (the UI's, so both read the same).
+    static var glyphs: Glyphs { ascii ? .ascii : .unicode }
+
+    /// A value from outside, safe to print and, in ASCII output, folded to ASCII (so columns
+    /// are measured as they will print).
+    static func shown(_ s: String) -> String { ascii ? ASCIIText.fold(Sanitize.display(s)) : Sanitize.display(s) }
 
     static func dayLabel(_ date: LocalDay, today: LocalDay) -> String {
         let names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -85,12 +101,12 @@ enum Output {
     static func strengthText(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }
 
     static func table(_ rows: [HabitSummary]) -> [String] {
-        let nameWidth = min(32, max(8, rows.map { TextWidth.of(Sanitize.display($0.habit.name)) }.max() ?? 8))
-        let progressWidth = max(8, rows.map { TextWidth.of(progressText($0)) }.max() ?? 8)
+        let nameWidth = min(32, max(8, rows.map { TextWidth.of(shown($0.habit.name)) }.max() ?? 8))
+        let progressWidth = max(8, rows.map { TextWidth.of(shown(progressText($0))) }.max() ?? 8)
         return rows.map { s in
-            let icon = s.habit.fields.icon.map { TextWidth.fit(Sanitize.display($0), 2) } ?? "  "
-            var line = "\(glyph(s)) \(icon) \(TextWidth.fit(Sanitize.display(s.habit.name), nameWidth))  "
-            line += TextWidth.fit(progressText(s), progressWidth)
+            let icon = ascii ? "" : (s.habit.fields.icon.map { TextWidth.fit(Sanitize.display($0), 2) } ?? "  ") + " "
+            var line = "\(glyph(s)) \(icon)\(TextWidth.fit(shown(s.habit.name), nameWidth))  "
+            line += TextWidth.fit(shown(progressText(s)), progressWidth)
             line += "  streak " + TextWidth.fit("\(s.streak) \(s.streakUnit == "weeks" ? "wk" : "d")", 6)
             line += "  strength " + TextWidth.fit(strengthText(s.strength), 4)
             line += s.difficulty.map { "  difficulty \($0)" } ?? ""
@@ -121,7 +137,7 @@ enum Output {
 
     static func showText(_ s: HabitSummary, history: [DaySummary], avg7: Double?, avg30: Double?, today: LocalDay) -> [String] {
         let h = s.habit
-        var lines = ["\(h.fields.icon.map { Sanitize.display($0) + " " } ?? "")\(Sanitize.display(h.name))  (id \(h.id))"]
+        var lines = ["\(icon(h))\(Sanitize.display(h.name))  (id \(h.id))"]
         lines.append("  \(h.kind.rawValue) habit, \(describeGoal(h)), \(h.schedule), since \(h.startDate)"
                      + (h.fields.archivedFrom.map { ", archived from \($0)" } ?? ""))
         lines.append("  today: \(progressText(s))\(s.skipped ? " (skipped)" : "") · streak \(streakText(s.streak, s.streakUnit)), best \(s.bestStreak) · strength \(strengthText(s.strength))")

@@ -10,6 +10,7 @@ signal(SIGPIPE, SIG_IGN)
 
 func runMain() async -> Int32 {
     let args = Array(CommandLine.arguments.dropFirst())
+    Output.ascii = ASCIIText.wanted(arguments: args)
     do {
         // Arguments must be UTF-8: anything else would silently become U+FFFD in a name.
         for i in 1..<Int(CommandLine.argc) {
@@ -20,7 +21,7 @@ func runMain() async -> Int32 {
         let inv = try ArgumentParser.parse(args, specs: Specs.all)
         if inv.wantsVersion { Output.line("habitto \(habittoVersion)"); return ExitCode.ok }
         if inv.wantsHelp {
-            Output.raw(inv.command.flatMap { c in Specs.all.first { $0.name == c } }?.help ?? Specs.overview)
+            Output.text(inv.command.flatMap { c in Specs.all.first { $0.name == c } }?.help ?? Specs.overview)
             return ExitCode.ok
         }
         let env = try AppEnvironment.resolve(home: inv.home, env: ProcessInfo.processInfo.environment,

@@ -96,6 +96,10 @@ final class Sandbox {
         env["XDG_CONFIG_HOME"] = config
         env["HABITTO_NOW"] = now
         env["TZ"] = env["TZ"] ?? "UTC"
+        // A UTF-8 locale, whatever the machine running the tests has (tests of ASCII output set their own).
+        env["LANG"] = "C.UTF-8"
+        env["LC_ALL"] = nil
+        env["LC_CTYPE"] = nil
         for (k, v) in extraEnv { env[k] = v }
         return env
     }
