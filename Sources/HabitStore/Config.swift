@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HabitCore
 
 /// Settings read from `config` in the configuration directory: `key = value` lines,
@@ -28,7 +31,7 @@ public struct Config: Sendable, Equatable {
 
     /// Parses config text; throws `StoreError.config` naming the line and what to write.
     public init(parsing text: String, path: String) throws {
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
                 .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             if line.isEmpty { continue }
@@ -80,6 +83,54 @@ public struct Config: Sendable, Equatable {
             throw StoreError.config("\(path): not UTF-8 text")
         }
         return try Config(parsing: text, path: path)
+    }
+
+    /// `text` with the theme set to `name`: the last `theme = …` line (the one that counts) gets
+    /// the new value, keeping its indentation and comment; without one, a `theme = NAME` line is
+    /// added at the end. Every other byte is kept.
+    public static func settingTheme(_ name: String, in text: String) -> String {
+        // Lines with their ends ("\n", "\r\n", …) kept, as the parser splits them.
+        var lines: [(body: String, end: String)] = []
+        var body = ""
+        for c in text {
+            if c.isNewline { lines.append((body, String(c))); body = "" } else { body.append(c) }
+        }
+        if !body.isEmpty { lines.append((body, "")) }
+        let target = lines.lastIndex { line in
+            let code = line.body.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let parts = code.split(separator: "=", maxSplits: 1)
+            return parts.count == 2 && parts[0].trimmingCharacters(in: .whitespaces) == "theme"
+        }
+        guard let i = target else {
+            let end = lines.last.map { $0.end.isEmpty ? "\n" : "" } ?? ""
+            return text + end + "theme = \(name)\n"
+        }
+        let old = lines[i].body
+        let indent = old.prefix { $0 == " " || $0 == "\t" }
+        let comment = old.firstIndex(of: "#").map { " " + old[$0...] } ?? ""
+        lines[i].body = "\(indent)theme = \(name)\(comment)"
+        return lines.map { $0.body + $0.end }.joined()
+    }
+
+    /// Saves `theme = name` into the config file at `path` (see `settingTheme`), durably and
+    /// atomically, creating the file and its folder when missing; a link is followed and its
+    /// target rewritten, with the file's permissions kept. Throws, writing nothing, when the
+    /// file cannot be read or the result would not parse.
+    public static func saveTheme(_ name: String, path: String) throws {
+        let real = Sys.resolvedPath(path)
+        let old: String
+        if let bytes = try Sys.readFile(real, limit: 1 << 20) {
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw StoreError.config("\(path): not UTF-8 text") }
+            old = text
+        } else {
+            old = ""
+            try Sys.makeDirectories((real as NSString).deletingLastPathComponent)
+        }
+        let new = settingTheme(name, in: old)
+        _ = try Config(parsing: new, path: path)
+        var st = stat()
+        let mode: mode_t = stat(real, &st) == 0 ? st.st_mode & 0o7777 : 0o644
+        try Sys.writeAtomically(Array(new.utf8), to: real, mode: mode)
     }
 
     /// The rule settings that follow from this config.

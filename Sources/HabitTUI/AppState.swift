@@ -92,6 +92,9 @@ public struct AppState: Hashable, Sendable {
     public var screen: Screen = .today
     public var overlay: Overlay?
     public var message: Message?
+    /// Messages waiting for the message line (the problems of a key or theme file beyond the
+    /// first): the next one shows after a key that leaves the line empty.
+    public var queuedMessages: [Message] = []
     /// The habit the selection is on (kept when rows move).
     public var selectedID: HabitID?
     public var width: Int
@@ -153,6 +156,16 @@ public struct AppState: Hashable, Sendable {
         missed = CatchUp.missed(habits, today: today, settings: settings)
         if let id = selectedID, !rows.contains(where: { $0.habit.id == id }) { selectedID = nil }
         if selectedID == nil { selectedID = rows.first?.habit.id }
+    }
+
+    /// Shows `messages` one after another, numbered (`[1/3] …`) when there is more than one:
+    /// the first now, each next one after a key that leaves the message line empty.
+    public mutating func show(_ messages: [Message]) {
+        let numbered = messages.count < 2 ? messages : messages.enumerated().map { i, m in
+            Message("[\(i + 1)/\(messages.count)] " + m.text, m.kind)
+        }
+        message = numbered.first
+        queuedMessages = Array(numbered.dropFirst())
     }
 
     /// The index of the selected row.

@@ -1,3 +1,4 @@
+import HabitCore
 /// Where the keyboard's input goes: each mode has its own bindings.
 public enum Mode: String, CaseIterable, Hashable, Sendable {
     case today, detail, week, help, sync
@@ -237,17 +238,20 @@ public struct KeyMap: Hashable, Sendable {
             }
             guard let command = Command(rawValue: target[1]),
                   let index = map.bindings.firstIndex(where: { $0.mode == mode && $0.command == command }) else {
-                let known = map.bindings(in: mode).map(\.command.rawValue).joined(separator: ", ")
-                problems.append("\(at): '\(target[1])' is not a command of \(mode.rawValue) (commands: \(known))")
+                let names = map.bindings(in: mode).map(\.command.rawValue)
+                let hint = Suggest.nearest(target[1], among: names).map { "did you mean '\($0)'? " } ?? ""
+                problems.append("\(at): '\(target[1])' is not a command of \(mode.rawValue) (\(hint)commands: \(names.joined(separator: ", ")))")
                 continue
             }
             var keys: [Key] = []
-            var bad: String?
+            var bad: [String] = []
             for name in parts[1].split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-                guard let key = Key(name: name) else { bad = name; break }
-                keys.append(key)
+                if let key = Key(name: name) { keys.append(key) } else { bad.append("'\(name)'") }
             }
-            if let bad { problems.append("\(at): unknown key '\(bad)' (e.g. j, G, space, enter, esc, up, ctrl-l)"); continue }
+            if !bad.isEmpty {
+                problems.append("\(at): unknown key\(bad.count > 1 ? "s" : "") \(bad.joined(separator: ", ")) (e.g. j, G, space, enter, esc, up, ctrl-l)")
+                continue
+            }
             guard !keys.isEmpty else { problems.append("\(at): no keys given"); continue }
             var candidate = map
             candidate.bindings[index].keys = keys

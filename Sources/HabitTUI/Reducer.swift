@@ -6,10 +6,15 @@ import HabitCore
 public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .key(let key):
-        // Messages last until the next key; the rating question hides the message line,
+        // Messages last until the next key (then a queued one shows); the rating question hides the message line,
         // so the confirmation it covers is still there when the question goes.
         if state.mode != .rating { state.message = nil }
-        return handle(key, &state)
+        let effects = handle(key, &state)
+        // A key that changes data gets its confirmation later (`.done`): the queue waits.
+        if effects.isEmpty, state.message == nil, !state.queuedMessages.isEmpty, state.mode != .rating {
+            state.message = state.queuedMessages.removeFirst()
+        }
+        return effects
     case .resized(let width, let height):
         state.width = width
         state.height = height
@@ -49,7 +54,7 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         return []
     case .themeLoaded(let name, let problems):
         state.themeName = name
-        state.message = problems.first.map { Message($0, .warning) } ?? Message("Theme: \(name)")
+        state.show(problems.isEmpty ? [Message("Theme: \(name)")] : problems.map { Message($0, .warning) })
         return []
     case .syncChanged(let info):
         let ended = info.roundsEnded > state.sync.roundsEnded ? info.history.last : nil

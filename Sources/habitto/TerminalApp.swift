@@ -86,7 +86,7 @@ enum TerminalApp {
             glyphs: options.ascii || !terminal.isUTF8 ? .ascii : .unicode,
             keyMap: keyMap, themeName: theme.name, themeNames: catalog.names,
             location: abbreviate(env.home))
-        state.message = startMessages.first ?? options.hint.map { Message($0) }
+        state.show(startMessages.isEmpty ? options.hint.map { [Message($0)] } ?? [] : startMessages)
 
         // Sync runs in the background while the UI is open.
         let faults = try options.faults ?? env.faultPlan()
@@ -346,6 +346,10 @@ final class UILoop: @unchecked Sendable {
                         let (theme, problems) = catalog.load(name)
                         terminal.setTheme(theme)
                         _ = reduce(&state, .themeLoaded(theme.name, problems: problems.map { TerminalApp.shortenThemePaths($0, catalog) }))
+                        // The choice is kept: `theme = NAME` in the config, the user's other lines untouched.
+                        do { try Config.saveTheme(theme.name, path: env.configPath) } catch {
+                            _ = reduce(&state, .warning("Theme \(theme.name) not saved to the config: \(error)"))
+                        }
                     case .write, .undo, .setOffline, .syncNow:
                         writes.yield(effect)
                     }

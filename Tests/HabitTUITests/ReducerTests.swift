@@ -273,6 +273,40 @@ final class ReducerTests: XCTestCase {
         XCTAssertTrue(problems[3].hasPrefix("keys line 7:"), problems[3])
     }
 
+    func testEveryProblemOfAKeyFileIsShownOneAfterAnother() {
+        let text = """
+        today.chek-in = i
+        today.skip = F13, F14, s
+        today.undo = u
+        bogus
+        """
+        let (_, problems) = KeyMap.defaults.applying(text, file: "keys")
+        XCTAssertEqual(problems.count, 3, problems.joined(separator: "\n"))
+        XCTAssertTrue(problems[0].hasPrefix("keys line 1: 'chek-in' is not a command of today (did you mean 'check-in'? commands: "), problems[0])
+        XCTAssertTrue(problems[1].hasPrefix("keys line 2: unknown keys 'F13', 'F14' "), problems[1])
+        XCTAssertEqual(problems[2], "keys line 4: expected 'mode.command = key, key'")
+        var app = World.app()
+        app.show(problems.map { Message($0, .warning) })
+        XCTAssertEqual(app.message?.text, "[1/3] " + problems[0])
+        press(&app, .char("j")) // a key that says nothing shows the next problem
+        XCTAssertEqual(app.message?.text, "[2/3] " + problems[1])
+        press(&app, .char("k"))
+        XCTAssertEqual(app.message?.text, "[3/3] " + problems[2])
+        XCTAssertEqual(app.message?.kind, .warning)
+        press(&app, .char("j"))
+        XCTAssertNil(app.message, "all shown")
+        // One problem is shown without a number; a key's own message goes first.
+        app.show([Message("only", .warning)])
+        XCTAssertEqual(app.message?.text, "only")
+        app.show([Message("a"), Message("b")])
+        XCTAssertEqual(press(&app, .char("s")).count, 1)
+        XCTAssertNil(app.message, "a key that writes waits for its confirmation")
+        _ = reduce(&app, .done("Skipped"))
+        XCTAssertEqual(app.message?.text, "Skipped")
+        press(&app, .char("j"))
+        XCTAssertEqual(app.message?.text, "[2/2] b", "then the queue goes on")
+    }
+
     func testFooterAndHelpComeFromTheKeyMap() {
         var map = KeyMap.defaults
         (map, _) = map.applying("today.check-in = i", file: "keys")

@@ -333,6 +333,32 @@ final class TerminalUITests: XCTestCase {
         XCTAssertEqual(ui.exitStatus().0, 0)
     }
 
+    func testEveryKeyFileProblemIsShownAndTheThemeChosenWithTIsSavedToTheConfig() throws {
+        let dir = box.config + "/habitto"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "today.chek-in = i\ntoday.skip = F13\n".write(toFile: dir + "/keys", atomically: true, encoding: .utf8)
+        try "# my settings\nweek_start = monday  # ISO weeks\n".write(toFile: dir + "/config", atomically: true, encoding: .utf8)
+        box.ok("add", "Read")
+        ui.start()
+        ui.waitFor(text: "[1/2]")
+        XCTAssertTrue(ui.screen().contains("did you mean 'check-in'?"), ui.screen())
+        ui.send("j")
+        ui.waitFor(text: "[2/2]")
+        XCTAssertTrue(ui.screen().contains("unknown key 'F13'"), ui.screen())
+        ui.send("T")
+        ui.waitFor(text: "Theme: ")
+        let chosen = ui.screen().components(separatedBy: "Theme: ").last?.prefix { !$0.isWhitespace } ?? ""
+        XCTAssertFalse(chosen.isEmpty)
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+        XCTAssertEqual(try String(contentsOfFile: dir + "/config", encoding: .utf8),
+                       "# my settings\nweek_start = monday  # ISO weeks\ntheme = \(chosen)\n")
+        ui.tmux(["kill-session", "-t", "ui"])
+        unlink(ui.exitFile)
+        ui.start()
+        ui.waitFor(text: "theme \(chosen)")
+    }
+
     func testACheckInFromAnotherProcessAppearsWithoutAKeyPress() {
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
         ui.start()
