@@ -182,6 +182,10 @@ struct Runner {
     /// thousandths, from `minimum` (thousandths) to `maximum`.
     func amount(_ text: String, _ option: String, minimum: Int, maximum: Int) throws -> Int {
         let n: Int
+        if option == "--amount", text.hasPrefix("-"), (try? Amount.parse(String(text.dropFirst()))) != nil {
+            let other = invocation.command == "uncheck" ? "check" : "uncheck"
+            throw CLIError.invalid("--amount '\(Sanitize.display(text))' must be positive: '\(other) --amount \(text.dropFirst())' does the opposite")
+        }
         do { n = try Amount.parse(text) } catch let e as CoreError { throw CLIError.invalid("\(option): \(e.description)") }
         guard n >= minimum, n <= maximum else {
             throw CLIError.invalid("\(option) '\(Sanitize.display(text))' must be from \(Amount.format(minimum)) to \(Amount.format(maximum))")

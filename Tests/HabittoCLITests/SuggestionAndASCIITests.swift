@@ -24,6 +24,10 @@ final class SuggestionAndASCIITests: XCTestCase {
             (["check", "zzzzzz"], 1, "habitto: no habit matches 'zzzzzz'; 'habitto list --all' shows them all"),
             (["check", "water", "--amout", "3"], 2,
              "habitto: unknown option '--amout' for 'habitto check'; did you mean '--amount'? See 'habitto check --help'"),
+            (["check", "water", "--amount", "-3"], 1,
+             "habitto: --amount '-3' must be positive: 'uncheck --amount 3' does the opposite"),
+            (["uncheck", "water", "--amount", "-0.5"], 1,
+             "habitto: --amount '-0.5' must be positive: 'check --amount 0.5' does the opposite"),
             (["check", "water", "--zzz"], 2, "habitto: unknown option '--zzz' for 'habitto check'; see 'habitto check --help'"),
         ]
         for (args, code, message) in cases {
