@@ -140,7 +140,7 @@ func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, b
             if level < 0 {
                 b.put(g.skipped, x: cellX, y: row, role: .skipped)
             } else {
-                b.put(shades[level] + shades[level], x: cellX, y: row, role: levels[level])
+                b.put(shades[level] + shades[level], x: cellX, y: row, role: levels[level], color: ThemeColor(habitColor: habit.fields.color))
             }
         } else {
             b.put(" ", x: cellX, y: row, role: .dim)

@@ -84,7 +84,7 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         rx -= progressWidth + 1
         b.put(progressText(s, g), x: rx, y: y, role: role == .dim ? .dim : .normal, limit: progressWidth)
         let nameRole: Role = s.habit.fields.archivedFrom.map { $0 <= s.day } == true ? .dim : .normal
-        b.put(s.habit.name, x: x, y: y, role: nameRole, limit: max(0, rx - 1 - x))
+        b.put(s.habit.name, x: x, y: y, role: nameRole, limit: max(0, rx - 1 - x), color: ThemeColor(habitColor: s.habit.fields.color))
         if isSelected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
     }
     if state.lines.count > listHeight {
