@@ -243,7 +243,7 @@ func notePrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: NotePrompt, y: 
     let hintWidth = min(TextWidth.of(hint) + 2, max(0, room - max(room / 2, TextWidth.of(oneLine(p.text)) + 1)))
     x += b.put(tail(oneLine(p.text), room - hintWidth - 1) + "_", x: x, y: y, role: .selection)
     if hintWidth > 2 {
-        b.put("  " + hint, x: x, y: y, role: p.error == nil ? .dim : .statusError, limit: max(0, state.width - x - 1))
+        b.put(TextWidth.fit("  " + hint, max(0, state.width - x - 1)), x: x, y: y, role: p.error == nil ? .dim : .statusError)
     }
 }
 
