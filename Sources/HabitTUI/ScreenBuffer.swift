@@ -7,6 +7,7 @@ import HabitCore
 public struct Cell: Hashable, Sendable {
     public var text: String
     public var role: Role
+    /// The colour of the habit the cell shows (`ThemeColor(habitColor:)`), or nil.
     public var color: ThemeColor?
     public init(_ text: String = " ", _ role: Role = .normal, color: ThemeColor? = nil) {
         self.text = text; self.role = role; self.color = color
