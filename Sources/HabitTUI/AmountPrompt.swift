@@ -3,7 +3,7 @@ import HabitCore
 /// The typed-amount prompt for one habit's day: `3` or `+3` adds, `-2` takes back, `=8`
 /// sets the day's total. The number goes through `Amount.parse`; the sign and `=` are the
 /// prompt's.
-public struct AmountPrompt: Hashable, Sendable {
+public struct AmountPrompt: LinePrompt {
     /// What a typed entry asks for, in the amount representation.
     public enum Entry: Hashable, Sendable {
         case add(Int)

@@ -22,6 +22,8 @@ public enum Overlay: Hashable, Sendable {
     case form(HabitForm)
     /// "Drink water: add  _ glasses": an amount typed for a habit's day.
     case amount(AmountPrompt)
+    /// "Read · Sat 21 Nov note: _": a habit's day's note, edited on the message line.
+    case note(NotePrompt)
 }
 
 /// A one-line message: a confirmation, a warning or an error.
@@ -45,6 +47,8 @@ public enum Write: Hashable, Sendable {
     case delete(HabitID)
     /// An answer on the catch-up screen (see `CatchUp.changes`).
     case answer(HabitID, LocalDay, CatchUp.Answer)
+    /// Sets (or clears, with nil) a habit's day's note.
+    case note(HabitID, LocalDay, String?)
 }
 
 /// What the reducer asks the outside world to do.
@@ -89,6 +93,12 @@ public struct AppState: Hashable, Sendable {
     public var settings: RuleSettings { didSet { recompute() } }
     /// Show every habit, not only those due on the date.
     public var showAll = false { didSet { recompute() } }
+    /// The groups whose habits the today screen hides under their heading (kept in memory
+    /// only: every group is unfolded when the app starts).
+    public var foldedGroups: Set<String> = [] { didSet { recompute() } }
+    /// The folded group whose heading the today screen's selection is on (then no habit is
+    /// selected).
+    public var selectedGroup: String?
     public var screen: Screen = .today
     public var overlay: Overlay?
     public var message: Message?
@@ -126,8 +136,12 @@ public struct AppState: Hashable, Sendable {
     public var catchUp: [CatchUpItem] = []
     public var catchUpIndex = 0
 
-    /// Derived from the above: the rows of the today screen and the account figures.
+    /// Derived from the above: the rows of the today screen (ungrouped habits first, then
+    /// each group's, groups in the order of their first habit) and the account figures.
     public private(set) var rows: [HabitSummary] = []
+    /// The lines of the today screen: the rows, with a heading before each group's (none
+    /// when no row has a group), and without the rows of folded groups.
+    public private(set) var lines: [TodayLine] = []
     public private(set) var stats: Stats
     /// The habit-days before today to catch up on, for the today screen's hint.
     public private(set) var missed: [CatchUpItem] = []
@@ -146,16 +160,35 @@ public struct AppState: Hashable, Sendable {
     /// Recomputes the derived rows and figures (the reducer changes inputs; this follows).
     mutating func recompute() {
         let all = showAll
-        rows = habits.habits.compactMap { habit in
+        let due = habits.habits.compactMap { habit -> HabitSummary? in
             let s = habits.summary(habit, on: date, today: today, settings: settings)
             if all { return s }
             guard habit.isActive(on: date), s.scheduled || s.progress > 0 || s.skipped else { return nil }
             return s
         }
+        let groups = orderedGroups(due.map(\.habit))
+        rows = due.filter { $0.habit.fields.group == nil }
+        lines = rows.indices.map(TodayLine.habit)
+        for group in groups {
+            let members = due.filter { $0.habit.fields.group == group }
+            let folded = foldedGroups.contains(group)
+            let done = members.filter { dayGlyph($0, glyphs).1 == .done }.count
+            lines.append(.heading(group: group, count: members.count, done: done, folded: folded))
+            if !folded { lines += (rows.count..<rows.count + members.count).map(TodayLine.habit) }
+            rows += members
+        }
         stats = habits.stats(today: today, settings: settings)
         missed = CatchUp.missed(habits, today: today, settings: settings)
-        if let id = selectedID, !rows.contains(where: { $0.habit.id == id }) { selectedID = nil }
-        if selectedID == nil { selectedID = rows.first?.habit.id }
+        // The selection stays on its habit, or on its folded group's heading; else the first line.
+        if let g = selectedGroup, !(foldedGroups.contains(g) && groups.contains(g)) { selectedGroup = nil }
+        if let id = selectedID {
+            if let row = rows.first(where: { $0.habit.id == id }) {
+                if let g = row.habit.fields.group, foldedGroups.contains(g) { selectedGroup = g; selectedID = nil }
+            } else {
+                selectedID = nil
+            }
+        }
+        if selectedID == nil && selectedGroup == nil, let line = lines.first(where: \.isSelectable) { select(line) }
     }
 
     /// Shows `messages` one after another, numbered (`[1/3] …`) when there is more than one:
@@ -168,9 +201,30 @@ public struct AppState: Hashable, Sendable {
         queuedMessages = Array(numbered.dropFirst())
     }
 
-    /// The index of the selected row.
+    /// Puts the selection on a line (a habit's, or a folded group's heading).
+    mutating func select(_ line: TodayLine) {
+        switch line {
+        case .habit(let i): selectedID = rows[i].habit.id; selectedGroup = nil
+        case .heading(let group, _, _, _): selectedGroup = group; selectedID = nil
+        }
+    }
+
+    /// Selects a habit's row, or its group's heading when the group is folded.
+    mutating func selectHabit(_ id: HabitID) {
+        guard let i = rows.firstIndex(where: { $0.habit.id == id }) else { return }
+        if let g = rows[i].habit.fields.group, foldedGroups.contains(g) { selectedGroup = g; selectedID = nil } else { select(.habit(i)) }
+    }
+
+    /// The index of the selected line in `lines`.
+    public var selectedLine: Int? {
+        if let g = selectedGroup { return lines.firstIndex { $0.group == g } }
+        guard let i = selectedIndex else { return nil }
+        return lines.firstIndex(of: .habit(i))
+    }
+
+    /// The index of the selected row (nil when a folded group's heading is selected).
     public var selectedIndex: Int? {
-        guard let id = selectedID else { return nil }
+        guard selectedGroup == nil, let id = selectedID else { return nil }
         return rows.firstIndex { $0.habit.id == id }
     }
 
@@ -202,6 +256,7 @@ public struct AppState: Hashable, Sendable {
         case .confirmArchive, .confirmDelete: return .confirm
         case .form: return .form
         case .amount: return .amount
+        case .note: return .note
         case nil: break
         }
         switch screen {
@@ -213,4 +268,34 @@ public struct AppState: Hashable, Sendable {
         case .catchUp: return .catchUp
         }
     }
+}
+
+/// A line of the today screen.
+public enum TodayLine: Hashable, Sendable {
+    /// A habit's row: an index into `AppState.rows`.
+    case habit(Int)
+    /// A group's heading, with how many of its rows there are and how many are done.
+    case heading(group: String, count: Int, done: Int, folded: Bool)
+
+    /// The group a heading names.
+    public var group: String? { if case .heading(let g, _, _, _) = self { g } else { nil } }
+
+    /// Whether the selection may stand on it: a habit's row, or a folded group's heading.
+    public var isSelectable: Bool {
+        switch self {
+        case .habit: true
+        case .heading(_, _, _, let folded): folded
+        }
+    }
+}
+
+/// The distinct groups of `habits`, each where its first habit is.
+func orderedGroups(_ habits: [Habit]) -> [String] {
+    var seen = Set<String>()
+    return habits.compactMap(\.fields.group).filter { seen.insert($0).inserted }
+}
+
+extension HabitState {
+    /// Every group a habit has, in the order of each group's first habit.
+    var groups: [String] { orderedGroups(habits) }
 }

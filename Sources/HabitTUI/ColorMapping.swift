@@ -46,6 +46,30 @@ public extension ThemeColor {
     }
 }
 
+public extension ThemeColor {
+    /// A habit's colour (`HabitFields.color`: a name of `Validate.colorNames`, or `#RRGGBB`)
+    /// as a theme colour: the eight ANSI names are the ANSI colours 0–7 (so they follow the
+    /// terminal's palette), gray is 8, orange, purple and pink are the xterm colours 208, 93
+    /// and 211. nil for no colour, or one that is not understood.
+    init?(habitColor: String?) {
+        guard let text = habitColor?.lowercased() else { return nil }
+        switch text {
+        case "gray", "grey": self = .ansi(8)
+        case "orange": self = .rgb(0xff, 0x87, 0x00)
+        case "purple": self = .rgb(0x87, 0x00, 0xff)
+        case "pink": self = .rgb(0xff, 0x87, 0xaf)
+        default:
+            if let n = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"].firstIndex(of: text) {
+                self = .ansi(n)
+                return
+            }
+            let hex = text.dropFirst()
+            guard text.hasPrefix("#"), hex.count == 6, hex.allSatisfy(\.isHexDigit), let v = Int(hex, radix: 16) else { return nil }
+            self = .rgb(UInt8(v >> 16), UInt8(v >> 8 & 0xff), UInt8(v & 0xff))
+        }
+    }
+}
+
 /// The standard xterm palette.
 enum XTerm {
     /// The 16 ANSI colours as xterm draws them by default.

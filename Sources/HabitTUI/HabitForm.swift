@@ -3,7 +3,7 @@ import HabitCore
 /// The add/edit habit form: text fields the user types into, checked as they type.
 public struct HabitForm: Hashable, Sendable {
     public enum Field: Int, CaseIterable, Hashable, Sendable {
-        case name, icon, kind, goal, unit, schedule, start, color
+        case name, icon, kind, goal, unit, schedule, start, color, group, notes
 
         public var label: String {
             switch self {
@@ -15,6 +15,8 @@ public struct HabitForm: Hashable, Sendable {
             case .schedule: "Schedule"
             case .start: "Start date"
             case .color: "Colour"
+            case .group: "Group"
+            case .notes: "Notes"
             }
         }
 
@@ -28,6 +30,8 @@ public struct HabitForm: Hashable, Sendable {
             case .schedule: "daily, weekdays, weekends, mon,wed,fri, every:3, 3/week"
             case .start: "YYYY-MM-DD, or -3 for 3 days ago (past days can be filled in)"
             case .color: "#RRGGBB or a name, optional"
+            case .group: "e.g. Health, optional; right/left: existing groups"
+            case .notes: "optional free text"
             }
         }
     }
@@ -61,6 +65,7 @@ public struct HabitForm: Hashable, Sendable {
         return HabitForm(editing: habit.id, values: [
             .name: f.name, .icon: f.icon ?? "", .goal: Amount.format(f.goal), .unit: f.unit ?? "",
             .schedule: f.schedule.description, .start: f.startDate.description, .color: f.color ?? "",
+            .group: f.group ?? "", .notes: f.notes ?? "",
         ], kind: f.kind)
     }
 
@@ -85,6 +90,8 @@ public struct HabitForm: Hashable, Sendable {
             case .schedule: _ = try Schedule(parsing: v)
             case .start: if startDate == nil { return today == nil ? "use YYYY-MM-DD" : "use YYYY-MM-DD, or -N for N days ago" }
             case .color: if !v.isEmpty { try Validate.color(v) }
+            case .group: if !v.isEmpty { try Validate.group(v) }
+            case .notes: try Validate.notes(v)
             }
         } catch let e as CoreError {
             return e.description
@@ -108,6 +115,8 @@ public struct HabitForm: Hashable, Sendable {
         fields.schedule = (try? Schedule(parsing: text(.schedule))) ?? .daily
         fields.startDate = start
         fields.color = text(.color).isEmpty ? nil : text(.color).lowercased()
+        fields.group = text(.group).isEmpty ? nil : text(.group)
+        fields.notes = text(.notes).allSatisfy(\.isWhitespace) ? nil : text(.notes)
         do { try fields.validate() } catch let e as CoreError { return .failure(e) } catch { return .failure(.invalid("\(error)")) }
         return .success(fields)
     }
@@ -132,7 +141,7 @@ public struct HabitForm: Hashable, Sendable {
         }
         let current = replacesOnType ? "" : values[focus] ?? ""
         replacesOnType = false
-        guard current.count < 200 else { return }
+        guard current.count < (focus == .notes ? 2001 : 200) else { return }
         values[focus] = current + String(c)
     }
 
@@ -143,6 +152,20 @@ public struct HabitForm: Hashable, Sendable {
         guard focus != .kind, var v = values[focus], !v.isEmpty else { return }
         v.removeLast()
         values[focus] = v
+    }
+
+    /// Puts the next (or, with a negative step, the previous) of `groups` into the group
+    /// field: the first one that starts with what is typed, then each in turn.
+    public mutating func pickGroup(_ groups: [String], _ step: Int) {
+        guard focus == .group, !groups.isEmpty else { return }
+        formError = nil
+        let v = text(.group)
+        if let i = groups.firstIndex(of: v) {
+            values[.group] = groups[(i + step % groups.count + groups.count) % groups.count]
+        } else {
+            values[.group] = groups.first { !v.isEmpty && $0.lowercased().hasPrefix(v.lowercased()) }
+                ?? (step < 0 ? groups.last! : groups[0])
+        }
     }
 
     public mutating func move(_ step: Int) {

@@ -12,6 +12,8 @@ public enum Mode: String, CaseIterable, Hashable, Sendable {
     case confirm
     /// The typed-amount prompt ("Drink water: add  _ glasses").
     case amount
+    /// The note prompt of a habit's day (on the message line).
+    case note
 }
 
 /// Everything a key can ask for.
@@ -24,6 +26,8 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case amount
     /// The same prompt, started with `=`: what is typed becomes the day's total.
     case total
+    /// Adds or edits the day's note (the note prompt).
+    case note
     case previousDay = "previous-day", nextDay = "next-day", today
     case previousWeek = "previous-week", nextWeek = "next-week"
     case previousMonth = "previous-month", nextMonth = "next-month"
@@ -34,6 +38,10 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case back, quit
     case catchUp = "catch-up", markDone = "done", markNotDone = "not-done", leave
     case nextField = "next-field", previousField = "previous-field", submit, erase
+    /// In the form's group field: the next or previous of the existing groups.
+    case nextChoice = "next-choice", previousChoice = "previous-choice"
+    /// Folds or unfolds the selected habit's group (or the selected heading's).
+    case fold
     case confirm, cancel, dismiss
 
     /// The rating a `rate-N` command sets.
@@ -112,6 +120,7 @@ public struct KeyMap: Hashable, Sendable {
             Binding(mode, k("x", "backspace"), .uncheck, "take back", footer: footer.contains(.uncheck)),
             Binding(mode, k("n"), .amount, "amount", footer: footer.contains(.amount)),
             Binding(mode, k("="), .total, "set the day's total"),
+            Binding(mode, k("N"), .note, "note on the day"),
             Binding(mode, k("1"), .rate1, "rate very easy"),
             Binding(mode, k("2"), .rate2, "rate easy"),
             Binding(mode, k("3"), .rate3, "rate medium"),
@@ -139,6 +148,7 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("enter"), .detail, "details"),
         Binding(.today, k("w"), .week, "week"),
         Binding(.today, k("v"), .toggleAll, "show all"),
+        Binding(.today, k("z"), .fold, "fold/unfold group"),
         Binding(.today, k("T"), .nextTheme, "next theme"),
         Binding(.today, k("o"), .toggleOffline, "offline/online"),
         Binding(.today, k("S"), .syncNow, "sync now"),
@@ -207,11 +217,17 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.form, k("shift-tab", "up"), .previousField, "previous field", footer: true),
         Binding(.form, k("enter"), .submit, "save", footer: true),
         Binding(.form, k("backspace"), .erase, "erase"),
+        Binding(.form, k("right"), .nextChoice, "next group name"),
+        Binding(.form, k("left"), .previousChoice, "previous group name"),
         Binding(.form, k("esc"), .cancel, "cancel", footer: true),
 
         Binding(.amount, k("enter"), .submit, "record", footer: true),
         Binding(.amount, k("backspace"), .erase, "erase"),
         Binding(.amount, k("esc"), .cancel, "cancel", footer: true),
+
+        Binding(.note, k("enter"), .submit, "save", footer: true),
+        Binding(.note, k("backspace"), .erase, "erase"),
+        Binding(.note, k("esc"), .cancel, "cancel", footer: true),
 
         Binding(.confirm, k("y"), .confirm, "yes", footer: true),
         Binding(.confirm, k("n", "esc"), .cancel, "no", footer: true),

@@ -28,6 +28,8 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
             if habits.habit(h) == nil { state.overlay = nil }
         case .amount(let p):
             if habits.habit(p.habit) == nil { state.overlay = nil }
+        case .note(let p):
+            if habits.habit(p.habit) == nil { state.overlay = nil }
         default: break
         }
         if case .detail(let h) = state.screen, habits.habit(h) == nil { state.screen = .today }
@@ -75,20 +77,11 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
 
 func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     let mode = state.mode
-    if mode == .amount, case .amount(var prompt) = state.overlay {
-        switch state.keyMap.command(for: key, in: .amount) {
-        case .erase?: prompt.erase()
-        case .cancel?:
-            state.overlay = nil
-            state.message = Message("Cancelled: nothing changed")
-            return []
-        case .submit?:
-            return submitAmount(prompt, &state)
-        default:
-            if case .char(let c) = key { prompt.type(c) }
-        }
-        state.overlay = .amount(prompt)
-        return []
+    if mode == .amount, case .amount(let prompt) = state.overlay {
+        return promptKey(key, prompt, .amount, &state, cancelled: "Cancelled: nothing changed", overlay: Overlay.amount, submit: submitAmount)
+    }
+    if mode == .note, case .note(let prompt) = state.overlay {
+        return promptKey(key, prompt, .note, &state, cancelled: "Cancelled: the note is as it was", overlay: Overlay.note, submit: submitNote)
     }
     if mode == .form, case .form(var form) = state.overlay {
         let command = state.keyMap.command(for: key, in: .form)
@@ -96,6 +89,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         case .nextField?: form.move(1)
         case .previousField?: form.move(-1)
         case .erase?: form.erase()
+        case .nextChoice?, .previousChoice?: form.pickGroup(state.habits.groups, command == .nextChoice ? 1 : -1)
         case .cancel?:
             state.overlay = nil
             state.message = Message("Cancelled")
@@ -173,9 +167,52 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         case .confirmDelete(let h)?: return write(.delete(h), &state)
         default: return []
         }
-    case .form, .amount:
+    case .form, .amount, .note:
         return []
     }
+}
+
+/// What a prompt on the message line does with a key: typing and backspace edit it, the
+/// mode's `cancel` closes it with the `cancelled` message, `submit` goes to `submit`.
+func promptKey<P: LinePrompt>(_ key: Key, _ prompt: P, _ mode: Mode, _ state: inout AppState, cancelled: String,
+                              overlay: (P) -> Overlay, submit: (P, inout AppState) -> [Effect]) -> [Effect] {
+    var prompt = prompt
+    switch state.keyMap.command(for: key, in: mode) {
+    case .erase?: prompt.erase()
+    case .cancel?:
+        state.overlay = nil
+        state.message = Message(cancelled)
+        return []
+    case .submit?:
+        return submit(prompt, &state)
+    default:
+        if case .char(let c) = key { prompt.type(c) }
+    }
+    state.overlay = overlay(prompt)
+    return []
+}
+
+/// Enter in the note prompt: one write (one undo step); an empty note clears the day's
+/// note; a note the rules refuse keeps the prompt open with the reason.
+func submitNote(_ prompt: NotePrompt, _ state: inout AppState) -> [Effect] {
+    var prompt = prompt
+    guard let habit = state.habits.habit(prompt.habit) else { state.overlay = nil; return [] }
+    let note: String?
+    do {
+        note = try prompt.note()
+        if try Edits.note(habit, on: prompt.day, note, today: state.today, in: state.habits).isEmpty {
+            state.overlay = nil
+            state.message = Message(note == nil ? "There is no note on \(prompt.day) to clear: nothing changed"
+                                                : "The note is unchanged")
+            return []
+        }
+    } catch {
+        prompt.error = (error as? CoreError)?.description ?? "\(error)"
+        state.overlay = .note(prompt)
+        return []
+    }
+    state.overlay = nil
+    return [.write(.note(habit.id, prompt.day, note))]
 }
 
 /// Enter in the amount prompt: one write (one undo step), then the difficulty question
@@ -233,6 +270,13 @@ func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: in
         if command == .total { prompt.text = "=" }
         state.overlay = .amount(prompt)
         return []
+    case .note:
+        do { try Edits.checkDay(habit, day, today: state.today) } catch {
+            state.message = Message((error as? CoreError)?.description ?? "\(error)", .error)
+            return []
+        }
+        state.overlay = .note(NotePrompt(habit: habit.id, day: day, text: state.habits.note(habit.id, day) ?? ""))
+        return []
     default:
         return []
     }
@@ -240,7 +284,7 @@ func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: in
 
 /// Whether a command is one of `dayCommand`'s.
 func isDayCommand(_ command: Command) -> Bool {
-    [.checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total].contains(command)
+    [.checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total, .note].contains(command)
 }
 
 /// Checks a write against the rules before asking for it; shows the reason when refused.
@@ -273,6 +317,9 @@ func write(_ w: Write, _ state: inout AppState) -> [Effect] {
         case .answer(let h, let day, let answer):
             guard let habit = s.habit(h) else { return [] }
             _ = try CatchUp.changes(answer, for: CatchUpItem(habit: habit, day: day), today: state.today, in: s)
+        case .note(let h, let day, let text):
+            guard let habit = s.habit(h) else { return [] }
+            _ = try Edits.note(habit, on: day, text, today: state.today, in: s)
         case .add, .edit, .delete:
             break
         }
@@ -290,9 +337,11 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     let row = state.selected
     switch command {
     case .moveDown, .moveUp, .first, .last:
-        guard !state.rows.isEmpty else { return [] }
-        let last = state.rows.count - 1
-        let current = state.selectedIndex ?? 0
+        // Through the habits' rows and the folded groups' headings.
+        let selectable = state.lines.indices.filter { state.lines[$0].isSelectable }
+        guard !selectable.isEmpty else { return [] }
+        let last = selectable.count - 1
+        let current = state.selectedLine.flatMap { selectable.firstIndex(of: $0) } ?? 0
         let next: Int
         switch command {
         case .moveDown: next = min(last, current + 1)
@@ -300,9 +349,11 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         case .first: next = 0
         default: next = last
         }
-        state.selectedID = state.rows[next].habit.id
+        state.select(state.lines[selectable[next]])
         return []
-    case .checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total:
+    case .fold:
+        return fold(&state)
+    case .checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total, .note:
         guard let row else { return noHabit(&state) }
         return dayCommand(command, row.habit, state.date, &state)
     case .undo:
@@ -414,7 +465,30 @@ func nextTheme(_ state: inout AppState) -> [Effect] {
     return [.loadTheme(names[(i + 1) % names.count])]
 }
 
+/// Folds the selected habit's group (the selection goes to its heading), or unfolds the
+/// selected heading's (the selection goes to the group's first habit).
+func fold(_ state: inout AppState) -> [Effect] {
+    if let group = state.selectedGroup {
+        state.foldedGroups.remove(group)
+        if let first = state.rows.first(where: { $0.habit.fields.group == group }) { state.selectHabit(first.habit.id) }
+        return []
+    }
+    guard let row = state.selected else { return noHabit(&state) }
+    guard let group = row.habit.fields.group else {
+        state.message = Message("\(Sanitize.quoted(row.habit.name)) is in no group: e edits it, its Group field puts it in one")
+        return []
+    }
+    state.foldedGroups.insert(group)
+    state.selectedGroup = group
+    state.selectedID = nil
+    return []
+}
+
 func noHabit(_ state: inout AppState) -> [Effect] {
+    if let group = state.selectedGroup {
+        state.message = Message("\(Sanitize.quoted(group)) is folded: z unfolds it")
+        return []
+    }
     state.message = Message(state.habits.habits.isEmpty ? "No habits yet: press a to add one" : "No habit is due on this day: v shows them all")
     return []
 }

@@ -47,7 +47,7 @@ func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
         guard let i = all.firstIndex(where: { $0.id == id }), !all.isEmpty else { return [] }
         let next = all[(i + (command == .moveDown ? 1 : all.count - 1)) % all.count]
         state.screen = .detail(next.id)
-        if state.rows.contains(where: { $0.habit.id == next.id }) { state.selectedID = next.id }
+        state.selectHabit(next.id)
         state.cursorDay = max(next.startDate, min(state.today, state.cursorDay))
     case .previousDay, .nextDay, .previousMonth, .nextMonth, .today:
         let target: LocalDay

@@ -188,6 +188,9 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     case .amount(let p)?:
         amountPrompt(&b, state, p, y: y)
         return
+    case .note(let p)?:
+        notePrompt(&b, state, p, y: y)
+        return
     case .confirmArchive(let h)?:
         let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"
         b.put("Archive '\(name)'? Its history stays. y yes, n no", x: 1, y: y, role: .statusWarn)
@@ -223,6 +226,44 @@ func amountPrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: AmountPrompt,
     if let unit = habit.fields.unit { x += b.put(" " + Sanitize.display(unit), x: x, y: y, role: .normal, limit: max(0, state.width - x - 1)) }
     let hint = p.error ?? "-2 takes back, =8 sets the total"
     b.put("  " + hint, x: x, y: y, role: p.error == nil ? .dim : .statusError, limit: max(0, state.width - x - 1))
+}
+
+/// "Read on 2026-11-20, note: Felt good_  enter saves · empty clears · esc cancels": the end
+/// of the note is shown when it is longer than the line (typing happens there).
+func notePrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: NotePrompt, y: Int) {
+    guard let habit = state.habits.habit(p.habit) else { return }
+    let on = p.day == state.today ? "" : " on \(p.day)"
+    // The habit and the day when they fit a third of the line (the screen shows them too).
+    let name = Sanitize.display(habit.name)
+    let label = ["\(name)\(on), note: ", "\(name), note: ", "Note: "].first { TextWidth.of($0) <= state.width / 3 } ?? "Note: "
+    var x = 1 + b.put(label, x: 1, y: y, role: .accent)
+    let hint = p.error ?? "enter saves \(state.glyphs.separator) empty clears \(state.glyphs.separator) esc cancels"
+    // The hint gets the room the note leaves, but the note keeps at least half the line.
+    let room = state.width - 1 - x
+    let hintWidth = min(TextWidth.of(hint) + 2, max(0, room - max(room / 2, TextWidth.of(oneLine(p.text)) + 1)))
+    x += b.put(tail(oneLine(p.text), room - hintWidth - 1) + "_", x: x, y: y, role: .selection)
+    if hintWidth > 2 {
+        b.put(TextWidth.fit("  " + hint, max(0, state.width - x - 1)), x: x, y: y, role: p.error == nil ? .dim : .statusError)
+    }
+}
+
+/// A note on one line: sanitised (`Sanitize.display`), line breaks shown as ` / `.
+func oneLine(_ note: String) -> String {
+    Sanitize.display(note.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: " / "))
+}
+
+/// The end of `s` that fits in `width` columns, with `…` in front when cut.
+func tail(_ s: String, _ width: Int) -> String {
+    guard TextWidth.of(s) > width else { return s }
+    guard width > 1 else { return "" }
+    var out = "", used = 1
+    for ch in s.reversed() {
+        let w = TextWidth.of(ch)
+        if used + w > width { break }
+        out.insert(ch, at: out.startIndex)
+        used += w
+    }
+    return "…" + out
 }
 
 /// A message cut into at most three lines at spaces (the last one ends with … if more

@@ -32,7 +32,13 @@ func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
     let byDay = Dictionary(uniqueKeysWithValues: history.map { ($0.day, $0) })
     let monthWidth = 23
     let perRow = max(1, (state.width - 1) / monthWidth)
-    let rowsOfMonths = max(1, (bottom - y + 1) / 9)
+    var rowsOfMonths = max(1, (bottom - y + 1) / 9)
+    // The day notes go under the heat map: a row of months gives way when they would
+    // have fewer than three lines.
+    let notes = dayNotes(habit, state)
+    if !notes.isEmpty, rowsOfMonths > 1, bottom - (y + rowsOfMonths * 9) + 1 < 3 { rowsOfMonths -= 1 }
+    let notesY = y + rowsOfMonths * 9
+    let gridBottom = notes.isEmpty || notesY > bottom - 1 ? bottom : notesY - 2
     let shown = perRow * rowsOfMonths
     let todayIndex = today.components.year * 12 + today.components.month - 1
     let cursorIndex = cursor.components.year * 12 + cursor.components.month - 1
@@ -41,9 +47,28 @@ func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
         let index = lastIndex - shown + 1 + i
         let mx = 1 + (i % perRow) * monthWidth
         let my = y + (i / perRow) * 9
-        guard my + 1 <= bottom else { break }
-        monthGrid(&b, x: mx, y: my, year: index / 12, month: index % 12 + 1, bottom: bottom, habit: habit, byDay: byDay,
+        guard my + 1 <= gridBottom else { break }
+        monthGrid(&b, x: mx, y: my, year: index / 12, month: index % 12 + 1, bottom: gridBottom, habit: habit, byDay: byDay,
                   today: today, cursor: cursor, glyphs: g)
+    }
+    if !notes.isEmpty, notesY <= bottom - 1 { notesList(&b, state, notes, y: notesY, bottom: bottom) }
+}
+
+/// A habit's day notes, newest first.
+func dayNotes(_ habit: Habit, _ state: AppState) -> [(day: LocalDay, note: String)] {
+    (state.habits.entries[habit.id]?.days ?? [:]).compactMap { day, rec in rec.note.map { (day, $0) } }
+        .sorted { $0.day > $1.day }
+}
+
+/// "Notes (newest first)" and one line a note, as many as fit: the date, then the note on
+/// one line (`oneLine`), cut with `…` at the screen's edge.
+func notesList(_ b: inout ScreenBuffer, _ state: AppState, _ notes: [(day: LocalDay, note: String)], y: Int, bottom: Int) {
+    let room = bottom - y
+    let more = notes.count > room ? " (\(room) of \(notes.count) shown)" : ""
+    b.put("Day notes, newest first" + more, x: 1, y: y, role: .header, limit: state.width - 2)
+    for (i, item) in notes.prefix(room).enumerated() {
+        let x = 1 + b.put(item.day.description + "  ", x: 1, y: y + 1 + i, role: .dim)
+        b.put(TextWidth.fit(oneLine(item.note), state.width - 1 - x), x: x, y: y + 1 + i, role: .normal)
     }
 }
 
@@ -79,7 +104,7 @@ func detailFigures(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit, _
     b.put("Difficulty (1 very easy … 5 very hard): last 7 rated days \(avg(a7))  \(g.separator)  last 30 \(avg(a30))", x: 1, y: y, role: .normal)
     y += 1
     if let notes = habit.fields.notes {
-        b.put("Notes: " + notes.replacingOccurrences(of: "\n", with: " / "), x: 1, y: y, role: .dim, limit: state.width - 2)
+        b.put(TextWidth.fit("Notes: " + oneLine(notes), state.width - 2), x: 1, y: y, role: .dim)
         y += 1
     }
     y += 1
@@ -115,7 +140,7 @@ func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, b
             if level < 0 {
                 b.put(g.skipped, x: cellX, y: row, role: .skipped)
             } else {
-                b.put(shades[level] + shades[level], x: cellX, y: row, role: levels[level])
+                b.put(shades[level] + shades[level], x: cellX, y: row, role: levels[level], color: ThemeColor(habitColor: habit.fields.color))
             }
         } else {
             b.put(" ", x: cellX, y: row, role: .dim)

@@ -111,6 +111,7 @@ func modeTitle(_ mode: Mode) -> String {
     case .form: "Add / edit form"
     case .confirm: "Questions"
     case .amount: "Amount prompt"
+    case .note: "Note prompt"
     case .catchUp: "Catching up"
     }
 }

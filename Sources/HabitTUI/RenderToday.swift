@@ -39,16 +39,19 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let wide = state.width >= 72
     let progressWidth = min(18, max(9, state.rows.map { TextWidth.of(progressText($0, state.glyphs)) }.max() ?? 9))
     // Column labels.
-    let selected = state.selectedIndex ?? 0
-    let first = max(0, min(selected - listHeight + 1, state.rows.count - listHeight))
-    let shown = state.rows[first..<min(state.rows.count, first + listHeight)]
-    for (i, s) in zip(shown.indices, shown) {
+    let selected = state.selectedLine ?? 0
+    let first = max(0, min(selected - listHeight + 1, state.lines.count - listHeight))
+    let shown = state.lines[first..<min(state.lines.count, first + listHeight)]
+    for (i, line) in zip(shown.indices, shown) {
         let y = top + (i - first)
         let isSelected = i == selected
+        guard case .habit(let index) = line else { groupHeading(&b, state, line, y: y, selected: isSelected); continue }
+        let s = state.rows[index]
         var x = 0
         x += b.put(isSelected ? g.selected + " " : "  ", x: x, y: y, role: .accent)
         let (glyph, role) = dayGlyph(s, g)
         x += b.put(glyph, x: x, y: y, role: role, limit: 1)
+        if state.habits.note(s.habit.id, s.day) != nil { b.put(g.note, x: x, y: y, role: .accent, limit: 1) }
         x += 1
         if g.showsIcons {
             b.put(s.habit.fields.icon ?? "", x: x + 1, y: y, role: .normal, limit: 2)
@@ -81,12 +84,22 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         rx -= progressWidth + 1
         b.put(progressText(s, g), x: rx, y: y, role: role == .dim ? .dim : .normal, limit: progressWidth)
         let nameRole: Role = s.habit.fields.archivedFrom.map { $0 <= s.day } == true ? .dim : .normal
-        b.put(s.habit.name, x: x, y: y, role: nameRole, limit: max(0, rx - 1 - x))
+        b.put(s.habit.name, x: x, y: y, role: nameRole, limit: max(0, rx - 1 - x), color: ThemeColor(habitColor: s.habit.fields.color))
         if isSelected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
     }
-    if state.rows.count > listHeight {
-        b.put("\(first + 1)-\(first + shown.count) of \(state.rows.count)", x: state.width - 14, y: 1, role: .dim)
+    if state.lines.count > listHeight {
+        b.put("\(first + 1)-\(first + shown.count) of \(state.lines.count)", x: state.width - 14, y: 1, role: .dim)
     }
+}
+
+/// A group's heading on the today screen: "▾ Health", or folded "▸ Health (3, 2 done)".
+func groupHeading(_ b: inout ScreenBuffer, _ state: AppState, _ line: TodayLine, y: Int, selected: Bool) {
+    guard case .heading(let group, let count, let done, let folded) = line else { return }
+    let g = state.glyphs
+    b.put(selected ? g.selected + " " : "  ", x: 0, y: y, role: .accent)
+    let text = folded ? "\(g.groupFolded) \(group) (\(count), \(done) done)" : "\(g.groupOpen) \(group)"
+    b.put(text, x: 2, y: y, role: .header, limit: state.width - 3)
+    if selected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
 }
 
 // MARK: Catching up

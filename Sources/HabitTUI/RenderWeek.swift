@@ -39,7 +39,7 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
             let (glyph, role) = dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed,
                                          progress: s.progress, kind: habit.kind, scheduled: s.scheduled, g)
             b.put(s.scheduled || s.progress > 0 || s.skipped ? glyph : g.unscheduled, x: gridX + i * 3, y: y,
-                  role: role)
+                  role: role, color: ThemeColor(habitColor: habit.fields.color))
         }
     }
     if habits.count > visible {

@@ -1,11 +1,17 @@
 import HabitCore
 
 /// One terminal cell: the text drawn there (one character, or "" where the right half of
-/// a wide character stands) and the role that colours it.
+/// a wide character stands), the role that colours it, and the colour of the habit it
+/// shows, if the habit has one (drawn instead of the role's foreground where the theme's
+/// style for the role takes habit colours, `Style.habitColor`).
 public struct Cell: Hashable, Sendable {
     public var text: String
     public var role: Role
-    public init(_ text: String = " ", _ role: Role = .normal) { self.text = text; self.role = role }
+    /// The colour of the habit the cell shows (`ThemeColor(habitColor:)`), or nil.
+    public var color: ThemeColor?
+    public init(_ text: String = " ", _ role: Role = .normal, color: ThemeColor? = nil) {
+        self.text = text; self.role = role; self.color = color
+    }
 }
 
 /// A screen's worth of cells: what `render` produces and the terminal driver draws. Text
@@ -28,8 +34,10 @@ public struct ScreenBuffer: Hashable, Sendable {
 
     /// Writes `text` from column `x` of row `y`, clipped to the screen and to `limit`
     /// columns; returns the columns used. A wide character that does not fit becomes a space.
+    /// `color` is a habit's colour for the cells written (see `Cell`).
     @discardableResult
-    public mutating func put(_ text: String, x: Int, y: Int, role: Role = .normal, limit: Int? = nil) -> Int {
+    public mutating func put(_ text: String, x: Int, y: Int, role: Role = .normal, limit: Int? = nil,
+                             color: ThemeColor? = nil) -> Int {
         guard y >= 0, y < height, x < width else { return 0 }
         let end = min(width, limit.map { x + max(0, $0) } ?? width)
         var col = x
@@ -40,12 +48,12 @@ public struct ScreenBuffer: Hashable, Sendable {
                 continue
             }
             if col + w > end {
-                if col < end { self[col, y] = Cell(" ", role); col += 1 }
+                if col < end { self[col, y] = Cell(" ", role, color: color); col += 1 }
                 break
             }
             if col >= 0 {
-                self[col, y] = Cell(String(ch), role)
-                if w == 2 { self[col + 1, y] = Cell("", role) }
+                self[col, y] = Cell(String(ch), role, color: color)
+                if w == 2 { self[col + 1, y] = Cell("", role, color: color) }
             }
             col += w
         }

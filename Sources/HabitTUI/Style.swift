@@ -26,9 +26,21 @@ public struct Style: Hashable, Sendable {
     public var underline: Bool
     public var reverse: Bool
     public var dim: Bool
+    /// Where a cell of this role carries a habit's colour (`Cell.color`), that colour is
+    /// the foreground (theme files: the `habit-color` word). Without it, the role keeps its
+    /// own colour in every habit's cells.
+    public var habitColor: Bool
     public init(_ foreground: ThemeColor = .terminalDefault, on background: ThemeColor = .terminalDefault,
-                bold: Bool = false, underline: Bool = false, reverse: Bool = false, dim: Bool = false) {
+                bold: Bool = false, underline: Bool = false, reverse: Bool = false, dim: Bool = false,
+                habitColor: Bool = false) {
         self.foreground = foreground; self.background = background
         self.bold = bold; self.underline = underline; self.reverse = reverse; self.dim = dim
+        self.habitColor = habitColor
+    }
+
+    /// The foreground a cell of this role is drawn with: the cell's habit colour when the
+    /// style takes habit colours and the cell has one, else the style's own.
+    public func foreground(for cell: Cell) -> ThemeColor {
+        habitColor ? cell.color ?? foreground : foreground
     }
 }

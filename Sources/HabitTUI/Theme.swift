@@ -28,12 +28,12 @@ public struct Theme: Hashable, Sendable {
     /// 16 ANSI colours so it looks right everywhere.
     /// Written out in full as `Themes/default.theme`.
     public static let builtInDefault = Theme(name: "default", styles: [
-        .normal: Style(),
+        .normal: Style(habitColor: true),
         .header: Style(.ansi(15), bold: true),
         .title: Style(.ansi(14), bold: true),
         .selection: Style(reverse: true),
-        .done: Style(.ansi(2)),
-        .partial: Style(.ansi(3)),
+        .done: Style(.ansi(2), habitColor: true),
+        .partial: Style(.ansi(3), habitColor: true),
         .missed: Style(.ansi(8)),
         .skipped: Style(.ansi(4)),
         .exceeded: Style(.ansi(1), bold: true),
@@ -53,9 +53,9 @@ public struct Theme: Hashable, Sendable {
         .dim: Style(.ansi(8)),
         .accent: Style(.ansi(12)),
         .heat0: Style(.ansi(8)),
-        .heat1: Style(.ansi(2), dim: true),
-        .heat2: Style(.ansi(2)),
-        .heat3: Style(.ansi(10)),
-        .heat4: Style(.ansi(10), bold: true),
+        .heat1: Style(.ansi(2), dim: true, habitColor: true),
+        .heat2: Style(.ansi(2), habitColor: true),
+        .heat3: Style(.ansi(10), habitColor: true),
+        .heat4: Style(.ansi(10), bold: true, habitColor: true),
     ], displayName: "Default (dark)")
 }

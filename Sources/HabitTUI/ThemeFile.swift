@@ -14,8 +14,11 @@
 //
 // - A role is a `Role` raw value written in kebab-case or camelCase: `xp-bar` or `xpBar`,
 //   `status-error`, `sync-pending`, `heat0`. Case does not matter.
-// - A style is `[FG] [on BG] [bold] [underline] [reverse] [dim]`. A missing colour is the
-//   terminal's own; `default` says so explicitly (`partial = default`).
+// - A style is `[FG] [on BG] [bold] [underline] [reverse] [dim] [habit-color]`. A missing
+//   colour is the terminal's own; `default` says so explicitly (`partial = default`).
+//   `habit-color`: in the cells of a habit that has a colour (the today screen's name, the
+//   heat map's and the week grid's cells), that colour is the foreground; a role without
+//   it keeps its own colour there.
 // - A colour is `default`; one of the ANSI names `black red green yellow blue magenta cyan
 //   white`, `bright-red` … `bright-white`, `gray` or `grey` (= bright-black); `#RRGGBB`;
 //   or `color0` … `color255` (0–15 are the ANSI colours, 16–255 the xterm-256 colours).
@@ -88,7 +91,7 @@ enum ThemeProblem: Error, Equatable {
             return "'\(ThemeSyntax.quoted(word))' is not a colour (use default, a name such as red or "
                 + "bright-blue, #RRGGBB, or color0 to color255)"
         case .unknownAttribute(let word):
-            return "'\(ThemeSyntax.quoted(word))' is not an attribute (use bold, underline, reverse or dim)"
+            return "'\(ThemeSyntax.quoted(word))' is not an attribute (use bold, underline, reverse, dim or habit-color)"
         }
     }
 }
@@ -183,6 +186,7 @@ enum ThemeSyntax {
             case "underline": style.underline = true
             case "reverse": style.reverse = true
             case "dim": style.dim = true
+            case "habit-color", "habit-colour", "habitcolor": style.habitColor = true
             case "on":
                 guard i + 1 < words.count else { return .failure(.malformed("'on' needs a background colour after it")) }
                 guard background == nil else { return .failure(.malformed("two background colours")) }

@@ -48,7 +48,15 @@ public final class Terminal {
     private struct Look {
         var attributes: attr_t
         var pair: Int16
+        /// The role's background palette index (-1 the terminal's own), and whether a
+        /// habit's colour replaces its foreground (`Style.habitColor`, with colours on).
+        var background: Int16 = -1
+        var takesHabitColor = false
     }
+    /// Colour pairs made for habit colours (foreground, background → pair), after the
+    /// roles' pairs; `nextPair` is the next free one.
+    private var habitPairs: [[Int16]: Int16] = [:]
+    private var nextPair = Int16(Role.allCases.count + 1)
 
     /// Sets the locale from the environment, starts ncurses (cbreak, no echo, keypad, no
     /// newline translation, no XON/XOFF flow control, hidden cursor, 25 ms escape delay, non-blocking reads) and
@@ -132,14 +140,17 @@ public final class Terminal {
             if style.reverse { attributes |= habitto_a_reverse() }
             if style.dim { attributes |= habitto_a_dim() }
             var pair: Int16 = 0
+            let bg = style.background.index(for: colorDepth) ?? (hasDefaultColors ? -1 : 0)
             if i + 1 < pairs {
                 let fg = style.foreground.index(for: colorDepth) ?? (hasDefaultColors ? -1 : 7)
-                let bg = style.background.index(for: colorDepth) ?? (hasDefaultColors ? -1 : 0)
                 if init_pair(Int16(i + 1), Int16(fg), Int16(bg)) == OK { pair = Int16(i + 1) }
             }
-            looks[role] = Look(attributes: attributes, pair: pair)
+            looks[role] = Look(attributes: attributes, pair: pair, background: Int16(bg),
+                               takesHabitColor: style.habitColor && pair != 0)
         }
         self.looks = looks
+        habitPairs = [:]
+        nextPair = Int16(Role.allCases.count + 1)
         needsRepaint = true
     }
 
@@ -179,12 +190,13 @@ public final class Terminal {
     }
 
     private func put(_ glyph: CellPlan.Glyph, x: Int, y: Int, in window: UnsafeMutablePointer<WINDOW>) {
-        let chars: [wchar_t], role: Role
+        let chars: [wchar_t], ink: CellPlan.Ink
         switch glyph {
         case .covered: return
-        case .narrow(let c, let r), .wide(let c, let r): chars = c; role = r
+        case .narrow(let c, let i), .wide(let c, let i): chars = c; ink = i
         }
-        let look = looks[role] ?? Look(attributes: habitto_a_normal(), pair: 0)
+        var look = looks[ink.role] ?? Look(attributes: habitto_a_normal(), pair: 0)
+        if look.takesHabitColor, let fg = ink.color?.index(for: colorDepth) { look.pair = habitPair(Int16(fg), look.background) ?? look.pair }
         var cell = cchar_t()
         var text = chars
         text.append(0)
@@ -192,6 +204,17 @@ public final class Terminal {
         // At the bottom-right corner ncurses stores the character and reports ERR
         // (it cannot move the cursor past it); the character is drawn all the same.
         _ = mvwadd_wch(window, Int32(y), Int32(x), &cell)
+    }
+
+    /// The colour pair for a habit's colour on a role's background, made on first use; nil
+    /// when the terminal has no pair left (the role's own colour is drawn then).
+    private func habitPair(_ foreground: Int16, _ background: Int16) -> Int16? {
+        if let pair = habitPairs[[foreground, background]] { return pair }
+        guard Int(nextPair) < Int(habitto_color_pairs()), nextPair < Int16.max,
+              init_pair(nextPair, foreground, background) == OK else { return nil }
+        habitPairs[[foreground, background]] = nextPair
+        nextPair += 1
+        return nextPair - 1
     }
 
     /// Everything the user typed since the last call, without blocking. A resize updates
@@ -315,11 +338,18 @@ public final class Terminal {
 /// the C library's idea of character widths, so a wide character never half-overlaps its
 /// neighbour and columns stay aligned.
 enum CellPlan {
+    /// How a glyph is coloured: its cell's role and habit colour.
+    struct Ink: Equatable {
+        let role: Role
+        let color: ThemeColor?
+        init(_ cell: Cell) { role = cell.role; color = cell.color }
+    }
+
     enum Glyph: Equatable {
         /// One column: a spacing character and the marks that combine with it.
-        case narrow([wchar_t], Role)
+        case narrow([wchar_t], Ink)
         /// Two columns: this one and the next (which is `.covered`).
-        case wide([wchar_t], Role)
+        case wide([wchar_t], Ink)
         /// The right half of the wide glyph before it.
         case covered
     }
@@ -338,7 +368,7 @@ enum CellPlan {
         while x < cells.endIndex {
             let cell = cells[x]
             if cell.text.isEmpty {
-                out.append(.narrow(space, cell.role))
+                out.append(.narrow(space, Ink(cell)))
                 x += 1
                 continue
             }
@@ -346,15 +376,15 @@ enum CellPlan {
             let next = x + 1
             if next < cells.endIndex, cells[next].text.isEmpty {
                 if width == 2 {
-                    out.append(.wide(chars, cell.role))
+                    out.append(.wide(chars, Ink(cell)))
                     out.append(.covered)
                 } else {
-                    out.append(.narrow(chars, cell.role))
-                    out.append(.narrow(space, cells[next].role))
+                    out.append(.narrow(chars, Ink(cell)))
+                    out.append(.narrow(space, Ink(cells[next])))
                 }
                 x += 2
             } else {
-                out.append(.narrow(width == 2 ? space : chars, cell.role))
+                out.append(.narrow(width == 2 ? space : chars, Ink(cell)))
                 x += 1
             }
         }

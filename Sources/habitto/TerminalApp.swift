@@ -234,6 +234,7 @@ enum TerminalApp {
         case .delete(let id): return Edits.delete(try habit(id))
         case .answer(let id, let day, let answer):
             return try CatchUp.changes(answer, for: CatchUpItem(habit: try habit(id), day: day), today: today, in: state)
+        case .note(let id, let day, let text): return try Edits.note(try habit(id), on: day, text, today: today, in: state)
         }
     }
 
@@ -264,6 +265,8 @@ enum TerminalApp {
         case .edit(let id, _): return "Saved \(name(id))"
         case .archive(let id): return "Archived \(name(id)); its history stays (u undoes)"
         case .delete: return "Deleted the habit and its history (u undoes)"
+        case .note(let id, let day, let text):
+            return text == nil ? "Cleared the note of \(name(id)) on \(day) (u undoes)" : "Noted on \(name(id)) on \(day) (u undoes)"
         case .answer(let id, let day, _):
             guard let h = state.habit(id) else { return "Done" }
             let s = state.summary(h, on: day, today: today, settings: settings)

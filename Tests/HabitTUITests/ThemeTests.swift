@@ -136,7 +136,7 @@ final class ThemeTests: XCTestCase {
 
     func testUnknownAttributeGivesOneMessageAndKeepsTheDefault() {
         for style in ["green blink", "red bold sparkly", "italic", "bold inverse"] {
-            assertOneProblem("done = \(style)", contains: "is not an attribute (use bold, underline, reverse or dim)")
+            assertOneProblem("done = \(style)", contains: "is not an attribute (use bold, underline, reverse, dim or habit-color)")
         }
         assertOneProblem("done = green blink", contains: "'blink' is not an attribute")
     }
@@ -224,6 +224,7 @@ final class ThemeTests: XCTestCase {
         for role in Role.allCases {
             XCTAssertEqual(theme.style(role).foreground, .terminalDefault, "\(role)")
             XCTAssertEqual(theme.style(role).background, .terminalDefault, "\(role)")
+            XCTAssertFalse(theme.style(role).habitColor, "\(role) takes habit colours in the monochrome theme")
         }
         XCTAssertEqual(theme.style(.selection).reverse, true)
     }
@@ -396,7 +397,7 @@ final class ThemeTests: XCTestCase {
         let (theme, problems) = catalog.load("gruvbox")
         XCTAssertEqual(problems, [])
         XCTAssertEqual(theme.displayName, "Gruvbox Dark")
-        XCTAssertEqual(theme.style(.done), Style(.rgb(0xb8, 0xbb, 0x26)))
+        XCTAssertEqual(theme.style(.done), Style(.rgb(0xb8, 0xbb, 0x26), habitColor: true))
         XCTAssertNil(ThemeCatalog.live.readFile(themesDirectory))
         XCTAssertEqual(ThemeCatalog.live.listFiles("/nonexistent/habitto-themes"), [])
     }

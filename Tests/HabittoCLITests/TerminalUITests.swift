@@ -303,6 +303,42 @@ final class TerminalUITests: XCTestCase {
         XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 0)
     }
 
+    func testANoteIsAddedAndAGroupFoldedAt40x10() { noteAndFold(width: 40, height: 10) }
+
+    func testANoteIsAddedAndAGroupFoldedAt120x35() { noteAndFold(width: 120, height: 35) }
+
+    /// N writes a note on the selected habit's day (marked on its row, kept in the journal,
+    /// undone with u); z folds the group of the selected habit and unfolds it again.
+    func noteAndFold(width: Int, height: Int, file: StaticString = #filePath, line: UInt = #line) {
+        box.ok("add", "Read", "--start", "2026-11-01")
+        box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses", "--group", "Health", "--start", "2026-11-01")
+        box.ok("add", "Stretch", "--group", "Health", "--start", "2026-11-01")
+        ui.start(width: width, height: height)
+        ui.waitFor(text: "▾ Health", file: file, line: line)
+        ui.send("N")
+        ui.waitFor(text: "Read, note: _", file: file, line: line)
+        ui.type("20 pages, in bed")
+        ui.waitFor(text: "in bed_", file: file, line: line)
+        ui.send("Enter")
+        ui.waitFor(text: "Noted on 'Read'", file: file, line: line)
+        ui.waitFor(text: "·✎", file: file, line: line)
+        XCTAssertTrue(box.run(["show", "Read"]).stdout.contains("2026-11-21  20 pages, in bed"), file: file, line: line)
+        // Fold Health from its first habit: its habits go, its heading counts them.
+        ui.send("j", "z")
+        ui.waitFor(text: "▸ Health (2, 0 done)", file: file, line: line)
+        XCTAssertEqual(ui.screen().components(separatedBy: "\n").filter { $0.contains(" 0d ") }.count, 1,
+                       "only Read's row is left:\n\(ui.screen())", file: file, line: line)
+        ui.send("Space")
+        ui.waitFor(text: "'Health' is folded: z unfolds it", file: file, line: line)
+        ui.send("z")
+        ui.waitFor(text: "▾ Health", file: file, line: line)
+        ui.send("k", "u")
+        ui.waitFor(text: "Undid: note on 'Read'", file: file, line: line)
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0, file: file, line: line)
+        XCTAssertFalse(box.run(["show", "Read"]).stdout.contains("20 pages"), file: file, line: line)
+    }
+
     func testResizingTooSmallAndBackRedrawsAndNeverCrashes() {
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
         ui.start()
