@@ -174,3 +174,61 @@ final class ScreenSizeTests: XCTestCase {
         }
     }
 }
+
+/// The glyphs: a legend entry for each, and none that reads as a key of the screen it is on.
+final class GlyphTests: XCTestCase {
+    /// Glyph fields that are not shown alone in a cell: a blank, and the connectors inside text
+    /// (`5 ≤8`, `40×10`, `Habitto · today`); `streak` is not drawn.
+    private static let notInLegend: Set<String> = ["unscheduled", "separator", "atMost", "times", "streak", "showsIcons", "heat"]
+
+    func testNoGlyphIsAKeyOfTheScreenItIsShownOn() {
+        for glyphs in [Glyphs.ascii, .unicode] {
+            for item in glyphs.legend {
+                for mode in item.modes {
+                    let keys = Set(KeyMap.defaults.bindings(in: mode).flatMap(\.keys))
+                    for ch in item.glyph {
+                        XCTAssertFalse(keys.contains(.char(ch)), "'\(ch)' (\(item.meaning)) is a key of \(mode.rawValue)")
+                    }
+                }
+            }
+        }
+        for item in Glyphs.ascii.legend {
+            XCTAssertFalse(item.glyph.contains { $0.isLetter || $0.isNumber }, "ASCII glyph '\(item.glyph)' is a letter or digit")
+        }
+    }
+
+    func testTheLegendListsEveryGlyph() {
+        for glyphs in [Glyphs.ascii, .unicode] {
+            let shown = glyphs.legend.map(\.glyph).joined()
+            for child in Mirror(reflecting: glyphs).children {
+                guard let label = child.label, !Self.notInLegend.contains(label), let value = child.value as? String else { continue }
+                XCTAssertTrue(shown.contains(value), "the legend lacks \(label) '\(value)'")
+            }
+            for shade in glyphs.heat { XCTAssertTrue(shown.contains(shade)) }
+        }
+    }
+
+    func testTheHelpShowsTheLegendInTheGlyphSetInUseAndCutsNoWord() {
+        for glyphs in [Glyphs.ascii, .unicode] {
+            for (w, h) in ScreenSizeTests.sizes {
+                var app = Account.app(width: w, height: h, glyphs: glyphs)
+                press(&app, .char("?"))
+                var text = ""
+                for _ in 0..<helpLayout(app).pages { text += render(app).text + "\n"; press(&app, .char("j")) }
+                let words = Set(text.split { $0 == " " || $0 == "\n" }.map(String.init))
+                for item in glyphs.legend {
+                    XCTAssertTrue(words.contains(item.glyph), "\(w)x\(h): no '\(item.glyph)' in the legend")
+                    for word in item.meaning.split(separator: " ") {
+                        XCTAssertTrue(words.contains(String(word)), "\(w)x\(h): '\(word)' of '\(item.meaning)' is cut")
+                    }
+                }
+                for b in KeyMap.defaults.bindings {
+                    for word in (b.label.split(separator: " ") + b.keys.map { Substring($0.description) }) where word != "space" {
+                        XCTAssertTrue(words.contains(String(word)), "\(w)x\(h): '\(word)' (\(b.mode.rawValue) \(b.label)) is cut")
+                    }
+                }
+                XCTAssertFalse(render(app).line(0).contains("…"), render(app).line(0))
+            }
+        }
+    }
+}
