@@ -106,14 +106,19 @@ func statusBar(_ b: inout ScreenBuffer, _ state: AppState) {
     if syncWidth + TextWidth.of(right) + 4 > state.width - x { right = "\(doneCount)/\(due) done" }
     if syncWidth + TextWidth.of(right) + 4 > state.width - x && state.sync.lastError != nil { right = "" }
     let rightX = state.width - 1 - TextWidth.of(right)
-    // The sync part first (an error in it is cut with … to the room there is).
-    x += b.put(TextWidth.of("\(icon) \(label)") > rightX - x - 2 ? TextWidth.fit("\(icon) \(label)", max(0, rightX - x - 2)) : "\(icon) \(label)",
-               x: x, y: y, role: role)
+    // The sync part first: without an error its last parts give way whole; an error is cut
+    // with … to the room there is.
+    var parts = label.components(separatedBy: " \(g.separator) ")
+    while parts.count > 1 && state.sync.lastError == nil && TextWidth.of("\(icon) " + parts.joined(separator: " \(g.separator) ")) > rightX - x - 2 {
+        parts.removeLast()
+    }
+    let sync = "\(icon) " + parts.joined(separator: " \(g.separator) ")
+    x += b.put(TextWidth.of(sync) > rightX - x - 2 ? TextWidth.fit(sync, max(0, rightX - x - 2)) : sync, x: x, y: y, role: role)
     b.put(right, x: max(x + 2, rightX), y: y, role: .footer)
     // Where the data lives (or goes), in the room left (cut with … when long).
     let room = rightX - x - 4
     let place = state.sync.remote ?? state.location
-    if room >= 8 { b.put("  " + TextWidth.fit(place, room).trimmingCharacters(in: .whitespaces), x: x, y: y, role: .footer) }
+    if room >= 12 { b.put("  " + TextWidth.fit(place, room).trimmingCharacters(in: .whitespaces), x: x, y: y, role: .footer) }
 }
 
 /// "just now", "12s", "5m", "3h", "2d".

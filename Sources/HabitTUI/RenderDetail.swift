@@ -117,7 +117,8 @@ func detailFigures(_ state: AppState, _ habit: Habit) -> [[[Run]]] {
                 [Run(dot + "365 days \(rate(365))", .normal)]])
     func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
     let a7 = s.difficultyAverage(habit, asOf: today, count: 7), a30 = s.difficultyAverage(habit, asOf: today, count: 30)
-    out.append([[Run("Difficulty (1 very easy … 5 very hard):", .normal)], [Run(" last 7 rated days \(avg(a7))", .normal)],
+    out.append([[Run("Difficulty", .normal)], [Run(" (1 very easy … 5 very hard):", .normal)],
+                [Run(" last 7 rated days \(avg(a7))", .normal)],
                 [Run(dot + "last 30 \(avg(a30))", .normal)]])
     if let notes = habit.fields.notes {
         out.append([[Run("Notes: " + notes.replacingOccurrences(of: "\n", with: " / "), .dim)]])

@@ -188,11 +188,30 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
     x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
     let open = items.filter { s.progress($0.habit.id, $0.day) == 0 && !s.isSkipped($0.habit.id, $0.day) }.count
-    b.put("catching up: \(open) of \(items.count) habit-days with nothing recorded", x: x, y: 0, role: .header)
+    let titles = ["catching up: \(open) of \(items.count) habit-days with nothing recorded",
+                  "catching up: \(open) of \(items.count) open", "\(open) of \(items.count) open"]
+    b.put(titles.first { TextWidth.of($0) <= state.width - x - 1 } ?? "", x: x, y: 0, role: .header)
     let top = 2, bottom = state.height - 4
     let listHeight = bottom - top + 1
     let selected = state.catchUpIndex
     let first = max(0, min(selected - listHeight + 1, items.count - listHeight))
+    // As the screen narrows, the unit, then the icons, then the weekday and month give way
+    // (the name keeps `minimumNameWidth` cells).
+    let shownItems = Array(items[first..<min(items.count, first + listHeight)])
+    func rightText(_ item: CatchUpItem, unit: Bool) -> String {
+        guard let habit = s.habit(item.habit.id) else { return "" }
+        let progress = habit.shown(progress: s.progress(habit.id, item.day))
+        let u = unit ? (habit.fields.unit.map { " " + $0 } ?? "") : ""
+        return (s.isSkipped(habit.id, item.day) ? "skipped" : "\(Amount.format(progress))/\(Amount.format(habit.goal))\(u)")
+            + (s.difficulty(habit.id, item.day).map { "  d\($0)" } ?? "    ")
+    }
+    let variants: [(unit: Bool, icons: Bool, dateWidth: Int)] = [(true, g.showsIcons, 11), (false, g.showsIcons, 11),
+                                                                 (false, false, 11), (false, false, 6)]
+    let layout = variants.first { v in
+        let right = min(24, shownItems.map { TextWidth.of(rightText($0, unit: v.unit)) }.max() ?? 0)
+        return state.width - 3 - right - (2 + v.dateWidth + 1 + 2 + (v.icons ? 4 : 0)) >= minimumNameWidth
+    } ?? variants[variants.count - 1]
+    let rw = min(24, shownItems.map { TextWidth.of(rightText($0, unit: layout.unit)) }.max() ?? 0)
     for i in first..<min(items.count, first + listHeight) {
         let item = items[i], y = top + (i - first)
         guard let habit = s.habit(item.habit.id) else { continue }
@@ -200,23 +219,22 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let skipped = s.isSkipped(habit.id, item.day)
         let completed = !skipped && habit.succeeds(progress: progress)
         var x = b.put(i == selected ? g.selected + " " : "  ", x: 0, y: y, role: .accent)
-        x += b.put(TextWidth.fit(shortDate(item.day), 11), x: x, y: y, role: item.day == state.today ? .accent : .dim) + 1
+        let date = layout.dateWidth < 11 ? "\(weekdayNames[item.day.weekday.rawValue - 1]) \(item.day.components.day)" : shortDate(item.day)
+        x += b.put(TextWidth.fit(date, layout.dateWidth), x: x, y: y, role: item.day == state.today ? .accent : .dim) + 1
         let (glyph, role) = dayGlyph(skipped: skipped, exceeded: false, completed: completed, progress: progress,
                                      kind: habit.kind, scheduled: true, g)
         x += b.put(glyph, x: x, y: y, role: role, limit: 1) + 1
-        if g.showsIcons {
+        if layout.icons {
             b.put(habit.fields.icon ?? "", x: x + 1, y: y, role: .normal, limit: 2)
             x += 4
         }
-        let unit = habit.fields.unit.map { " " + $0 } ?? ""
-        let right = (skipped ? "skipped" : "\(Amount.format(progress))/\(Amount.format(habit.goal))\(unit)")
-            + (s.difficulty(habit.id, item.day).map { "  d\($0)" } ?? "    ")
-        let rw = min(24, TextWidth.of(right))
-        b.put(right, x: state.width - 2 - rw, y: y, role: role == .dim ? .dim : .normal, limit: rw)
-        b.put(habit.name, x: x, y: y, role: .normal, limit: max(0, state.width - 3 - rw - x))
+        let right = rightText(item, unit: layout.unit)
+        b.put(TextWidth.fit(right, rw), x: state.width - 2 - rw, y: y, role: role == .dim ? .dim : .normal)
+        b.put(TextWidth.fit(habit.name, max(0, state.width - 3 - rw - x)), x: x, y: y, role: .normal)
         if i == selected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
     }
     if items.count > listHeight {
-        b.put("\(first + 1)-\(min(items.count, first + listHeight)) of \(items.count)", x: state.width - 14, y: 1, role: .dim)
+        let range = "\(first + 1)-\(min(items.count, first + listHeight)) of \(items.count)"
+        b.put(range, x: state.width - 1 - TextWidth.of(range), y: 1, role: .dim)
     }
 }

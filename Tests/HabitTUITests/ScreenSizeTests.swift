@@ -165,6 +165,53 @@ final class ScreenSizeTests: XCTestCase {
         }
     }
 
+    func testTheDetailScreenShowsTheCursorsWholeMonthAtEverySize() {
+        for (w, h) in Self.sizes + [(40, 11), (50, 13), (60, 10)] {
+            var app = Account.app(width: w, height: h)
+            press(&app, .char("j"), .enter)
+            for back in [0, 25, 56] {   // November (6 week rows), October, September
+                var s = app
+                for _ in 0..<back { press(&s, .char("h")) }
+                let c = s.cursorDay.components
+                let weeks = monthWeeks(year: c.year, month: c.month)
+                let lines = render(s).text.components(separatedBy: "\n")
+                guard let header = lines.firstIndex(where: { $0.contains("Mo Tu We Th Fr Sa Su") }) else {
+                    XCTFail("\(w)x\(h): no calendar"); continue
+                }
+                // The cursor's month is the right-most of its row of months, or the only one.
+                let column = lines[header].range(of: "Mo Tu We Th Fr Sa Su", options: .backwards)!.lowerBound
+                let start = lines[header].distance(from: lines[header].startIndex, to: column)
+                // Every week row fits above the message line, the first one holds the 1st (a day
+                // of the habit), and the cursor shows.
+                XCTAssertLessThanOrEqual(header + weeks, h - 4, "\(w)x\(h), \(s.cursorDay)\n\(lines.joined(separator: "\n"))")
+                let firstWeek = Array(lines[header + 1])
+                let cells = String(firstWeek[min(firstWeek.count, start)..<min(firstWeek.count, start + 21)])
+                XCTAssertFalse(cells.trimmingCharacters(in: .whitespaces).isEmpty, "\(w)x\(h), \(s.cursorDay): no first week")
+                XCTAssertTrue(render(s).text.contains("["), "the cursor shows at \(w)x\(h)")
+            }
+        }
+    }
+
+    func testTheDetailScreensTextWrapsWholeWordsAtNarrowWidths() {
+        for (w, h) in [(40, 24), (60, 24)] {
+            var app = Account.app(width: w, height: h)
+            press(&app, .char("j"), .enter)
+            let text = render(app).text
+            for phrase in ["at least 1 a day,", "Done on due days: 7 days", "(1 very easy … 5 very hard):"] {
+                XCTAssertTrue(text.contains(phrase), "\(w)x\(h): '\(phrase)' is not whole\n\(text)")
+            }
+        }
+    }
+
+    func testTheFormScrollsToTheFocusedFieldOnAShortScreen() {
+        var app = Account.app(width: 40, height: 10)
+        press(&app, .char("a"))
+        for _ in 0..<7 { press(&app, .tab) }
+        let screen = render(app).text
+        XCTAssertTrue(screen.contains("▶ Colour"), screen)
+        XCTAssertTrue(screen.contains("habit name is empty") == false, "the bottom line speaks of the focused field: \(screen)")
+    }
+
     /// The state cells of a week grid row.
     private func weekCells(_ row: String, _ app: AppState) -> [String] {
         let chars = Array(row)
