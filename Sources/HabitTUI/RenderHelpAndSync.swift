@@ -79,9 +79,15 @@ func syncScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let bottom = state.height - 4
     var y = 2
     func line(_ text: String, _ role: Role = .normal, indent: Int = 1) {
-        guard y <= bottom else { return }
-        b.put(text, x: indent, y: y, role: role, limit: state.width - indent - 1)
-        y += 1
+        // Wrapped at spaces (a continuation indented two more), so no word is cut.
+        let rows = flow(text.split(separator: " ", omittingEmptySubsequences: false).enumerated().map { i, word in
+            [Run((i > 0 ? " " : "") + word, role)]
+        }, width: state.width - indent - 3)
+        for (i, row) in (rows.isEmpty ? [[]] : rows).enumerated() {
+            guard y <= bottom else { return }
+            put(&b, row, x: indent + (i > 0 ? 2 : 0), y: y)
+            y += 1
+        }
     }
     guard let remote = sync.remote else {
         line("No remote: data stays on this machine.")
