@@ -32,7 +32,7 @@ public struct Glyphs: Hashable, Sendable {
             (exceeded, "over the limit", days), (skipped, "skipped", days.union([.detail])),
             (selected, "selected", rows.union([.form])),
             (barFull + barEmpty, "strength (and XP) bar", [.today, .rating, .amount, .confirm]),
-            (heat.joined(), "heat map: none … goal met", [.detail]),
+            (heat.joined(), "heat map, low to high", [.detail]),
             (syncLocal, "local only: no remote", rows.union([.sync])),
             (syncPending, "waiting to sync", rows.union([.sync])),
             (syncSyncing, "syncing", rows.union([.sync])),

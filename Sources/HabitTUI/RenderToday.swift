@@ -60,7 +60,8 @@ enum RowColumn: Hashable, CaseIterable {
 /// The fewest cells a habit's name gets on a today row (it is cut with `…` below that).
 let minimumNameWidth = 12
 
-/// Where a today row's columns go at the screen's width: each kept column's x and width.
+/// Where a today row's columns go at the screen's width: each kept column's x and width,
+/// left to right; the name gets the room left, up to the longest name's width.
 struct RowLayout {
     var columns: [RowColumn: (x: Int, width: Int)] = [:]
     func has(_ c: RowColumn) -> Bool { columns[c] != nil }
@@ -82,10 +83,13 @@ struct RowLayout {
         for column in optional where nameRoom() < minimumNameWidth {
             specs.removeAll { $0.0 == column }
         }
+        // The name takes what is left, but no more than the longest name needs (the columns
+        // after it stay near it on a wide screen).
+        let longest = max(minimumNameWidth, widest { $0.habit.name })
         var x = 0
         for (column, w, gap) in specs {
             x += gap
-            let cw = column == .name ? max(0, nameRoom()) : w
+            let cw = column == .name ? max(0, min(longest, nameRoom())) : w
             columns[column] = (x, cw)
             x += cw
         }
