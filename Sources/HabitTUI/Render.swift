@@ -211,7 +211,8 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
         break
     }
     guard let m = state.message else {
-        if state.screen == .today, let hint = catchUpHint(state.missed, today: state.today, width: state.width - 2) {
+        if state.screen == .today, let hint = catchUpHint(state.missed, today: state.today, width: state.width - 2,
+                                                                   separator: state.glyphs.separator) {
             b.put(hint, x: 1, y: y, role: .statusWarn, limit: state.width - 2)
         }
         return

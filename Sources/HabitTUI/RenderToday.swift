@@ -171,13 +171,13 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
 
 /// "3 habits not recorded yesterday · c to catch up", or nil when nothing is missed; a
 /// shorter form ("3 not recorded · c to catch up") when that does not fit in `width`.
-func catchUpHint(_ missed: [CatchUpItem], today: LocalDay, width: Int = .max) -> String? {
+func catchUpHint(_ missed: [CatchUpItem], today: LocalDay, width: Int = .max, separator sep: String = "·") -> String? {
     guard let first = missed.first else { return nil }
     let yesterday = today.adding(-1)
     let full = missed.allSatisfy({ $0.day == yesterday })
-        ? "\(missed.count) habit\(missed.count == 1 ? "" : "s") not recorded yesterday · c to catch up"
-        : "\(missed.count) habit-day\(missed.count == 1 ? "" : "s") not recorded since \(shortDate(first.day)) · c to catch up"
-    return TextWidth.of(full) <= width ? full : "\(missed.count) not recorded · c to catch up"
+        ? "\(missed.count) habit\(missed.count == 1 ? "" : "s") not recorded yesterday \(sep) c to catch up"
+        : "\(missed.count) habit-day\(missed.count == 1 ? "" : "s") not recorded since \(shortDate(first.day)) \(sep) c to catch up"
+    return TextWidth.of(full) <= width ? full : "\(missed.count) not recorded \(sep) c to catch up"
 }
 
 /// "Wed 18 Nov".

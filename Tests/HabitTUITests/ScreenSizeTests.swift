@@ -89,6 +89,14 @@ final class ScreenSizeTests: XCTestCase {
                 assertSnapshot(render(app), named: "screen-\(name)-\(w)x\(h)")
             }
         }
+        // The ASCII glyph set on the screens that show the most glyphs.
+        for (name, keys) in Self.screens where ["today", "detail", "week", "help"].contains(name) {
+            for (w, h) in [(40, 10), (80, 24)] {
+                var app = Account.app(width: w, height: h, glyphs: .ascii)
+                for k in keys { _ = reduce(&app, .key(k)) }
+                assertSnapshot(render(app), named: "screen-\(name)-ascii-\(w)x\(h)")
+            }
+        }
         for (w, h) in [(39, 10), (80, 9)] {
             assertSnapshot(render(Account.app(width: w, height: h)), named: "screen-too-small-\(w)x\(h)")
         }
