@@ -29,7 +29,7 @@ func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
     let hints = ["enter saves · tab next field · esc cancels", "enter saves · esc cancels"]
     let bottomLines = bottomText.map { text in Array(flow(text.split(separator: " ").map { [Run(" " + $0, .statusError)] }, width: inner).prefix(2)) }
         ?? [[Run(hints.first { TextWidth.of($0) <= inner } ?? hints[hints.count - 1], .dim)]]
-    let valueX = x0 + (compact && w < 50 ? 15 : 19)
+    let valueX = x0 + 19
     let labelWidth = valueX - x0 - 4
     // Compact: one row a field, scrolled so the focused one shows.
     let rows = max(1, h - 2 - bottomLines.count)
