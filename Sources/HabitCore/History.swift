@@ -7,25 +7,33 @@ public struct DaySummary: Hashable, Sendable {
     public let skipped: Bool
     public let exceeded: Bool
     public let difficulty: Int?
+    /// Counts against the habit (see `DayVerdict.missed`): drawn as a miss. An N-per-week
+    /// habit's open day is neutral until its week is over and short of the quota.
+    public let missed: Bool
 }
 
 extension HabitState {
     /// Every day from the start date through `end` (or the archive date), oldest first,
-    /// judged by the same rules as the list and XP (`DayVerdict`).
-    public func history(_ habit: Habit, through end: LocalDay, settings: RuleSettings = .init()) -> [DaySummary] {
+    /// judged by the same rules as the list and XP (`DayVerdict`), with `today` the day in
+    /// progress (`end` when nil): the days before it are over and can be missed.
+    public func history(_ habit: Habit, through end: LocalDay, today: LocalDay? = nil,
+                        settings: RuleSettings = .init()) -> [DaySummary] {
         let last = min(end, habit.lastActiveDay ?? end)
         guard last >= habit.startDate else { return [] }
         let columns = daysOf(habit)
-        let table = DayTable(columns, from: habit.startDate, to: last)
+        // A weekly habit's last week is read whole (its skips to come change what it asks for).
+        let tableEnd = habit.schedule.isWeekly ? last.startOfWeek(settings.weekStart).adding(6) : last
+        let table = DayTable(columns, from: habit.startDate, to: tableEnd)
         var out: [DaySummary] = []
         out.reserveCapacity(table.progress.count)
         var k = columns.lowerBound(habit.startDate)
-        judgeDays(habit, table, settings: settings) { d, v in
+        judgeDays(habit, table, through: last, today: today ?? end, settings: settings) { d, v in
             while k < columns.count && columns.day(at: k) < d { k += 1 }
             let rating = k < columns.count && columns.day(at: k) == d ? columns.rating(at: k) : nil
             let i = table.start.days(to: d)
             out.append(DaySummary(day: d, scheduled: v.scheduled, progress: table.progress[i], completed: v.completed,
-                                  skipped: table.skipped[i], exceeded: v.exceeded, difficulty: rating))
+                                  skipped: table.skipped[i], exceeded: v.exceeded, difficulty: rating,
+                                  missed: v.missed))
         }
         return out
     }

@@ -54,6 +54,11 @@ public struct HabitSummary: Hashable, Sendable {
     public let streakUnit: String
     /// Loop Habit Tracker's score, 0–1.
     public let strength: Double
+    /// For N-per-week habits: the days of the day's week up to it that succeeded (not
+    /// skipped), and what the week asks for (min(N, its days not skipped and active); see
+    /// Rules). Nil for other schedules.
+    public var weekDone: Int? = nil
+    public var weekQuota: Int? = nil
 }
 
 /// Whole-account figures.
@@ -120,25 +125,13 @@ extension HabitState {
         // Weekly habits look at the whole week that holds `end` (its skips count).
         let days = DayTable(recorded, from: habit.startDate, to: end.startOfWeek(settings.weekStart).adding(6))
         var run = 0, best = 0
-        if case .perWeek(let n) = habit.schedule {
+        if habit.schedule.isWeekly {
             var weekStart = habit.startDate.startOfWeek(settings.weekStart)
             while weekStart <= end {
-                let weekEnd = weekStart.adding(6)
-                var available = 0, successes = 0
-                var d = max(weekStart, habit.startDate)
-                let last = min(weekEnd, habit.lastActiveDay ?? weekEnd)
-                while d <= last {
-                    let o = outcome(habit, days, d)
-                    if !o.skipped {
-                        available += 1
-                        if d <= end && o.success { successes += 1 }
-                    }
-                    d = d.adding(1)
-                }
-                let required = min(n, available)
-                if required > 0 {
-                    if successes >= required { run += 1; best = max(best, run) }
-                    else if weekEnd < today { run = 0 }
+                let week = weekTally(habit, days, weekStart: weekStart, through: end)
+                if week.required > 0 {
+                    if week.done >= week.required { run += 1; best = max(best, run) }
+                    else if weekStart.adding(6) < today { run = 0 }
                     // else: the week is still running: neither counts nor breaks.
                 }
                 weekStart = weekStart.adding(7)
@@ -231,13 +224,21 @@ extension HabitState {
         let progress = at.map { days.progress(at: $0) } ?? 0
         let skipped = at.map { days.isSkipped(at: $0) } ?? false
         let s = streaks(habit, asOf: day, today: today, settings: settings, days: days)
+        let week = weekOf(habit, holding: day, settings: settings, days: days)
         let verdict = DayVerdict(habit, progress: progress, skipped: skipped,
                                  scheduled: isDue(habit, on: day, settings: settings, days: days))
         return HabitSummary(
             habit: habit, day: day, scheduled: verdict.scheduled, progress: progress, completed: verdict.completed,
             skipped: skipped, difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
             streak: s.current, bestStreak: s.best, streakUnit: habit.schedule.isWeekly ? "weeks" : "days",
-            strength: strength(habit, asOf: day, days: days))
+            strength: strength(habit, asOf: day, days: days), weekDone: week?.done, weekQuota: week?.required)
+    }
+
+    /// An N-per-week habit's week that holds `day`, counted through `day`; nil for other schedules.
+    func weekOf(_ habit: Habit, holding day: LocalDay, settings: RuleSettings, days: DayColumns) -> (done: Int, required: Int)? {
+        guard habit.schedule.isWeekly else { return nil }
+        let weekStart = day.startOfWeek(settings.weekStart)
+        return weekTally(habit, DayTable(days, from: weekStart, to: weekStart.adding(6)), weekStart: weekStart, through: day)
     }
 
     /// XP, level, perfect days and totals, counted from each habit's start up to `today`.
@@ -270,7 +271,7 @@ extension HabitState {
             let end = min(today, habit.lastActiveDay ?? today)
             guard end >= habit.startDate else { continue }
             let days = DayTable(recorded, from: habit.startDate, to: end)
-            judgeDays(habit, days, settings: settings) { d, v in
+            judgeDays(habit, days, today: today, settings: settings) { d, v in
                 let open = d == today && habit.kind == .limit
                 if open {
                     if v.obligated { openObligated += 1; if v.completed { openMet += 1 } }
@@ -300,22 +301,36 @@ extension HabitState {
                      perfectDays: perfect, habits: habitsCount, archivedHabits: archivedCount, checkIns: checkIns)
     }
 
-    /// Walks a habit's days from its start date through the end of `days`, judging each one.
+    /// Walks a habit's days from its start date through `last` (the end of `days` when nil),
+    /// judging each one, with `today` the day in progress (the days before it are over).
     /// The one place that counts an N-per-week habit's successes within its week.
-    func judgeDays(_ habit: Habit, _ days: DayTable, settings: RuleSettings, _ body: (LocalDay, DayVerdict) -> Void) {
+    func judgeDays(_ habit: Habit, _ days: DayTable, through last: LocalDay? = nil, today: LocalDay,
+                   settings: RuleSettings, _ body: (LocalDay, DayVerdict) -> Void) {
         var weekSuccesses = 0
         var currentWeek = habit.startDate.startOfWeek(settings.weekStart)
+        var weekShort = false
         var d = habit.startDate
-        for i in 0..<days.progress.count {
+        let count = last.map { min(days.progress.count, habit.startDate.days(to: $0) + 1) } ?? days.progress.count
+        for i in 0..<max(0, count) {
             let scheduled: Bool
             if case .perWeek(let n) = habit.schedule {
                 let w = d.startOfWeek(settings.weekStart)
-                if w != currentWeek { currentWeek = w; weekSuccesses = 0 }
+                if w != currentWeek || i == 0 {
+                    currentWeek = w; weekSuccesses = 0
+                    // A week that is over and fell short of what it asks for: its open days are misses.
+                    if w.adding(6) < today {
+                        let tally = weekTally(habit, days, weekStart: w, through: w.adding(6))
+                        weekShort = tally.done < tally.required
+                    } else {
+                        weekShort = false
+                    }
+                }
                 scheduled = weekSuccesses < n
             } else {
                 scheduled = habit.isScheduledDay(d)
             }
-            let v = DayVerdict(habit, progress: days.progress[i], skipped: days.skipped[i], scheduled: scheduled)
+            let v = DayVerdict(habit, progress: days.progress[i], skipped: days.skipped[i], scheduled: scheduled,
+                               over: d < today, weekShort: weekShort)
             if habit.schedule.isWeekly && v.completed { weekSuccesses += 1 }
             body(d, v)
             d = d.adding(1)
@@ -363,14 +378,41 @@ struct DayVerdict {
     let obligated: Bool
     /// Earns 50 XP: completed and due (for N-per-week habits, one of the first N successes).
     let earnsXP: Bool
+    /// Counts against the habit: a day that is over, not completed and not skipped, and
+    /// either due on a fixed-day schedule or in an N-per-week habit's week that is over and
+    /// fell short of what it asks for (before that, an N-per-week habit's open day is neutral).
+    let missed: Bool
 
-    init(_ habit: Habit, progress: Int, skipped: Bool, scheduled: Bool) {
+    init(_ habit: Habit, progress: Int, skipped: Bool, scheduled: Bool, over: Bool = false, weekShort: Bool = false) {
         self.scheduled = scheduled
         completed = !skipped && habit.succeeds(progress: progress)
         exceeded = !skipped && habit.kind == .limit && progress > habit.goal
         obligated = scheduled && !skipped && !habit.schedule.isWeekly
         earnsXP = scheduled && completed
+        let open = over && !completed && !skipped
+        missed = open && (habit.schedule.isWeekly ? weekShort : scheduled)
     }
+}
+
+/// An N-per-week habit's week (from `weekStart`): the days of it up to `through` that
+/// succeeded and are not skipped, and what the week asks for: min(N, its days that are not
+/// skipped and within the habit's active dates). The one count the streak, the list's
+/// `1/3 this wk` and the week grid's misses share. `table` must cover the whole week.
+func weekTally(_ habit: Habit, _ table: DayTable, weekStart: LocalDay, through: LocalDay) -> (done: Int, required: Int) {
+    guard case .perWeek(let n) = habit.schedule else { return (0, 0) }
+    let weekEnd = weekStart.adding(6)
+    var available = 0, done = 0
+    var d = max(weekStart, habit.startDate)
+    let last = min(weekEnd, habit.lastActiveDay ?? weekEnd)
+    while d <= last {
+        let o = outcome(habit, table, d)
+        if !o.skipped {
+            available += 1
+            if d <= through && o.success { done += 1 }
+        }
+        d = d.adding(1)
+    }
+    return (done, min(n, available))
 }
 
 /// Whether a day in the table's range succeeded, and whether it is skipped.

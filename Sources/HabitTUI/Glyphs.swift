@@ -1,5 +1,5 @@
 /// The symbols the screens draw, in a Unicode and an ASCII set (for non-UTF-8 locales and
-/// `--ascii`).
+/// `--ascii`). The ASCII set uses no letter or digit, so a glyph never reads as a key.
 public struct Glyphs: Hashable, Sendable {
     public let done, partial, notYet, exceeded, skipped, unscheduled: String
     public let selected, barFull, barEmpty, syncLocal, syncPending, syncSyncing, syncSynced, syncFailed: String
@@ -10,6 +10,8 @@ public struct Glyphs: Hashable, Sendable {
     public let groupOpen, groupFolded: String
     /// "at most" before a limit habit's ceiling, and the "by" of a size (40×10).
     public let atMost, times: String
+    /// The heat map's shades, from nothing recorded to the goal met.
+    public let heat: [String]
     /// Whether habit icons (user-chosen characters) may be shown.
     public let showsIcons: Bool
 
@@ -18,11 +20,33 @@ public struct Glyphs: Hashable, Sendable {
                                        syncLocal: "⌂", syncPending: "↑", syncSyncing: "⟳", syncSynced: "✓",
                                        syncFailed: "!", streak: "🔥", separator: "·", note: "✎", groupOpen: "▾",
                                        groupFolded: "▸", atMost: "≤", times: "×",
-                                       showsIcons: true)
-    public static let ascii = Glyphs(done: "x", partial: "o", notYet: ".", exceeded: "X", skipped: "~",
+                                       heat: ["·", "░", "▒", "▓", "█"], showsIcons: true)
+    public static let ascii = Glyphs(done: "+", partial: "%", notYet: ".", exceeded: "*", skipped: "~",
                                      unscheduled: " ", selected: ">", barFull: "#", barEmpty: "-",
-                                     syncLocal: "L", syncPending: "^", syncSyncing: "*", syncSynced: "=",
+                                     syncLocal: "_", syncPending: "^", syncSyncing: "@", syncSynced: "+",
                                      syncFailed: "!", streak: "*", separator: "|", note: "\"", groupOpen: "-",
                                      groupFolded: "+", atMost: "<=", times: "x",
-                                     showsIcons: false)
+                                     heat: [".", ":", "%", "+", "#"], showsIcons: false)
+
+    /// Every glyph a screen can show alone in a cell, with what it means, in the order the
+    /// help screen's legend lists them, and the modes whose screens show it.
+    public var legend: [(glyph: String, meaning: String, modes: Set<Mode>)] {
+        let rows: Set<Mode> = [.today, .week, .catchUp, .rating, .amount, .note, .confirm]
+        let days: Set<Mode> = rows.union([.detail])
+        return [
+            (done, "done", days), (partial, "partly done", days), (notYet, "not done (yet)", days),
+            (exceeded, "over the limit", days), (skipped, "skipped", days.union([.detail])),
+            (selected, "selected", rows.union([.form])),
+            (note, "the day has a note", [.today, .rating, .amount, .note, .confirm]),
+            (groupOpen, "a group, shown", [.today, .rating, .amount, .note, .confirm]),
+            (groupFolded, "a group, folded", [.today, .rating, .amount, .note, .confirm]),
+            (barFull + barEmpty, "strength (and XP) bar", [.today, .rating, .amount, .confirm]),
+            (heat.joined(), "heat map, low to high", [.detail]),
+            (syncLocal, "local only: no remote", rows.union([.sync])),
+            (syncPending, "waiting to sync", rows.union([.sync])),
+            (syncSyncing, "syncing", rows.union([.sync])),
+            (syncSynced, "synced", rows.union([.sync])),
+            (syncFailed, "sync failed", rows.union([.sync])),
+        ]
+    }
 }

@@ -106,14 +106,19 @@ func statusBar(_ b: inout ScreenBuffer, _ state: AppState) {
     if syncWidth + TextWidth.of(right) + 4 > state.width - x { right = "\(doneCount)/\(due) done" }
     if syncWidth + TextWidth.of(right) + 4 > state.width - x && state.sync.lastError != nil { right = "" }
     let rightX = state.width - 1 - TextWidth.of(right)
-    // The sync part first (an error in it is cut with … to the room there is).
-    x += b.put(TextWidth.of("\(icon) \(label)") > rightX - x - 2 ? TextWidth.fit("\(icon) \(label)", max(0, rightX - x - 2)) : "\(icon) \(label)",
-               x: x, y: y, role: role)
+    // The sync part first: without an error its last parts give way whole; an error is cut
+    // with … to the room there is.
+    var parts = label.components(separatedBy: " \(g.separator) ")
+    while parts.count > 1 && state.sync.lastError == nil && TextWidth.of("\(icon) " + parts.joined(separator: " \(g.separator) ")) > rightX - x - 2 {
+        parts.removeLast()
+    }
+    let sync = "\(icon) " + parts.joined(separator: " \(g.separator) ")
+    x += b.put(TextWidth.of(sync) > rightX - x - 2 ? TextWidth.fit(sync, max(0, rightX - x - 2)) : sync, x: x, y: y, role: role)
     b.put(right, x: max(x + 2, rightX), y: y, role: .footer)
     // Where the data lives (or goes), in the room left (cut with … when long).
     let room = rightX - x - 4
     let place = state.sync.remote ?? state.location
-    if room >= 8 { b.put("  " + TextWidth.fit(place, room).trimmingCharacters(in: .whitespaces), x: x, y: y, role: .footer) }
+    if room >= 12 { b.put("  " + TextWidth.fit(place, room).trimmingCharacters(in: .whitespaces), x: x, y: y, role: .footer) }
 }
 
 /// "just now", "12s", "5m", "3h", "2d".
@@ -178,9 +183,15 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     let y = state.height - 3
     switch state.overlay {
     case .rating(let h, _)?:
+        // The question, then the answers that fit whole (the footer lists them too).
         let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"
-        var x = 1 + b.put("How hard was \(name)? ", x: 1, y: y, role: .accent)
-        for (key, label) in state.keyMap.footer(for: .rating) {
+        let answers = state.keyMap.footer(for: .rating)
+        let room = state.width - 2 - TextWidth.of("How hard was ? ")
+        let all = answers.reduce(0) { $0 + TextWidth.of($1.key) + TextWidth.of($1.label) + 3 }
+        let nameWidth = min(TextWidth.of(name), max(minimumNameWidth, room - all))
+        var x = 1 + b.put("How hard was \(TextWidth.fit(name, nameWidth))? ", x: 1, y: y, role: .accent)
+        for (key, label) in answers {
+            guard x + TextWidth.of(key) + 1 + TextWidth.of(label) <= state.width - 1 else { break }
             x += b.put(key, x: x, y: y, role: .key)
             x += b.put(" \(label)  ", x: x, y: y, role: .normal)
         }
@@ -203,7 +214,8 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
         break
     }
     guard let m = state.message else {
-        if state.screen == .today, let hint = catchUpHint(state.missed, today: state.today) {
+        if state.screen == .today, let hint = catchUpHint(state.missed, today: state.today, width: state.width - 2,
+                                                                   separator: state.glyphs.separator) {
             b.put(hint, x: 1, y: y, role: .statusWarn, limit: state.width - 2)
         }
         return
@@ -217,15 +229,33 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     }
 }
 
-/// "Drink water: add  3_ glasses  3 adds · -2 takes back · =8 sets the day's total"
+/// "Drink water: add  3_ glasses  -2 takes back, =8 sets the total": the name gives way
+/// (cut with `…`) to the typed amount and its unit; the hint shows when it fits whole; an
+/// error always shows, on the message line with the prompt moved above it when both do not fit.
 func amountPrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: AmountPrompt, y: Int) {
     guard let habit = state.habits.habit(p.habit) else { return }
     let on = p.day == state.today ? "" : " on \(p.day)"
-    var x = 1 + b.put("\(Sanitize.display(habit.name))\(on): add  ", x: 1, y: y, role: .accent, limit: state.width / 2)
-    x += b.put(p.text + "_", x: x, y: y, role: .selection)
-    if let unit = habit.fields.unit { x += b.put(" " + Sanitize.display(unit), x: x, y: y, role: .normal, limit: max(0, state.width - x - 1)) }
-    let hint = p.error ?? "-2 takes back, =8 sets the total"
-    b.put("  " + hint, x: x, y: y, role: p.error == nil ? .dim : .statusError, limit: max(0, state.width - x - 1))
+    let name = Sanitize.display(habit.name)
+    let unit = habit.fields.unit.map { " " + TextWidth.fit(Sanitize.display($0), min(12, TextWidth.of($0))) } ?? ""
+    let room = state.width - 2 - TextWidth.of("\(on): add  \(p.text)_\(unit)")
+    let hint = "  " + (p.error ?? "-2 takes back, =8 sets the total")
+    let promptWidth = TextWidth.of("\(on): add  \(p.text)_\(unit)") + min(TextWidth.of(name), max(minimumNameWidth, room))
+    var errorLines: [String] = []
+    if let error = p.error, promptWidth + TextWidth.of(hint) > state.width - 2 {
+        errorLines = messageLines(error, width: state.width - 2)
+    }
+    let py = y - errorLines.count
+    var x = 1 + b.put("\(TextWidth.fit(name, min(TextWidth.of(name), max(minimumNameWidth, room))))\(on): add  ",
+                      x: 1, y: py, role: .accent)
+    x += b.put(p.text + "_", x: x, y: py, role: .selection)
+    x += b.put(unit, x: x, y: py, role: .normal, limit: max(0, state.width - x - 1))
+    if errorLines.isEmpty && TextWidth.of(hint) <= state.width - 1 - x {
+        b.put(hint, x: x, y: py, role: p.error == nil ? .dim : .statusError)
+    }
+    for (i, line) in errorLines.enumerated() {
+        b.put(String(repeating: " ", count: state.width), x: 0, y: py + 1 + i, role: .normal)
+        b.put(line, x: 1, y: py + 1 + i, role: .statusError)
+    }
 }
 
 /// "Read on 2026-11-20, note: Felt good_  enter saves · empty clears · esc cancels": the end
@@ -286,4 +316,78 @@ func messageLines(_ text: String, width: Int) -> [String] {
         lines[2] = TextWidth.fit(lines[2] + " …", width).trimmingCharacters(in: .whitespaces)
     }
     return lines.map { TextWidth.of($0) > width ? TextWidth.fit($0, width) : $0 }
+}
+
+// MARK: Wrapping
+
+/// A piece of text in one role.
+struct Run: Hashable {
+    var text: String
+    var role: Role
+    init(_ text: String, _ role: Role) { self.text = text; self.role = role }
+}
+
+/// Lays phrases out in rows of at most `width` cells. A phrase (its runs) is kept whole on
+/// one row when it fits, else its words are; the leading spaces (and separator) of a phrase
+/// that starts a row are dropped. Only a single word wider than a row is cut, with `…`.
+func flow(_ phrases: [[Run]], width: Int) -> [[Run]] {
+    var rows: [[Run]] = [], row: [Run] = [], used = 0
+    func w(_ p: [Run]) -> Int { p.reduce(0) { $0 + TextWidth.of($1.text) } }
+    func trimmedLead(_ p: [Run]) -> [Run] {
+        // The spaces and the separator (`·`, `|`) that lead a phrase go when it starts a row
+        // (a separator alone only on a row after the first: on the first it may be a glyph).
+        var p = p
+        while let first = p.first {
+            var t = Substring(first.text).drop { $0 == " " }
+            if let sep = t.first, sep == "·" || sep == "|", t.dropFirst().first == " " || (t.count == 1 && !rows.isEmpty) {
+                t = t.dropFirst().drop { $0 == " " }
+            }
+            if t.isEmpty { p.removeFirst() } else { p[0].text = String(t); break }
+        }
+        return p
+    }
+    func place(_ p: [Run]) {
+        let pw = w(p)
+        if used > 0 && used + pw <= width { row += p; used += pw; return }
+        let start = trimmedLead(p)
+        if used > 0 { rows.append(row); row = []; used = 0 }
+        let sw = w(start)
+        if sw <= width { row = start; used = sw; return }
+        // Wider than a row: word by word.
+        for word in words(start) {
+            let ww = w(word)
+            if used > 0 && used + ww <= width { row += word; used += ww; continue }
+            if used > 0 { rows.append(row); row = []; used = 0 }
+            let bare = trimmedLead(word)
+            if w(bare) <= width { row = bare; used = w(bare) } else {
+                row = [Run(TextWidth.fit(bare.map(\.text).joined(), width), bare.first?.role ?? .normal)]; used = width
+            }
+        }
+    }
+    for p in phrases where !p.isEmpty { place(p) }
+    if !row.isEmpty { rows.append(row) }
+    return rows
+}
+
+/// A phrase cut into words, each keeping its leading space.
+private func words(_ p: [Run]) -> [[Run]] {
+    var out: [[Run]] = [], word: [Run] = []
+    for run in p {
+        var current = ""
+        for ch in run.text {
+            if ch == " " && !current.trimmingCharacters(in: .whitespaces).isEmpty {
+                word.append(Run(current, run.role)); out.append(word); word = []; current = ""
+            }
+            current.append(ch)
+        }
+        if !current.isEmpty { word.append(Run(current, run.role)) }
+    }
+    if !word.isEmpty { out.append(word) }
+    return out
+}
+
+/// Draws one row of runs from `x`.
+func put(_ b: inout ScreenBuffer, _ runs: [Run], x: Int, y: Int) {
+    var x = x
+    for r in runs { x += b.put(r.text, x: x, y: y, role: r.role) }
 }

@@ -8,28 +8,54 @@ func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
     let s = state.habits
     let g = state.glyphs
     let today = state.today
-    var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
-    x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
-    let icon = g.showsIcons ? (habit.fields.icon.map { $0 + " " } ?? "") : ""
-    b.put(icon + habit.name, x: x, y: 0, role: .header, limit: state.width - x - 1)
     let unit = habit.fields.unit.map { " " + $0 } ?? ""
     let goal = habit.kind == .build ? "at least \(Amount.format(habit.goal))\(unit) a day" : "at most \(Amount.format(habit.goal))\(unit) a day"
     var info = "\(habit.kind.rawValue), \(goal), \(habit.schedule), since \(habit.startDate)"
     if let from = habit.fields.archivedFrom { info += ", archived from \(from)" }
-    b.put(info, x: 1, y: 1, role: .dim)
+    let icon = g.showsIcons ? (habit.fields.icon.map { $0 + " " } ?? "") : ""
     // The calendar cursor's day: what it holds, and the keys edit it.
     let cursor = max(habit.startDate, min(today, state.cursorDay))
-    b.put(dayDescription(habit, cursor, state, name: false), x: 1, y: 2, role: .accent, limit: state.width - 2)
-    // Short screens leave the figures out so the calendar keeps its room.
-    let bottom = state.height - 4
-    let compact = bottom - 7 < 8
-    var y = 3
-    if !compact { detailFigures(&b, state, habit, &y) }
-    // Heat map: month grids, as many as fit side by side (at least three months shown,
-    // stacked when the screen is narrow and tall enough); the last one shown is today's
-    // month, or the cursor's when it went further back.
     let history = s.history(habit, through: today, settings: state.settings)
     let byDay = Dictionary(uniqueKeysWithValues: history.map { ($0.day, $0) })
+    let bottom = state.height - 4
+    let width = state.width - 2
+    // The cursor's month, whole: its title, the weekday names and its weeks.
+    let weeks = monthWeeks(year: cursor.components.year, month: cursor.components.month)
+    let dayLines = flow([[Run(dayDescription(habit, cursor, state, name: false), .accent)]], width: width)
+    if 1 + dayLines.count + 2 + weeks > bottom + 1 {
+        // Too short to stack text over a month: the month at the left from the top row, the
+        // text beside it.
+        monthGrid(&b, x: 1, y: -1, year: cursor.components.year, month: cursor.components.month, bottom: bottom,
+                  habit: habit, byDay: byDay, today: today, cursor: cursor, glyphs: g)
+        let side = 24, sideWidth = state.width - side - 1
+        var y = 0
+        let lines = [[Run(TextWidth.fit(icon + habit.name, sideWidth), .header)],
+                     [Run("\(monthNames[cursor.components.month - 1]) \(cursor.components.year)", .title)]]
+            + flow([[Run(dayDescription(habit, cursor, state, name: false, width: sideWidth), .accent)]], width: sideWidth)
+        let about = flow(infoPhrases(info), width: sideWidth)
+        for line in lines + (lines.count + about.count <= bottom + 1 ? about : []) where y <= bottom {
+            put(&b, line, x: side, y: y); y += 1
+        }
+        return
+    }
+    var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
+    x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
+    b.put(TextWidth.fit(icon + habit.name, state.width - x - 1), x: x, y: 0, role: .header)
+    // The room over the calendar: the cursor's day first, then the habit's description, then
+    // the figures (which give way first), then a blank line.
+    var room = bottom + 1 - 1 - (2 + weeks)
+    let day = Array(dayLines.prefix(room))
+    room -= day.count
+    let infoLines = flow(infoPhrases(info), width: width)
+    let about = infoLines.count <= room ? infoLines : []
+    room -= about.count
+    let figures = Array(detailFigures(state, habit).flatMap { flow($0, width: width) }.prefix(max(0, room)))
+    room -= figures.count
+    var y = 1
+    for line in about + day + figures { put(&b, line, x: 1, y: y); y += 1 }
+    if room > 0 { y += 1 }
+    // Heat map: month grids, as many as fit side by side (stacked when the screen is tall
+    // enough); the last one shown is today's month, or the cursor's when it went further back.
     let monthWidth = 23
     let perRow = max(1, (state.width - 1) / monthWidth)
     var rowsOfMonths = max(1, (bottom - y + 1) / 9)
@@ -37,10 +63,12 @@ func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
     // have fewer than three lines.
     let notes = dayNotes(habit, state)
     if !notes.isEmpty, rowsOfMonths > 1, bottom - (y + rowsOfMonths * 9) + 1 < 3 { rowsOfMonths -= 1 }
-    let notesY = y + rowsOfMonths * 9
-    let gridBottom = notes.isEmpty || notesY > bottom - 1 ? bottom : notesY - 2
-    let shown = perRow * rowsOfMonths
+    // No more months than the habit has (from its start month through today's).
     let todayIndex = today.components.year * 12 + today.components.month - 1
+    let startIndex = habit.startDate.components.year * 12 + habit.startDate.components.month - 1
+    let shown = max(1, min(perRow * rowsOfMonths, todayIndex - startIndex + 1))
+    let notesY = y + (shown + perRow - 1) / perRow * 9
+    let gridBottom = notes.isEmpty || notesY > bottom - 1 ? bottom : notesY - 2
     let cursorIndex = cursor.components.year * 12 + cursor.components.month - 1
     let lastIndex = min(todayIndex, cursorIndex + shown - 1)
     for i in 0..<shown {
@@ -72,24 +100,37 @@ func notesList(_ b: inout ScreenBuffer, _ state: AppState, _ notes: [(day: Local
     }
 }
 
-/// The detail screen's figures: streak, strength and its trend, done rates, difficulty, notes.
-func detailFigures(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit, _ y: inout Int) {
+/// The description's phrases ("build", "at least 8 glasses a day", …), kept whole when wrapped.
+private func infoPhrases(_ info: String) -> [[Run]] {
+    let parts = info.components(separatedBy: ", ")
+    return parts.enumerated().map { i, part in [Run((i > 0 ? " " : "") + part + (i < parts.count - 1 ? "," : ""), .dim)] }
+}
+
+/// The number of week rows a month's calendar takes.
+func monthWeeks(year: Int, month: Int) -> Int {
+    guard let first = LocalDay(year: year, month: month, day: 1) else { return 6 }
+    let days = first.days(to: first.addingMonths(1))
+    return (first.weekday.rawValue - 1 + days + 6) / 7
+}
+
+/// The detail screen's figures: streak, strength and its trend, done rates, difficulty,
+/// notes; each a list of phrases that are wrapped whole.
+func detailFigures(_ state: AppState, _ habit: Habit) -> [[[Run]]] {
     let s = state.habits
     let g = state.glyphs
     let today = state.today
+    let dot = "  \(g.separator)  "
     let summary = s.summary(habit, on: today, today: today, settings: state.settings)
     let now = summary.strength
     let before = s.strength(habit, asOf: today.adding(-30))
     let delta = Int(((now - before) * 100).rounded())
     let trend = delta > 0 ? "up \(delta)%" : delta < 0 ? "down \(-delta)%" : "steady"
-    var lx = 1
-    lx += b.put("Streak ", x: lx, y: y, role: .normal)
     let streakUnit = summary.streak == 1 ? String(summary.streakUnit.dropLast()) : summary.streakUnit
-    lx += b.put("\(summary.streak) \(streakUnit)", x: lx, y: y, role: .streak)
-    lx += b.put("  best \(summary.bestStreak)  \(g.separator)  strength ", x: lx, y: y, role: .normal)
-    lx += b.put("\(Int((now * 100).rounded()))%", x: lx, y: y, role: .strength)
-    b.put("  (\(trend) over 30 days)", x: lx, y: y, role: .dim)
-    y += 1
+    var out: [[[Run]]] = [[
+        [Run("Streak ", .normal), Run("\(summary.streak) \(streakUnit)", .streak), Run("  best \(summary.bestStreak)", .normal)],
+        [Run(dot + "strength ", .normal), Run("\(Int((now * 100).rounded()))%", .strength)],
+        [Run("  (\(trend) over 30 days)", .dim)],
+    ]]
     let history = s.history(habit, through: today, settings: state.settings)
     func rate(_ days: Int) -> String {
         let window = history.suffix(days).filter { $0.scheduled && !$0.skipped && $0.day <= today }
@@ -97,17 +138,17 @@ func detailFigures(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit, _
         let done = window.filter { $0.completed && ($0.progress > 0 || habit.kind == .limit) }.count
         return "\(Int((Double(done) * 100 / Double(window.count)).rounded()))%"
     }
-    b.put("Done on due days: 7 days \(rate(7))  \(g.separator)  30 days \(rate(30))  \(g.separator)  365 days \(rate(365))", x: 1, y: y, role: .normal)
-    y += 1
+    out.append([[Run("Done on due days: 7 days \(rate(7))", .normal)], [Run(dot + "30 days \(rate(30))", .normal)],
+                [Run(dot + "365 days \(rate(365))", .normal)]])
     func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
     let a7 = s.difficultyAverage(habit, asOf: today, count: 7), a30 = s.difficultyAverage(habit, asOf: today, count: 30)
-    b.put("Difficulty (1 very easy … 5 very hard): last 7 rated days \(avg(a7))  \(g.separator)  last 30 \(avg(a30))", x: 1, y: y, role: .normal)
-    y += 1
+    out.append([[Run("Difficulty", .normal)], [Run(" (1 very easy … 5 very hard):", .normal)],
+                [Run(" last 7 rated days \(avg(a7))", .normal)],
+                [Run(dot + "last 30 \(avg(a30))", .normal)]])
     if let notes = habit.fields.notes {
-        b.put(TextWidth.fit("Notes: " + oneLine(notes), state.width - 2), x: 1, y: y, role: .dim)
-        y += 1
+        out.append([[Run("Notes: " + oneLine(notes), .dim)]])
     }
-    y += 1
+    return out
 }
 
 func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, bottom: Int, habit: Habit,
@@ -123,7 +164,7 @@ func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, b
         row -= max(0, cursorRow - (bottom - (y + 2)))
     }
     let levels: [Role] = [.heat0, .heat1, .heat2, .heat3, .heat4]
-    let shades = g.showsIcons ? ["·", "░", "▒", "▓", "█"] : [".", "-", "o", "O", "#"]
+    let shades = g.heat
     while day.components.month == month {
         let col = day.weekday.rawValue - 1
         guard row <= bottom else { return }

@@ -11,8 +11,9 @@ func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
     let full = fields.count * 2 + 4, oneHint = fields.count + 5
     let h = full <= state.height - 2 ? full : min(state.height - 2, oneHint)
     let x0 = (state.width - w) / 2, y0 = max(0, (state.height - h) / 2 - 1)
+    // The rows the box stands on are cleared whole, so nothing of the screen below shows beside it.
     for y in y0..<(y0 + h) {
-        b.put(String(repeating: " ", count: w), x: x0, y: y, role: .normal)
+        b.put(String(repeating: " ", count: state.width), x: 0, y: y, role: .normal)
     }
     let border = state.glyphs.showsIcons ? ("┌", "┐", "└", "┘", "─", "│") : ("+", "+", "+", "+", "-", "|")
     b.put(border.0 + String(repeating: border.4, count: w - 2) + border.1, x: x0, y: y0, role: .accent)
@@ -23,37 +24,49 @@ func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
     }
     b.put(form.editing == nil ? " New habit " : " Edit habit ", x: x0 + 2, y: y0, role: .title)
     let compact = h < full
-    let focusHint = compact && h >= oneHint
-    // A box too short for every field scrolls to keep the focused one in it.
-    let rows = h - 3 - (focusHint ? 1 : 0)
-    let firstField = max(0, min(form.focus.rawValue - rows + 1, fields.count - rows))
+    let inner = w - 4
+    // The bottom of the box: the form's error, or (when compact) the focused field's problem,
+    // else the keys; wrapped, never cut.
+    let focusProblem = form.problem(form.focus, in: state.habits)
+    let bottomText = form.formError ?? (compact ? focusProblem : nil)
+    let hints = ["enter saves · tab next field · esc cancels", "enter saves · esc cancels"]
+    let bottomLines = bottomText.map { text in Array(flow(text.split(separator: " ").map { [Run(" " + $0, .statusError)] }, width: inner).prefix(2)) }
+        ?? [[Run(hints.first { TextWidth.of($0) <= inner } ?? hints[hints.count - 1], .dim)]]
+    let valueX = x0 + 19
+    let labelWidth = valueX - x0 - 4
+    // Compact: one row a field, scrolled so the focused one shows.
+    let rows = max(1, h - 2 - bottomLines.count)
+    let focusIndex = fields.firstIndex(of: form.focus) ?? 0
+    let firstField = compact ? max(0, min(focusIndex - rows + 1, fields.count - rows)) : 0
     var y = y0 + 1
     for field in fields.dropFirst(firstField) {
-        guard y < y0 + h - 2 else { break }
+        guard y < y0 + 1 + rows else { break }
         let focused = field == form.focus
-        let label = TextWidth.fit(form.label(field), 15)
+        let label = TextWidth.fit(form.label(field), labelWidth)
         b.put(focused ? state.glyphs.selected : " ", x: x0 + 1, y: y, role: .accent)
         b.put(label, x: x0 + 3, y: y, role: focused ? .header : .dim)
-        // The focused field shows its end, where typing happens; line breaks show as " / ".
-        let value = focused && field != .kind ? tail(oneLine(form.text(field)), w - 22) + "_" : oneLine(form.text(field))
-        b.put(value, x: x0 + 19, y: y, role: focused ? .selection : .normal, limit: w - 21)
+        // Line breaks (in the notes) show as " / ".
+        let value = oneLine(form.text(field)) + (focused && field != .kind ? "_" : "")
+        let room = x0 + w - 2 - valueX
+        // A long value shows its end (where the typing is).
+        let shownValue = TextWidth.of(value) > room ? "…" + String(value.suffix(max(0, room - 1))) : value
+        b.put(shownValue, x: valueX, y: y, role: focused ? .selection : .normal, limit: room)
         let problem = form.problem(field, in: state.habits)
-        let note = problem ?? (focused ? field.hint : "")
-        if !compact || (focusHint && focused) {
+        if !compact {
             y += 1
-            b.put(note, x: x0 + 19, y: y, role: problem == nil ? .dim : .statusError, limit: w - 21)
-        } else if let problem {
-            b.put(" " + problem, x: x0 + 19 + TextWidth.of(value), y: y, role: .statusError,
-                  limit: max(0, w - 21 - TextWidth.of(value)))
+            let note = problem ?? (focused ? field.hint : "")
+            // Whole words; "…" says there is more (the bottom line says it all on a compact form).
+            let words = note.split(separator: " ").map { [Run(" " + $0, problem == nil ? .dim : .statusError)] }
+            let whole = flow(words, width: room), cut = flow(words, width: room - 2)
+            if whole.count == 1 { put(&b, whole[0], x: valueX, y: y) }
+            else if let line = cut.first { put(&b, line + [Run(" …", .dim)], x: valueX, y: y) }
+        } else if problem != nil && !focused {
+            // Another field's problem is marked; the bottom line says it when that field is focused.
+            b.put("!", x: x0 + 2, y: y, role: .statusError)
         }
         y += 1
     }
-    if let error = form.formError {
-        b.put(error, x: x0 + 2, y: y0 + h - 2, role: .statusError, limit: w - 4)
-    } else if compact && !focusHint {
-        // No room for a hint under each field: the focused field's goes at the bottom.
-        b.put(form.focus.hint, x: x0 + 2, y: y0 + h - 2, role: .dim, limit: w - 4)
-    } else {
-        b.put("enter saves · tab next field · esc cancels", x: x0 + 2, y: y0 + h - 2, role: .dim, limit: w - 4)
+    for (i, line) in bottomLines.enumerated() {
+        put(&b, line, x: x0 + 2, y: y0 + h - 1 - bottomLines.count + i)
     }
 }

@@ -3,15 +3,38 @@ import HabitCore
 
 // MARK: Help
 
-/// The help text as lines: each mode's title, its bindings, a blank line.
-func helpLines(_ map: KeyMap) -> [(text: String, label: String, isTitle: Bool)] {
-    var lines: [(String, String, Bool)] = []
+/// One row of the help screen: a title, or a key column and a label column.
+struct HelpLine: Hashable {
+    var keys: String
+    var label: String
+    var isTitle: Bool
+}
+
+/// The help screen's column width and its key column's.
+let helpColumnWidth = 38, helpKeyWidth = 13
+
+/// The help text as rows: the legend of the glyphs (in the set in use), then each mode's
+/// title, its bindings, a blank line. Keys and labels too long for their column wrap onto
+/// more rows at spaces, so no word is cut.
+func helpLines(_ map: KeyMap, _ g: Glyphs, labelWidth: Int = helpColumnWidth - helpKeyWidth - 3) -> [HelpLine] {
+    var lines: [HelpLine] = []
+    func entry(_ keys: String, _ label: String) {
+        let k = flow(keys.split(separator: " ").map { [Run(" " + $0, .key)] }, width: helpKeyWidth)
+        let l = flow(label.split(separator: " ").map { [Run(" " + $0, .normal)] }, width: labelWidth)
+        for i in 0..<max(k.count, l.count) {
+            lines.append(HelpLine(keys: i < k.count ? k[i].map(\.text).joined() : "",
+                                  label: i < l.count ? l[i].map(\.text).joined() : "", isTitle: false))
+        }
+    }
+    lines.append(HelpLine(keys: "What the symbols mean", label: "", isTitle: true))
+    for item in g.legend { entry(item.glyph, item.meaning) }
+    lines.append(HelpLine(keys: "", label: "", isTitle: false))
     for mode in Mode.allCases {
         let bindings = map.bindings(in: mode)
         guard !bindings.isEmpty else { continue }
-        lines.append((modeTitle(mode), "", true))
-        for b in bindings { lines.append((b.keys.map(\.description).joined(separator: " "), b.label, false)) }
-        lines.append(("", "", false))
+        lines.append(HelpLine(keys: modeTitle(mode), label: "", isTitle: true))
+        for b in bindings { entry(b.keys.map(\.description).joined(separator: " "), b.label) }
+        lines.append(HelpLine(keys: "", label: "", isTitle: false))
     }
     return lines
 }
@@ -19,8 +42,8 @@ func helpLines(_ map: KeyMap) -> [(text: String, label: String, isTitle: Bool)] 
 /// How the help screen is laid out: columns of `rows` lines, `columns` of them per page.
 func helpLayout(_ state: AppState) -> (rows: Int, columns: Int, pages: Int) {
     let rows = max(1, state.height - 4 - 2 + 1)
-    let columns = max(1, (state.width - 1) / 38)
-    let total = helpLines(state.keyMap).count
+    let columns = max(1, (state.width - 1) / helpColumnWidth)
+    let total = helpLines(state.keyMap, state.glyphs).count
     let pages = max(1, (total + rows * columns - 1) / (rows * columns))
     return (rows, columns, pages)
 }
@@ -28,20 +51,22 @@ func helpLayout(_ state: AppState) -> (rows: Int, columns: Int, pages: Int) {
 func helpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let layout = helpLayout(state)
     let page = min(state.helpPage, layout.pages - 1)
-    b.put("Habitto", x: 1, y: 0, role: .title)
-    var title = " · keys (set your own in the keys file of the config directory)"
-    if layout.pages > 1 { title += "  page \(page + 1)/\(layout.pages), j/k turns" }
-    b.put(title, x: 8, y: 0, role: .dim)
-    let lines = helpLines(state.keyMap)
+    let x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
+    // The longest title that fits whole.
+    let pages = layout.pages > 1 ? ["  page \(page + 1)/\(layout.pages), j/k turns", "  \(page + 1)/\(layout.pages)"] : [""]
+    let titles = [" · keys (set your own in the keys file of the config directory)", " · keys (your own: the keys file)", " · keys"]
+    let title = titles.flatMap { t in pages.map { t + $0 } }.first { TextWidth.of($0) <= state.width - x - 1 } ?? ""
+    b.put(title, x: x, y: 0, role: .dim)
+    let lines = helpLines(state.keyMap, state.glyphs)
     let perPage = layout.rows * layout.columns
     for (n, line) in lines.dropFirst(page * perPage).prefix(perPage).enumerated() {
-        let x = 1 + (n / layout.rows) * 38
+        let x = 1 + (n / layout.rows) * helpColumnWidth
         let y = 2 + n % layout.rows
         if line.isTitle {
-            b.put(line.text, x: x, y: y, role: .header)
+            b.put(line.keys, x: x, y: y, role: .header)
         } else {
-            b.put(line.text, x: x + 1, y: y, role: .key, limit: 13)
-            b.put(line.label, x: x + 15, y: y, role: .normal, limit: 22)
+            b.put(line.keys, x: x + 1, y: y, role: .key)
+            b.put(line.label, x: x + helpKeyWidth + 2, y: y, role: .normal)
         }
     }
 }
@@ -54,9 +79,15 @@ func syncScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let bottom = state.height - 4
     var y = 2
     func line(_ text: String, _ role: Role = .normal, indent: Int = 1) {
-        guard y <= bottom else { return }
-        b.put(text, x: indent, y: y, role: role, limit: state.width - indent - 1)
-        y += 1
+        // Wrapped at spaces (a continuation indented two more), so no word is cut.
+        let rows = flow(text.split(separator: " ", omittingEmptySubsequences: false).enumerated().map { i, word in
+            [Run((i > 0 ? " " : "") + word, role)]
+        }, width: state.width - indent - 3)
+        for (i, row) in (rows.isEmpty ? [[]] : rows).enumerated() {
+            guard y <= bottom else { return }
+            put(&b, row, x: indent + (i > 0 ? 2 : 0), y: y)
+            y += 1
+        }
     }
     guard let remote = sync.remote else {
         line("No remote: data stays on this machine.")

@@ -3,12 +3,14 @@ import HabitCore
 
 // MARK: Today
 
-/// The glyph and role of a habit's day.
+/// The glyph and role of a habit's day on the today screen. An N-per-week habit's open day
+/// is neutral (dim): it is not a miss (see `DaySummary.missed`).
 func dayGlyph(_ s: HabitSummary, _ g: Glyphs) -> (String, Role) {
     dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed, progress: s.progress,
-             kind: s.habit.kind, scheduled: s.scheduled, g)
+             kind: s.habit.kind, scheduled: s.scheduled && !s.habit.schedule.isWeekly, g)
 }
 
+/// The glyph and role of a habit's day; `scheduled` draws an open day in the missed role.
 func dayGlyph(skipped: Bool, exceeded: Bool, completed: Bool, progress: Int, kind: HabitKind, scheduled: Bool,
               _ g: Glyphs) -> (String, Role) {
     if skipped { return (g.skipped, .skipped) }
@@ -18,11 +20,84 @@ func dayGlyph(skipped: Bool, exceeded: Bool, completed: Bool, progress: Int, kin
     return (g.notYet, scheduled ? .missed : .dim)
 }
 
-func progressText(_ s: HabitSummary, _ g: Glyphs) -> String {
-    let unit = s.habit.fields.unit.map { " " + $0 } ?? ""
+/// A row's progress: `5/8 glasses`, `0 ≤0` for a limit habit, `1/3 this wk` (the week's
+/// successes over what it asks for) for an N-per-week habit; without the unit (`5/8`,
+/// `1/3 wk`) when the row has no room for it.
+func progressText(_ s: HabitSummary, _ g: Glyphs, unit withUnit: Bool = true) -> String {
+    let unit = withUnit ? (s.habit.fields.unit.map { " " + $0 } ?? "") : ""
     let progress = Amount.format(s.progress), goal = Amount.format(s.habit.goal)
-    return s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) \(g.atMost)\(goal)\(unit)"
+    let day = s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) \(g.atMost)\(goal)\(unit)"
+    guard let done = s.weekDone, let quota = s.weekQuota else { return day }
+    let week = "\(done)/\(quota) \(withUnit ? "this wk" : "wk")"
+    return s.habit.isYesNo ? week : "\(day), \(week)"
 }
+
+/// The columns of a today row, left to right. `givesWay` orders the optional ones: as the
+/// screen narrows, the column with the lowest number is left out first, until the name
+/// has at least `minimumNameWidth` cells. The README's "Any width" states this order.
+enum RowColumn: Hashable, CaseIterable {
+    /// The selection mark, the day's state glyph, and a cell kept for the day-note mark.
+    case mark, glyph, noteMark
+    case icon, name, progress
+    /// The unit after the progress (`5/8 glasses`; `5/8` without it).
+    case unit
+    case streak, strengthBar, strengthPercent, difficulty, sync
+
+    /// The order in which the optional columns give way (1 first); nil: always shown.
+    var givesWay: Int? {
+        switch self {
+        case .unit: 1
+        case .strengthBar: 2
+        case .difficulty: 3
+        case .icon: 4
+        case .strengthPercent: 5
+        case .sync: 6
+        case .mark, .glyph, .noteMark, .name, .progress, .streak: nil
+        }
+    }
+}
+
+/// The fewest cells a habit's name gets on a today row (it is cut with `…` below that).
+let minimumNameWidth = 12
+
+/// Where a today row's columns go at the screen's width: each kept column's x and width,
+/// left to right; the name gets the room left, up to the longest name's width.
+struct RowLayout {
+    var columns: [RowColumn: (x: Int, width: Int)] = [:]
+    func has(_ c: RowColumn) -> Bool { columns[c] != nil }
+
+    init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs) {
+        func widest(_ text: (HabitSummary) -> String) -> Int { rows.map { TextWidth.of(text($0)) }.max() ?? 0 }
+        let full = min(22, widest { progressText($0, g) }), short = min(22, widest { progressText($0, g, unit: false) })
+        let anyIcon = g.showsIcons && rows.contains { $0.habit.fields.icon != nil }
+        // (column, width, gap before it): the name's width is what is left.
+        var specs: [(RowColumn, Int, Int)] = [
+            (.mark, 1, 0), (.glyph, 1, 1), (.noteMark, 1, 0),
+            (.icon, anyIcon ? 2 : 0, 1), (.name, 0, 1), (.progress, max(3, short), 2), (.unit, full - short, 0),
+            (.streak, max(3, widest { streakText($0) }), 2), (.strengthBar, 5, 2), (.strengthPercent, 4, 1),
+            (.difficulty, 2, 2), (.sync, 1, 2),
+        ].filter { $0.1 > 0 || $0.0 == .name }
+        let rightMargin = 1
+        func nameRoom() -> Int { width - rightMargin - specs.reduce(0) { $0 + $1.1 + $1.2 } }
+        let optional = specs.map(\.0).filter { $0.givesWay != nil }.sorted { $0.givesWay! < $1.givesWay! }
+        for column in optional where nameRoom() < minimumNameWidth {
+            specs.removeAll { $0.0 == column }
+        }
+        // The name takes what is left, but no more than the longest name needs (the columns
+        // after it stay near it on a wide screen).
+        let longest = max(minimumNameWidth, widest { $0.habit.name })
+        var x = 0
+        for (column, w, gap) in specs {
+            x += gap
+            let cw = column == .name ? max(0, min(longest, nameRoom())) : w
+            columns[column] = (x, cw)
+            x += cw
+        }
+    }
+}
+
+/// "5d", or "3w" for an N-per-week habit's weeks.
+func streakText(_ s: HabitSummary) -> String { "\(s.streak)\(s.streakUnit == "weeks" ? "w" : "d")" }
 
 func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     header(&b, state)
@@ -33,62 +108,23 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let text = state.habits.habits.isEmpty
             ? "No habits yet. Press a to add your first one."
             : "Nothing is due on this day. v shows every habit."
-        b.put(text, x: 3, y: top + 1, role: .dim)
+        for (i, line) in messageLines(text, width: state.width - 4).enumerated() {
+            b.put(line, x: 3, y: top + 1 + i, role: .dim)
+        }
         return
     }
-    let wide = state.width >= 72
-    let progressWidth = min(18, max(9, state.rows.map { TextWidth.of(progressText($0, state.glyphs)) }.max() ?? 9))
-    // Column labels.
+    let layout = RowLayout(state.rows, width: state.width, glyphs: g)
     let selected = state.selectedLine ?? 0
     let first = max(0, min(selected - listHeight + 1, state.lines.count - listHeight))
     let shown = state.lines[first..<min(state.lines.count, first + listHeight)]
     for (i, line) in zip(shown.indices, shown) {
         let y = top + (i - first)
-        let isSelected = i == selected
-        guard case .habit(let index) = line else { groupHeading(&b, state, line, y: y, selected: isSelected); continue }
-        let s = state.rows[index]
-        var x = 0
-        x += b.put(isSelected ? g.selected + " " : "  ", x: x, y: y, role: .accent)
-        let (glyph, role) = dayGlyph(s, g)
-        x += b.put(glyph, x: x, y: y, role: role, limit: 1)
-        if state.habits.note(s.habit.id, s.day) != nil { b.put(g.note, x: x, y: y, role: .accent, limit: 1) }
-        x += 1
-        if g.showsIcons {
-            b.put(s.habit.fields.icon ?? "", x: x + 1, y: y, role: .normal, limit: 2)
-            x += 4
-        }
-        // Right part, from the right edge leftwards: sync, difficulty, strength, streak, progress.
-        var rx = state.width - 2
-        let (syncGlyph, syncRole) = syncIcon(s.habit.id, state)
-        b.put(syncGlyph, x: rx, y: y, role: syncRole, limit: 1)
-        rx -= 3
-        let diff = s.difficulty.map { "d\($0)" } ?? "  "
-        b.put(diff, x: rx, y: y, role: .dim)
-        rx -= 1
-        if wide {
-            let barWidth = 5
-            let filled = Int((s.strength * Double(barWidth)).rounded())
-            let pct = "\(Int((s.strength * 100).rounded()))%"
-            rx -= 10
-            var bx = rx
-            bx += b.put(String(repeating: g.barFull, count: filled), x: bx, y: y, role: .strength)
-            bx += b.put(String(repeating: g.barEmpty, count: barWidth - filled), x: bx, y: y, role: .xpBarEmpty)
-            b.put(" " + pct, x: bx, y: y, role: .strength)
-        } else {
-            rx -= 5
-            b.put("\(Int((s.strength * 100).rounded()))%", x: rx, y: y, role: .strength)
-        }
-        rx -= 7
-        let streak = "\(s.streak)\(s.streakUnit == "weeks" ? "w" : "d")"
-        b.put(TextWidth.fit(streak, 5), x: rx + 1, y: y, role: s.streak > 0 ? .streak : .dim)
-        rx -= progressWidth + 1
-        b.put(progressText(s, g), x: rx, y: y, role: role == .dim ? .dim : .normal, limit: progressWidth)
-        let nameRole: Role = s.habit.fields.archivedFrom.map { $0 <= s.day } == true ? .dim : .normal
-        b.put(s.habit.name, x: x, y: y, role: nameRole, limit: max(0, rx - 1 - x), color: ThemeColor(habitColor: s.habit.fields.color))
-        if isSelected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
+        guard case .habit(let index) = line else { groupHeading(&b, state, line, y: y, selected: i == selected); continue }
+        todayRow(&b, state, state.rows[index], layout, y: y, selected: i == selected)
     }
     if state.lines.count > listHeight {
-        b.put("\(first + 1)-\(first + shown.count) of \(state.lines.count)", x: state.width - 14, y: 1, role: .dim)
+        let range = "\(first + 1)-\(first + shown.count) of \(state.lines.count)"
+        b.put(range, x: state.width - 1 - TextWidth.of(range), y: 1, role: .dim)
     }
 }
 
@@ -99,19 +135,62 @@ func groupHeading(_ b: inout ScreenBuffer, _ state: AppState, _ line: TodayLine,
     b.put(selected ? g.selected + " " : "  ", x: 0, y: y, role: .accent)
     let text = folded ? "\(g.groupFolded) \(group) (\(count), \(done) done)" : "\(g.groupOpen) \(group)"
     b.put(text, x: 2, y: y, role: .header, limit: state.width - 3)
+}
+
+/// One habit's row, its columns where `layout` puts them.
+func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ layout: RowLayout, y: Int, selected: Bool) {
+    let g = state.glyphs
+    let (glyph, role) = dayGlyph(s, g)
+    for (column, at) in layout.columns {
+        switch column {
+        case .mark:
+            b.put(selected ? g.selected : " ", x: at.x, y: y, role: .accent, limit: 1)
+        case .glyph:
+            b.put(glyph, x: at.x, y: y, role: role, limit: 1)
+        case .noteMark:
+            if state.habits.note(s.habit.id, s.day) != nil { b.put(g.note, x: at.x, y: y, role: .accent, limit: 1) }
+        case .unit:
+            break
+        case .icon:
+            b.put(s.habit.fields.icon ?? "", x: at.x, y: y, role: .normal, limit: at.width)
+        case .name:
+            let archived = s.habit.fields.archivedFrom.map { $0 <= s.day } == true
+            b.put(TextWidth.fit(s.habit.name, at.width), x: at.x, y: y, role: archived ? .dim : .normal,
+                  color: ThemeColor(habitColor: s.habit.fields.color))
+        case .progress:
+            let unit = layout.columns[.unit]
+            let text = progressText(s, g, unit: unit != nil)
+            b.put(TextWidth.fit(text, at.width + (unit?.width ?? 0)), x: at.x, y: y, role: role == .dim ? .dim : .normal)
+        case .streak:
+            b.put(streakText(s), x: at.x, y: y, role: s.streak > 0 ? .streak : .dim, limit: at.width)
+        case .strengthBar:
+            let filled = Int((s.strength * Double(at.width)).rounded())
+            let bx = at.x + b.put(String(repeating: g.barFull, count: filled), x: at.x, y: y, role: .strength)
+            b.put(String(repeating: g.barEmpty, count: at.width - filled), x: bx, y: y, role: .xpBarEmpty)
+        case .strengthPercent:
+            let pct = "\(Int((s.strength * 100).rounded()))%"
+            b.put(pct, x: at.x + at.width - TextWidth.of(pct), y: y, role: .strength)
+        case .difficulty:
+            b.put(s.difficulty.map { "d\($0)" } ?? "", x: at.x, y: y, role: .dim)
+        case .sync:
+            let (icon, syncRole) = syncIcon(s.habit.id, state)
+            b.put(icon, x: at.x, y: y, role: syncRole, limit: 1)
+        }
+    }
     if selected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
 }
 
 // MARK: Catching up
 
-/// "3 habits not recorded yesterday · c to catch up", or nil when nothing is missed.
-func catchUpHint(_ missed: [CatchUpItem], today: LocalDay) -> String? {
+/// "3 habits not recorded yesterday · c to catch up", or nil when nothing is missed; a
+/// shorter form ("3 not recorded · c to catch up") when that does not fit in `width`.
+func catchUpHint(_ missed: [CatchUpItem], today: LocalDay, width: Int = .max, separator sep: String = "·") -> String? {
     guard let first = missed.first else { return nil }
     let yesterday = today.adding(-1)
-    if missed.allSatisfy({ $0.day == yesterday }) {
-        return "\(missed.count) habit\(missed.count == 1 ? "" : "s") not recorded yesterday · c to catch up"
-    }
-    return "\(missed.count) habit-day\(missed.count == 1 ? "" : "s") not recorded since \(shortDate(first.day)) · c to catch up"
+    let full = missed.allSatisfy({ $0.day == yesterday })
+        ? "\(missed.count) habit\(missed.count == 1 ? "" : "s") not recorded yesterday \(sep) c to catch up"
+        : "\(missed.count) habit-day\(missed.count == 1 ? "" : "s") not recorded since \(shortDate(first.day)) \(sep) c to catch up"
+    return TextWidth.of(full) <= width ? full : "\(missed.count) not recorded \(sep) c to catch up"
 }
 
 /// "Wed 18 Nov".
@@ -126,11 +205,30 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
     x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
     let open = items.filter { s.progress($0.habit.id, $0.day) == 0 && !s.isSkipped($0.habit.id, $0.day) }.count
-    b.put("catching up: \(open) of \(items.count) habit-days with nothing recorded", x: x, y: 0, role: .header)
+    let titles = ["catching up: \(open) of \(items.count) habit-days with nothing recorded",
+                  "catching up: \(open) of \(items.count) open", "\(open) of \(items.count) open"]
+    b.put(titles.first { TextWidth.of($0) <= state.width - x - 1 } ?? "", x: x, y: 0, role: .header)
     let top = 2, bottom = state.height - 4
     let listHeight = bottom - top + 1
     let selected = state.catchUpIndex
     let first = max(0, min(selected - listHeight + 1, items.count - listHeight))
+    // As the screen narrows, the unit, then the icons, then the weekday and month give way
+    // (the name keeps `minimumNameWidth` cells).
+    let shownItems = Array(items[first..<min(items.count, first + listHeight)])
+    func rightText(_ item: CatchUpItem, unit: Bool) -> String {
+        guard let habit = s.habit(item.habit.id) else { return "" }
+        let progress = habit.shown(progress: s.progress(habit.id, item.day))
+        let u = unit ? (habit.fields.unit.map { " " + $0 } ?? "") : ""
+        return (s.isSkipped(habit.id, item.day) ? "skipped" : "\(Amount.format(progress))/\(Amount.format(habit.goal))\(u)")
+            + (s.difficulty(habit.id, item.day).map { "  d\($0)" } ?? "    ")
+    }
+    let variants: [(unit: Bool, icons: Bool, dateWidth: Int)] = [(true, g.showsIcons, 11), (false, g.showsIcons, 11),
+                                                                 (false, false, 11), (false, false, 6)]
+    let layout = variants.first { v in
+        let right = min(24, shownItems.map { TextWidth.of(rightText($0, unit: v.unit)) }.max() ?? 0)
+        return state.width - 3 - right - (2 + v.dateWidth + 1 + 2 + (v.icons ? 4 : 0)) >= minimumNameWidth
+    } ?? variants[variants.count - 1]
+    let rw = min(24, shownItems.map { TextWidth.of(rightText($0, unit: layout.unit)) }.max() ?? 0)
     for i in first..<min(items.count, first + listHeight) {
         let item = items[i], y = top + (i - first)
         guard let habit = s.habit(item.habit.id) else { continue }
@@ -138,23 +236,22 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let skipped = s.isSkipped(habit.id, item.day)
         let completed = !skipped && habit.succeeds(progress: progress)
         var x = b.put(i == selected ? g.selected + " " : "  ", x: 0, y: y, role: .accent)
-        x += b.put(TextWidth.fit(shortDate(item.day), 11), x: x, y: y, role: item.day == state.today ? .accent : .dim) + 1
+        let date = layout.dateWidth < 11 ? "\(weekdayNames[item.day.weekday.rawValue - 1]) \(item.day.components.day)" : shortDate(item.day)
+        x += b.put(TextWidth.fit(date, layout.dateWidth), x: x, y: y, role: item.day == state.today ? .accent : .dim) + 1
         let (glyph, role) = dayGlyph(skipped: skipped, exceeded: false, completed: completed, progress: progress,
                                      kind: habit.kind, scheduled: true, g)
         x += b.put(glyph, x: x, y: y, role: role, limit: 1) + 1
-        if g.showsIcons {
+        if layout.icons {
             b.put(habit.fields.icon ?? "", x: x + 1, y: y, role: .normal, limit: 2)
             x += 4
         }
-        let unit = habit.fields.unit.map { " " + $0 } ?? ""
-        let right = (skipped ? "skipped" : "\(Amount.format(progress))/\(Amount.format(habit.goal))\(unit)")
-            + (s.difficulty(habit.id, item.day).map { "  d\($0)" } ?? "    ")
-        let rw = min(24, TextWidth.of(right))
-        b.put(right, x: state.width - 2 - rw, y: y, role: role == .dim ? .dim : .normal, limit: rw)
-        b.put(habit.name, x: x, y: y, role: .normal, limit: max(0, state.width - 3 - rw - x))
+        let right = rightText(item, unit: layout.unit)
+        b.put(TextWidth.fit(right, rw), x: state.width - 2 - rw, y: y, role: role == .dim ? .dim : .normal)
+        b.put(TextWidth.fit(habit.name, max(0, state.width - 3 - rw - x)), x: x, y: y, role: .normal)
         if i == selected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
     }
     if items.count > listHeight {
-        b.put("\(first + 1)-\(min(items.count, first + listHeight)) of \(items.count)", x: state.width - 14, y: 1, role: .dim)
+        let range = "\(first + 1)-\(min(items.count, first + listHeight)) of \(items.count)"
+        b.put(range, x: state.width - 1 - TextWidth.of(range), y: 1, role: .dim)
     }
 }

@@ -27,8 +27,9 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let y = 4 + row - first
         let selected = row == cursor
         b.put(selected ? g.selected : " ", x: 0, y: y, role: .accent)
-        b.put(habit.name, x: 1, y: y, role: selected ? .header : .normal, limit: gridX - 2)
-        let history = state.habits.history(habit, through: min(end, state.today), settings: state.settings)
+        b.put(TextWidth.fit(habit.name, gridX - 2), x: 1, y: y, role: selected ? .header : .normal)
+        let history = state.habits.history(habit, through: min(end, state.today), today: state.today,
+                                           settings: state.settings)
         let byDay = Dictionary(uniqueKeysWithValues: history.suffix(days.count).map { ($0.day, $0) })
         for (i, d) in days.enumerated() {
             if selected && d == state.cursorDay {
@@ -36,9 +37,11 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
                 b.put("]", x: gridX + i * 3 + 1, y: y, role: .accent)
             }
             guard let s = byDay[d] else { continue }
+            // An N-per-week habit's open day is neutral (blank) unless its week fell short.
+            let open = habit.schedule.isWeekly ? s.missed : s.scheduled
             let (glyph, role) = dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed,
-                                         progress: s.progress, kind: habit.kind, scheduled: s.scheduled, g)
-            b.put(s.scheduled || s.progress > 0 || s.skipped ? glyph : g.unscheduled, x: gridX + i * 3, y: y,
+                                         progress: s.progress, kind: habit.kind, scheduled: open, g)
+            b.put(open || s.progress > 0 || s.skipped ? glyph : g.unscheduled, x: gridX + i * 3, y: y,
                   role: role, color: ThemeColor(habitColor: habit.fields.color))
         }
     }
@@ -48,26 +51,29 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     if habits.isEmpty {
         b.put("No habits yet.", x: 3, y: 5, role: .dim)
     } else if let id = state.cursorHabit, let habit = state.habits.habit(id) {
-        b.put(dayDescription(habit, state.cursorDay, state), x: 1, y: bottom + 1, role: .normal, limit: state.width - 2)
+        let text = dayDescription(habit, state.cursorDay, state, width: state.width - 2)
+        b.put(TextWidth.fit(text, state.width - 2), x: 1, y: bottom + 1, role: .normal)
     }
 }
 
 /// "Drink water · Thu 19 Nov 2026: 5/8 glasses · difficulty 3 · “note”": what a day of a
-/// habit holds, for the week grid's and the calendar's cursor.
-func dayDescription(_ habit: Habit, _ day: LocalDay, _ state: AppState, name: Bool = true) -> String {
+/// habit holds, for the week grid's and the calendar's cursor. Within `width`, the name,
+/// then the note and the year give way (the shortest form is returned when none fits).
+func dayDescription(_ habit: Habit, _ day: LocalDay, _ state: AppState, name: Bool = true, width: Int = .max) -> String {
     let s = state.habits.summary(habit, on: day, today: state.today, settings: state.settings)
-    var parts: [String] = []
-    let title = dateTitle(day, today: state.today).0
-    parts.append(name ? "\(Sanitize.display(habit.name)) \(state.glyphs.separator) \(title)" : title)
+    let sep = " \(state.glyphs.separator) "
     let unit = habit.fields.unit.map { " " + Sanitize.display($0) } ?? ""
     var what = habit.kind == .build ? "\(Amount.format(s.progress))/\(Amount.format(habit.goal))\(unit)"
                                     : "\(Amount.format(s.progress)) (at most \(Amount.format(habit.goal)))\(unit)"
     if s.skipped { what += ", skipped" }
+    if let done = s.weekDone, let quota = s.weekQuota { what += " (\(done)/\(quota) that week)" }
     if day < habit.startDate { what = "before it starts (\(habit.startDate))" }
-    var line = parts.joined() + ": " + what
-    if let d = s.difficulty { line += " \(state.glyphs.separator) difficulty \(d)" }
-    if let note = state.habits.note(habit.id, day) {
-        line += " \(state.glyphs.separator) " + Sanitize.display(note).replacingOccurrences(of: "\n", with: " / ")
-    }
-    return line
+    let rating = s.difficulty.map { sep + "difficulty \($0)" } ?? ""
+    let note = state.habits.note(habit.id, day).map { sep + Sanitize.display($0).replacingOccurrences(of: "\n", with: " / ") } ?? ""
+    let title = dateTitle(day, today: state.today).0
+    let named = "\(Sanitize.display(habit.name))\(sep)\(title)"
+    let candidates = (name ? ["\(named): \(what)\(rating)\(note)"] : []) + [
+        "\(title): \(what)\(rating)\(note)", "\(title): \(what)\(rating)", "\(shortDate(day)): \(what)\(rating)",
+    ]
+    return candidates.first { TextWidth.of($0) <= width } ?? candidates.last ?? ""
 }

@@ -54,6 +54,14 @@ enum Output {
         return s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) (\(glyphs.atMost)\(goal))\(unit)"
     }
 
+    /// `list`'s progress: the day's (`5/8 glasses`), and for an N-per-week habit the week's
+    /// successes through the day over what the week asks for (`1/3 this wk`).
+    static func listProgressText(_ s: HabitSummary) -> String {
+        guard let done = s.weekDone, let quota = s.weekQuota else { return progressText(s) }
+        let week = "\(done)/\(quota) this wk"
+        return s.habit.isYesNo ? week : "\(progressText(s)), \(week)"
+    }
+
     /// The state glyph: done, partly done, not yet, limit exceeded, skipped.
     static func glyph(_ s: HabitSummary) -> String {
         if s.skipped { return glyphs.skipped }
@@ -102,11 +110,11 @@ enum Output {
 
     static func table(_ rows: [HabitSummary]) -> [String] {
         let nameWidth = min(32, max(8, rows.map { TextWidth.of(shown($0.habit.name)) }.max() ?? 8))
-        let progressWidth = max(8, rows.map { TextWidth.of(shown(progressText($0))) }.max() ?? 8)
+        let progressWidth = max(8, rows.map { TextWidth.of(shown(listProgressText($0))) }.max() ?? 8)
         return rows.map { s in
             let icon = ascii ? "" : (s.habit.fields.icon.map { TextWidth.fit(Sanitize.display($0), 2) } ?? "  ") + " "
             var line = "\(glyph(s)) \(icon)\(TextWidth.fit(shown(s.habit.name), nameWidth))  "
-            line += TextWidth.fit(shown(progressText(s)), progressWidth)
+            line += TextWidth.fit(shown(listProgressText(s)), progressWidth)
             line += "  streak " + TextWidth.fit("\(s.streak) \(s.streakUnit == "weeks" ? "wk" : "d")", 6)
             line += "  strength " + TextWidth.fit(strengthText(s.strength), 4)
             line += s.difficulty.map { "  difficulty \($0)" } ?? ""
@@ -131,6 +139,8 @@ enum Output {
         o["bestStreak"] = .int(s.bestStreak)
         o["streakUnit"] = .string(s.streakUnit)
         o["strength"] = .double(JSON.rounded(s.strength, 6))
+        o["weekDone"] = .optional(s.weekDone)
+        o["weekQuota"] = .optional(s.weekQuota)
         o["syncStatus"] = .string("local")
         return .object(o)
     }

@@ -102,7 +102,7 @@ final class EditingTests: XCTestCase {
         assertSnapshot(render(app), named: "amount-prompt-80x24")
         type(&app, "x")
         press(&app, .enter)
-        XCTAssertTrue(render(app).line(21).contains("is not a number"), render(app).line(21))
+        XCTAssertTrue(render(app).text.contains("is not a number"), render(app).text)
     }
 
     // MARK: The week grid

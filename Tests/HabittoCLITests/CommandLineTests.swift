@@ -247,6 +247,18 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(after["xpProvisional"] as? Int, 0)
     }
 
+    func testListShowsAnNPerWeekHabitsWeekAsDaysDoneOverTheQuota() {
+        box.ok("add", "Gym", "--schedule", "3/week", "--start", "2026-11-16")
+        box.ok("check", "Gym", "--date", "2026-11-17")
+        box.ok("check", "Gym", "--date", "2026-11-19")
+        let row = box.ok("list").split(separator: "\n").first { $0.contains("Gym") } ?? ""
+        XCTAssertTrue(row.contains("2/3 this wk"), String(row))
+        let gym = box.listEntry("Gym")
+        XCTAssertEqual(gym?["weekDone"] as? Int, 2)
+        XCTAssertEqual(gym?["weekQuota"] as? Int, 3)
+        XCTAssertTrue(box.listEntry("Read")?["weekDone"] is NSNull, "null for other schedules")
+    }
+
     func testListJsonHasTheDocumentedFields() {
         let arr = box.json("list", "--json") as! [[String: Any]]
         XCTAssertEqual(arr.map { $0["name"] as! String }, ["Drink water", "Read", "Sweets"], "Walk is not due on a Saturday")
