@@ -110,7 +110,10 @@ extension Edits {
         case .top: k = 0
         case .bottom: k = d.count
         case .before(let other), .after(let other):
-            guard other != id else { throw CoreError.invalid("a habit cannot be moved before or after itself: name another habit") }
+            guard other != id else {
+                let name = habits[from].name
+                throw CoreError.invalid("'\(Sanitize.display(name))' cannot be moved before or after itself: name another habit")
+            }
             guard let i = d.firstIndex(of: other) else { throw CoreError.invalid("that habit does not exist") }
             if case .after = target { k = i + 1 } else { k = i }
         }
