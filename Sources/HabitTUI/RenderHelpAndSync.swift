@@ -3,14 +3,15 @@ import HabitCore
 
 // MARK: Help
 
-/// The help text as lines: each mode's title, its bindings, a blank line.
-func helpLines(_ map: KeyMap) -> [(text: String, label: String, isTitle: Bool)] {
+/// The help text as lines: each mode's title, its bindings, a blank line (`archived`: the
+/// selected habit is archived, which changes a few labels).
+func helpLines(_ map: KeyMap, archived: Bool = false) -> [(text: String, label: String, isTitle: Bool)] {
     var lines: [(String, String, Bool)] = []
     for mode in Mode.allCases {
         let bindings = map.bindings(in: mode)
         guard !bindings.isEmpty else { continue }
         lines.append((modeTitle(mode), "", true))
-        for b in bindings { lines.append((b.keys.map(\.description).joined(separator: " "), b.label, false)) }
+        for b in bindings { lines.append((b.keys.map(\.description).joined(separator: " "), b.label(archived: archived), false)) }
         lines.append(("", "", false))
     }
     return lines
@@ -32,7 +33,7 @@ func helpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     var title = " · keys (set your own in the keys file of the config directory)"
     if layout.pages > 1 { title += "  page \(page + 1)/\(layout.pages), j/k turns" }
     b.put(title, x: 8, y: 0, role: .dim)
-    let lines = helpLines(state.keyMap)
+    let lines = helpLines(state.keyMap, archived: state.selectedIsArchived)
     let perPage = layout.rows * layout.columns
     for (n, line) in lines.dropFirst(page * perPage).prefix(perPage).enumerated() {
         let x = 1 + (n / layout.rows) * 38

@@ -47,7 +47,9 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let isSelected = i == selected
         var x = 0
         x += b.put(isSelected ? g.selected + " " : "  ", x: x, y: y, role: .accent)
-        let (glyph, role) = dayGlyph(s, g)
+        // A habit archived on this day (listed by v): a dim name and "archived" for its day.
+        let archived = s.habit.fields.archivedFrom.map { $0 <= s.day } == true
+        let (glyph, role) = archived ? (g.notYet, Role.dim) : dayGlyph(s, g)
         x += b.put(glyph, x: x, y: y, role: role, limit: 1)
         x += 1
         if g.showsIcons {
@@ -79,8 +81,9 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let streak = "\(s.streak)\(s.streakUnit == "weeks" ? "w" : "d")"
         b.put(TextWidth.fit(streak, 5), x: rx + 1, y: y, role: s.streak > 0 ? .streak : .dim)
         rx -= progressWidth + 1
-        b.put(progressText(s, g), x: rx, y: y, role: role == .dim ? .dim : .normal, limit: progressWidth)
-        let nameRole: Role = s.habit.fields.archivedFrom.map { $0 <= s.day } == true ? .dim : .normal
+        b.put(archived ? "archived" : progressText(s, g), x: rx, y: y, role: role == .dim ? .dim : .normal,
+              limit: progressWidth)
+        let nameRole: Role = archived ? .dim : .normal
         b.put(s.habit.name, x: x, y: y, role: nameRole, limit: max(0, rx - 1 - x))
         if isSelected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
     }

@@ -231,6 +231,8 @@ enum TerminalApp {
         case .add(let fields): return try Edits.add(newID, fields, in: state)
         case .edit(let id, let fields): return try Edits.update(try habit(id), to: fields, in: state)
         case .archive(let id): return try Edits.archive(try habit(id), today: today, in: state)
+        case .unarchive(let id): return try Edits.unarchive(try habit(id))
+        case .move(let id, let target): return try Edits.move(try habit(id).id, to: target, in: state)
         case .delete(let id): return Edits.delete(try habit(id))
         case .answer(let id, let day, let answer):
             return try CatchUp.changes(answer, for: CatchUpItem(habit: try habit(id), day: day), today: today, in: state)
@@ -263,6 +265,14 @@ enum TerminalApp {
         case .add: return "Added \(name(newID))"
         case .edit(let id, _): return "Saved \(name(id))"
         case .archive(let id): return "Archived \(name(id)); its history stays (u undoes)"
+        case .unarchive(let id): return "Unarchived \(name(id)) (u undoes)"
+        case .move(let id, let target):
+            switch target {
+            case .before: return "Moved \(name(id)) up"
+            case .after: return "Moved \(name(id)) down"
+            case .top: return "Moved \(name(id)) to the top"
+            case .bottom: return "Moved \(name(id)) to the bottom"
+            }
         case .delete: return "Deleted the habit and its history (u undoes)"
         case .answer(let id, let day, _):
             guard let h = state.habit(id) else { return "Done" }
