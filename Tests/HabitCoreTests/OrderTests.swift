@@ -159,13 +159,17 @@ final class HabitOrderTests: XCTestCase {
 
     func testManyMovesIntoTheSameGapStayBoundedAndKeepTheOrder() {
         var (w, h) = world(["A", "B", "C"])
+        var spreads = 0
         // Alternately put C and B just after A: each time into the gap the last move made.
         for i in 0..<600 {
-            move(&w, i % 2 == 0 ? h[2] : h[1], .after(h[0].id))
+            let moved = i % 2 == 0 ? h[2] : h[1]
+            if i > 0, let changes = try? Edits.move(moved.id, to: .after(h[0].id), in: w.state), changes.count > 1 { spreads += 1 }
+            move(&w, moved, .after(h[0].id))
             XCTAssertEqual(names(w).first, "A")
             XCTAssertEqual(names(w)[1], i % 2 == 0 ? "C" : "B")
         }
         XCTAssertTrue(w.state.habits.allSatisfy { ($0.fields.position?.utf8.count ?? 0) <= OrderKey.maxLength })
+        XCTAssertGreaterThan(spreads, 0, "a full gap was spread out again, in the same command")
     }
 
     func testEqualKeysFromTwoDevicesSortByCreationAndAMoveBetweenThemSpreadsThem() {
