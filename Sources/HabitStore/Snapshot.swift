@@ -218,10 +218,12 @@ struct Snapshot {
     /// The undo history's items, decoded (for tests and checks).
     var undoStack: [UndoItem] { (try? undo.items()) ?? [] }
 
-    /// The snapshot file's bytes.
-    func encoded() -> [UInt8] {
+    /// The snapshot file's bytes; `fieldCount` `FieldValue.countBeforePosition` writes
+    /// version 6 (without order keys), as the previous version did, for tests that read it.
+    func encoded(fieldCount: Int = FieldValue.count) -> [UInt8] {
         var blocks = ByteWriter(capacity: 4096)
         var meta = ByteWriter(capacity: 1024)
+        meta.storedFieldCount = fieldCount
         meta.u64le(UInt64(coveredOffset))
         meta.bool(lastRecord != nil)
         if let lastRecord { meta.u64le(UInt64(lastRecord.offset)); meta.u32le(lastRecord.crc) }
@@ -246,7 +248,7 @@ struct Snapshot {
         }
         meta.u64le(UInt64(verifiedOffset))
         var out = ByteWriter(capacity: Snapshot.headerSize + meta.bytes.count + blocks.bytes.count)
-        out.raw(Snapshot.magic)
+        out.raw(fieldCount == FieldValue.count ? Snapshot.magic : Snapshot.beforePositionMagic)
         out.u32le(UInt32(meta.bytes.count))
         out.u32le(CRC32C.checksum(meta.bytes))
         out.raw(meta.bytes)
