@@ -201,6 +201,8 @@ enum TerminalApp {
                 let result = try await repo.commit { state, _ in
                     try changes(for: w, newID: newID, today: today, state: state)
                 }
+                // Another process may have made the same move first.
+                if case .move = w, result.operations.isEmpty { return .done("Already there: nothing changed") }
                 return .done(describe(w, newID: newID, state: result.state, today: today, settings: env.config.rules))
             default:
                 return .done("")
