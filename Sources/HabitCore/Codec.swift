@@ -8,6 +8,9 @@ public struct ByteWriter: Sendable {
     /// encoded before amounts had decimals (to check a digest taken then); 1 otherwise.
     /// Operations are always written in thousandths.
     public var storedAmountScale = 1
+    /// How many field registers a state's entries are written with: `FieldValue.count`, or
+    /// `FieldValue.countBeforePosition` to check a digest taken before the order key existed.
+    public var storedFieldCount = FieldValue.count
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
@@ -47,6 +50,9 @@ public struct ByteReader {
     /// before amounts had decimals, 1 otherwise. Operations carry their own format in
     /// their tag, whatever this says.
     public var storedAmountScale = 1
+    /// How many field registers each entry of a state holds (see `ByteWriter.storedFieldCount`):
+    /// `FieldValue.countBeforePosition` in a snapshot written before the order key existed.
+    public var storedFieldCount = FieldValue.count
     public init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
         self.bytes = bytes; position = start; self.end = end ?? bytes.count
     }
@@ -131,7 +137,7 @@ extension ByteWriter {
         u8(UInt8(f.index))
         switch f {
         case .name(let v): string(v)
-        case .icon(let v), .color(let v), .unit(let v), .notes(let v), .group(let v): optionalString(v)
+        case .icon(let v), .color(let v), .unit(let v), .notes(let v), .group(let v), .position(let v): optionalString(v)
         case .kind(let k): u8(k == .build ? 0 : 1)
         case .goal(let g): int(g / storedAmountScale)
         case .schedule(let s): schedule(s)
@@ -144,9 +150,11 @@ extension ByteWriter {
         switch c {
         case .create(let h, let fields):
             // Tag 11: a count of fields, so that habits can gain fields later (tag 1 had
-            // ten), and the goal in thousandths (tags 1 and 9 held whole units).
-            u8(11); habit(h); varint(UInt64(FieldValue.count))
-            for f in FieldValue.all(of: fields) { field(f) }
+            // ten), and the goal in thousandths (tags 1 and 9 held whole units). A habit
+            // without an order key is written without that field, as before it existed.
+            let n = fields.position == nil ? FieldValue.countBeforePosition : FieldValue.count
+            u8(11); habit(h); varint(UInt64(n))
+            for f in FieldValue.all(of: fields).prefix(n) { field(f) }
         case .set(let h, let f):
             // A goal in thousandths has tag 12; tag 2 held whole units (and still holds
             // every other field, whose encoding did not change).
@@ -230,6 +238,10 @@ extension ByteReader {
         case 8: return .archivedFrom(try bool() ? try day() : nil)
         case 9: return .notes(try optionalString())
         case 10: return .group(try optionalString())
+        case 11:
+            let key = try optionalString()
+            if let key, !OrderKey.isValid(key) { throw DecodeError("bad order key") }
+            return .position(key)
         default: throw DecodeError("unknown habit field")
         }
     }
@@ -306,7 +318,7 @@ extension ByteWriter {
     /// The canonical encoding of an entry's registers and tombstones.
     public mutating func entryMeta(_ e: HabitEntry) {
         bool(e.created != nil); if let c = e.created { stamp(c) }
-        for i in 0..<FieldValue.count {
+        for i in 0..<storedFieldCount {
             bool(e.fieldStamps[i] != nil); if let s = e.fieldStamps[i] { stamp(s) }
             field(FieldValue.current(index: i, of: e.fields))
         }
@@ -338,7 +350,7 @@ extension ByteReader {
         let created: Stamp? = try bool() ? try stamp() : nil
         var fields = HabitFields(name: "", startDate: .earliest)
         var stamps = [Stamp?](repeating: nil, count: FieldValue.count)
-        for i in 0..<FieldValue.count {
+        for i in 0..<storedFieldCount {
             if try bool() { stamps[i] = try stamp() }
             let f = try field(amountScale: storedAmountScale)
             guard f.index == i else { throw DecodeError("habit fields out of order") }
@@ -418,11 +430,12 @@ extension HabitEntry {
 }
 
 extension HabitState {
-    /// The canonical encoding: equal states give equal bytes. `storedAmountScale` (see
-    /// `ByteWriter`) gives the encoding of before amounts had decimals.
-    public func encoded(storedAmountScale: Int = 1) -> [UInt8] {
+    /// The canonical encoding: equal states give equal bytes. `storedAmountScale` and
+    /// `storedFieldCount` (see `ByteWriter`) give the encodings of older formats.
+    public func encoded(storedAmountScale: Int = 1, storedFieldCount: Int = FieldValue.count) -> [UInt8] {
         var w = ByteWriter(capacity: 1024)
         w.storedAmountScale = storedAmountScale
+        w.storedFieldCount = storedFieldCount
         w.varint(UInt64(seen.count))
         for (d, s) in seen.sorted(by: { $0.key < $1.key }) { w.device(d); w.varint(s) }
         w.hlc(clock)

@@ -10,6 +10,7 @@ extension Change {
         case .create: return "add \(name)"
         case .set(_, .name(let new)): return "rename \(name) to '\(Sanitize.display(new))'"
         case .set(_, .archivedFrom(let d)): return d == nil ? "unarchive \(name)" : "archive \(name)"
+        case .set(_, .position): return "move \(name)"
         case .set: return "edit \(name)"
         case .delete: return "delete \(name)"
         case .restore: return "restore \(name)"
@@ -60,6 +61,7 @@ extension Change {
             case .unit(let s): if let s { try Validate.unit(s) }
             case .notes(let s): if let s { try Validate.notes(s) }
             case .group(let s): if let s { try Validate.group(s) }
+            case .position(let s): if let s { try Validate.position(s) }
             case .goal(let g): try Validate.goal(g, kind: .limit)
             case .schedule(let s): try s.validateShape()
             case .kind, .startDate, .archivedFrom: break

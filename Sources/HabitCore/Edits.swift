@@ -160,7 +160,7 @@ public enum Edits {
     /// check-in keeps its XP); history stays.
     public static func archive(_ habit: Habit, today: LocalDay, in state: HabitState) throws -> [Change] {
         if let from = habit.fields.archivedFrom {
-            throw CoreError.invalid("\(title(habit)) is already archived (from \(from))")
+            throw CoreError.invalid("\(title(habit)) is already archived (from \(from)); 'habitto unarchive' tracks it again")
         }
         let from = max(state.progress(habit.id, today) > 0 ? today.adding(1) : today, habit.startDate)
         return [.set(habit.id, .archivedFrom(from))]
@@ -168,7 +168,7 @@ public enum Edits {
 
     /// Tracks an archived habit again.
     public static func unarchive(_ habit: Habit) throws -> [Change] {
-        guard habit.fields.archivedFrom != nil else { throw CoreError.invalid("\(title(habit)) is not archived") }
+        guard habit.fields.archivedFrom != nil else { throw CoreError.invalid("\(title(habit)) is not archived; 'habitto archive' stops tracking it") }
         return [.set(habit.id, .archivedFrom(nil))]
     }
 

@@ -122,15 +122,20 @@ public struct HabitFields: Hashable, Sendable {
     public var notes: String?
     /// A group the habit belongs to ("Health"), shown as a heading; nil for none.
     public var group: String?
+    /// Where the habit stands in the user's order: a fractional sort key (see `OrderKey`);
+    /// nil for a habit never moved, which follows the moved ones in creation order.
+    public var position: String?
 
     /// Fields with the documented defaults (build, goal 1 unit, daily). `goal` is in
     /// thousandths (see `Amount`).
     public init(name: String, icon: String? = nil, color: String? = nil, kind: HabitKind = .build,
                 goal: Int = Amount.scale, unit: String? = nil, schedule: Schedule = .daily, startDate: LocalDay,
-                archivedFrom: LocalDay? = nil, notes: String? = nil, group: String? = nil) {
+                archivedFrom: LocalDay? = nil, notes: String? = nil, group: String? = nil,
+                position: String? = nil) {
         self.name = name; self.icon = icon; self.color = color; self.kind = kind; self.goal = goal
         self.unit = unit; self.schedule = schedule; self.startDate = startDate
         self.archivedFrom = archivedFrom; self.notes = notes; self.group = group
+        self.position = position
     }
 
     /// Throws `CoreError.invalid` naming the first field that breaks the rules.
@@ -142,6 +147,7 @@ public struct HabitFields: Hashable, Sendable {
         if let unit { try Validate.unit(unit) }
         if let notes { try Validate.notes(notes) }
         if let group { try Validate.group(group) }
+        if let position { try Validate.position(position) }
         if kind == .limit, schedule.isWeekly {
             throw CoreError.invalid("a limit habit cannot use an N/week schedule: use daily, weekdays or chosen days")
         }
@@ -244,6 +250,13 @@ public enum Validate {
         try noInvisible(s, what: "unit")
     }
     /// 1–32 characters, no control characters, no leading or trailing space.
+    /// An order key: 1 to `OrderKey.maxLength` characters of `OrderKey.digits`, not ending
+    /// in the lowest digit (so that a key between any two always exists).
+    public static func position(_ s: String) throws {
+        guard OrderKey.isValid(s) else {
+            throw CoreError.invalid("order key '\(Sanitize.display(String(s.prefix(OrderKey.maxLength + 1))))' is not valid: use 1 to \(OrderKey.maxLength) of 0-9, A-Z, a-z, not ending in 0")
+        }
+    }
     public static func group(_ s: String) throws {
         guard !s.isEmpty, s.count <= 32 else { throw CoreError.invalid("group must be 1 to 32 characters") }
         try fitsEncoding(s, what: "group")

@@ -74,8 +74,10 @@ public enum FieldValue: Hashable, Sendable {
     case archivedFrom(LocalDay?)
     case notes(String?)
     case group(String?)
+    /// The habit's order key (see `OrderKey`), nil for creation order.
+    case position(String?)
 
-    /// The register index of this field, 0–10.
+    /// The register index of this field, 0–11.
     public var index: Int {
         switch self {
         case .name: 0
@@ -89,9 +91,13 @@ public enum FieldValue: Hashable, Sendable {
         case .archivedFrom: 8
         case .notes: 9
         case .group: 10
+        case .position: 11
         }
     }
-    static let count = 11
+    /// How many field registers a habit has.
+    public static let count = 12
+    /// How many field registers encodings had before the order key (index 11) existed.
+    public static let countBeforePosition = 11
 
     /// Writes the value into `fields`.
     public func apply(to fields: inout HabitFields) {
@@ -107,6 +113,7 @@ public enum FieldValue: Hashable, Sendable {
         case .archivedFrom(let v): fields.archivedFrom = v
         case .notes(let v): fields.notes = v
         case .group(let v): fields.group = v
+        case .position(let v): fields.position = v
         }
     }
 
@@ -123,11 +130,12 @@ public enum FieldValue: Hashable, Sendable {
         case 7: .startDate(f.startDate)
         case 8: .archivedFrom(f.archivedFrom)
         case 9: .notes(f.notes)
-        default: .group(f.group)
+        case 10: .group(f.group)
+        default: .position(f.position)
         }
     }
 
-    /// All ten field values of `fields`, in register order.
+    /// All field values of `fields`, in register order.
     public static func all(of f: HabitFields) -> [FieldValue] { (0..<count).map { current(index: $0, of: f) } }
 }
 

@@ -110,6 +110,9 @@ public enum Reconcile {
                 var f = t.fields
                 if mode != .replace { f.name = uniqueName(f.name, taken: &taken, renamed: &r.renamed) }
                 r.changes.append(.create(t.id, f)); r.created += 1
+                // A create without an order key leaves that register as it is (see
+                // `HabitState.apply`): a key written here before the create is cleared.
+                if f.position == nil, entry?.fields.position != nil { r.changes.append(.set(t.id, .position(nil))) }
                 // A delete can arrive before the create it removes: cancel it too.
                 for op in current.liveDeletes(of: t.id) { r.changes.append(.restore(t.id, deleteOp: op)) }
             }

@@ -361,7 +361,11 @@ public struct HabitState: Hashable, Sendable {
         switch op.change {
         case .create(let h, let fields):
             entries[h, default: HabitEntry()].created = min(entries[h]?.created ?? stamp, stamp)
-            for value in FieldValue.all(of: fields) { entries[h, default: HabitEntry()].merge(value, stamp) }
+            // A create without an order key leaves that register unset (as before it existed):
+            // the habit sorts by creation, and states and snapshots stay as they were.
+            for value in FieldValue.all(of: fields) where value != .position(nil) {
+                entries[h, default: HabitEntry()].merge(value, stamp)
+            }
         case .set(let h, let value):
             entries[h, default: HabitEntry()].merge(value, stamp)
         case .delete(let h):
@@ -387,13 +391,14 @@ public struct HabitState: Hashable, Sendable {
         return Habit(id: id, fields: e.effectiveFields)
     }
 
-    /// All existing habits (archived included), in creation order.
+    /// All existing habits (archived included), in the user's order: habits moved with
+    /// `Edits.move` by their order key, then the others in creation order (see `ordered`).
     public var habits: [Habit] {
         entries.compactMap { id, e -> (Stamp, Habit)? in
             guard let c = e.created, !e.isDeleted else { return nil }
             return (c, Habit(id: id, fields: e.effectiveFields))
         }
-        .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.id < $1.1.id }
+        .sorted { HabitState.ordered(($0.1.fields.position, $0.0, $0.1.id), ($1.1.fields.position, $1.0, $1.1.id)) }
         .map(\.1)
     }
 

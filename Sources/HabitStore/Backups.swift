@@ -71,7 +71,7 @@ public enum Backups {
         let header: JSON = .object([
             "created": .int(Int(now.timeIntervalSince1970 * 1000)), "reason": .string(reason), "note": .optional(note),
             "device": .string(device.rawValue), "operations": .int(ops), "habits": .int(habits),
-            "stateDigest": .int(Int(CRC32C.checksum(state.encoded()))),
+            "stateDigest": .int(Int(CRC32C.checksum(state.encoded()))), "habitFields": .int(FieldValue.count),
         ])
         let headerBytes = Array(header.serialized().utf8)
         var w = ByteWriter(capacity: magic.count + 4 + headerBytes.count + records.count + trailerSize)
@@ -97,7 +97,7 @@ public enum Backups {
             throw StoreError.unreadable(path: path, detail: "\(e.detail) inside the backup; use another backup")
         }
         guard ops.count == info.operations, state.habits.count == info.habits,
-              Int(CRC32C.checksum(state.encoded(storedAmountScale: info.amountScale))) == info.digest
+              Int(CRC32C.checksum(state.encoded(storedAmountScale: info.amountScale, storedFieldCount: info.fieldCount))) == info.digest
         else { throw StoreError.unreadable(path: path, detail: "its contents do not match its header; use another backup") }
         return LoadedBackup(info: info.info, operations: ops, state: state)
     }
@@ -141,8 +141,12 @@ public enum Backups {
     }
 
     /// `amountScale`: `Amount.scale` for a version 1 backup, whose digest was taken of a
-    /// state encoded in whole units; else 1.
-    private struct Header { let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int; let amountScale: Int }
+    /// state encoded in whole units; else 1. `fieldCount`: how many field registers the
+    /// digest's encoding has (backups written before the order key existed have no
+    /// `habitFields` and eleven).
+    private struct Header {
+        let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int; let amountScale: Int; let fieldCount: Int
+    }
 
     private static func verifiedFile(_ path: String) throws -> (Header, [UInt8]) {
         func bad(_ why: String) -> StoreError { .unreadable(path: path, detail: "\(why); this backup cannot be used (other backups: habitto backup list)") }
@@ -171,7 +175,10 @@ public enum Backups {
                               bytes: bytes.count)
         let records = Array(bytes[(headerStart + headerLength)..<(bytes.count - trailerSize)])
         let amountScale = Array(bytes.prefix(magic.count)) == magic ? 1 : Amount.scale
-        return (Header(info: info, operations: ops, habits: habits, digest: digest, amountScale: amountScale), records)
+        let fieldCount = o["habitFields"] as? Int ?? FieldValue.countBeforePosition
+        guard [FieldValue.countBeforePosition, FieldValue.count].contains(fieldCount) else { throw bad("has a damaged header") }
+        return (Header(info: info, operations: ops, habits: habits, digest: digest, amountScale: amountScale,
+                       fieldCount: fieldCount), records)
     }
 
     /// Every backup file, newest first, each verified (checksum) or with why it cannot be used.

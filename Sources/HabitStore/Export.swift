@@ -7,12 +7,13 @@ public enum Export {
     public static let format = "habitto-export"
     public static let version = 1
 
-    /// The export document for a state on `today`. A day's values are written only where
+    /// The export document for a state on `today`: habits in the user's order
+    /// (`HabitState.habits`), each with its order key when it has one. A day's values are written only where
     /// local input could record them (`Edits.isRecordable`), so every export imports again;
     /// what a merge kept outside those days (before the start date, on or after the archive
     /// date, a check-in on a day after `today`) counts for nothing and is left out.
     public static func document(_ state: HabitState, today: LocalDay) -> JSON {
-        let habits = state.habits.sorted { $0.id < $1.id }.map { habit -> JSON in
+        let habits = ordered(state).map { habit -> JSON in
             let days = (state.entries[habit.id]?.days ?? [:]).sorted { $0.key < $1.key }.compactMap { day, rec -> JSON? in
                 let values = Edits.isRecordable(habit, day, today: today)
                 let progress = values ? habit.shown(progress: rec.progress) : 0
@@ -30,7 +31,25 @@ public enum Export {
         return .object(["format": .string(format), "version": .int(version), "habits": .array(habits)])
     }
 
-    /// A habit's fields as JSON members.
+    /// The habits as the export lists them. Once any habit has been moved, in the user's
+    /// order, each with an order key (a habit never moved gets one after the moved ones, in
+    /// creation order), so that an import gives the same order; before that, by id, without
+    /// keys, as exports were before habits had an order.
+    static func ordered(_ state: HabitState) -> [Habit] {
+        let habits = state.habits
+        let unkeyed = habits.filter { $0.fields.position == nil }
+        guard unkeyed.count < habits.count else { return habits.sorted { $0.id < $1.id } }
+        guard !unkeyed.isEmpty, let keys = OrderKey.spread(unkeyed.count, between: habits[habits.count - unkeyed.count - 1].fields.position, nil)
+        else { return habits }
+        return habits.prefix(habits.count - unkeyed.count) + zip(unkeyed, keys).map { habit, key in
+            var h = habit
+            h.fields.position = key
+            return h
+        }
+    }
+
+    /// A habit's fields as JSON members; `position` only for a habit that has an order key
+    /// (so that the export of data never reordered reads as it did before order keys).
     public static func fields(_ habit: Habit) -> [String: JSON] {
         let f = habit.fields
         return [
@@ -40,6 +59,6 @@ public enum Export {
             "startDate": .string(f.startDate.description),
             "archivedFrom": .optional(f.archivedFrom?.description), "notes": .optional(f.notes),
             "group": .optional(f.group),
-        ]
+        ].merging(f.position.map { ["position": .string($0)] } ?? [:]) { a, _ in a }
     }
 }

@@ -197,9 +197,11 @@ enum DayBlock {
 /// habit's days are first needed. So start-up and a check-in cost the same however long
 /// the history is, and a snapshot rewrite copies the blocks of unchanged habits as they are.
 struct Snapshot {
-    /// Version 6: goals and progress in thousandths (see `Amount`).
-    static let magic = Array("HABITTO-SNAPSHOT\u{6}".utf8)
-    /// Version 5, read as well: goals and progress in whole units.
+    /// Version 7: every habit has the order key register (field 11).
+    static let magic = Array("HABITTO-SNAPSHOT\u{7}".utf8)
+    /// Version 6, read as well: goals and progress in thousandths (see `Amount`), eleven fields.
+    static let beforePositionMagic = Array("HABITTO-SNAPSHOT\u{6}".utf8)
+    /// Version 5, read as well: goals and progress in whole units, eleven fields.
     static let wholeUnitMagic = Array("HABITTO-SNAPSHOT\u{5}".utf8)
     static let headerSize = magic.count + 8
 
@@ -216,10 +218,12 @@ struct Snapshot {
     /// The undo history's items, decoded (for tests and checks).
     var undoStack: [UndoItem] { (try? undo.items()) ?? [] }
 
-    /// The snapshot file's bytes.
-    func encoded() -> [UInt8] {
+    /// The snapshot file's bytes; `fieldCount` `FieldValue.countBeforePosition` writes
+    /// version 6 (without order keys), as the previous version did, for tests that read it.
+    func encoded(fieldCount: Int = FieldValue.count) -> [UInt8] {
         var blocks = ByteWriter(capacity: 4096)
         var meta = ByteWriter(capacity: 1024)
+        meta.storedFieldCount = fieldCount
         meta.u64le(UInt64(coveredOffset))
         meta.bool(lastRecord != nil)
         if let lastRecord { meta.u64le(UInt64(lastRecord.offset)); meta.u32le(lastRecord.crc) }
@@ -244,7 +248,7 @@ struct Snapshot {
         }
         meta.u64le(UInt64(verifiedOffset))
         var out = ByteWriter(capacity: Snapshot.headerSize + meta.bytes.count + blocks.bytes.count)
-        out.raw(Snapshot.magic)
+        out.raw(fieldCount == FieldValue.count ? Snapshot.magic : Snapshot.beforePositionMagic)
         out.u32le(UInt32(meta.bytes.count))
         out.u32le(CRC32C.checksum(meta.bytes))
         out.raw(meta.bytes)
@@ -264,8 +268,11 @@ struct Snapshot {
                      repair: @escaping SnapshotBlock.Repair, keepDecodedDays: Bool = true) -> (Snapshot?, String?) {
         guard file.count >= headerSize else { return (nil, "unknown format") }
         let version = file.bytes(0..<magic.count)
-        guard version == magic || version == wholeUnitMagic else { return (nil, "unknown format") }
-        let amountScale = version == magic ? 1 : Amount.scale
+        guard version == magic || version == beforePositionMagic || version == wholeUnitMagic else {
+            return (nil, "unknown format")
+        }
+        let amountScale = version == wholeUnitMagic ? Amount.scale : 1
+        let fieldCount = version == magic ? FieldValue.count : FieldValue.countBeforePosition
         var h = ByteReader(file.bytes(magic.count..<headerSize))
         guard let metaLength = try? Int(h.u32le()), let metaCRC = try? h.u32le(),
               metaLength <= file.count - headerSize
@@ -276,6 +283,7 @@ struct Snapshot {
         do {
             var r = ByteReader(metaBytes)
             r.storedAmountScale = amountScale
+            r.storedFieldCount = fieldCount
             let covered = try r.offset()
             var last: (Int, UInt32)?
             if try r.bool() { last = (try r.offset(), try r.u32le()) }

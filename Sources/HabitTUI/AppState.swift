@@ -17,6 +17,7 @@ public enum Screen: Hashable, Sendable {
 public enum Overlay: Hashable, Sendable {
     /// "How hard was it?" for a habit's day, after a check-in completed it.
     case rating(HabitID, LocalDay)
+    /// "Archive 'Read'?", or "Unarchive 'Read'?" when it is archived.
     case confirmArchive(HabitID)
     case confirmDelete(HabitID)
     case form(HabitForm)
@@ -44,7 +45,10 @@ public enum Write: Hashable, Sendable {
     case add(HabitFields)
     case edit(HabitID, HabitFields)
     case archive(HabitID)
+    case unarchive(HabitID)
     case delete(HabitID)
+    /// Moves a habit in the order of habits (`Edits.move`): one command, one undo.
+    case move(HabitID, MoveTarget)
     /// An answer on the catch-up screen (see `CatchUp.changes`).
     case answer(HabitID, LocalDay, CatchUp.Answer)
     /// Sets (or clears, with nil) a habit's day's note.
@@ -230,6 +234,9 @@ public struct AppState: Hashable, Sendable {
 
     /// The selected row's summary.
     public var selected: HabitSummary? { selectedIndex.map { rows[$0] } }
+
+    /// Whether the selected habit is archived (its archive key then unarchives it).
+    public var selectedIsArchived: Bool { selected?.habit.fields.archivedFrom != nil }
 
     /// The last of the days the week overview shows.
     public var weekEnd: LocalDay { date.adding(-weekOffset) }

@@ -32,6 +32,8 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case previousWeek = "previous-week", nextWeek = "next-week"
     case previousMonth = "previous-month", nextMonth = "next-month"
     case add, edit, archive, delete
+    /// Moves the selected habit one shown row up or down in the order of habits.
+    case moveHabitUp = "move-habit-up", moveHabitDown = "move-habit-down"
     case detail, week, help
     case nextTheme = "next-theme", toggleAll = "toggle-all"
     case toggleOffline = "toggle-offline", syncNow = "sync-now", syncScreen = "sync-screen"
@@ -67,10 +69,17 @@ public struct Binding: Hashable, Sendable {
     public let label: String
     /// Shown in the footer (the most useful keys only).
     public let inFooter: Bool
+    /// The label instead when the selected habit is archived ("unarchive"); nil: the same.
+    public let archivedLabel: String?
 
-    public init(_ mode: Mode, _ keys: [Key], _ command: Command, _ label: String, footer: Bool = false) {
+    public init(_ mode: Mode, _ keys: [Key], _ command: Command, _ label: String, footer: Bool = false,
+                archivedLabel: String? = nil) {
         self.mode = mode; self.keys = keys; self.command = command; self.label = label; inFooter = footer
+        self.archivedLabel = archivedLabel
     }
+
+    /// The label the footer and help show, for a selected habit that is archived or not.
+    public func label(archived: Bool) -> String { archived ? archivedLabel ?? label : label }
 }
 
 /// The key bindings, as data: the reducer asks it what a key means, and the footer and the
@@ -88,9 +97,10 @@ public struct KeyMap: Hashable, Sendable {
     /// The bindings of a mode, in table order.
     public func bindings(in mode: Mode) -> [Binding] { bindings.filter { $0.mode == mode } }
 
-    /// The footer's entries for a mode: the first key's name and the label.
-    public func footer(for mode: Mode) -> [(key: String, label: String)] {
-        bindings(in: mode).filter(\.inFooter).compactMap { b in b.keys.first.map { ($0.description, b.label) } }
+    /// The footer's entries for a mode: the first key's name and the label (`archived`: the
+    /// selected habit is archived).
+    public func footer(for mode: Mode, archived: Bool = false) -> [(key: String, label: String)] {
+        bindings(in: mode).filter(\.inFooter).compactMap { b in b.keys.first.map { ($0.description, b.label(archived: archived)) } }
     }
 
     /// Keys bound to two commands in one mode, described ("today: 'j' is move-down and first").
@@ -143,7 +153,9 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("t"), .today, "today"),
         Binding(.today, k("a"), .add, "add", footer: true),
         Binding(.today, k("e"), .edit, "edit"),
-        Binding(.today, k("A"), .archive, "archive"),
+        Binding(.today, k("A"), .archive, "archive", archivedLabel: "unarchive"),
+        Binding(.today, k("K"), .moveHabitUp, "move habit up"),
+        Binding(.today, k("J"), .moveHabitDown, "move habit down"),
         Binding(.today, k("D"), .delete, "delete"),
         Binding(.today, k("enter"), .detail, "details"),
         Binding(.today, k("w"), .week, "week"),

@@ -163,7 +163,8 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
             return []
         }
         switch overlay {
-        case .confirmArchive(let h)?: return write(.archive(h), &state)
+        case .confirmArchive(let h)?:
+            return write(state.habits.habit(h)?.fields.archivedFrom != nil ? .unarchive(h) : .archive(h), &state)
         case .confirmDelete(let h)?: return write(.delete(h), &state)
         default: return []
         }
@@ -314,6 +315,15 @@ func write(_ w: Write, _ state: inout AppState) -> [Effect] {
         case .archive(let h):
             guard let habit = s.habit(h) else { return [] }
             _ = try Edits.archive(habit, today: state.today, in: s)
+        case .unarchive(let h):
+            guard let habit = s.habit(h) else { return [] }
+            _ = try Edits.unarchive(habit)
+        case .move(let h, let target):
+            guard let habit = s.habit(h) else { return [] }
+            if try Edits.move(h, to: target, in: s).isEmpty {
+                state.message = Message("'\(Sanitize.display(habit.name))' is already there: nothing changed")
+                return []
+            }
         case .answer(let h, let day, let answer):
             guard let habit = s.habit(h) else { return [] }
             _ = try CatchUp.changes(answer, for: CatchUpItem(habit: habit, day: day), today: state.today, in: s)
@@ -384,6 +394,16 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         guard let row else { return noHabit(&state) }
         state.overlay = .confirmDelete(row.habit.id)
         return []
+    case .moveHabitUp, .moveHabitDown:
+        guard let i = state.selectedIndex, let row else { return noHabit(&state) }
+        let up = command == .moveHabitUp
+        let j = up ? i - 1 : i + 1
+        guard state.rows.indices.contains(j) else {
+            state.message = Message("'\(Sanitize.display(row.habit.name))' is already \(up ? "first" : "last")\(state.showAll ? "" : " of the habits shown (v shows them all)")")
+            return []
+        }
+        let other = state.rows[j].habit.id
+        return write(.move(row.habit.id, up ? .before(other) : .after(other)), &state)
     case .detail:
         guard let row else { return noHabit(&state) }
         state.screen = .detail(row.habit.id)

@@ -167,7 +167,7 @@ func syncIcon(_ id: HabitID, _ state: AppState) -> (String, Role) {
 
 func footer(_ b: inout ScreenBuffer, _ state: AppState) {
     let y = state.height - 1
-    var entries = state.keyMap.footer(for: state.mode)
+    var entries = state.keyMap.footer(for: state.mode, archived: state.selectedIsArchived)
     // The last entries (help, quit) always stay: drop from the middle when it is too narrow.
     func width(_ e: [(key: String, label: String)]) -> Int { e.reduce(1) { $0 + TextWidth.of($1.key) + TextWidth.of($1.label) + 3 } }
     while entries.count > 2 && width(entries) > state.width { entries.remove(at: entries.count - 3) }
@@ -203,8 +203,11 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
         notePrompt(&b, state, p, y: y)
         return
     case .confirmArchive(let h)?:
-        let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"
-        b.put("Archive '\(name)'? Its history stays. y yes, n no", x: 1, y: y, role: .statusWarn)
+        let habit = state.habits.habit(h)
+        let name = habit.map { Sanitize.display($0.name) } ?? "it"
+        let question = habit?.fields.archivedFrom != nil ? "Unarchive '\(name)'? y yes, n no"
+                                                         : "Archive '\(name)'? Its history stays. y yes, n no"
+        b.put(question, x: 1, y: y, role: .statusWarn)
         return
     case .confirmDelete(let h)?:
         let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"

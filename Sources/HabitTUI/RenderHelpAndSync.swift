@@ -16,7 +16,8 @@ let helpColumnWidth = 38, helpKeyWidth = 13
 /// The help text as rows: the legend of the glyphs (in the set in use), then each mode's
 /// title, its bindings, a blank line. Keys and labels too long for their column wrap onto
 /// more rows at spaces, so no word is cut.
-func helpLines(_ map: KeyMap, _ g: Glyphs, labelWidth: Int = helpColumnWidth - helpKeyWidth - 3) -> [HelpLine] {
+/// `archived`: the selected habit is archived, which changes a few labels.
+func helpLines(_ map: KeyMap, _ g: Glyphs, archived: Bool = false, labelWidth: Int = helpColumnWidth - helpKeyWidth - 3) -> [HelpLine] {
     var lines: [HelpLine] = []
     func entry(_ keys: String, _ label: String) {
         let k = flow(keys.split(separator: " ").map { [Run(" " + $0, .key)] }, width: helpKeyWidth)
@@ -33,7 +34,7 @@ func helpLines(_ map: KeyMap, _ g: Glyphs, labelWidth: Int = helpColumnWidth - h
         let bindings = map.bindings(in: mode)
         guard !bindings.isEmpty else { continue }
         lines.append(HelpLine(keys: modeTitle(mode), label: "", isTitle: true))
-        for b in bindings { entry(b.keys.map(\.description).joined(separator: " "), b.label) }
+        for b in bindings { entry(b.keys.map(\.description).joined(separator: " "), b.label(archived: archived)) }
         lines.append(HelpLine(keys: "", label: "", isTitle: false))
     }
     return lines
@@ -43,7 +44,7 @@ func helpLines(_ map: KeyMap, _ g: Glyphs, labelWidth: Int = helpColumnWidth - h
 func helpLayout(_ state: AppState) -> (rows: Int, columns: Int, pages: Int) {
     let rows = max(1, state.height - 4 - 2 + 1)
     let columns = max(1, (state.width - 1) / helpColumnWidth)
-    let total = helpLines(state.keyMap, state.glyphs).count
+    let total = helpLines(state.keyMap, state.glyphs, archived: state.selectedIsArchived).count
     let pages = max(1, (total + rows * columns - 1) / (rows * columns))
     return (rows, columns, pages)
 }
@@ -57,7 +58,7 @@ func helpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let titles = [" · keys (set your own in the keys file of the config directory)", " · keys (your own: the keys file)", " · keys"]
     let title = titles.flatMap { t in pages.map { t + $0 } }.first { TextWidth.of($0) <= state.width - x - 1 } ?? ""
     b.put(title, x: x, y: 0, role: .dim)
-    let lines = helpLines(state.keyMap, state.glyphs)
+    let lines = helpLines(state.keyMap, state.glyphs, archived: state.selectedIsArchived)
     let perPage = layout.rows * layout.columns
     for (n, line) in lines.dropFirst(page * perPage).prefix(perPage).enumerated() {
         let x = 1 + (n / layout.rows) * helpColumnWidth

@@ -68,7 +68,7 @@ struct RowLayout {
 
     init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs) {
         func widest(_ text: (HabitSummary) -> String) -> Int { rows.map { TextWidth.of(text($0)) }.max() ?? 0 }
-        let full = min(22, widest { progressText($0, g) }), short = min(22, widest { progressText($0, g, unit: false) })
+        let full = min(22, widest { rowProgressText($0, g) }), short = min(22, widest { rowProgressText($0, g, unit: false) })
         let anyIcon = g.showsIcons && rows.contains { $0.habit.fields.icon != nil }
         // (column, width, gap before it): the name's width is what is left.
         var specs: [(RowColumn, Int, Int)] = [
@@ -95,6 +95,14 @@ struct RowLayout {
         }
     }
 }
+
+/// A row's progress: `progressText`, or "archived" for a habit archived on the row's day.
+func rowProgressText(_ s: HabitSummary, _ g: Glyphs, unit: Bool = true) -> String {
+    isArchived(s) ? "archived" : progressText(s, g, unit: unit)
+}
+
+/// Whether the habit is archived on the summary's day (`v` lists it).
+func isArchived(_ s: HabitSummary) -> Bool { s.habit.fields.archivedFrom.map { $0 <= s.day } == true }
 
 /// "5d", or "3w" for an N-per-week habit's weeks.
 func streakText(_ s: HabitSummary) -> String { "\(s.streak)\(s.streakUnit == "weeks" ? "w" : "d")" }
@@ -140,7 +148,9 @@ func groupHeading(_ b: inout ScreenBuffer, _ state: AppState, _ line: TodayLine,
 /// One habit's row, its columns where `layout` puts them.
 func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ layout: RowLayout, y: Int, selected: Bool) {
     let g = state.glyphs
-    let (glyph, role) = dayGlyph(s, g)
+    // A habit archived on this day (listed by v): a dim name and "archived" for its day.
+    let archived = isArchived(s)
+    let (glyph, role) = archived ? (g.notYet, Role.dim) : dayGlyph(s, g)
     for (column, at) in layout.columns {
         switch column {
         case .mark:
@@ -154,12 +164,11 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
         case .icon:
             b.put(s.habit.fields.icon ?? "", x: at.x, y: y, role: .normal, limit: at.width)
         case .name:
-            let archived = s.habit.fields.archivedFrom.map { $0 <= s.day } == true
             b.put(TextWidth.fit(s.habit.name, at.width), x: at.x, y: y, role: archived ? .dim : .normal,
                   color: ThemeColor(habitColor: s.habit.fields.color))
         case .progress:
             let unit = layout.columns[.unit]
-            let text = progressText(s, g, unit: unit != nil)
+            let text = rowProgressText(s, g, unit: unit != nil)
             b.put(TextWidth.fit(text, at.width + (unit?.width ?? 0)), x: at.x, y: y, role: role == .dim ? .dim : .normal)
         case .streak:
             b.put(streakText(s), x: at.x, y: y, role: s.streak > 0 ? .streak : .dim, limit: at.width)

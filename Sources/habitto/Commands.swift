@@ -32,6 +32,12 @@ enum Specs {
                     summary: "Stop tracking a habit from today (from tomorrow if it has progress today); its history stays.",
                     options: []),
         CommandSpec(name: "unarchive", arguments: ["HABIT"], summary: "Track an archived habit again.", options: []),
+        CommandSpec(name: "move", arguments: ["HABIT"], summary: "Change the order of habits: move one before or after another, or to the top or bottom.",
+                    options: [OptionSpec(name: "--before", value: "OTHER", help: "put it just before OTHER"),
+                              OptionSpec(name: "--after", value: "OTHER", help: "put it just after OTHER"),
+                              OptionSpec(name: "--top", value: nil, help: "put it first"),
+                              OptionSpec(name: "--bottom", value: nil, help: "put it last")],
+                    notes: "Give exactly one of --before, --after, --top, --bottom. Archived habits keep their place in the order\n(list --all and the UI's v show it). The order is synced; 'habitto undo' takes a move back."),
         CommandSpec(name: "delete", arguments: ["HABIT"], summary: "Delete a habit and its history (undo brings it back).",
                     options: [OptionSpec(name: "--yes", value: nil, help: "confirm")]),
         CommandSpec(name: "check", arguments: ["HABIT"], summary: "Check in: add progress to a day.",
@@ -132,6 +138,7 @@ struct Runner {
         case "edit": try await edit()
         case "archive": try await archive(true)
         case "unarchive": try await archive(false)
+        case "move": try await move()
         case "delete": try await delete()
         case "check": try await check(sign: 1)
         case "uncheck": try await check(sign: -1)
@@ -270,6 +277,38 @@ struct Runner {
             Output.line("Archived \(Output.title(habit)) from \(from); its history is kept ('habitto unarchive' brings it back)")
         } else {
             Output.line("Unarchived \(Output.title(habit)); it is tracked again")
+        }
+    }
+
+    func move() async throws {
+        let query = invocation.arguments[0]
+        let places = ["--before", "--after", "--top", "--bottom"].filter { invocation.value($0) != nil || invocation.has($0) }
+        guard places.count == 1 else {
+            let why = places.isEmpty ? "move needs where to" : "\(places.joined(separator: " and ")) contradict each other"
+            throw CLIError.usage("\(why): give exactly one of --before OTHER, --after OTHER, --top, --bottom")
+        }
+        let before = invocation.value("--before"), after = invocation.value("--after")
+        let repo = try openRepository()
+        let result = try await repo.commit(label: nil) { state, _ in
+            let habit = try Edits.find(query, in: state)
+            let target: MoveTarget
+            if let other = before ?? after {
+                let o = try Edits.find(other, in: state)
+                target = before != nil ? .before(o.id) : .after(o.id)
+            } else {
+                target = places[0] == "--top" ? .top : .bottom
+            }
+            return try Edits.move(habit.id, to: target, in: state)
+        }
+        let habit = try Edits.find(query, in: result.state)
+        let order = result.state.habits
+        let i = order.firstIndex { $0.id == habit.id }!
+        var place = i == 0 ? "first" : "after \(Output.title(order[i - 1]))"
+        if i == order.count - 1 && i > 0 { place = "last, " + place }
+        if result.operations.isEmpty {
+            Output.line("\(Output.title(habit)) is already there (\(place)); nothing changed")
+        } else {
+            Output.line("Moved \(Output.title(habit)): now \(place) ('habitto undo' takes it back)")
         }
     }
 

@@ -201,6 +201,8 @@ enum TerminalApp {
                 let result = try await repo.commit { state, _ in
                     try changes(for: w, newID: newID, today: today, state: state)
                 }
+                // Another process may have made the same move first.
+                if case .move = w, result.operations.isEmpty { return .done("Already there: nothing changed") }
                 return .done(describe(w, newID: newID, state: result.state, today: today, settings: env.config.rules))
             default:
                 return .done("")
@@ -231,6 +233,8 @@ enum TerminalApp {
         case .add(let fields): return try Edits.add(newID, fields, in: state)
         case .edit(let id, let fields): return try Edits.update(try habit(id), to: fields, in: state)
         case .archive(let id): return try Edits.archive(try habit(id), today: today, in: state)
+        case .unarchive(let id): return try Edits.unarchive(try habit(id))
+        case .move(let id, let target): return try Edits.move(try habit(id).id, to: target, in: state)
         case .delete(let id): return Edits.delete(try habit(id))
         case .answer(let id, let day, let answer):
             return try CatchUp.changes(answer, for: CatchUpItem(habit: try habit(id), day: day), today: today, in: state)
@@ -264,6 +268,14 @@ enum TerminalApp {
         case .add: return "Added \(name(newID))"
         case .edit(let id, _): return "Saved \(name(id))"
         case .archive(let id): return "Archived \(name(id)); its history stays (u undoes)"
+        case .unarchive(let id): return "Unarchived \(name(id)) (u undoes)"
+        case .move(let id, let target):
+            switch target {
+            case .before: return "Moved \(name(id)) up"
+            case .after: return "Moved \(name(id)) down"
+            case .top: return "Moved \(name(id)) to the top"
+            case .bottom: return "Moved \(name(id)) to the bottom"
+            }
         case .delete: return "Deleted the habit and its history (u undoes)"
         case .note(let id, let day, let text):
             return text == nil ? "Cleared the note of \(name(id)) on \(day) (u undoes)" : "Noted on \(name(id)) on \(day) (u undoes)"

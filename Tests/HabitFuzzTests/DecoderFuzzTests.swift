@@ -52,6 +52,38 @@ final class DecoderFuzzTests: XCTestCase {
         }
     }
 
+    /// Order keys from anywhere (a set operation's field 11): refused by the decoder, or a
+    /// valid key that re-encodes, sorts among the others and leaves room on both sides.
+    func testRandomOrderKeysAreRefusedOrValidKeys() throws {
+        let alphabet = OrderKey.digits + Array(" -0~é\u{1B}".utf8)
+        try Fuzzer.run("order key", iterations: 20_000) { rng, label in
+            let n = Int.random(in: 0...(OrderKey.maxLength + 3), using: &rng)
+            let raw = (0..<n).map { _ in Int.random(in: 0..<8, using: &rng) == 0 ? UInt8.random(in: 0...255, using: &rng) : alphabet.randomElement(using: &rng)! }
+            var w = ByteWriter()
+            w.u8(2); w.habit(Seeds.read); w.u8(11); w.bool(true); w.varint(UInt64(raw.count)); w.raw(raw)
+            var r = ByteReader(w.bytes)
+            let change: Change
+            do { change = try r.change() } catch {
+                XCTAssertTrue(error is DecodeError, "\(label): \(error)")
+                return
+            }
+            guard case .set(_, .position(let key?)) = change else { return XCTFail("\(label): decoded to \(change)") }
+            XCTAssertTrue(OrderKey.isValid(key), label)
+            XCTAssertNoThrow(try change.validate(), label)
+            for (a, b) in [(nil, key), (key, nil)] as [(String?, String?)] {
+                guard let k = OrderKey.between(a, b) else {
+                    // Only a key of the longest length next to the end of the alphabet has no room.
+                    XCTAssertEqual(key.utf8.count, OrderKey.maxLength, "\(label): no key next to \(key)")
+                    continue
+                }
+                XCTAssertTrue(OrderKey.isValid(k), label)
+            }
+            var state = Seeds.state
+            Check.apply([change], to: &state)
+            Check.stateRoundTrips(state, label)
+        }
+    }
+
     // MARK: Snapshots, journals (HabitStore, through the real reading path)
 
     /// A data directory written through the repository: a journal of every seed commit and

@@ -97,6 +97,7 @@ struct Fuzzer {
 enum Seeds {
     static let device = DeviceID(hi: 0x1111_2222_3333_4444, lo: 0x5555_6666_7777_8888)
     static let water = HabitID(value: 0xA1), read = HabitID(value: 0xB2), sweets = HabitID(value: 0xC3)
+    static let stretch = HabitID(value: 0xD4)
     static let day0 = LocalDay(year: 2026, month: 11, day: 1)!
     static let today = LocalDay(year: 2026, month: 11, day: 21)!
     static let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
@@ -116,6 +117,10 @@ enum Seeds {
         [.delete(sweets)],
         [.restore(sweets, deleteOp: OpID(device: device, seq: 14))],
         [.set(water, .goal(6)), .set(water, .unit(nil)), .set(water, .color("blue"))],
+        // A move (order keys for the habits before the moved one too) and a habit created with a key.
+        [.set(sweets, .position("V")), .set(water, .position("F")), .set(read, .position("l"))],
+        [.create(stretch, HabitFields(name: "Stretch", startDate: day0, position: "VV"))],
+        [.set(read, .position(nil))],
     ]
 
     /// The changes as this device's operations, in order.

@@ -31,3 +31,34 @@ final class WholeUnitSnapshotTests: StoreTestCase {
         XCTAssertEqual(again.progress(water.id, LocalDay("2026-11-19")!), 3_000)
     }
 }
+
+/// A snapshot written before habits had an order key (version 6, eleven field registers) is
+/// used as it is, and the next snapshot (version 7) holds the keys of moved habits.
+final class BeforeOrderSnapshotTests: StoreTestCase {
+    func testAVersionSixSnapshotIsUsedAndTheNextHoldsOrderKeys() async throws {
+        let history = try await makeHistory(commits: SnapshotTests.commits(Fixture.water, name: "Water")
+                                                + [[.create(Fixture.read, Fixture.fields("Read"))]], snapshotEvery: 10)
+        let paths = history.paths
+        let journal = try Journal(path: paths.journal)
+        let (current, why) = Snapshot.load(try fileBytes(paths.snapshot), journal: journal)
+        XCTAssertNil(why)
+        let old = try XCTUnwrap(current).encoded(fieldCount: FieldValue.countBeforePosition)
+        XCTAssertEqual(Array(old.prefix(Snapshot.magic.count)), Snapshot.beforePositionMagic)
+        try Data(old).write(to: URL(fileURLWithPath: paths.snapshot))
+
+        let repo = try HabitRepository(directory: paths.directory, now: Fixture.clock, snapshotEvery: 10)
+        XCTAssertEqual(repo.openingWarnings, [], "the version 6 snapshot is used, not ignored")
+        let opened = await repo.state
+        XCTAssertEqual(opened.encoded(), try foldJournal(history.journal).encoded())
+        XCTAssertEqual(opened.habits.map(\.name), ["Water", "Read"])
+
+        try await repo.commit { state, _ in try Edits.move(Fixture.read, to: .top, in: state) }
+        try await repo.writeSnapshot()
+        XCTAssertEqual(Array(try fileBytes(paths.snapshot).prefix(Snapshot.magic.count)), Snapshot.magic)
+        let reopened = try HabitRepository(directory: paths.directory, now: Fixture.clock, snapshotEvery: 10)
+        XCTAssertEqual(reopened.openingWarnings, [])
+        let state = await reopened.state
+        XCTAssertEqual(state.habits.map(\.name), ["Read", "Water"])
+        XCTAssertEqual(state.encoded(), try foldJournal(try fileBytes(paths.journal)).encoded())
+    }
+}

@@ -491,6 +491,53 @@ final class TerminalUITests: XCTestCase {
         XCTAssertEqual(ui.exitStatus().0, 0)
     }
 
+    func testReorderTwoHabitsAndUnarchiveOneAt40x10() { reorderAndUnarchive(width: 40, height: 10) }
+
+    func testReorderTwoHabitsAndUnarchiveOneAt120x35() { reorderAndUnarchive(width: 120, height: 35) }
+
+    /// J moves Run below Gym, v lists the archived Tea marked, A unarchives it, K moves it up
+    /// and u takes that move back; the order is what `list` prints afterwards.
+    private func reorderAndUnarchive(width: Int, height: Int, file: StaticString = #filePath, line: UInt = #line) {
+        for name in ["Run", "Gym", "Tea"] { box.ok("add", name, "--start", "2026-11-01") }
+        box.ok("archive", "Tea")
+        /// The habit names of the list's rows, top to bottom (names are short enough to fit).
+        func rows(_ screen: String) -> [String] {
+            screen.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).prefix(height - 6).compactMap { row in
+                ["Run", "Gym", "Tea"].first { row.contains(" \($0) ") }
+            }
+        }
+        ui.start(width: width, height: height)
+        ui.waitFor(text: "Run", file: file, line: line)
+        XCTAssertEqual(rows(ui.screen()), ["Run", "Gym"], ui.screen(), file: file, line: line)
+        ui.send("J")
+        ui.waitFor(text: "Moved 'Run' down", file: file, line: line)
+        XCTAssertEqual(rows(ui.screen()), ["Gym", "Run"], ui.screen(), file: file, line: line)
+        ui.send("v")
+        ui.waitFor(text: "Showing every habit", file: file, line: line)
+        XCTAssertEqual(rows(ui.screen()), ["Gym", "Run", "Tea"], ui.screen(), file: file, line: line)
+        let tea = ui.screen().split(separator: "\n").first { $0.contains(" Tea ") } ?? ""
+        XCTAssertTrue(tea.contains("archived"), String(tea), file: file, line: line)
+        ui.send("G")
+        ui.send("A")
+        ui.waitFor(text: "Unarchive 'Tea'? y yes, n no", file: file, line: line)
+        ui.send("y")
+        ui.waitFor(text: "Unarchived 'Tea' (u undoes)", file: file, line: line)
+        let unarchived = ui.screen().split(separator: "\n").first { $0.contains(" Tea ") } ?? ""
+        XCTAssertTrue(unarchived.contains("0/1") && !unarchived.contains("archived"), String(unarchived), file: file, line: line)
+        ui.send("K")
+        ui.waitFor(text: "Moved 'Tea' up", file: file, line: line)
+        XCTAssertEqual(rows(ui.screen()), ["Gym", "Tea", "Run"], ui.screen(), file: file, line: line)
+        ui.send("u")
+        ui.waitFor(text: "Undid: move 'Tea'", file: file, line: line)
+        XCTAssertEqual(rows(ui.screen()), ["Gym", "Run", "Tea"], ui.screen(), file: file, line: line)
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus(file: file, line: line).0, 0, file: file, line: line)
+        let list = box.run("list")
+        XCTAssertEqual(list.stdout.split(separator: "\n").dropFirst().compactMap { row in ["Run", "Gym", "Tea"].first { row.contains(" \($0) ") } },
+                       ["Gym", "Run", "Tea"], list.stdout, file: file, line: line)
+        XCTAssertTrue(box.listEntry("Tea")?["archivedFrom"] is NSNull, file: file, line: line)
+    }
+
     func testIdleMeansIdle() throws {
         box.ok("add", "Read")
         ui.start()

@@ -93,9 +93,12 @@ private struct ExportDocumentReader {
         if let notes { try check("\(at).notes") { try Validate.notes(notes) } }
         let group = try optionalString(h, "group", at: at)
         if let group { try check("\(at).group") { try Self.validateGroup(group) } }
+        let position = try optionalString(h, "position", at: at)
+        if let position { try check("\(at).position") { try Validate.position(position) } }
 
         let fields = HabitFields(name: name, icon: icon, color: color, kind: kind, goal: goal, unit: unit,
-                                 schedule: schedule, startDate: startDate, archivedFrom: archivedFrom, notes: notes)
+                                 schedule: schedule, startDate: startDate, archivedFrom: archivedFrom, notes: notes,
+                                 position: position)
         let rule = kind == .limit && schedule.isWeekly ? "\(at).schedule"
                  : archivedFrom.map { $0 < startDate } == true ? "\(at).archivedFrom" : at
         try check(rule) { try fields.validate() }
