@@ -131,7 +131,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     case .sync:
         switch command {
         case .back: state.screen = .today
-        case .help: state.screen = .help(from: .sync); state.helpPage = 0
+        case .help: openHelp(from: .sync, &state)
         case .toggleOffline, .syncNow: return syncCommand(command, &state)
         default: break
         }
@@ -437,8 +437,7 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         }
         return []
     case .help:
-        state.screen = .help(from: .today)
-        state.helpPage = 0
+        openHelp(from: .today, &state)
         return []
     case .quit:
         return [.quit]

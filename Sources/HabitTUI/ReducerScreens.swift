@@ -9,7 +9,7 @@ func catchUp(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .moveDown: state.catchUpIndex = min(last, state.catchUpIndex + 1); return []
     case .moveUp: state.catchUpIndex = max(0, state.catchUpIndex - 1); return []
     case .back: state.screen = .today; return []
-    case .help: state.screen = .help(from: .catchUp); state.helpPage = 0; return []
+    case .help: openHelp(from: .catchUp, &state); return []
     case .undo: return [.undo]
     case .markDone: answer = .done(difficulty: nil)
     case .markNotDone: answer = .notDone
@@ -64,8 +64,7 @@ func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .back:
         state.screen = .today
     case .help:
-        state.screen = .help(from: .detail)
-        state.helpPage = 0
+        openHelp(from: .detail, &state)
     case .nextTheme:
         return nextTheme(&state)
     default:
@@ -112,7 +111,7 @@ func week(_ command: Command, _ state: inout AppState) -> [Effect] {
         state.cursorDay = max(habit.startDate, state.cursorDay)
     case .undo: return [.undo]
     case .back: state.screen = .today
-    case .help: state.screen = .help(from: .week); state.helpPage = 0
+    case .help: openHelp(from: .week, &state)
     case .nextTheme: return nextTheme(&state)
     default: break
     }

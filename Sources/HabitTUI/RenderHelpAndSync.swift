@@ -49,6 +49,15 @@ func helpLayout(_ state: AppState) -> (rows: Int, columns: Int, pages: Int) {
     return (rows, columns, pages)
 }
 
+/// Opens the help on the page where the keys of `mode` (the screen it came from) begin.
+func openHelp(from mode: Mode, _ state: inout AppState) {
+    state.screen = .help(from: mode)
+    let layout = helpLayout(state)
+    let lines = helpLines(state.keyMap, state.glyphs, archived: state.selectedIsArchived)
+    let title = lines.firstIndex { $0.isTitle && $0.keys == modeTitle(mode) } ?? 0
+    state.helpPage = title / (layout.rows * layout.columns)
+}
+
 func helpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let layout = helpLayout(state)
     let page = min(state.helpPage, layout.pages - 1)

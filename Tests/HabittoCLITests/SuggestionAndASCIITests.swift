@@ -52,15 +52,15 @@ final class SuggestionAndASCIITests: XCTestCase {
             XCTAssertEqual(lines.count, 3, out)
             XCTAssertEqual(lines[0], "Today, Saturday 2026-11-21 | level 1 | 0/100 XP | +0 XP today (+50 provisional)")
             // Columns line up as printed: the name column is measured after folding.
-            XCTAssertTrue(lines[1].hasPrefix("o Drink water   3/8 glasses  streak 0 d"), lines[1])
-            XCTAssertTrue(lines[2].hasPrefix("x Cafe au lait  0 (<=1)      streak 0 d"), lines[2])
+            XCTAssertTrue(lines[1].hasPrefix("% Drink water   3/8 glasses  streak 0 d"), lines[1])
+            XCTAssertTrue(lines[2].hasPrefix("+ Cafe au lait  0 (<=1)      streak 0 d"), lines[2])
         }
         box.extraEnv = ["LANG": "de_DE.UTF-8"]
         XCTAssertEqual(box.ok("list"), unicode, "a UTF-8 locale keeps Unicode")
         box.extraEnv = ["LC_ALL": "C"]
         let r = box.run("check", "Café au lait")
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stdout, "x 'Cafe au lait' today: 1 (<=1) | streak 0 days\n")
+        XCTAssertEqual(r.stdout, "+ 'Cafe au lait' today: 1 (<=1) | streak 0 days\n")
         let err = box.run("check", "日本")
         XCTAssertEqual(err.stderr, "habitto: no habit matches '??'; 'habitto list --all' shows them all\n")
     }
