@@ -77,7 +77,7 @@ public enum HistoryMeasure: String, Sendable {
 
 /// One history bar.
 public struct HistoryBucket: Hashable, Sendable {
-    /// The period's first day and its last day within the habit's tracked days.
+    /// The period's first and last day within the span and the habit's tracked days.
     public let start: LocalDay
     public let end: LocalDay
     /// Days done (limit habits: days within the limit), days due and not skipped, days skipped.
@@ -133,7 +133,7 @@ public struct DifficultyWeek: Hashable, Sendable {
 
 /// A habit-day as the overview draws it.
 public enum DayState: String, Sendable, CaseIterable {
-    /// Succeeded (a limit habit: a day over within the limit).
+    /// Succeeded (a limit habit: a past scheduled day within the limit).
     case done
     /// Some progress, short of the goal.
     case partly
@@ -208,6 +208,7 @@ extension HabitState {
                               settings: RuleSettings = .init()) -> HistorySeries {
         let measure: HistoryMeasure = habit.kind == .limit ? .uses : habit.isYesNo ? .completions : .amount
         var buckets: [HistoryBucket] = []
+        var period: LocalDay?
         var cur: (start: LocalDay, end: LocalDay, done: Int, due: Int, tracked: Int, skipped: Int, amount: Int)?
         func flush() {
             guard let c = cur else { return }
@@ -219,7 +220,7 @@ extension HabitState {
         }
         walkDays(habit, today: today, span: span, settings: settings) { d, v, progress, skipped in
             let start = bucket.start(of: d, weekStart: settings.weekStart)
-            if cur?.start != start { flush(); cur = (start, d, 0, 0, 0, 0, 0) }
+            if period != start { flush(); period = start; cur = (d, d, 0, 0, 0, 0, 0) }
             cur!.end = d
             if skipped { cur!.skipped += 1; return }
             cur!.tracked += 1

@@ -73,7 +73,7 @@ extension Runner {
         var doc: [String: JSON] = ["id": .string(habit.id.description), "name": .string(habit.name),
                                    "chart": .string(kind.rawValue), "date": .string(today.description)]
         var lines: [String] = []
-        let spanText = span == .all ? "since \(habit.startDate)" : span == .year ? "last 12 months" : "last 3 months"
+        let spanText = "since \(span.firstDay(today: today, start: habit.startDate))"
         switch kind {
         case .score:
             doc["span"] = .string(span.rawValue)
@@ -179,7 +179,7 @@ extension Runner {
         }
         let g = ChartGlyphs.of(ascii: Output.ascii)
         guard !o.rows.isEmpty else { Output.line("No habit tracked in these weeks: 'habitto add NAME' adds one."); return }
-        for l in wrapped("Every habit, \(o.first) \(g.dash) \(o.last) (top line: the share of due habit-days done)", width: width) {
+        for l in wrapped("Every habit, \(o.first) \(g.dash) \(o.last) (top: share of due days done)", width: width) {
             Output.line(l)
         }
         let names = o.rows.map { Output.shown($0.habit.name) }
@@ -189,7 +189,7 @@ extension Runner {
         }
         Output.line("")
         let level = o.xpWeeks.last?.level ?? 1
-        Output.line("XP per week (\(g.levelUp) a new level; level \(level) now)")
+        for l in wrapped("XP per week (\(g.levelUp) a new level; level \(level) now)", width: width) { Output.line(l) }
         for l in TextChart.bars(o.xpWeeks.map { Double($0.xp) }, goals: [], labels: o.xpWeeks.map { label($0.weekStart, .week) },
                                 width: width, height: 10, glyphs: g, format: { String(Int($0)) },
                                 marks: o.xpWeeks.map(\.levelUp)) {
