@@ -80,9 +80,11 @@ extension Runner {
             let points = state.scoreSeries(habit, today: today, span: span, points: json ? Int.max : width - 6)
             doc["points"] = .array(points.map { .object(["date": .string($0.day.description), "score": .double(JSON.rounded($0.score, 4))]) })
             lines = ["Score of \(Output.title(habit)), \(spanText) (Loop's habit strength; now \(Output.strengthText(points.last?.score ?? 0)))"]
-            if let first = points.first, let last = points.last {
-                lines += TextChart.area(points.map(\.score), first: first.day, last: last.day, width: width, height: 12, glyphs: g)
-            } else { lines.append("(it starts on \(habit.startDate))") }
+            if let last = points.last {
+                // The first column stands for the span's first day onwards.
+                let first = span.firstDay(today: last.day, start: habit.startDate)
+                lines += TextChart.area(points.map(\.score), first: first, last: last.day, width: width, height: 12, glyphs: g)
+            }
         case .history:
             let bucket = by ?? .month
             let series = state.historySeries(habit, today: today, bucket: bucket, span: span, settings: settings)
@@ -147,6 +149,7 @@ extension Runner {
             }
         }
         if json { Output.raw(JSON.object(doc).serialized()); return true }
+        if habit.startDate > today { lines = [lines[0], "(nothing yet: it starts on \(habit.startDate))"] }
         for l in wrapped(lines[0], width: width) + lines.dropFirst() { Output.line(l) }
         return true
     }

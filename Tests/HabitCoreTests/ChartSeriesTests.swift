@@ -234,4 +234,20 @@ final class ChartSeriesTests: XCTestCase {
         XCTAssertEqual(o.xpWeeks.map(\.level), [3, 3, 3])
         XCTAssertEqual(o.xpWeeks.map(\.levelUp), [true, false, false])
     }
+
+    func testOverviewShowsArchivedDaysAsInactiveAndLeavesOutHabitsArchivedBeforeIt() {
+        var w = World()
+        var kept = w.build("Kept", start: mon)
+        w.progress(kept, days: [d(16), d(17)])
+        kept = w.set(kept, .archivedFrom(d(18)))
+        let gone = w.build("Gone", start: mon)
+        w.set(gone, .archivedFrom(d(10)))
+        let o = w.state.overview(today: today, weeks: 1)
+        XCTAssertEqual(o.rows.map(\.habit.name), ["Kept"])
+        XCTAssertEqual(o.rows[0].days, [.done, .done, .inactive, .inactive, .inactive, .inactive, .inactive])
+        XCTAssertEqual(o.completion, [1, 1, nil, nil, nil, nil, nil])
+        // The series of an archived habit end on its last tracked day.
+        XCTAssertEqual(w.state.scoreSeries(kept, today: today, span: .all, points: 100).last?.day, d(17))
+        XCTAssertEqual(w.state.historySeries(kept, today: today, bucket: .week).buckets.last?.end, d(17))
+    }
 }

@@ -94,6 +94,9 @@ final class ChartCommandTests: XCTestCase {
         XCTAssertTrue(graph.contains("\nRead ##~#-*\n"), graph)
         XCTAssertTrue(graph.contains("# done  + partly  - missed  ~ skipped  . not due  * today"), graph)
         XCTAssertTrue(box.ok("show", "Read", "--chart", "difficulty").contains("no day rated yet"))
+        box.ok("add", "Later", "--start", "2026-12-01")
+        XCTAssertEqual(box.ok("show", "Later", "--chart", "weekday"),
+                       "Days done by weekday, 'Later', since 2026-12-01 (done / due)\n(nothing yet: it starts on 2026-12-01)\n")
     }
 
     func testBadChartValuesGetOneLineErrorsAndTheREADMEExitCodes() {
