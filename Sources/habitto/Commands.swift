@@ -54,7 +54,7 @@ enum Specs {
         CommandSpec(name: "undo", arguments: [], summary: "Revert the last change made on this device (repeatable).", options: []),
         CommandSpec(name: "list", arguments: [], summary: "Show the habits due on a day with progress, streak and strength.",
                     options: [date, OptionSpec(name: "--all", value: nil, help: "every habit, archived and unscheduled ones too"), json]),
-        CommandSpec(name: "show", arguments: ["HABIT"], summary: "Show a habit: fields, streaks, strength, difficulty and history.",
+        CommandSpec(name: "show", arguments: ["HABIT"], summary: "Show a habit: fields, streaks, strength, difficulty and history, or a chart (--chart).",
                     options: [json] + chartOptions),
         CommandSpec(name: "stats", arguments: [], summary: "Show XP, level, perfect days and totals.", options: [json]),
         CommandSpec(name: "remote", arguments: ["set|show"],

@@ -129,3 +129,19 @@ final class ChartCommandTests: XCTestCase {
         for o in ["--chart KIND", "--span SPAN", "--by PERIOD"] { XCTAssertTrue(show.contains(o), o) }
     }
 }
+
+/// On a terminal the charts take its width (TIOCGWINSZ), in tmux at 40 and 120 columns.
+final class ChartTerminalWidthTests: XCTestCase {
+    func testAChartOnATerminalIsAsWideAsTheTerminal() throws {
+        for width in [40, 120] {
+            let box = Sandbox()
+            box.ok("add", "Read", "--start", "2026-11-01")
+            let ui = try TmuxSession.forTest(box: box)
+            defer { ui.kill() }
+            ui.start(["show", "Read", "--chart", "score"], width: width, height: 20)
+            XCTAssertEqual(ui.exitStatus().0, 0)
+            let axis = ui.screen().split(separator: "\n").first { $0.hasPrefix("     └") }
+            XCTAssertEqual(axis.map { String($0) }, "     └" + String(repeating: "─", count: width - 6), "at \(width) columns")
+        }
+    }
+}
