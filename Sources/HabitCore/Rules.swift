@@ -120,23 +120,44 @@ extension HabitState {
     func streaks(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns)
         -> (current: Int, best: Int)
     {
+        let runs = streakRuns(habit, asOf: asOf, today: today, settings: settings, days: recorded)
+        return (runs.last(where: \.isCurrent)?.length ?? 0, runs.map(\.length).max() ?? 0)
+    }
+
+    /// Every streak up to `asOf`, oldest first, by the streak rules: days (weeks for
+    /// N-per-week habits) that succeeded in a row, skipped days neither counting nor
+    /// breaking, today pending (a limit habit's today neither counts nor breaks until it is
+    /// over). The last run is flagged current when it has not been broken.
+    func streakRuns(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns)
+        -> [StreakRun]
+    {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
-        guard end >= habit.startDate else { return (0, 0) }
+        guard end >= habit.startDate else { return [] }
         // Weekly habits look at the whole week that holds `end` (its skips count).
         let days = DayTable(recorded, from: habit.startDate, to: end.startOfWeek(settings.weekStart).adding(6))
-        var run = 0, best = 0
+        var runs: [StreakRun] = []
+        var run = 0, runStart = habit.startDate, runEnd = habit.startDate
+        func close(current: Bool) {
+            if run > 0 { runs.append(StreakRun(start: runStart, end: runEnd, length: run, isCurrent: current)) }
+            run = 0
+        }
         if habit.schedule.isWeekly {
             var weekStart = habit.startDate.startOfWeek(settings.weekStart)
             while weekStart <= end {
+                let weekEnd = weekStart.adding(6)
                 let week = weekTally(habit, days, weekStart: weekStart, through: end)
                 if week.required > 0 {
-                    if week.done >= week.required { run += 1; best = max(best, run) }
-                    else if weekStart.adding(6) < today { run = 0 }
+                    if week.done >= week.required {
+                        if run == 0 { runStart = max(weekStart, habit.startDate) }
+                        run += 1
+                        runEnd = min(weekEnd, end)
+                    } else if weekEnd < today { close(current: false) }
                     // else: the week is still running: neither counts nor breaks.
                 }
                 weekStart = weekStart.adding(7)
             }
-            return (run, best)
+            close(current: true)
+            return runs
         }
         // A limit day is settled only once it is over: today it neither counts nor breaks.
         let settledBefore = habit.kind == .limit ? today : .latest
@@ -145,13 +166,17 @@ extension HabitState {
             if habit.isScheduledDay(d) {
                 let o = outcome(habit, days, d)
                 if !o.skipped && d < settledBefore {
-                    if o.success { run += 1; if run > best { best = run } }
-                    else if d < today { run = 0 }
+                    if o.success {
+                        if run == 0 { runStart = d }
+                        run += 1
+                        runEnd = d
+                    } else if d < today { close(current: false) }
                 }
             }
             d = d.adding(1)
         }
-        return (run, best)
+        close(current: true)
+        return runs
     }
 
     /// Loop Habit Tracker's habit score on `asOf` (0–1), computed from the start date with
@@ -168,6 +193,14 @@ extension HabitState {
     func strength(_ habit: Habit, asOf: LocalDay, days: DayColumns) -> Double {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
         guard end >= habit.startDate else { return habit.kind == .limit ? 1 : 0 }
+        return scoreWalk(habit, through: end, days: days) { _, _ in }
+    }
+
+    /// Loop's score day by day from the start date through `end` (not before it): `body`
+    /// gets each day's index from the start date and its score (a skipped day's is the day
+    /// before's). Returns the score on `end`. The one computation behind `strength` and the
+    /// score chart, in one pass.
+    func scoreWalk(_ habit: Habit, through end: LocalDay, days: DayColumns, _ body: (Int, Double) -> Void) -> Double {
         var (numerator, denominator) = habit.schedule.frequency
         let frequency = Double(numerator) / Double(denominator)
         let multiplier = pow(0.5, frequency.squareRoot() / 13.0)
@@ -180,8 +213,9 @@ extension HabitState {
         var rolling = 0
         var score = isLimit ? 1.0 : 0.0
         let recorded = DayTable(days, from: habit.startDate, to: end)
-        let count = habit.startDate.days(to: end) + 1
-        for i in 0..<count where !recorded.skipped[i] {
+        let count = max(0, habit.startDate.days(to: end) + 1)
+        for i in 0..<count {
+            if recorded.skipped[i] { body(i, score); continue }
             let progress = recorded.progress[i]
             let value = isLimit ? progress : (habit.succeeds(progress: progress) ? 1 : 0)
             rolling += value - window[slot]
@@ -195,6 +229,7 @@ extension HabitState {
                 completed = min(1, Double(rolling) / Double(numerator))
             }
             score = score * multiplier + completed * (1 - multiplier)
+            body(i, score)
         }
         return score
     }
@@ -252,53 +287,51 @@ extension HabitState {
         let all = habits
         let habitsCount = all.filter { $0.isActive(on: today) || $0.startDate > today }.count
         let archivedCount = all.filter { ($0.fields.archivedFrom ?? .latest) <= today }.count
-        guard let first = all.map(\.startDate).min(), first <= today else {
+        guard let ledger = xpLedger(today: today, settings: settings) else {
             return Stats(xp: 0, level: LevelInfo(xp: 0), xpToday: 0, xpProvisional: 0, perfectDays: 0,
                          habits: habitsCount, archivedHabits: archivedCount, checkIns: checkIns(all))
         }
+        var xp = 0, perfect = 0
+        for i in 0..<ledger.span {
+            xp += ledger.settledXP(i)
+            if ledger.isPerfect(i) { perfect += 1 }
+        }
+        let t = ledger.span - 1
+        var xpProvisional = ledger.openEarned * xpPerHabitDay
+        if ledger.hasOpen && Int(ledger.earned[t]) + ledger.openEarned > 0
+            && Int(ledger.met[t]) + ledger.openMet == Int(ledger.obligated[t]) + ledger.openObligated {
+            xpProvisional += xpPerPerfectDay
+        }
+        return Stats(xp: xp, level: LevelInfo(xp: xp), xpToday: ledger.settledXP(t), xpProvisional: xpProvisional,
+                     perfectDays: perfect, habits: habitsCount, archivedHabits: archivedCount, checkIns: ledger.checkIns)
+    }
+
+    /// Every day's habit-days from the first habit's start through `today`: the one count
+    /// behind the XP of `stats` and of the weekly XP chart. Nil when no habit has started.
+    func xpLedger(today: LocalDay, settings: RuleSettings) -> XPLedger? {
+        let all = habits
+        guard let first = all.map(\.startDate).min(), first <= today else { return nil }
         let span = first.days(to: today) + 1
-        // Per day: habit-days due and not skipped, those that succeeded, those that earned XP.
-        var obligated = [Int32](repeating: 0, count: span)
-        var met = [Int32](repeating: 0, count: span)
-        var earned = [Int32](repeating: 0, count: span)
-        // Today's limit habit-days, which are provisional.
-        var openObligated = 0, openMet = 0, openEarned = 0
-        var xp = 0, checkIns = 0
+        var ledger = XPLedger(first: first, span: span)
         for habit in all {
             // Fetched once: a state that does not keep decoded days decodes them once here.
             let recorded = daysOf(habit)
-            checkIns += recorded.totalProgress
+            ledger.checkIns += recorded.totalProgress
             let end = min(today, habit.lastActiveDay ?? today)
             guard end >= habit.startDate else { continue }
             let days = DayTable(recorded, from: habit.startDate, to: end)
             judgeDays(habit, days, today: today, settings: settings) { d, v in
-                let open = d == today && habit.kind == .limit
-                if open {
-                    if v.obligated { openObligated += 1; if v.completed { openMet += 1 } }
-                    if v.earnsXP { openEarned += 1 }
+                if d == today && habit.kind == .limit {
+                    if v.obligated { ledger.openObligated += 1; if v.completed { ledger.openMet += 1 } }
+                    if v.earnsXP { ledger.openEarned += 1 }
                     return
                 }
                 let i = first.days(to: d)
-                if v.obligated { obligated[i] += 1; if v.completed { met[i] += 1 } }
-                if v.earnsXP { earned[i] += 1; xp += xpPerHabitDay }
+                if v.obligated { ledger.obligated[i] += 1; if v.completed { ledger.met[i] += 1 } }
+                if v.earnsXP { ledger.earned[i] += 1 }
             }
         }
-        var perfect = 0
-        for i in 0..<(span - 1) where earned[i] > 0 && met[i] == obligated[i] {
-            perfect += 1
-            xp += xpPerPerfectDay
-        }
-        // Today: settled when no limit habit takes part, else provisional.
-        let t = span - 1
-        var xpToday = Int(earned[t]) * xpPerHabitDay
-        var xpProvisional = openEarned * xpPerHabitDay
-        if openObligated == 0 && openEarned == 0 {
-            if earned[t] > 0 && met[t] == obligated[t] { perfect += 1; xp += xpPerPerfectDay; xpToday += xpPerPerfectDay }
-        } else if Int(earned[t]) + openEarned > 0 && Int(met[t]) + openMet == Int(obligated[t]) + openObligated {
-            xpProvisional += xpPerPerfectDay
-        }
-        return Stats(xp: xp, level: LevelInfo(xp: xp), xpToday: xpToday, xpProvisional: xpProvisional,
-                     perfectDays: perfect, habits: habitsCount, archivedHabits: archivedCount, checkIns: checkIns)
+        return ledger
     }
 
     /// Walks a habit's days from its start date through `last` (the end of `days` when nil),
@@ -339,6 +372,35 @@ extension HabitState {
 
     private func checkIns(_ all: [Habit]) -> Int {
         all.reduce(0) { sum, h in sum + daysOf(h).totalProgress }
+    }
+}
+
+/// Per day from `first`: habit-days due and not skipped, those that succeeded, those that
+/// earned XP; and today's limit habit-days, which are provisional (not in the arrays).
+struct XPLedger {
+    let first: LocalDay
+    let span: Int
+    var obligated: [Int32], met: [Int32], earned: [Int32]
+    var openObligated = 0, openMet = 0, openEarned = 0
+    var checkIns = 0
+
+    init(first: LocalDay, span: Int) {
+        self.first = first; self.span = span
+        obligated = Array(repeating: 0, count: span); met = obligated; earned = obligated
+    }
+
+    /// Whether today holds a limit habit-day, which leaves today's perfect day provisional.
+    var hasOpen: Bool { openObligated != 0 || openEarned != 0 }
+
+    /// A settled perfect day: some habit earned XP and every obligation was met (today's
+    /// only when no limit habit takes part in it).
+    func isPerfect(_ i: Int) -> Bool {
+        earned[i] > 0 && met[i] == obligated[i] && (i < span - 1 || !hasOpen)
+    }
+
+    /// The settled XP of day `i`: 50 per habit-day that earned it, 50 for a perfect day.
+    func settledXP(_ i: Int) -> Int {
+        Int(earned[i]) * xpPerHabitDay + (isPerfect(i) ? xpPerPerfectDay : 0)
     }
 }
 

@@ -150,6 +150,26 @@ final class Bench {
         return dir
     }
 
+    // MARK: 2b. Charts on years of history
+
+    /// `graph` (the overview of every habit) and a score chart over all of a habit's
+    /// history, as new processes on the cold-start data set.
+    func charts(on dir: String, habits: Int) throws {
+        let cases: [(String, [String])] = [("`graph`", ["graph"]),
+                                           ("`show --chart score --span all`", ["show", "Habit 001", "--chart", "score", "--span", "all"])]
+        for (name, args) in cases {
+            var times: [Double] = [], peakKB = 0
+            for _ in 0..<(quick ? 2 : 11) {
+                let r = spawn(habitto, args, env: env(dir))
+                guard r.status == 0, r.output.contains("┤") else { throw BenchError("habitto \(args.joined(separator: " ")) failed: \(r.output.prefix(200))") }
+                times.append(r.seconds)
+                peakKB = max(peakKB, measured(habitto, args, env: env(dir)).peakKB)
+            }
+            record("\(name), \(habits) habits × \(quick ? "1 year" : "11 years")", ms(median(times)), goal: "≤ 150 ms", met: median(times) <= 0.15)
+            record("peak memory, \(name)", mb(peakKB), goal: "≤ 64 MB", met: peakKB <= 64 * 1024)
+        }
+    }
+
     // MARK: 3. The local write against the disk
 
     func localWrite(on dir: String) async throws {

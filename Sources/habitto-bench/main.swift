@@ -46,6 +46,7 @@ func benchMain() async -> Int32 {
         FileHandle.standardError.write(Data("habitto-bench\(quick ? " --quick" : ""): measuring \(binary) in \(bench.root)\n".utf8))
         try await bench.checkInCost()
         let years = try await bench.coldStart()
+        try bench.charts(on: years, habits: quick ? 10 : 100)
         try await bench.localWrite(on: years)
         try await bench.sync(fullSet: years)
         try await bench.taskwarrior()

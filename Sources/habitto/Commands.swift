@@ -60,8 +60,8 @@ enum Specs {
         CommandSpec(name: "undo", arguments: [], summary: "Revert the last change made on this device (repeatable).", options: []),
         CommandSpec(name: "list", arguments: [], summary: "Show the habits due on a day with progress, streak and strength.",
                     options: [date, OptionSpec(name: "--all", value: nil, help: "every habit, archived and unscheduled ones too"), json]),
-        CommandSpec(name: "show", arguments: ["HABIT"], summary: "Show a habit: fields, streaks, strength, difficulty and history.",
-                    options: [json]),
+        CommandSpec(name: "show", arguments: ["HABIT"], summary: "Show a habit: fields, streaks, strength, difficulty and history, or a chart (--chart).",
+                    options: [json] + chartOptions),
         CommandSpec(name: "stats", arguments: [], summary: "Show XP, level, perfect days and totals.", options: [json]),
         CommandSpec(name: "remote", arguments: ["set|show"],
                     summary: "Connect a sync remote (remote set dir:/path [--account NAME], remote set none) or show it.",
@@ -78,7 +78,7 @@ enum Specs {
                     options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (default) or csv"),
                               OptionSpec(name: "--output", value: "PATH", help: "json: write to a file; csv: write habits.csv and checkins.csv into a folder")],
                     notes: "Without --output, csv prints habits.csv, a blank line, then checkins.csv."),
-    ] + Runner.backupSpecs
+    ] + [graph] + Runner.backupSpecs
 
     static var overview: String {
         var s = "Habitto \(habittoVersion): a keyboard-driven habit tracker with a local, crash-safe journal.\n\n"
@@ -151,6 +151,7 @@ struct Runner {
         case "list": try await list()
         case "show": try await show()
         case "stats": try await stats()
+        case "graph": try await graph()
         case "export": try await export()
         case "backup": try await backup()
         case "import": try await importData()
@@ -447,6 +448,7 @@ struct Runner {
     }
 
     func show() async throws {
+        if try await showChart() { return }
         let repo = try openRepository()
         let state = await repo.state
         let habit = try Edits.find(invocation.arguments[0], in: state)

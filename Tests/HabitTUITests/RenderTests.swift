@@ -114,6 +114,19 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(text.contains("fold/unfold group"), text)
     }
 
+    func testHelpOpensOnThePageWithTheKeysOfTheScreenItCameFrom() {
+        var app = World.app(width: 40, height: 10)
+        press(&app, .char("w"))
+        press(&app, .char("?"))
+        XCTAssertGreaterThan(app.helpPage, 0, "the week's keys are not on the first page at 40x10")
+        XCTAssertTrue(render(app).text.contains("Week overview"), render(app).text)
+        press(&app, .escape)
+        XCTAssertEqual(app.screen, .week)
+        press(&app, .escape)
+        press(&app, .char("?"))
+        XCTAssertTrue(render(app).text.contains("Today"), render(app).text)
+    }
+
     func testHelpPagesReachEveryBindingOnAnOrdinaryTerminal() {
         var app = World.app(width: 80, height: 24)
         press(&app, .char("?"))

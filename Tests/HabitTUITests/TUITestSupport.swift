@@ -53,9 +53,13 @@ enum World {
 /// Compares a rendered screen with a stored text snapshot. `HABITTO_RECORD_SNAPSHOTS=1`
 /// re-records; a missing snapshot is recorded and the test fails so it is looked at.
 func assertSnapshot(_ buffer: ScreenBuffer, named name: String, file: StaticString = #filePath, line: UInt = #line) {
+    assertSnapshot(text: buffer.text + "\n", named: name, file: file, line: line)
+}
+
+/// Compares text (a screen, lines of a chart) with the stored snapshot `name`.
+func assertSnapshot(text: String, named name: String, file: StaticString = #filePath, line: UInt = #line) {
     let dir = URL(fileURLWithPath: "\(file)").deletingLastPathComponent().appendingPathComponent("Snapshots")
     let path = dir.appendingPathComponent(name + ".txt")
-    let text = buffer.text + "\n"
     let record = ProcessInfo.processInfo.environment["HABITTO_RECORD_SNAPSHOTS"] == "1"
     if record || !FileManager.default.fileExists(atPath: path.path) {
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -1,0 +1,229 @@
+import Foundation
+import HabitCore
+import HabitStore
+import HabitTUI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The chart commands: `show HABIT --chart KIND` and `graph`. The series come from
+/// HabitCore (Charts.swift), the drawing from HabitTUI (`TextChart`).
+enum ChartKind: String, CaseIterable {
+    case score, history, weekday, streaks, difficulty
+}
+
+extension Specs {
+    /// The options `show` takes for its charts.
+    static let chartOptions: [OptionSpec] = [
+        OptionSpec(name: "--chart", value: "KIND", help: "print a chart: score, history, weekday, streaks or difficulty"),
+        OptionSpec(name: "--span", value: "SPAN", help: "3m, 1y or all (default: 1y for score, all for the others)"),
+        OptionSpec(name: "--by", value: "PERIOD", help: "history bars per week, month (default), quarter or year"),
+    ]
+
+    static let graph = CommandSpec(
+        name: "graph", arguments: [],
+        summary: "Show every habit's days over the last weeks, the share done per day and the XP per week.",
+        options: [OptionSpec(name: "--weeks", value: "N", help: "how many weeks, 1 to 520 (default: as many as fit)"), json],
+        notes: "Cells: done, partly, missed, skipped, not due, today (not done yet); see the legend below the graph.")
+}
+
+/// The width charts are drawn at: the terminal's when standard output is one (its size, or
+/// $COLUMNS), else 80; never below `TextChart.minWidth`.
+enum ChartWidth {
+    static func current() -> Int {
+        guard isatty(1) == 1 else { return 80 }
+        var size = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return max(TextChart.minWidth, Int(size.ws_col)) }
+        if let c = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), c > 0 {
+            return max(TextChart.minWidth, c)
+        }
+        return 80
+    }
+}
+
+extension Runner {
+    /// One of a fixed set of words for an option, or a usage error that lists them.
+    func choice<T: RawRepresentable & CaseIterable>(_ option: String, _ type: T.Type) throws -> T? where T.RawValue == String {
+        guard let text = invocation.value(option) else { return nil }
+        guard let v = T(rawValue: text.lowercased()) else {
+            let all = T.allCases.map(\.rawValue)
+            let hint = Suggest.nearest(text, among: all).map { " (did you mean '\($0)'?)" } ?? ""
+            throw CLIError.usage("\(option) '\(Sanitize.display(text))' is not one of \(all.joined(separator: ", "))\(hint)")
+        }
+        return v
+    }
+
+    /// `show HABIT --chart KIND`: true when the invocation asks for a chart (and it was printed).
+    func showChart() async throws -> Bool {
+        let kind = try choice("--chart", ChartKind.self)
+        let spanOption = try choice("--span", ChartSpan.self)
+        let by = try choice("--by", ChartBucket.self)
+        guard let kind else {
+            if spanOption != nil || by != nil { throw CLIError.usage("--span and --by go with --chart; e.g. 'habitto show HABIT --chart history --by month'") }
+            return false
+        }
+        if by != nil && kind != .history { throw CLIError.usage("--by goes with --chart history") }
+        let repo = try openRepository()
+        let state = await repo.state
+        let habit = try Edits.find(invocation.arguments[0], in: state)
+        let span = spanOption ?? (kind == .score ? .year : .all)
+        let width = ChartWidth.current()
+        let g = ChartGlyphs.of(ascii: Output.ascii)
+        let json = invocation.has("--json")
+        var doc: [String: JSON] = ["id": .string(habit.id.description), "name": .string(habit.name),
+                                   "chart": .string(kind.rawValue), "date": .string(today.description)]
+        var lines: [String] = []
+        let spanText = "since \(span.firstDay(today: today, start: habit.startDate))"
+        switch kind {
+        case .score:
+            doc["span"] = .string(span.rawValue)
+            let points = state.scoreSeries(habit, today: today, span: span, points: json ? Int.max : width - 6)
+            doc["points"] = .array(points.map { .object(["date": .string($0.day.description), "score": .double(JSON.rounded($0.score, 4))]) })
+            lines = ["Score of \(Output.title(habit)), \(spanText) (Loop's habit strength; now \(Output.strengthText(points.last?.score ?? 0)))"]
+            if let last = points.last {
+                // The first column stands for the span's first day onwards.
+                let first = span.firstDay(today: last.day, start: habit.startDate)
+                lines += TextChart.area(points.map(\.score), first: first, last: last.day, width: width, height: 12, glyphs: g)
+            }
+        case .history:
+            let bucket = by ?? .month
+            let series = state.historySeries(habit, today: today, bucket: bucket, span: span, settings: settings)
+            doc["span"] = .string(span.rawValue)
+            doc["by"] = .string(bucket.rawValue)
+            doc["measure"] = .string(series.measure.rawValue)
+            let isAmount = series.measure != .completions
+            doc["buckets"] = .array(series.buckets.map { b in
+                .object(["start": .string(b.start.description), "end": .string(b.end.description),
+                         "value": isAmount ? .amount(b.value) : .int(b.value),
+                         "goal": isAmount ? .amount(Int(b.goal.rounded())) : .double(JSON.rounded(b.goal, 2)),
+                         "done": .int(b.done), "due": .int(b.due), "skipped": .int(b.skipped), "amount": .amount(b.amount)])
+            })
+            let what: String
+            switch series.measure {
+            case .completions: what = "days done"
+            case .amount: what = "amount" + (habit.fields.unit.map { " (\($0))" } ?? "")
+            case .uses: what = "uses" + (habit.fields.unit.map { " (\($0))" } ?? "")
+            }
+            let goalName = series.measure == .uses ? "the limit" : "the goal"
+            lines = ["History of \(Output.title(habit)) per \(bucket.rawValue), \(spanText): \(what), \(g.goal) \(goalName)"]
+            let format: (Double) -> String = isAmount ? { Amount.format(Int($0.rounded())) } : { String(Int($0.rounded())) }
+            lines += TextChart.bars(series.buckets.map { Double($0.value) }, goals: series.buckets.map { $0.goal },
+                                    labels: series.buckets.map { label($0.start, bucket) }, width: width, height: 12,
+                                    glyphs: g, format: format)
+        case .weekday:
+            let f = state.weekdayFrequency(habit, today: today, span: span, settings: settings)
+            doc["span"] = .string(span.rawValue)
+            doc["weekdays"] = .array(f.weekdays.enumerated().map { weekdayJSON($0.offset, $0.element) })
+            doc["months"] = .array(f.months.map { m in
+                .object(["month": .string(String(m.month.description.prefix(7))),
+                         "weekdays": .array(m.weekdays.enumerated().map { weekdayJSON($0.offset, $0.element) })])
+            })
+            lines = ["Days done by weekday, \(Output.title(habit)), \(spanText) (done / due)"]
+            lines += TextChart.weekdayBars(f.weekdays, width: width, glyphs: g)
+            lines.append("")
+            lines.append("By weekday and month:")
+            lines += TextChart.weekdayGrid(f.months, width: width, glyphs: g)
+        case .streaks:
+            let unit = habit.schedule.isWeekly ? "weeks" : "days"
+            let runs = state.bestStreaks(habit, today: today, top: 10, settings: settings)
+            doc["unit"] = .string(unit)
+            doc["streaks"] = .array(runs.map { r in
+                .object(["start": .string(r.start.description), "end": .string(r.end.description),
+                         "length": .int(r.length), "current": .bool(r.isCurrent)])
+            })
+            lines = ["Best streaks of \(Output.title(habit)) (\(unit))"]
+            lines += TextChart.streakList(runs, unit: unit, width: width, glyphs: g)
+        case .difficulty:
+            let weeks = state.difficultyWeeks(habit, today: today, span: span, settings: settings)
+            doc["span"] = .string(span.rawValue)
+            doc["weeks"] = .array(weeks.map { w in
+                .object(["weekStart": .string(w.weekStart.description), "average": .optional(w.average, places: 2),
+                         "rated": .int(w.rated)])
+            })
+            lines = ["Difficulty of \(Output.title(habit)) per week, \(spanText) (1 very easy … 5 very hard)"]
+            if weeks.allSatisfy({ $0.average == nil }) {
+                lines.append("(no day rated yet: 'habitto rate HABIT 1-5' or 'check --difficulty')")
+            } else {
+                lines += TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { label($0.weekStart, .week) },
+                                        width: width, height: 10, glyphs: g, format: { String(format: "%.0f", $0) }, top: 5)
+            }
+        }
+        if json { Output.raw(JSON.object(doc).serialized()); return true }
+        if habit.startDate > today { lines = [lines[0], "(nothing yet: it starts on \(habit.startDate))"] }
+        for l in wrapped(lines[0], width: width) + lines.dropFirst() { Output.line(l) }
+        return true
+    }
+
+    /// `graph [--weeks N]`: the consistency graph of every habit, the share done per day and
+    /// the XP per week with the level reached.
+    func graph() async throws {
+        let width = ChartWidth.current()
+        let fitting = max(1, (width - 17) / 7)
+        let weeks = try invocation.value("--weeks").map { try wholeNumber($0, "--weeks", 1...520) } ?? fitting
+        let repo = try openRepository()
+        let state = await repo.state
+        let o = state.overview(today: today, weeks: weeks, settings: settings)
+        if invocation.has("--json") {
+            Output.raw(JSON.object([
+                "first": .string(o.first.description), "last": .string(o.last.description),
+                "habits": .array(o.rows.map { r in
+                    .object(["id": .string(r.habit.id.description), "name": .string(r.habit.name),
+                             "days": .array(r.days.map { .string($0.rawValue) })])
+                }),
+                "completion": .array(o.completion.enumerated().map { i, v in
+                    .object(["date": .string(o.first.adding(i).description), "ratio": .optional(v, places: 4)])
+                }),
+                "xpWeeks": .array(o.xpWeeks.map { w in
+                    .object(["weekStart": .string(w.weekStart.description), "xp": .int(w.xp), "totalXP": .int(w.totalXP),
+                             "level": .int(w.level), "levelUp": .bool(w.levelUp)])
+                }),
+            ]).serialized())
+            return
+        }
+        let g = ChartGlyphs.of(ascii: Output.ascii)
+        guard !o.rows.isEmpty else { Output.line("No habit tracked in these weeks: 'habitto add NAME' adds one."); return }
+        for l in wrapped("Every habit, \(o.first) \(g.dash) \(o.last) (top: share of due days done)", width: width) {
+            Output.line(l)
+        }
+        let names = o.rows.map { Output.shown($0.habit.name) }
+        for l in TextChart.consistency(names: names, rows: o.rows.map(\.days), completion: o.completion, first: o.first,
+                                       width: width, height: max(TextChart.minHeight, o.rows.count + 4), glyphs: g) {
+            Output.line(l)
+        }
+        Output.line("")
+        let level = o.xpWeeks.last?.level ?? 1
+        for l in wrapped("XP per week (\(g.levelUp) a new level; level \(level) now)", width: width) { Output.line(l) }
+        for l in TextChart.bars(o.xpWeeks.map { Double($0.xp) }, goals: [], labels: o.xpWeeks.map { label($0.weekStart, .week) },
+                                width: width, height: 10, glyphs: g, format: { String(Int($0)) },
+                                marks: o.xpWeeks.map(\.levelUp)) {
+            Output.line(l)
+        }
+    }
+
+    /// A chart's title in lines of at most `width` columns, broken between words.
+    private func wrapped(_ title: String, width: Int) -> [String] {
+        var lines: [String] = [], line = ""
+        for word in title.split(separator: " ") {
+            let w = String(word)
+            if !line.isEmpty && TextWidth.of(line) + 1 + TextWidth.of(Output.shown(w)) > width { lines.append(line); line = "" }
+            line += (line.isEmpty ? "" : " ") + w
+        }
+        return lines + [line]
+    }
+
+    private func weekdayJSON(_ i: Int, _ c: WeekdayCount) -> JSON {
+        .object(["weekday": .string(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][i]), "done": .int(c.done),
+                 "due": .int(c.due), "ratio": .optional(c.ratio, places: 4)])
+    }
+
+    /// A period's label under a bar chart.
+    private func label(_ start: LocalDay, _ bucket: ChartBucket) -> String {
+        let c = start.components
+        switch bucket {
+        case .week: return String(start.description.dropFirst(5))
+        case .month: return String(start.description.prefix(7))
+        case .quarter: return "\(c.year)-Q\((c.month - 1) / 3 + 1)"
+        case .year: return String(c.year)
+        }
+    }
+}
