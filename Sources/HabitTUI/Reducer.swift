@@ -397,12 +397,16 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .moveHabitUp, .moveHabitDown:
         guard let i = state.selectedIndex, let row else { return noHabit(&state) }
         let up = command == .moveHabitUp
-        let j = up ? i - 1 : i + 1
-        guard state.rows.indices.contains(j) else {
-            state.message = Message("'\(Sanitize.display(row.habit.name))' is already \(up ? "first" : "last")\(state.showAll ? "" : " of the habits shown (v shows them all)")")
+        // Within its group, as the screen shows them (a group's habits stay together under
+        // its heading, so moving past the group's end would change nothing on the screen).
+        let group = row.habit.fields.group
+        let section = state.rows.indices.filter { state.rows[$0].habit.fields.group == group }
+        guard let k = section.firstIndex(of: i), section.indices.contains(up ? k - 1 : k + 1) else {
+            let within = group.map { " in \(Sanitize.display($0))" } ?? (state.rows.contains { $0.habit.fields.group != nil } ? " of the habits without a group" : "")
+            state.message = Message("'\(Sanitize.display(row.habit.name))' is already \(up ? "first" : "last")\(within)\(state.showAll ? "" : " of those shown (v shows them all)")")
             return []
         }
-        let other = state.rows[j].habit.id
+        let other = state.rows[section[up ? k - 1 : k + 1]].habit.id
         return write(.move(row.habit.id, up ? .before(other) : .after(other)), &state)
     case .detail:
         guard let row else { return noHabit(&state) }

@@ -51,13 +51,28 @@ final class OrderAndArchiveTests: XCTestCase {
     func testMovingPastTheEndSaysSoAndWritesNothing() {
         var app = World.app()
         XCTAssertEqual(press(&app, .char("K")), [])
-        XCTAssertEqual(app.message?.text, "'Drink water' is already first of the habits shown (v shows them all)")
+        XCTAssertEqual(app.message?.text, "'Drink water' is already first of those shown (v shows them all)")
         press(&app, .char("G"))
         XCTAssertEqual(press(&app, .char("J")), [])
-        XCTAssertEqual(app.message?.text, "'No sugar' is already last of the habits shown (v shows them all)")
+        XCTAssertEqual(app.message?.text, "'No sugar' is already last of those shown (v shows them all)")
         press(&app, .char("v"), .char("G"))
         XCTAssertEqual(press(&app, .char("J")), [])
         XCTAssertEqual(app.message?.text, "'Gym' is already last")
+    }
+
+    func testWithGroupsAHabitMovesWithinItsGroupAsTheScreenShowsIt() {
+        // Drink water and No sugar in Health, Read without a group: the screen shows Read first.
+        var app = World.app(changes: World.changes + [.set(World.water, .group("Health")), .set(World.sugar, .group("Health"))])
+        press(&app, .char("g"))
+        XCTAssertEqual(app.selected?.habit.name, "Read", "the habits without a group come first")
+        XCTAssertEqual(press(&app, .char("J")), [], "Read is the only habit without a group")
+        XCTAssertEqual(app.message?.text, "'Read' is already last of the habits without a group of those shown (v shows them all)")
+        press(&app, .char("j"))
+        XCTAssertEqual(app.selected?.habit.name, "Drink water")
+        XCTAssertEqual(press(&app, .char("J")), [.write(.move(World.water, .after(World.sugar)))], "past No sugar, not past Read")
+        apply(press(&app, .char("J")), to: &app)
+        XCTAssertEqual(press(&app, .char("J")), [])
+        XCTAssertEqual(app.message?.text, "'Drink water' is already last in Health of those shown (v shows them all)")
     }
 
     func testWithVTheMoveIsAmongAllAndWithoutItAmongTheRowsShown() {
