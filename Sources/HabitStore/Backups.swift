@@ -143,7 +143,7 @@ public enum Backups {
     /// `amountScale`: `Amount.scale` for a version 1 backup, whose digest was taken of a
     /// state encoded in whole units; else 1. `fieldCount`: how many field registers the
     /// digest's encoding has (backups written before the order key existed have no
-    /// `habitFields` and eleven).
+    /// `habitFields` and eleven; those written before reminder times twelve).
     private struct Header {
         let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int; let amountScale: Int; let fieldCount: Int
     }
@@ -176,7 +176,7 @@ public enum Backups {
         let records = Array(bytes[(headerStart + headerLength)..<(bytes.count - trailerSize)])
         let amountScale = Array(bytes.prefix(magic.count)) == magic ? 1 : Amount.scale
         let fieldCount = o["habitFields"] as? Int ?? FieldValue.countBeforePosition
-        guard [FieldValue.countBeforePosition, FieldValue.count].contains(fieldCount) else { throw bad("has a damaged header") }
+        guard FieldValue.storedCounts.contains(fieldCount) else { throw bad("has a damaged header") }
         return (Header(info: info, operations: ops, habits: habits, digest: digest, amountScale: amountScale,
                        fieldCount: fieldCount), records)
     }

@@ -18,6 +18,7 @@ enum Specs {
         OptionSpec(name: "--color", value: "C", help: "#RRGGBB or a name: \(Validate.colorNames.joined(separator: ", "))"),
         OptionSpec(name: "--notes", value: "TEXT", help: "free text"),
         OptionSpec(name: "--group", value: "NAME", help: "a group heading, e.g. Health (\"\" clears it in edit)"),
+        OptionSpec(name: "--remind", value: "TIMES", help: "reminder times HH:MM, e.g. 08:00,20:00, at most 8 ('habitto remind'; \"\" clears them)"),
     ]
     static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, today or yesterday (default today)")
     static let json = OptionSpec(name: "--json", value: nil, help: "print JSON")
@@ -224,6 +225,7 @@ struct Runner {
         if let v = optional("--color") { fields.color = v?.lowercased() }
         if let v = optional("--notes") { fields.notes = v }
         if let v = optional("--group") { fields.group = v }
+        if let v = inv.value("--remind") { fields.reminders = try ReminderTime.parseList(v) }
         if let s = inv.value("--schedule") { fields.schedule = try Schedule(parsing: s) }
         if let s = inv.value("--start") { fields.startDate = try day(s) }
         if let n = inv.value("--name") { fields.name = n }
