@@ -79,7 +79,7 @@ enum Specs {
                     options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (default) or csv"),
                               OptionSpec(name: "--output", value: "PATH", help: "json: write to a file; csv: write habits.csv and checkins.csv into a folder")],
                     notes: "Without --output, csv prints habits.csv, a blank line, then checkins.csv."),
-    ] + [graph] + Runner.backupSpecs
+    ] + [graph] + Runner.backupSpecs + [Runner.remindSpec]
 
     static var overview: String {
         var s = "Habitto \(habittoVersion): a keyboard-driven habit tracker with a local, crash-safe journal.\n\n"
@@ -161,6 +161,7 @@ struct Runner {
         case "sync": try await syncNow()
         case "status": try await status()
         case "offline": try await offline()
+        case "remind": try await remind()
         default: throw CLIError.usage("unknown command")
         }
     }
