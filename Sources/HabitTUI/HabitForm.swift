@@ -32,7 +32,7 @@ public struct HabitForm: Hashable, Sendable {
             case .start: "YYYY-MM-DD, or -3 for 3 days ago (past days can be filled in)"
             case .color: "#RRGGBB or a name, optional"
             case .group: "e.g. Health, optional; right/left: existing groups"
-            case .reminders: "HH:MM times, e.g. 08:00,20:00, optional (habitto remind)"
+            case .reminders: "HH:MM, e.g. 08:00,20:00, up to 8 (habitto remind)"
             case .notes: "optional free text"
             }
         }
