@@ -5,9 +5,12 @@ import Foundation
 public struct ReminderTime: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Minutes after midnight; `Validate.reminders` accepts 0…1439 only.
     public let minutes: Int
+    /// A time `minutes` after midnight (checked by `Validate.reminders`, not here).
     public init(minutes: Int) { self.minutes = minutes }
+    /// `hour`:`minute`, e.g. `ReminderTime(hour: 8, minute: 30)` for 08:30.
     public init(hour: Int, minute: Int) { minutes = hour * 60 + minute }
 
+    /// Earlier times first.
     public static func < (a: ReminderTime, b: ReminderTime) -> Bool { a.minutes < b.minutes }
     /// `HH:MM`, e.g. `08:05`.
     public var description: String {
@@ -63,6 +66,7 @@ extension Validate {
 /// One reminder that is due: a habit, the habit day and the reminder time it is for, and
 /// the instant that time falls on.
 public struct DueReminder: Hashable, Sendable {
+    /// The habit as it is now.
     public let habit: Habit
     public let day: LocalDay
     public let time: ReminderTime

@@ -9,7 +9,7 @@ extension Runner {
     /// `habitto remind`, as data for the help and the parser.
     static let remindSpec = CommandSpec(
         name: "remind", arguments: [],
-        summary: "Notify of due habits not yet done whose reminder time (--remind) has passed; --install runs it every 5 minutes.",
+        summary: "Notify of due habits not done whose reminder time has passed (--install: every 5 minutes).",
         options: [Specs.json,
                   OptionSpec(name: "--install", value: nil, help: "run it every 5 minutes: a systemd user timer, else the crontab line to add"),
                   OptionSpec(name: "--uninstall", value: nil, help: "remove the systemd user timer --install made")],
