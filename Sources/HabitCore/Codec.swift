@@ -143,6 +143,7 @@ extension ByteWriter {
         case .schedule(let s): schedule(s)
         case .startDate(let d): day(d)
         case .archivedFrom(let d): bool(d != nil); if let d { day(d) }
+        case .reminders(let times): varint(UInt64(times.count)); for t in times { varint(UInt64(t.minutes)) }
         }
     }
 
@@ -151,8 +152,9 @@ extension ByteWriter {
         case .create(let h, let fields):
             // Tag 11: a count of fields, so that habits can gain fields later (tag 1 had
             // ten), and the goal in thousandths (tags 1 and 9 held whole units). A habit
-            // without an order key is written without that field, as before it existed.
-            let n = fields.position == nil ? FieldValue.countBeforePosition : FieldValue.count
+            // without an order key or reminder times is written without those fields, as
+            // before they existed (see `FieldValue.storedCount`).
+            let n = FieldValue.storedCount(of: fields)
             u8(11); habit(h); varint(UInt64(n))
             for f in FieldValue.all(of: fields).prefix(n) { field(f) }
         case .set(let h, let f):
@@ -242,6 +244,16 @@ extension ByteReader {
             let key = try optionalString()
             if let key, !OrderKey.isValid(key) { throw DecodeError("bad order key") }
             return .position(key)
+        case 12:
+            let n = try count(max: ReminderTime.maxCount)
+            var times: [ReminderTime] = []
+            for _ in 0..<n {
+                let m = try varint()
+                guard m < 24 * 60 else { throw DecodeError("reminder time out of range") }
+                times.append(ReminderTime(minutes: Int(m)))
+            }
+            do { try Validate.reminders(times) } catch { throw DecodeError("bad reminder times") }
+            return .reminders(times)
         default: throw DecodeError("unknown habit field")
         }
     }

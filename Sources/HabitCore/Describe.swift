@@ -62,6 +62,7 @@ extension Change {
             case .notes(let s): if let s { try Validate.notes(s) }
             case .group(let s): if let s { try Validate.group(s) }
             case .position(let s): if let s { try Validate.position(s) }
+            case .reminders(let times): try Validate.reminders(times)
             case .goal(let g): try Validate.goal(g, kind: .limit)
             case .schedule(let s): try s.validateShape()
             case .kind, .startDate, .archivedFrom: break

@@ -125,17 +125,19 @@ public struct HabitFields: Hashable, Sendable {
     /// Where the habit stands in the user's order: a fractional sort key (see `OrderKey`);
     /// nil for a habit never moved, which follows the moved ones in creation order.
     public var position: String?
+    /// Times of day `habitto remind` reminds of the habit on its due days; empty for none.
+    public var reminders: [ReminderTime]
 
     /// Fields with the documented defaults (build, goal 1 unit, daily). `goal` is in
     /// thousandths (see `Amount`).
     public init(name: String, icon: String? = nil, color: String? = nil, kind: HabitKind = .build,
                 goal: Int = Amount.scale, unit: String? = nil, schedule: Schedule = .daily, startDate: LocalDay,
                 archivedFrom: LocalDay? = nil, notes: String? = nil, group: String? = nil,
-                position: String? = nil) {
+                position: String? = nil, reminders: [ReminderTime] = []) {
         self.name = name; self.icon = icon; self.color = color; self.kind = kind; self.goal = goal
         self.unit = unit; self.schedule = schedule; self.startDate = startDate
         self.archivedFrom = archivedFrom; self.notes = notes; self.group = group
-        self.position = position
+        self.position = position; self.reminders = reminders
     }
 
     /// Throws `CoreError.invalid` naming the first field that breaks the rules.
@@ -148,6 +150,7 @@ public struct HabitFields: Hashable, Sendable {
         if let notes { try Validate.notes(notes) }
         if let group { try Validate.group(group) }
         if let position { try Validate.position(position) }
+        try Validate.reminders(reminders)
         if kind == .limit, schedule.isWeekly {
             throw CoreError.invalid("a limit habit cannot use an N/week schedule: use daily, weekdays or chosen days")
         }

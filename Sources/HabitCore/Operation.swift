@@ -76,8 +76,10 @@ public enum FieldValue: Hashable, Sendable {
     case group(String?)
     /// The habit's order key (see `OrderKey`), nil for creation order.
     case position(String?)
+    /// The habit's reminder times (see `ReminderTime`), sorted; empty for none.
+    case reminders([ReminderTime])
 
-    /// The register index of this field, 0–11.
+    /// The register index of this field, 0–12.
     public var index: Int {
         switch self {
         case .name: 0
@@ -92,12 +94,23 @@ public enum FieldValue: Hashable, Sendable {
         case .notes: 9
         case .group: 10
         case .position: 11
+        case .reminders: 12
         }
     }
     /// How many field registers a habit has.
-    public static let count = 12
+    public static let count = 13
     /// How many field registers encodings had before the order key (index 11) existed.
     public static let countBeforePosition = 11
+    /// How many field registers encodings had before reminder times (index 12) existed.
+    public static let countBeforeReminders = 12
+    /// The field counts an encoding may have, oldest first.
+    public static let storedCounts = [countBeforePosition, countBeforeReminders, count]
+
+    /// How many fields a create of `fields` is written with: a habit without reminder times
+    /// (and without an order key) is written as before those fields existed.
+    public static func storedCount(of fields: HabitFields) -> Int {
+        !fields.reminders.isEmpty ? count : fields.position != nil ? countBeforeReminders : countBeforePosition
+    }
 
     /// Writes the value into `fields`.
     public func apply(to fields: inout HabitFields) {
@@ -114,6 +127,7 @@ public enum FieldValue: Hashable, Sendable {
         case .notes(let v): fields.notes = v
         case .group(let v): fields.group = v
         case .position(let v): fields.position = v
+        case .reminders(let v): fields.reminders = v
         }
     }
 
@@ -131,7 +145,8 @@ public enum FieldValue: Hashable, Sendable {
         case 8: .archivedFrom(f.archivedFrom)
         case 9: .notes(f.notes)
         case 10: .group(f.group)
-        default: .position(f.position)
+        case 11: .position(f.position)
+        default: .reminders(f.reminders)
         }
     }
 

@@ -113,6 +113,7 @@ public enum Reconcile {
                 // A create without an order key leaves that register as it is (see
                 // `HabitState.apply`): a key written here before the create is cleared.
                 if f.position == nil, entry?.fields.position != nil { r.changes.append(.set(t.id, .position(nil))) }
+                if f.reminders.isEmpty, entry?.fields.reminders.isEmpty == false { r.changes.append(.set(t.id, .reminders([]))) }
                 // A delete can arrive before the create it removes: cancel it too.
                 for op in current.liveDeletes(of: t.id) { r.changes.append(.restore(t.id, deleteOp: op)) }
             }

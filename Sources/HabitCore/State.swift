@@ -361,9 +361,10 @@ public struct HabitState: Hashable, Sendable {
         switch op.change {
         case .create(let h, let fields):
             entries[h, default: HabitEntry()].created = min(entries[h]?.created ?? stamp, stamp)
-            // A create without an order key leaves that register unset (as before it existed):
-            // the habit sorts by creation, and states and snapshots stay as they were.
-            for value in FieldValue.all(of: fields) where value != .position(nil) {
+            // A create without an order key or reminder times leaves those registers unset (as
+            // before they existed): the habit sorts by creation, and states and snapshots
+            // stay as they were.
+            for value in FieldValue.all(of: fields) where value != .position(nil) && value != .reminders([]) {
                 entries[h, default: HabitEntry()].merge(value, stamp)
             }
         case .set(let h, let value):

@@ -50,9 +50,10 @@ public enum Backups {
     /// record), durably and atomically, and returns what it wrote. Every record is checked
     /// first as a restore checks it (checksum, decoding, sequence) and the header describes
     /// their fold, so a backup that would not restore is never made: a damaged record throws
-    /// `StoreError.corrupt` with its offset in the journal.
+    /// `StoreError.corrupt` with its offset in the journal. `fieldCount` (see
+    /// `ByteWriter.storedFieldCount`) writes the header an older version wrote, for tests.
     static func write(paths: DataPaths, records: [UInt8], device: DeviceID,
-                      reason: String, note: String?, now: Date) throws -> BackupInfo {
+                      reason: String, note: String?, now: Date, fieldCount: Int = FieldValue.count) throws -> BackupInfo {
         let state: HabitState
         do {
             state = try fold(records, base: Journal.headerSize).state
@@ -71,7 +72,7 @@ public enum Backups {
         let header: JSON = .object([
             "created": .int(Int(now.timeIntervalSince1970 * 1000)), "reason": .string(reason), "note": .optional(note),
             "device": .string(device.rawValue), "operations": .int(ops), "habits": .int(habits),
-            "stateDigest": .int(Int(CRC32C.checksum(state.encoded()))), "habitFields": .int(FieldValue.count),
+            "stateDigest": .int(Int(CRC32C.checksum(state.encoded(storedFieldCount: fieldCount)))), "habitFields": .int(fieldCount),
         ])
         let headerBytes = Array(header.serialized().utf8)
         var w = ByteWriter(capacity: magic.count + 4 + headerBytes.count + records.count + trailerSize)
@@ -143,7 +144,7 @@ public enum Backups {
     /// `amountScale`: `Amount.scale` for a version 1 backup, whose digest was taken of a
     /// state encoded in whole units; else 1. `fieldCount`: how many field registers the
     /// digest's encoding has (backups written before the order key existed have no
-    /// `habitFields` and eleven).
+    /// `habitFields` and eleven; those written before reminder times twelve).
     private struct Header {
         let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int; let amountScale: Int; let fieldCount: Int
     }
@@ -176,7 +177,7 @@ public enum Backups {
         let records = Array(bytes[(headerStart + headerLength)..<(bytes.count - trailerSize)])
         let amountScale = Array(bytes.prefix(magic.count)) == magic ? 1 : Amount.scale
         let fieldCount = o["habitFields"] as? Int ?? FieldValue.countBeforePosition
-        guard [FieldValue.countBeforePosition, FieldValue.count].contains(fieldCount) else { throw bad("has a damaged header") }
+        guard FieldValue.storedCounts.contains(fieldCount) else { throw bad("has a damaged header") }
         return (Header(info: info, operations: ops, habits: habits, digest: digest, amountScale: amountScale,
                        fieldCount: fieldCount), records)
     }

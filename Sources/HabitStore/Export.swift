@@ -49,7 +49,8 @@ public enum Export {
     }
 
     /// A habit's fields as JSON members; `position` only for a habit that has an order key
-    /// (so that the export of data never reordered reads as it did before order keys).
+    /// and `reminders` (`["08:00", "20:30"]`) only for one with reminder times (so that the
+    /// export of data without them reads as it did before those fields existed).
     public static func fields(_ habit: Habit) -> [String: JSON] {
         let f = habit.fields
         return [
@@ -60,5 +61,6 @@ public enum Export {
             "archivedFrom": .optional(f.archivedFrom?.description), "notes": .optional(f.notes),
             "group": .optional(f.group),
         ].merging(f.position.map { ["position": .string($0)] } ?? [:]) { a, _ in a }
+         .merging(f.reminders.isEmpty ? [:] : ["reminders": .array(f.reminders.map { .string($0.description) })]) { a, _ in a }
     }
 }

@@ -29,6 +29,8 @@ public struct DataPaths: Sendable {
     public var lock: String { directory + "/lock" }
     public var device: String { directory + "/device" }
     public var recovered: String { directory + "/recovered" }
+    /// What `habitto remind` has notified of (see `SentReminders`).
+    public var remindersSent: String { directory + "/reminders-sent" }
 }
 
 /// The only writer of local data. Every change is stamped (device, seq, HLC), appended to

@@ -197,8 +197,10 @@ enum DayBlock {
 /// habit's days are first needed. So start-up and a check-in cost the same however long
 /// the history is, and a snapshot rewrite copies the blocks of unchanged habits as they are.
 struct Snapshot {
-    /// Version 7: every habit has the order key register (field 11).
-    static let magic = Array("HABITTO-SNAPSHOT\u{7}".utf8)
+    /// Version 8: every habit has the reminder times register (field 12).
+    static let magic = Array("HABITTO-SNAPSHOT\u{8}".utf8)
+    /// Version 7, read as well: the order key register (field 11) but no reminder times.
+    static let beforeRemindersMagic = Array("HABITTO-SNAPSHOT\u{7}".utf8)
     /// Version 6, read as well: goals and progress in thousandths (see `Amount`), eleven fields.
     static let beforePositionMagic = Array("HABITTO-SNAPSHOT\u{6}".utf8)
     /// Version 5, read as well: goals and progress in whole units, eleven fields.
@@ -218,8 +220,9 @@ struct Snapshot {
     /// The undo history's items, decoded (for tests and checks).
     var undoStack: [UndoItem] { (try? undo.items()) ?? [] }
 
-    /// The snapshot file's bytes; `fieldCount` `FieldValue.countBeforePosition` writes
-    /// version 6 (without order keys), as the previous version did, for tests that read it.
+    /// The snapshot file's bytes; `fieldCount` `FieldValue.countBeforeReminders` writes
+    /// version 7 (without reminder times) and `FieldValue.countBeforePosition` version 6
+    /// (without order keys either), as those versions did, for tests that read them.
     func encoded(fieldCount: Int = FieldValue.count) -> [UInt8] {
         var blocks = ByteWriter(capacity: 4096)
         var meta = ByteWriter(capacity: 1024)
@@ -248,7 +251,8 @@ struct Snapshot {
         }
         meta.u64le(UInt64(verifiedOffset))
         var out = ByteWriter(capacity: Snapshot.headerSize + meta.bytes.count + blocks.bytes.count)
-        out.raw(fieldCount == FieldValue.count ? Snapshot.magic : Snapshot.beforePositionMagic)
+        out.raw(fieldCount == FieldValue.count ? Snapshot.magic
+                : fieldCount == FieldValue.countBeforeReminders ? Snapshot.beforeRemindersMagic : Snapshot.beforePositionMagic)
         out.u32le(UInt32(meta.bytes.count))
         out.u32le(CRC32C.checksum(meta.bytes))
         out.raw(meta.bytes)
@@ -268,11 +272,12 @@ struct Snapshot {
                      repair: @escaping SnapshotBlock.Repair, keepDecodedDays: Bool = true) -> (Snapshot?, String?) {
         guard file.count >= headerSize else { return (nil, "unknown format") }
         let version = file.bytes(0..<magic.count)
-        guard version == magic || version == beforePositionMagic || version == wholeUnitMagic else {
+        guard version == magic || version == beforeRemindersMagic || version == beforePositionMagic || version == wholeUnitMagic else {
             return (nil, "unknown format")
         }
         let amountScale = version == wholeUnitMagic ? Amount.scale : 1
-        let fieldCount = version == magic ? FieldValue.count : FieldValue.countBeforePosition
+        let fieldCount = version == magic ? FieldValue.count
+            : version == beforeRemindersMagic ? FieldValue.countBeforeReminders : FieldValue.countBeforePosition
         var h = ByteReader(file.bytes(magic.count..<headerSize))
         guard let metaLength = try? Int(h.u32le()), let metaCRC = try? h.u32le(),
               metaLength <= file.count - headerSize

@@ -3,7 +3,7 @@ import HabitCore
 /// The add/edit habit form: text fields the user types into, checked as they type.
 public struct HabitForm: Hashable, Sendable {
     public enum Field: Int, CaseIterable, Hashable, Sendable {
-        case name, icon, kind, goal, unit, schedule, start, color, group, notes
+        case name, icon, kind, goal, unit, schedule, start, color, group, reminders, notes
 
         public var label: String {
             switch self {
@@ -16,6 +16,7 @@ public struct HabitForm: Hashable, Sendable {
             case .start: "Start date"
             case .color: "Colour"
             case .group: "Group"
+            case .reminders: "Reminders"
             case .notes: "Notes"
             }
         }
@@ -31,6 +32,7 @@ public struct HabitForm: Hashable, Sendable {
             case .start: "YYYY-MM-DD, or -3 for 3 days ago (past days can be filled in)"
             case .color: "#RRGGBB or a name, optional"
             case .group: "e.g. Health, optional; right/left: existing groups"
+            case .reminders: "HH:MM, e.g. 08:00,20:00, up to 8 (habitto remind)"
             case .notes: "optional free text"
             }
         }
@@ -65,7 +67,7 @@ public struct HabitForm: Hashable, Sendable {
         return HabitForm(editing: habit.id, values: [
             .name: f.name, .icon: f.icon ?? "", .goal: Amount.format(f.goal), .unit: f.unit ?? "",
             .schedule: f.schedule.description, .start: f.startDate.description, .color: f.color ?? "",
-            .group: f.group ?? "", .notes: f.notes ?? "",
+            .group: f.group ?? "", .reminders: ReminderTime.format(f.reminders), .notes: f.notes ?? "",
         ], kind: f.kind)
     }
 
@@ -91,6 +93,7 @@ public struct HabitForm: Hashable, Sendable {
             case .start: if startDate == nil { return today == nil ? "use YYYY-MM-DD" : "use YYYY-MM-DD, or -N for N days ago" }
             case .color: if !v.isEmpty { try Validate.color(v) }
             case .group: if !v.isEmpty { try Validate.group(v) }
+            case .reminders: _ = try ReminderTime.parseList(v)
             case .notes: try Validate.notes(v)
             }
         } catch let e as CoreError {
@@ -116,6 +119,8 @@ public struct HabitForm: Hashable, Sendable {
         fields.startDate = start
         fields.color = text(.color).isEmpty ? nil : text(.color).lowercased()
         fields.group = text(.group).isEmpty ? nil : text(.group)
+        guard let reminders = try? ReminderTime.parseList(text(.reminders)) else { return .failure(.invalid("\(label(.reminders)): use HH:MM times")) }
+        fields.reminders = reminders
         fields.notes = text(.notes).allSatisfy(\.isWhitespace) ? nil : text(.notes)
         do { try fields.validate() } catch let e as CoreError { return .failure(e) } catch { return .failure(.invalid("\(error)")) }
         return .success(fields)

@@ -18,6 +18,7 @@ enum Specs {
         OptionSpec(name: "--color", value: "C", help: "#RRGGBB or a name: \(Validate.colorNames.joined(separator: ", "))"),
         OptionSpec(name: "--notes", value: "TEXT", help: "free text"),
         OptionSpec(name: "--group", value: "NAME", help: "a group heading, e.g. Health (\"\" clears it in edit)"),
+        OptionSpec(name: "--remind", value: "TIMES", help: "reminder times HH:MM, e.g. 08:00,20:00, at most 8 ('habitto remind'; \"\" clears them)"),
     ]
     static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, today or yesterday (default today)")
     static let json = OptionSpec(name: "--json", value: nil, help: "print JSON")
@@ -78,7 +79,7 @@ enum Specs {
                     options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (default) or csv"),
                               OptionSpec(name: "--output", value: "PATH", help: "json: write to a file; csv: write habits.csv and checkins.csv into a folder")],
                     notes: "Without --output, csv prints habits.csv, a blank line, then checkins.csv."),
-    ] + [graph] + Runner.backupSpecs
+    ] + [graph] + Runner.backupSpecs + [Runner.remindSpec]
 
     static var overview: String {
         var s = "Habitto \(habittoVersion): a keyboard-driven habit tracker with a local, crash-safe journal.\n\n"
@@ -160,6 +161,7 @@ struct Runner {
         case "sync": try await syncNow()
         case "status": try await status()
         case "offline": try await offline()
+        case "remind": try await remind()
         default: throw CLIError.usage("unknown command")
         }
     }
@@ -224,6 +226,7 @@ struct Runner {
         if let v = optional("--color") { fields.color = v?.lowercased() }
         if let v = optional("--notes") { fields.notes = v }
         if let v = optional("--group") { fields.group = v }
+        if let v = inv.value("--remind") { fields.reminders = try ReminderTime.parseList(v) }
         if let s = inv.value("--schedule") { fields.schedule = try Schedule(parsing: s) }
         if let s = inv.value("--start") { fields.startDate = try day(s) }
         if let n = inv.value("--name") { fields.name = n }

@@ -125,6 +125,7 @@ enum Output {
 
     static func json(_ s: HabitSummary) -> JSON {
         var o = Export.fields(s.habit)
+        o["reminders"] = .array(s.habit.fields.reminders.map { .string($0.description) })
         o.removeValue(forKey: "notes")
         o.removeValue(forKey: "color")
         o["date"] = .string(s.day.description)
@@ -154,6 +155,7 @@ enum Output {
         func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
         lines.append("  difficulty: last 7 rated days \(avg(avg7)), last 30 \(avg(avg30))")
         if let group = h.fields.group { lines.append("  group: " + Sanitize.display(group)) }
+        if !h.fields.reminders.isEmpty { lines.append("  reminders: " + h.fields.reminders.map(\.description).joined(separator: ", ")) }
         if let notes = h.fields.notes { lines.append("  notes: " + Sanitize.display(notes.replacingOccurrences(of: "\n", with: " / "))) }
         let recent = history.suffix(28)
         if !recent.isEmpty {

@@ -203,15 +203,6 @@ final class HabitOrderTests: XCTestCase {
 }
 
 final class OrderCodecTests: XCTestCase {
-    private func roundTrip(_ change: Change) throws -> Change {
-        var w = ByteWriter()
-        w.change(change)
-        var r = ByteReader(w.bytes)
-        let back = try r.change()
-        XCTAssertTrue(r.isAtEnd)
-        return back
-    }
-
     func testOrderKeysRoundTripInCreatesAndSets() throws {
         let fields = HabitFields(name: "Read", startDate: start, position: "V1")
         XCTAssertEqual(try roundTrip(.create(habitID(1), fields)), .create(habitID(1), fields))

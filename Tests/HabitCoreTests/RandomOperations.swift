@@ -47,7 +47,7 @@ struct RandomHistory {
     }
 
     static func fieldValue(using rng: inout SplitMix64) -> FieldValue {
-        switch Int.random(in: 0..<12, using: &rng) {
+        switch Int.random(in: 0..<13, using: &rng) {
         case 0: return .name(names.randomElement(using: &rng)!)
         case 1: return .icon(Bool.random(using: &rng) ? "🔥" : nil)
         case 2: return .color(["red", "#00ff88", nil].randomElement(using: &rng)!)
@@ -59,7 +59,10 @@ struct RandomHistory {
         case 8: return .archivedFrom(Bool.random(using: &rng) ? firstDay.adding(Int.random(in: 0...9, using: &rng)) : nil)
         case 9: return .notes(["", "line one\nline two", nil].randomElement(using: &rng)!)
         case 10: return .group(["Health", "Work", nil].randomElement(using: &rng)!)
-        default: return .position(["V", "a", "0V", "V", nil].randomElement(using: &rng)!)
+        case 11: return .position(["V", "a", "0V", "V", nil].randomElement(using: &rng)!)
+        default:
+            let minutes = [[], [480], [480, 1230], [0, 1439]].randomElement(using: &rng)!
+            return .reminders(minutes.map { ReminderTime(minutes: $0) })
         }
     }
 

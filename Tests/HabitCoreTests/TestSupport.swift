@@ -150,3 +150,13 @@ func assertClose(_ actual: Double, _ expected: Double, accuracy: Double, _ messa
     XCTAssertEqual(actual, expected, accuracy: accuracy,
                    "\(message) got \(actual), expected \(expected)", file: file, line: line)
 }
+
+/// A change written and read back by the operation codec (which must read all of it).
+func roundTrip(_ change: Change, file: StaticString = #filePath, line: UInt = #line) throws -> Change {
+    var w = ByteWriter()
+    w.change(change)
+    var r = ByteReader(w.bytes)
+    let back = try r.change()
+    XCTAssertTrue(r.isAtEnd, "the whole encoding is read", file: file, line: line)
+    return back
+}

@@ -84,6 +84,35 @@ final class DecoderFuzzTests: XCTestCase {
         }
     }
 
+    /// Reminder times from anywhere (a set operation's field 12): refused by the decoder, or
+    /// a list local input accepts that re-encodes as it was read.
+    func testRandomReminderTimesAreRefusedOrValid() throws {
+        try Fuzzer.run("reminder times", iterations: 20_000) { rng, label in
+            let n = Int.random(in: 0...10, using: &rng)
+            var w = ByteWriter()
+            w.u8(2); w.habit(Seeds.read); w.u8(12); w.varint(UInt64(n))
+            var minute = UInt64.random(in: 0...300, using: &rng)
+            for _ in 0..<n {
+                w.varint(Int.random(in: 0..<10, using: &rng) == 0 ? UInt64.random(in: 0...UInt64.max, using: &rng) : minute)
+                minute += UInt64.random(in: 0...200, using: &rng)
+            }
+            var bytes = w.bytes
+            if Bool.random(using: &rng) { bytes.removeLast(Int.random(in: 0...min(2, bytes.count), using: &rng)) }
+            var r = ByteReader(bytes)
+            let change: Change
+            do { change = try r.change() } catch {
+                XCTAssertTrue(error is DecodeError, "\(label): \(error)")
+                return
+            }
+            guard case .set(_, .reminders(let times)) = change else { return XCTFail("\(label): decoded to \(change)") }
+            XCTAssertNoThrow(try Validate.reminders(times), label)
+            XCTAssertEqual(try ReminderTime.parseList(ReminderTime.format(times)), times, label)
+            var state = Seeds.state
+            Check.apply([change], to: &state)
+            Check.stateRoundTrips(state, label)
+        }
+    }
+
     // MARK: Snapshots, journals (HabitStore, through the real reading path)
 
     /// A data directory written through the repository: a journal of every seed commit and

@@ -121,6 +121,10 @@ enum Seeds {
         [.set(sweets, .position("V")), .set(water, .position("F")), .set(read, .position("l"))],
         [.create(stretch, HabitFields(name: "Stretch", startDate: day0, position: "VV"))],
         [.set(read, .position(nil))],
+        // Reminder times: on a create, set, cleared.
+        [.create(HabitID(value: 0xD5), HabitFields(name: "Floss", startDate: day0, reminders: [ReminderTime(minutes: 1290)]))],
+        [.set(water, .reminders([ReminderTime(minutes: 480), ReminderTime(minutes: 1200)]))],
+        [.set(stretch, .reminders([ReminderTime(minutes: 420)])), .set(stretch, .reminders([]))],
     ]
 
     /// The changes as this device's operations, in order.

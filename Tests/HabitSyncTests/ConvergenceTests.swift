@@ -214,6 +214,42 @@ final class ConvergenceTests: XCTestCase {
         }
     }
 
+    /// Reminder times edited on three devices while offline, some habits created with them:
+    /// after syncing every device has the same state and export, each habit the times of its
+    /// last edit, and the export imports with the same reminders.
+    func testConcurrentReminderEditsOnThreeDevicesConverge() async throws {
+        try? FileManager.default.removeItem(atPath: root)
+        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
+        var rng = SplitMix64(seed: 31)
+        let replicas = [try await replica("ra"), try await replica("rb"), try await replica("rc")]
+        let habits = (0..<4).map { HabitID(value: UInt64(0xE0 + $0)) }
+        let lists = ["", "08:00", "07:30,21:00", "00:00,12:00,23:59"].map { try! ReminderTime.parseList($0) }
+        try await replicas[0].repo.commit { _, _ in
+            habits.enumerated().map { .create($1, HabitFields(name: "Habit \($0)", startDate: LocalDay("2026-11-01")!, reminders: lists[$0])) }
+        }
+        try await settle(replicas)
+        for e in replicas { try await e.engine.setOffline(true) }
+        for _ in 0..<40 {
+            let r = replicas[Int.random(in: 0..<3, using: &rng)]
+            let h = habits.randomElement(using: &rng)!, times = lists.randomElement(using: &rng)!
+            try await r.repo.commit { state, _ in
+                guard let habit = state.habit(h) else { return [] }
+                var fields = habit.fields
+                fields.reminders = times
+                return try Edits.update(habit, to: fields, in: state)
+            }
+        }
+        try await settle(replicas)
+        let exports = [await export(replicas[0]), await export(replicas[1]), await export(replicas[2])]
+        XCTAssertEqual(exports[0], exports[1])
+        XCTAssertEqual(exports[0], exports[2])
+        let states = [await replicas[0].repo.state, await replicas[1].repo.state]
+        XCTAssertEqual(states[0].encoded(), states[1].encoded())
+        XCTAssertTrue(states[0].habits.contains { !$0.fields.reminders.isEmpty })
+        XCTAssertTrue(exports[0].contains("\"reminders\""))
+        try await assertExportsAndReimports(states[0], today: LocalDay("2026-11-21")!, seed: 31)
+    }
+
     /// Moves made on three devices from the same start, merged in every order of the devices:
     /// one state, one order.
     func testConcurrentMovesMergedInEveryOrderGiveTheSameOrder() throws {

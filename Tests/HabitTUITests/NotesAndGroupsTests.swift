@@ -296,7 +296,7 @@ final class NotesAndGroupsTests: XCTestCase {
         press(&app, .right)
         guard case .form(let d)? = app.overlay else { return XCTFail() }
         XCTAssertEqual(d.text(.group), "Health")
-        press(&app, .tab)
+        press(&app, .tab, .tab) // past the reminders
         type(&app, "Ten minutes after waking up")
         var expected = HabitFields(name: "Stretch", startDate: today)
         expected.group = "Health"

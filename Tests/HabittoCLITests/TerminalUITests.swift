@@ -198,6 +198,21 @@ final class TerminalUITests: XCTestCase {
         XCTAssertEqual(s?["icon"] as? String, "🧘")
     }
 
+    func testReminderTimesTypedInTheFormAreSaved() {
+        ui.start()
+        ui.waitFor(text: "No habits yet. Press a to add your first one.")
+        ui.send("a")
+        ui.waitFor(text: "New habit")
+        ui.type("Stretch")
+        for _ in 0..<9 { ui.send("Tab") }  // name … group, then Reminders
+        ui.type("21:00,7:30")
+        ui.send("Enter")
+        ui.waitFor(text: "Added 'Stretch'")
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+        XCTAssertEqual(box.listEntry("Stretch")?["reminders"] as? [String], ["07:30", "21:00"])
+    }
+
     func testAnEncryptedZipImportedFromARealTerminalIsRefusedWithoutAskingForAPassword() throws {
         let zip = try encryptedLoopZip(in: box)
         // unzip run from a terminal would ask there for the password, and wait forever.

@@ -95,10 +95,11 @@ private struct ExportDocumentReader {
         if let group { try check("\(at).group") { try Self.validateGroup(group) } }
         let position = try optionalString(h, "position", at: at)
         if let position { try check("\(at).position") { try Validate.position(position) } }
+        let reminders = try reminderTimes(h, at: "\(at).reminders")
 
         let fields = HabitFields(name: name, icon: icon, color: color, kind: kind, goal: goal, unit: unit,
                                  schedule: schedule, startDate: startDate, archivedFrom: archivedFrom, notes: notes,
-                                 position: position)
+                                 position: position, reminders: reminders)
         let rule = kind == .limit && schedule.isWeekly ? "\(at).schedule"
                  : archivedFrom.map { $0 < startDate } == true ? "\(at).archivedFrom" : at
         try check(rule) { try fields.validate() }
@@ -154,6 +155,17 @@ private struct ExportDocumentReader {
     /// Runs a rule check, turning its error into an `ImportError` at `keyPath`.
     func check<T>(_ keyPath: String, _ body: () throws -> T) throws -> T {
         do { return try body() } catch { throw fail(keyPath, "\(error)") }
+    }
+
+    /// The optional `reminders` array of `HH:MM` strings, by the rule local input uses
+    /// (`ReminderTime.parseList`); none when the member is missing or null.
+    func reminderTimes(_ o: [String: Any], at: String) throws -> [ReminderTime] {
+        guard let value = o["reminders"], !ImportJSON.isNull(value) else { return [] }
+        guard let list = value as? [Any], let texts = list as? [String], !texts.contains(where: { $0.contains(",") }) else {
+            throw fail(at, "expected an array of \"HH:MM\" strings, found \(shown(value))")
+        }
+        if texts.isEmpty { return [] }
+        return try check(at) { try ReminderTime.parseList(texts.joined(separator: ",")) }
     }
 
     func string(_ o: [String: Any], _ key: String, at: String) throws -> String {

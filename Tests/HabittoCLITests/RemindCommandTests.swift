@@ -1,0 +1,173 @@
+import Foundation
+import XCTest
+
+/// `habitto remind` and `--remind` through the real binary, with a fake `notify-send` and a
+/// fake `systemctl` on PATH that record their arguments (one line each, a `--` line after
+/// each call).
+final class RemindCommandTests: XCTestCase {
+    private var box: Sandbox!
+    private var bin: String { box.root + "/bin" }
+    private var notifyLog: String { box.root + "/notify.log" }
+    private var systemctlLog: String { box.root + "/systemctl.log" }
+
+    override func setUp() {
+        box = Sandbox()
+        box.now = "2026-11-21T08:30:00"  // a Saturday
+        try! FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        fake("notify-send", log: notifyLog)
+        box.extraEnv = ["PATH": bin + ":/usr/bin:/bin", "DISPLAY": ":0", "WAYLAND_DISPLAY": ""]
+    }
+
+    override func tearDown() { box = nil }
+
+    /// A fake program that appends its arguments to `log` and exits with `status`.
+    private func fake(_ name: String, log: String, status: Int = 0) {
+        let script = "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> '\(log)'\necho -- >> '\(log)'\nexit \(status)\n"
+        let path = bin + "/" + name
+        _ = FileManager.default.createFile(atPath: path, contents: Data(script.utf8), attributes: [.posixPermissions: 0o755])
+    }
+
+    /// The recorded calls, each a list of arguments.
+    private func calls(_ log: String) -> [[String]] {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "--\n", omittingEmptySubsequences: true).map { $0.split(separator: "\n").map(String.init) }
+    }
+
+    func testAReminderFiresOnceThroughNotifySend() {
+        box.ok("add", "Read", "--remind", "20:00,08:00")
+        let r = box.run("remind")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertEqual(calls(notifyLog), [["--app-name=Habitto", "Habitto: Read", "Reminder 08:00: not done today (0/1)"]])
+        box.now = "2026-11-21T08:40:00"
+        XCTAssertEqual(box.ok("remind"), "")
+        XCTAssertEqual(calls(notifyLog).count, 1, "not sent twice")
+        box.now = "2026-11-21T20:05:00"
+        box.ok("remind")
+        XCTAssertEqual(calls(notifyLog).last?[2], "Reminder 20:00: not done today (0/1)")
+        box.now = "2026-11-22T08:01:00"
+        box.ok("remind")
+        XCTAssertEqual(calls(notifyLog).count, 3, "the next day it fires again")
+    }
+
+    func testNoReminderForADoneSkippedOrNotDueHabit() {
+        box.ok("add", "Read", "--remind", "08:00")
+        box.ok("add", "Gym", "--schedule", "mon,wed", "--remind", "08:00")
+        box.ok("add", "Walk", "--remind", "08:00")
+        box.ok("check", "Read")
+        box.ok("skip", "Walk")
+        XCTAssertEqual(box.ok("remind"), "")
+        XCTAssertEqual(calls(notifyLog), [])
+        XCTAssertEqual(box.ok("remind", "--json"), "[]\n")
+    }
+
+    func testNoReminderBeforeItsTimeOrAfterTheGraceWindow() {
+        box.ok("add", "Read", "--remind", "08:31,06:29")
+        box.ok("remind")
+        XCTAssertEqual(calls(notifyLog), [], "08:31 is still to come, 06:29 is over two hours ago")
+        box.now = "2026-11-21T08:31:00"
+        box.ok("remind")
+        XCTAssertEqual(calls(notifyLog).map { $0[2] }, ["Reminder 08:31: not done today (0/1)"])
+    }
+
+    func testWithoutADesktopSessionTheReminderIsALineOnStandardOutput() {
+        box.extraEnv["DISPLAY"] = ""
+        box.ok("add", "Read", "--remind", "08:00", "--icon", "📚")
+        XCTAssertEqual(box.ok("remind"), "Reminder 08:00: 📚 Read is not done today (0/1)\n")
+        XCTAssertEqual(calls(notifyLog), [])
+        XCTAssertEqual(box.ok("remind"), "", "not twice")
+    }
+
+    func testWhenNotifySendFailsTheReminderIsPrinted() {
+        fake("notify-send", log: notifyLog, status: 1)
+        box.extraEnv["DISPLAY"] = ""
+        box.extraEnv["WAYLAND_DISPLAY"] = "wayland-0"
+        box.ok("add", "Read", "--remind", "08:00")
+        XCTAssertEqual(box.ok("remind"), "Reminder 08:00: Read is not done today (0/1)\n")
+        XCTAssertEqual(calls(notifyLog).count, 1, "notify-send was tried")
+    }
+
+    func testJSONListsTheRemindersAndRecordsThem() throws {
+        box.ok("add", "Water", "--goal", "8", "--remind", "07:00,08:00")
+        box.ok("check", "Water", "--amount", "3")
+        let out = box.ok("remind", "--json")
+        let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: String]])
+        XCTAssertEqual(list.map { $0["time"] }, ["07:00", "08:00"])
+        XCTAssertEqual(list.first?["name"], "Water")
+        XCTAssertEqual(list.first?["day"], "2026-11-21")
+        XCTAssertEqual(list.first?["progress"], "3/8")
+        XCTAssertEqual(calls(notifyLog), [], "--json notifies nobody")
+        XCTAssertEqual(box.ok("remind", "--json"), "[]\n")
+    }
+
+    func testTwoRemindersRunningAtOnceNotifyOnce() throws {
+        box.ok("add", "Read", "--remind", "08:00")
+        let runs = try (0..<4).map { _ in try box.start(["remind"]) }
+        for (p, tag) in runs { XCTAssertEqual(box.finish(p, tag).status, 0) }
+        XCTAssertEqual(calls(notifyLog).count, 1)
+    }
+
+    func testADamagedRecordOfSentRemindersIsReportedAndStartedAfresh() throws {
+        box.ok("add", "Read", "--remind", "08:00")
+        try Data("not a record\u{1B}[2J\n".utf8).write(to: URL(fileURLWithPath: box.home + "/reminders-sent"))
+        let r = box.run("remind")
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("reminders-sent is damaged"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("\u{1B}"))
+        XCTAssertEqual(calls(notifyLog).count, 1)
+        let again = box.run("remind")
+        XCTAssertEqual(again.stderr, "")
+        XCTAssertEqual(calls(notifyLog).count, 1)
+    }
+
+    func testRemindTimesAreSetShownAndCleared() throws {
+        box.ok("add", "Read", "--remind", "21:00, 7:30")
+        XCTAssertTrue(box.ok("show", "Read").contains("  reminders: 07:30, 21:00\n"))
+        XCTAssertEqual(box.listEntry("Read")?["reminders"] as? [String], ["07:30", "21:00"])
+        let bad = box.run("edit", "Read", "--remind", "7:30,25:00")
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertEqual(bad.stderr, "habitto: reminder time '25:00' not understood: use HH:MM from 00:00 to 23:59, e.g. 08:00,20:30\n")
+        let nine = (1...9).map { "0\($0):00" }.joined(separator: ",")
+        XCTAssertEqual(box.run("edit", "Read", "--remind", nine).stderr, "habitto: 9 reminder times: a habit can have at most 8\n")
+        let export = box.ok("export")
+        XCTAssertTrue(export.contains("\"07:30\""), export)
+        box.ok("edit", "Read", "--remind", "")
+        XCTAssertFalse(box.ok("show", "Read").contains("reminders"))
+        XCTAssertEqual(box.listEntry("Read")?["reminders"] as? [String], [])
+    }
+
+    func testInstallWritesASystemdTimerAndUninstallRemovesIt() throws {
+        fake("systemctl", log: systemctlLog)
+        let out = box.ok("remind", "--install")
+        let dir = box.config + "/systemd/user"
+        XCTAssertTrue(out.hasPrefix("Installed \(dir)/habitto-remind.service and habitto-remind.timer"), out)
+        let service = try String(contentsOfFile: dir + "/habitto-remind.service", encoding: .utf8)
+        XCTAssertTrue(service.contains("ExecStart=\"\(Sandbox.binary)\" \"--home\" \"\(box.home)\" \"remind\"\n"), service)
+        let timer = try String(contentsOfFile: dir + "/habitto-remind.timer", encoding: .utf8)
+        XCTAssertTrue(timer.contains("OnCalendar=*:0/5\n"), timer)
+        XCTAssertTrue(timer.contains("WantedBy=timers.target\n"), timer)
+        XCTAssertEqual(calls(systemctlLog), [["--user", "show-environment"], ["--user", "daemon-reload"],
+                                             ["--user", "enable", "--now", "habitto-remind.timer"]])
+        let removed = box.ok("remind", "--uninstall")
+        XCTAssertEqual(removed, "Removed \(dir)/habitto-remind.service and \(dir)/habitto-remind.timer; the timer is stopped.\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/habitto-remind.service"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/habitto-remind.timer"))
+        XCTAssertEqual(calls(systemctlLog).suffix(2), [["--user", "disable", "--now", "habitto-remind.timer"], ["--user", "daemon-reload"]])
+        XCTAssertTrue(box.ok("remind", "--uninstall").hasPrefix("No reminder timer is installed"))
+    }
+
+    func testWithoutAWorkingSystemctlInstallPrintsTheCrontabLine() {
+        fake("systemctl", log: systemctlLog, status: 1)
+        let out = box.ok("remind", "--install")
+        XCTAssertEqual(out, """
+            'systemctl --user' does not work here, so no systemd timer was installed.
+            To check reminders every 5 minutes with cron instead, add this line with 'crontab -e':
+            */5 * * * * '\(Sandbox.binary)' '--home' '\(box.home)' 'remind'
+
+            """)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.config + "/systemd"))
+        XCTAssertEqual(calls(systemctlLog), [["--user", "show-environment"]])
+        XCTAssertEqual(box.run("remind", "--install", "--uninstall").status, 2)
+    }
+}
