@@ -108,7 +108,7 @@ extension Runner {
             lines = ["History of \(Output.title(habit)) per \(bucket.rawValue), \(spanText): \(what), \(g.goal) \(goalName)"]
             let format: (Double) -> String = isAmount ? { Amount.format(Int($0.rounded())) } : { String(Int($0.rounded())) }
             lines += TextChart.bars(series.buckets.map { Double($0.value) }, goals: series.buckets.map { $0.goal },
-                                    labels: series.buckets.map { label($0.start, bucket) }, width: width, height: 12,
+                                    labels: series.buckets.map { TextChart.periodLabel($0.start, bucket) }, width: width, height: 12,
                                     glyphs: g, format: format)
         case .weekday:
             let f = state.weekdayFrequency(habit, today: today, span: span, settings: settings)
@@ -144,7 +144,7 @@ extension Runner {
             if weeks.allSatisfy({ $0.average == nil }) {
                 lines.append("(no day rated yet: 'habitto rate HABIT 1-5' or 'check --difficulty')")
             } else {
-                lines += TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { label($0.weekStart, .week) },
+                lines += TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { TextChart.periodLabel($0.weekStart, .week) },
                                         width: width, height: 10, glyphs: g, format: { String(format: "%.0f", $0) }, top: 5)
             }
         }
@@ -193,7 +193,7 @@ extension Runner {
         Output.line("")
         let level = o.xpWeeks.last?.level ?? 1
         for l in wrapped("XP per week (\(g.levelUp) a new level; level \(level) now)", width: width) { Output.line(l) }
-        for l in TextChart.bars(o.xpWeeks.map { Double($0.xp) }, goals: [], labels: o.xpWeeks.map { label($0.weekStart, .week) },
+        for l in TextChart.bars(o.xpWeeks.map { Double($0.xp) }, goals: [], labels: o.xpWeeks.map { TextChart.periodLabel($0.weekStart, .week) },
                                 width: width, height: 10, glyphs: g, format: { String(Int($0)) },
                                 marks: o.xpWeeks.map(\.levelUp)) {
             Output.line(l)
@@ -214,16 +214,5 @@ extension Runner {
     private func weekdayJSON(_ i: Int, _ c: WeekdayCount) -> JSON {
         .object(["weekday": .string(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][i]), "done": .int(c.done),
                  "due": .int(c.due), "ratio": .optional(c.ratio, places: 4)])
-    }
-
-    /// A period's label under a bar chart.
-    private func label(_ start: LocalDay, _ bucket: ChartBucket) -> String {
-        let c = start.components
-        switch bucket {
-        case .week: return String(start.description.dropFirst(5))
-        case .month: return String(start.description.prefix(7))
-        case .quarter: return "\(c.year)-Q\((c.month - 1) / 3 + 1)"
-        case .year: return String(c.year)
-        }
     }
 }
