@@ -81,7 +81,7 @@ func detailChartPage(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit)
         } else if room >= one.count {
             lines = one
         } else if state.weekdayGrid {
-            lines = ["(the weekday × month grid needs \(state.height - room + grid.count) rows: ] shows bars)"]
+            lines = ["(the grid needs \(state.height - room + grid.count) rows: ] shows bars)"]
         } else {
             summary = nil
             lines = TextChart.weekdayColumns(f.weekdays, height: height, glyphs: cg)
@@ -96,9 +96,9 @@ func detailChartPage(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit)
     case .difficulty:
         let weeks = s.difficultyWeeks(habit, today: today, settings: state.settings)
         if weeks.allSatisfy({ $0.average == nil }) {
-            lines = ["No day of this habit is rated yet: on the calendar page", "1-5 rate the selected day (1 very easy … 5 very hard)."]
+            lines = ["No day of this habit is rated yet: on the calendar page", "1-5 rate the selected day (1 very easy to 5 very hard)."]
         } else {
-            summary = "average per week, 1 very easy … 5 very hard"
+            summary = "average per week, 1 very easy to 5 very hard"
             lines = TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { TextChart.periodLabel($0.weekStart, .week) },
                                    width: width, height: height - (tall ? 1 : 0), glyphs: cg,
                                    format: { String(format: "%.0f", $0) }, top: 5)
