@@ -224,7 +224,7 @@ public enum TextChart {
     public static func consistency(names: [String], rows: [[DayState]], completion: [Double?], first: LocalDay,
                                    width: Int, height: Int, glyphs g: ChartGlyphs) -> [String] {
         let width = max(floorWidth, width), height = max(floorHeight, height)
-        let nameWidth = min(16, max(4, names.map(TextWidth.of).max() ?? 4))
+        let nameWidth = consistencyNameWidth(names)
         let days = min(completion.count, width - nameWidth - 1)
         let from = completion.count - days
         let pad = String(repeating: " ", count: nameWidth - 4)
@@ -255,18 +255,24 @@ public enum TextChart {
     }
 
     /// What a cell of a drawn chart is, for colouring it: a bar (or area) cell, a goal
-    /// mark, the current streak's mark, or text (axes, labels). `axisLine`: the cell is on
+    /// mark, a new level's mark, or text (axes, labels). `axisLine`: the cell is on
     /// the line under the plot (where the goal glyph is the axis).
-    public enum Ink: Sendable { case bar, goal, current, text }
+    public enum Ink: Sendable { case bar, goal, mark, text }
 
     /// The ink of one cell (a glyph) of a line of `area`, `bars`, `weekdayBars`,
     /// `weekdayColumns` or `streakList`.
     public static func ink(of cell: String, axisLine: Bool, glyphs g: ChartGlyphs) -> Ink {
         if cell == " " { return .text }
+        if cell == g.levelUp { return .mark }
         if g == .unicode, g.eighths.dropFirst().contains(cell) { return .bar }
         if g == .ascii, cell == "#" || cell == ":" || cell == "=" { return .bar }
         if !axisLine && cell == g.goal { return .goal }
         return .text
+    }
+
+    /// The width of the consistency graph's name column (its cells start one column after).
+    public static func consistencyNameWidth(_ names: [String]) -> Int {
+        min(16, max(4, names.map(TextWidth.of).max() ?? 4))
     }
 
     /// A line with the first date at `left`, the last at the right end of `width` columns

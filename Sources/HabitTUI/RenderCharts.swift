@@ -132,8 +132,7 @@ func chartLines(_ b: inout ScreenBuffer, _ lines: [String], x: Int, y: Int, bott
             let role: Role
             switch TextChart.ink(of: s, axisLine: isAxis, glyphs: g) {
             case .bar: role = .strength
-            case .goal: role = .accent
-            case .current: role = .streak
+            case .goal, .mark: role = .accent
             case .text: role = .dim
             }
             cx += b.put(s, x: cx, y: y + i, role: role, color: role == .strength ? color : nil)
@@ -155,7 +154,7 @@ struct OverviewLayout {
 
 func overviewLayout(_ state: AppState) -> OverviewLayout {
     let all = state.habits.habits.filter { $0.startDate <= state.today }
-    let nameWidth = min(16, max(4, all.map { TextWidth.of(Sanitize.display($0.name)) }.max() ?? 4))
+    let nameWidth = TextChart.consistencyNameWidth(all.map { Sanitize.display($0.name) })
     let days = state.width - 2 - nameWidth - 1
     let weeks = max(1, (days - 7) / 7 + 1)
     let count = state.habits.overviewHabits(today: state.today, weeks: weeks, settings: state.settings).count
