@@ -138,7 +138,7 @@ public struct AppState: Hashable, Sendable {
     /// The detail screen's page, and each chart page's view (kept when the habit changes).
     public var detailPage: DetailPage = .calendar
     public var scoreSpan: ChartSpan = .year
-    public var historyBucket: ChartBucket = .month
+    public var historyBucket: ChartBucket = .week
     /// The weekday page shows the weekday × month grid instead of bars per weekday.
     public var weekdayGrid = false
     /// First habit row the overview shows (scrolling).

@@ -76,8 +76,8 @@ func detailChartPage(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit)
         summary = "share of due days done, since \(habit.startDate)"
         // The chosen view first, the other below it when both fit.
         let (one, other) = state.weekdayGrid ? (grid, bars) : (bars, grid)
-        if room >= one.count + 1 + other.count {
-            lines = one + [""] + other
+        if room >= one.count + other.count {
+            lines = one + (room > one.count + other.count ? [""] : []) + other
         } else if room >= one.count {
             lines = one
         } else if state.weekdayGrid {
