@@ -62,7 +62,8 @@ func detailChartPage(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit)
         let bucket = state.historyBucket
         let series = s.historySeries(habit, today: today, bucket: bucket, settings: state.settings)
         let isAmount = series.measure != .completions
-        let what = series.measure == .completions ? "days done" : series.measure == .uses ? "uses" : "amount"
+        let unit = habit.fields.unit.map { " (\(Sanitize.display($0)))" } ?? ""
+        let what = series.measure == .completions ? "days done" : (series.measure == .uses ? "uses" : "amount") + unit
         summary = "\(what) per \(bucket.rawValue), \(cg.goal) \(series.measure == .uses ? "the limit" : "the goal")"
         let format: (Double) -> String = isAmount ? { Amount.format(Int($0.rounded())) } : { String(Int($0.rounded())) }
         lines = TextChart.bars(series.buckets.map { Double($0.value) }, goals: series.buckets.map(\.goal),

@@ -128,6 +128,16 @@ final class ChartPageTests: XCTestCase {
         XCTAssertTrue(render(water).text.contains("No day of this habit is rated yet"), render(water).text)
     }
 
+    func testTheHistoryPageOfACountedHabitDrawsItsAmountWithTheUnitAgainstTheGoal() {
+        var app = World.app()
+        press(&app, .enter, .tab, .tab)
+        XCTAssertEqual(app.screen, .detail(World.water))
+        let text = render(app).text
+        XCTAssertTrue(text.contains("amount (glasses) per week, ─ the goal"), text)
+        // A whole week's goal is 7 × 8 glasses: the axis's top.
+        XCTAssertTrue(text.contains(" 56 ┤"), text)
+    }
+
     // MARK: Overview
 
     func testOOpensTheOverviewAndEscOrQGoBack() {
