@@ -60,7 +60,7 @@ final class TmuxSession {
         env["LANG"] = "C.UTF-8"
         env["LC_ALL"] = "C.UTF-8"
         for (k, v) in extra { env[k] = v }
-        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG", "LC_ALL", "NO_COLOR", "HOME", "HABITTO_FAULTS"].contains($0.key) }
+        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG", "LC_ALL", "NO_COLOR", "HOME", "HABITTO_FAULTS", "HABITTO_FIRST_KEYS"].contains($0.key) }
             .map { "export \($0.key)='\($0.value)';" }.joined(separator: " ")
         // The shell catches SIGINT (a caught signal is reset in the child), so Ctrl-C reaches
         // habitto and the shell survives to record how it ended.
@@ -580,6 +580,18 @@ final class TerminalUITests: XCTestCase {
         ui.waitFor("the today screen", file: file, line: line) { !$0.contains("All habits") && $0.contains("Stretch") }
         ui.send("q")
         XCTAssertEqual(ui.exitStatus(file: file, line: line).0, 0, file: file, line: line)
+    }
+
+    /// HABITTO_FIRST_KEYS (the benchmark's way to measure another screen's first frame):
+    /// the keys are pressed before the first frame.
+    func testFirstKeysOpenTheScorePageBeforeTheFirstFrame() {
+        box.ok("add", "Read", "--start", "2026-11-01")
+        ui.start(env: ["HABITTO_FIRST_KEYS": "enter tab"])
+        ui.waitFor(text: "Score · last year")
+        ui.send("Escape")
+        ui.waitFor("the today screen") { $0.contains("Read") && !$0.contains("Score") }
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
     }
 
     func testIdleMeansIdle() throws {
