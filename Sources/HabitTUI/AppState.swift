@@ -135,9 +135,11 @@ public struct AppState: Hashable, Sendable {
     public var cursorDay: LocalDay
     /// The habit the week overview's cursor is on.
     public var cursorHabit: HabitID?
-    /// The detail screen's page, and each chart page's view (kept when the habit changes).
+    /// The detail screen's page (kept when the habit changes, as are the views below).
     public var detailPage: DetailPage = .calendar
+    /// The score page's span.
     public var scoreSpan: ChartSpan = .year
+    /// The history page's period per bar.
     public var historyBucket: ChartBucket = .week
     /// The weekday page shows the weekday × month grid instead of bars per weekday.
     public var weekdayGrid = false

@@ -138,6 +138,20 @@ final class ChartPageTests: XCTestCase {
         XCTAssertTrue(text.contains(" 56 ┤"), text)
     }
 
+    func testAChartPagesBarsAreInTheStrengthRoleAndTheGoalMarksInTheAccentRole() {
+        var app = readDetail()
+        press(&app, .tab, .tab)
+        let b = render(app)
+        let lines = b.text.components(separatedBy: "\n")
+        guard let y = lines.firstIndex(where: { $0.contains("┤") && $0.contains("─") }),
+              let goal = lines[y].lastIndex(of: "─"),
+              let barY = lines.lastIndex(where: { $0.contains("┤") }),
+              let bar = lines[barY].lastIndex(of: "█") else { return XCTFail(b.text) }
+        XCTAssertEqual(b[lines[y].distance(from: lines[y].startIndex, to: goal), y].role, .accent, b.text)
+        XCTAssertEqual(b[lines[barY].distance(from: lines[barY].startIndex, to: bar), barY].role, .strength, b.text)
+        XCTAssertEqual(b[1, barY].role, .dim, "the axis label")
+    }
+
     // MARK: Overview
 
     func testOOpensTheOverviewAndEscOrQGoBack() {
