@@ -289,11 +289,11 @@ extension HabitState {
     /// week's first day): every habit that was tracked in them, in `habits` order, one state
     /// per day; the completion per day; the XP earned per week with the level reached.
     public func overview(today: LocalDay, weeks: Int, settings: RuleSettings = .init()) -> Overview {
-        let first = today.startOfWeek(settings.weekStart).adding(-7 * (max(1, weeks) - 1))
+        let first = overviewFirstDay(today: today, weeks: weeks, settings: settings)
         let count = first.days(to: today) + 1
         var done = [Int](repeating: 0, count: count), counted = done
         var rows: [OverviewRow] = []
-        for habit in habits where habit.startDate <= today && (habit.lastActiveDay.map { $0 >= first } ?? true) {
+        for habit in overviewHabits(today: today, weeks: weeks, settings: settings) {
             let row = overviewRow(habit, first: first, today: today, settings: settings)
             for (i, s) in row.enumerated() {
                 switch s {
@@ -329,6 +329,18 @@ extension HabitState {
             }
         }
         return Overview(first: first, last: today, rows: rows, completion: completion, xpWeeks: xpWeeks)
+    }
+
+    /// The first day of an overview of `weeks` weeks through `today`: a week's first day.
+    public func overviewFirstDay(today: LocalDay, weeks: Int, settings: RuleSettings = .init()) -> LocalDay {
+        today.startOfWeek(settings.weekStart).adding(-7 * (max(1, weeks) - 1))
+    }
+
+    /// The habits an overview of `weeks` weeks through `today` lists: those started by today
+    /// and not archived before its first day, in `habits` order.
+    public func overviewHabits(today: LocalDay, weeks: Int, settings: RuleSettings = .init()) -> [Habit] {
+        let first = overviewFirstDay(today: today, weeks: weeks, settings: settings)
+        return habits.filter { $0.startDate <= today && ($0.lastActiveDay.map { $0 >= first } ?? true) }
     }
 
     /// One habit's day states from `first` through `today` (see `DayState`).

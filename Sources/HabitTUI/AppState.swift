@@ -9,6 +9,8 @@ public enum Screen: Hashable, Sendable {
     case help(from: Mode)
     /// The sync screen: queue, recent attempts, devices.
     case sync
+    /// The overview of every habit: the consistency graph, completion and XP per week.
+    case overview
     /// Catching up: the habit-days with nothing recorded (`AppState.catchUp`), answered one by one.
     case catchUp
 }
@@ -133,6 +135,16 @@ public struct AppState: Hashable, Sendable {
     public var cursorDay: LocalDay
     /// The habit the week overview's cursor is on.
     public var cursorHabit: HabitID?
+    /// The detail screen's page (kept when the habit changes, as are the views below).
+    public var detailPage: DetailPage = .calendar
+    /// The score page's span.
+    public var scoreSpan: ChartSpan = .year
+    /// The history page's period per bar.
+    public var historyBucket: ChartBucket = .week
+    /// The weekday page shows the weekday × month grid instead of bars per weekday.
+    public var weekdayGrid = false
+    /// First habit row the overview shows (scrolling).
+    public var overviewScroll = 0
     /// The help screen's page.
     public var helpPage = 0
     /// The catch-up screen's habit-days, fixed when it opens (answered ones stay, showing
@@ -273,7 +285,31 @@ public struct AppState: Hashable, Sendable {
         case .help: return .help
         case .sync: return .sync
         case .catchUp: return .catchUp
+        case .overview: return .overview
         }
+    }
+}
+
+/// The detail screen's pages, in the order `tab` goes through them.
+public enum DetailPage: String, CaseIterable, Hashable, Sendable {
+    case calendar, score, history, weekday, streaks, difficulty
+
+    /// The page's name in the screen's title.
+    public var title: String {
+        switch self {
+        case .calendar: "Calendar"
+        case .score: "Score"
+        case .history: "History"
+        case .weekday: "Weekdays"
+        case .streaks: "Best streaks"
+        case .difficulty: "Difficulty"
+        }
+    }
+
+    /// The page `steps` pages on (wrapping round).
+    public func moved(_ steps: Int) -> DetailPage {
+        let all = Self.allCases
+        return all[((all.firstIndex(of: self)! + steps) % all.count + all.count) % all.count]
     }
 }
 

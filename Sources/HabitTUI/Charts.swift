@@ -36,14 +36,17 @@ public struct ChartGlyphs: Hashable, Sendable {
 /// columns, trailing spaces removed. The command line prints them; the UI can draw them
 /// into a region of its screen buffer.
 public enum TextChart {
-    /// The smallest size a chart is drawn at (narrower or lower sizes are raised to it).
+    /// The smallest size the command line draws a chart at.
     public static let minWidth = 40, minHeight = 10
+    /// The smallest size any chart is drawn at (narrower or lower sizes are raised to it):
+    /// the UI's chart pages have less room than the command line at 40×10.
+    static let floorWidth = 24, floorHeight = 4
 
     /// An area chart of ratios (0–1) over dates, with a 0–100% y axis and the first, middle
     /// and last dates below. `height` counts every line (the plot gets `height − 2`).
     public static func area(_ values: [Double], first: LocalDay, last: LocalDay, width: Int, height: Int,
                             glyphs g: ChartGlyphs) -> [String] {
-        let width = max(minWidth, width), height = max(minHeight, height)
+        let width = max(floorWidth, width), height = max(floorHeight, height)
         let rows = height - 2, plot = width - 6
         guard !values.isEmpty else { return ["(nothing to draw yet)"] }
         let column = (0..<plot).map { c -> Double in
@@ -75,7 +78,7 @@ public enum TextChart {
     public static func bars(_ values: [Double], goals: [Double?], labels: [String], width: Int, height: Int,
                             glyphs g: ChartGlyphs, format: (Double) -> String, marks: [Bool] = [],
                             top fixedTop: Double? = nil) -> [String] {
-        let width = max(minWidth, width), height = max(minHeight, height)
+        let width = max(floorWidth, width), height = max(floorHeight, height)
         guard !values.isEmpty else { return ["(nothing to draw yet)"] }
         let top = fixedTop ?? max(values.max() ?? 0, goals.compactMap { $0 }.max() ?? 0, 1e-9)
         let topLabel = format(top), zero = format(0)
@@ -122,7 +125,7 @@ public enum TextChart {
 
     /// One line per weekday, Monday first: a bar of done ÷ due, the percentage and the counts.
     public static func weekdayBars(_ counts: [WeekdayCount], width: Int, glyphs g: ChartGlyphs) -> [String] {
-        let width = max(minWidth, width)
+        let width = max(floorWidth, width)
         let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
         let tails = counts.map { c in c.ratio.map { String(format: "%4d%%  %d/%d", Int(($0 * 100).rounded()), c.done, c.due) } ?? "   –  not due" }
         let tailWidth = tails.map(\.count).max() ?? 0
@@ -141,7 +144,7 @@ public enum TextChart {
     /// last months that fit, the years and months above, a legend below (10 lines).
     public static func weekdayGrid(_ months: [(month: LocalDay, weekdays: [WeekdayCount])], width: Int,
                                    glyphs g: ChartGlyphs) -> [String] {
-        let width = max(minWidth, width)
+        let width = max(floorWidth, width)
         let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
         let shown = Array(months.suffix((width - 4) / 3))
         var years = [Character](repeating: " ", count: 4 + 3 * shown.count + 2), heads = "    "
@@ -170,9 +173,28 @@ public enum TextChart {
         return g.shades[min(5, 2 + Int(r * 4 - 1e-9))]
     }
 
+    /// The weekdays as columns, for a low screen: the percentage on top, a bar of done ÷ due
+    /// `height − 2` rows high, the weekday's name below (`–` when none was due).
+    public static func weekdayColumns(_ counts: [WeekdayCount], height: Int, glyphs g: ChartGlyphs) -> [String] {
+        let rows = max(1, height - 2)
+        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        var lines = [counts.map { c in c.ratio.map { String(format: "%3d%%", Int(($0 * 100).rounded())) } ?? "  \(g.dash) " }
+            .joined(separator: " ")]
+        for r in 0..<rows {
+            let fromBottom = rows - 1 - r
+            lines.append(counts.map { c in
+                let eighths = Int(((c.ratio ?? 0) * Double(rows * 8)).rounded()) - fromBottom * 8
+                let cell = eighths <= 0 ? (fromBottom == 0 && c.ratio != nil ? g.grid : " ") : g.eighths[min(8, eighths)]
+                return " " + cell + cell + " "
+            }.joined(separator: " "))
+        }
+        lines.append(names.map { " " + $0 }.joined(separator: " "))
+        return lines.map(trimmed)
+    }
+
     /// The streaks, one a line: dates, length, a bar scaled to the longest, the current one marked.
     public static func streakList(_ runs: [StreakRun], unit: String, width: Int, glyphs g: ChartGlyphs) -> [String] {
-        let width = max(minWidth, width)
+        let width = max(floorWidth, width)
         guard let longest = runs.map(\.length).max(), longest > 0 else { return ["(no streak yet)"] }
         let singular = String(unit.dropLast())
         let lengths = runs.map { "\($0.length) \($0.length == 1 ? singular : unit)" }
@@ -201,8 +223,8 @@ public enum TextChart {
     /// left out with a note.
     public static func consistency(names: [String], rows: [[DayState]], completion: [Double?], first: LocalDay,
                                    width: Int, height: Int, glyphs g: ChartGlyphs) -> [String] {
-        let width = max(minWidth, width), height = max(minHeight, height)
-        let nameWidth = min(16, max(4, names.map(TextWidth.of).max() ?? 4))
+        let width = max(floorWidth, width), height = max(floorHeight, height)
+        let nameWidth = consistencyNameWidth(names)
         let days = min(completion.count, width - nameWidth - 1)
         let from = completion.count - days
         let pad = String(repeating: " ", count: nameWidth - 4)
@@ -219,6 +241,38 @@ public enum TextChart {
         if fits < rows.count { lines.append("(\(rows.count - fits) more habits: a taller terminal shows them)") }
         lines.append(dateAxis(first: first.adding(from), last: first.adding(completion.count - 1), left: nameWidth + 1, width: days))
         return (lines + legendText).map(trimmed)
+    }
+
+    /// A period's label under a bar chart: `11-16` (a week's first day), `2026-11`, `2026-Q4`, `2026`.
+    public static func periodLabel(_ start: LocalDay, _ bucket: ChartBucket) -> String {
+        let c = start.components
+        switch bucket {
+        case .week: return String(start.description.dropFirst(5))
+        case .month: return String(start.description.prefix(7))
+        case .quarter: return "\(c.year)-Q\((c.month - 1) / 3 + 1)"
+        case .year: return String(c.year)
+        }
+    }
+
+    /// What a cell of a drawn chart is, for colouring it: a bar (or area) cell, a goal
+    /// mark, a new level's mark, or text (axes, labels). `axisLine`: the cell is on
+    /// the line under the plot (where the goal glyph is the axis).
+    public enum Ink: Sendable { case bar, goal, mark, text }
+
+    /// The ink of one cell (a glyph) of a line of `area`, `bars`, `weekdayBars`,
+    /// `weekdayColumns` or `streakList`.
+    public static func ink(of cell: String, axisLine: Bool, glyphs g: ChartGlyphs) -> Ink {
+        if cell == " " { return .text }
+        if cell == g.levelUp { return .mark }
+        if g == .unicode, g.eighths.dropFirst().contains(cell) { return .bar }
+        if g == .ascii, cell == "#" || cell == ":" || cell == "=" { return .bar }
+        if !axisLine && cell == g.goal { return .goal }
+        return .text
+    }
+
+    /// The width of the consistency graph's name column (its cells start one column after).
+    public static func consistencyNameWidth(_ names: [String]) -> Int {
+        min(16, max(4, names.map(TextWidth.of).max() ?? 4))
     }
 
     /// A line with the first date at `left`, the last at the right end of `width` columns

@@ -2,6 +2,8 @@ import HabitCore
 /// Where the keyboard's input goes: each mode has its own bindings.
 public enum Mode: String, CaseIterable, Hashable, Sendable {
     case today, detail, week, help, sync
+    /// The overview of every habit (consistency graph, completion, XP per week).
+    case overview
     /// The catch-up screen.
     case catchUp = "catch-up"
     /// The inline "how hard was it?" prompt after a check-in completes a habit.
@@ -35,6 +37,13 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     /// Moves the selected habit one shown row up or down in the order of habits.
     case moveHabitUp = "move-habit-up", moveHabitDown = "move-habit-down"
     case detail, week, help
+    /// Opens the overview of every habit.
+    case overview
+    /// The detail screen's next or previous page (calendar, score, history, …).
+    case nextPage = "next-page", previousPage = "previous-page"
+    /// A chart page's next or previous view: the score's span, the history's period, the
+    /// weekday chart's bars or grid.
+    case nextView = "next-view", previousView = "previous-view"
     case nextTheme = "next-theme", toggleAll = "toggle-all"
     case toggleOffline = "toggle-offline", syncNow = "sync-now", syncScreen = "sync-screen"
     case back, quit
@@ -159,6 +168,7 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("D"), .delete, "delete"),
         Binding(.today, k("enter"), .detail, "details"),
         Binding(.today, k("w"), .week, "week"),
+        Binding(.today, k("O"), .overview, "overview of all habits"),
         Binding(.today, k("v"), .toggleAll, "show all"),
         Binding(.today, k("z"), .fold, "fold/unfold group"),
         Binding(.today, k("T"), .nextTheme, "next theme"),
@@ -169,6 +179,10 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("?"), .help, "help", footer: true),
         Binding(.today, k("q"), .quit, "quit", footer: true),
 
+        Binding(.detail, k("tab"), .nextPage, "next page", footer: true),
+        Binding(.detail, k("shift-tab"), .previousPage, "previous page"),
+        Binding(.detail, k("]"), .nextView, "next view"),
+        Binding(.detail, k("["), .previousView, "previous view"),
     ] + recording(.detail, footer: [.checkIn, .uncheck, .amount]) + [
         Binding(.detail, k("h", "left"), .previousDay, "day before", footer: true),
         Binding(.detail, k("l", "right"), .nextDay, "day after"),
@@ -193,6 +207,12 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.week, k("T"), .nextTheme, "next theme"),
         Binding(.week, k("?"), .help, "help", footer: true),
         Binding(.week, k("esc", "q", "w"), .back, "back", footer: true),
+
+        Binding(.overview, k("j", "down"), .moveDown, "scroll down", footer: true),
+        Binding(.overview, k("k", "up"), .moveUp, "scroll up", footer: true),
+        Binding(.overview, k("T"), .nextTheme, "next theme"),
+        Binding(.overview, k("?"), .help, "help", footer: true),
+        Binding(.overview, k("esc", "q", "O"), .back, "back", footer: true),
 
         Binding(.sync, k("o"), .toggleOffline, "offline/online", footer: true),
         Binding(.sync, k("S"), .syncNow, "sync now", footer: true),

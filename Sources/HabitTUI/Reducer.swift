@@ -128,6 +128,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     case .catchUp: return catchUp(command, &state)
     case .detail: return detail(command, &state)
     case .week: return week(command, &state)
+    case .overview: return overview(command, &state)
     case .sync:
         switch command {
         case .back: state.screen = .today
@@ -146,6 +147,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
             case .week: state.screen = .week
             case .sync: state.screen = .sync
             case .catchUp: state.screen = .catchUp
+            case .overview: state.screen = .overview
             default: state.screen = .today
             }
         }
@@ -419,6 +421,10 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         state.cursorDay = state.date
         state.cursorHabit = state.selectedID.flatMap { id in state.weekHabits.first { $0.id == id }?.id }
             ?? state.weekHabits.first?.id
+        return []
+    case .overview:
+        state.screen = .overview
+        state.overviewScroll = 0
         return []
     case .toggleAll:
         state.showAll.toggle()

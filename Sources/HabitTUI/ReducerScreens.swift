@@ -59,6 +59,10 @@ func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
         default: target = state.today
         }
         moveCursor(to: target, from: habit.startDate, &state)
+    case .nextPage, .previousPage:
+        state.detailPage = state.detailPage.moved(command == .nextPage ? 1 : -1)
+    case .nextView, .previousView:
+        chartView(command == .nextView ? 1 : -1, &state)
     case .undo:
         return [.undo]
     case .back:
@@ -69,6 +73,36 @@ func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
         return nextTheme(&state)
     default:
         break
+    }
+    return []
+}
+
+/// `]` and `[` on a detail page: the score's span, the history's period, the weekday
+/// chart's bars or grid (each wrapping round); pages without views say so.
+func chartView(_ steps: Int, _ state: inout AppState) {
+    func step<T: CaseIterable & Equatable>(_ value: T) -> T {
+        let all = Array(T.allCases)
+        return all[((all.firstIndex(of: value)! + steps) % all.count + all.count) % all.count]
+    }
+    switch state.detailPage {
+    case .score: state.scoreSpan = step(state.scoreSpan)
+    case .history: state.historyBucket = step(state.historyBucket)
+    case .weekday: state.weekdayGrid.toggle()
+    case .calendar: state.message = Message("[ and ] change a chart's span or period: tab goes to the charts")
+    case .streaks, .difficulty: state.message = Message("This chart has one view: tab goes to the next page")
+    }
+}
+
+/// The overview of every habit: scrolling, help, back.
+func overview(_ command: Command, _ state: inout AppState) -> [Effect] {
+    switch command {
+    case .moveDown, .moveUp:
+        let layout = overviewLayout(state)
+        state.overviewScroll = max(0, min(layout.count - layout.visible, layout.first + (command == .moveDown ? 1 : -1)))
+    case .back: state.screen = .today
+    case .help: openHelp(from: .overview, &state)
+    case .nextTheme: return nextTheme(&state)
+    default: break
     }
     return []
 }

@@ -20,6 +20,7 @@ public func render(_ state: AppState) -> ScreenBuffer {
     case .help: helpScreen(&b, state)
     case .sync: syncScreen(&b, state)
     case .catchUp: catchUpScreen(&b, state)
+    case .overview: overviewScreen(&b, state)
     }
     statusBar(&b, state)
     messageLine(&b, state)

@@ -5,6 +5,7 @@ import HabitCore
 
 func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
     guard let habit = state.habits.habit(id) else { return }
+    if state.detailPage != .calendar { return detailChartPage(&b, state, habit) }
     let s = state.habits
     let g = state.glyphs
     let today = state.today
@@ -40,7 +41,12 @@ func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
     }
     var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
     x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
-    b.put(TextWidth.fit(icon + habit.name, state.width - x - 1), x: x, y: 0, role: .header)
+    // The page (the calendar, 1 of the pages tab goes through) at the right when it fits.
+    let page = "Calendar 1/\(DetailPage.allCases.count)  tab charts"
+    let nameRoom = state.width - x - 1
+    let withPage = TextWidth.of(icon + habit.name) + 2 + TextWidth.of(page) <= nameRoom
+    b.put(TextWidth.fit(icon + habit.name, nameRoom), x: x, y: 0, role: .header)
+    if withPage { b.put(page, x: state.width - 1 - TextWidth.of(page), y: 0, role: .dim) }
     // The room over the calendar: the cursor's day first, then the habit's description, then
     // the figures (which give way first), then a blank line.
     var room = bottom + 1 - 1 - (2 + weeks)

@@ -154,5 +154,6 @@ func modeTitle(_ mode: Mode) -> String {
     case .amount: "Amount prompt"
     case .note: "Note prompt"
     case .catchUp: "Catching up"
+    case .overview: "Overview of all habits"
     }
 }

@@ -157,6 +157,20 @@ final class Bench {
     func charts(on dir: String, habits: Int) throws {
         let cases: [(String, [String])] = [("`graph`", ["graph"]),
                                            ("`show --chart score --span all`", ["show", "Habit 001", "--chart", "score", "--span", "all"])]
+        // The UI's first frame of the overview (O) and of the first habit's score page (enter tab).
+        for (name, keys) in [("overview", "O"), ("score page", "enter tab")] {
+            var times: [Double] = [], peakKB = 0
+            let e = env(dir, ["HABITTO_EXIT_AFTER_FIRST_FRAME": "1", "HABITTO_FIRST_KEYS": keys])
+            for _ in 0..<(quick ? 2 : 11) {
+                let t = spawn(habitto, [], env: e, pty: true)
+                guard t.status == 0 else { throw BenchError("the UI's first frame of the \(name) failed (exit \(t.status))") }
+                times.append(t.seconds)
+                peakKB = max(peakKB, measured(habitto, [], env: e, pty: true).peakKB)
+            }
+            record("UI first frame, \(name), \(habits) habits × \(quick ? "1 year" : "11 years")", ms(median(times)), goal: "≤ 150 ms",
+                   met: median(times) <= 0.15)
+            record("peak memory, UI \(name)", mb(peakKB), goal: "≤ 64 MB", met: peakKB <= 64 * 1024)
+        }
         for (name, args) in cases {
             var times: [Double] = [], peakKB = 0
             for _ in 0..<(quick ? 2 : 11) {

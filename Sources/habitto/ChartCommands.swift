@@ -41,6 +41,67 @@ enum ChartWidth {
     }
 }
 
+/// Colour on the charts when standard output is a terminal and NO_COLOR is not set
+/// (https://no-color.org): bars and done days green, partly yellow, missed red, skipped
+/// cyan, the goal line and level marks bold yellow, the current streak bold. Piped output
+/// stays plain text.
+enum ChartColor {
+    static let enabled = isatty(1) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+
+    /// The SGR parameters of a day's state.
+    static func code(_ state: DayState) -> String? {
+        switch state {
+        case .done: "32"
+        case .partly: "33"
+        case .missed: "31"
+        case .skipped: "36"
+        case .pending: "1"
+        case .notDue, .inactive: nil
+        }
+    }
+
+    /// A cell of `area`, `bars`, `weekdayBars` or `streakList`.
+    static func chartCell(_ line: String, _ column: Int, _ cell: String, _ g: ChartGlyphs) -> String? {
+        if line.hasPrefix("(") { return nil }
+        if line.hasSuffix("  current") && column >= TextWidth.of(line) - 7 { return "1" }
+        switch TextChart.ink(of: cell, axisLine: line.contains(g.corner), glyphs: g) {
+        case .bar: return "32"
+        case .goal, .mark: return "33;1"
+        case .text: return nil
+        }
+    }
+
+    /// A cell of the weekday × month grid: none done red, some green.
+    static func gridCell(_ line: String, _ cell: String, _ g: ChartGlyphs) -> String? {
+        guard ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].contains(String(line.prefix(3))), cell != " " else { return nil }
+        if cell == g.shades[1] { return "31" }
+        return g.shades.dropFirst(2).contains(cell) ? "32" : nil
+    }
+
+    /// Prints chart lines (safe for the terminal, as `Output.line`), each cell in the colour
+    /// `code` gives it (line index, line, display column, cell) when colour is on.
+    static func print(_ lines: [String], _ code: (Int, String, Int, String) -> String?) {
+        guard enabled else { lines.forEach(Output.line); return }
+        for (i, raw) in lines.enumerated() {
+            let line = Sanitize.display(raw)
+            var out = "", open: String?, column = 0
+            for ch in line {
+                // A blank keeps the colour it is in (fewer escapes between bars).
+                let want = ch == " " ? open : code(i, line, column, String(ch))
+                if want != open {
+                    if open != nil { out += "\u{1B}[0m" }
+                    if let want { out += "\u{1B}[\(want)m" }
+                    open = want
+                }
+                out.append(ch)
+                column += TextWidth.of(ch)
+            }
+            if open != nil { out += "\u{1B}[0m" }
+            Output.text(out + "\n")
+        }
+    }
+}
+
 extension Runner {
     /// One of a fixed set of words for an option, or a usage error that lists them.
     func choice<T: RawRepresentable & CaseIterable>(_ option: String, _ type: T.Type) throws -> T? where T.RawValue == String {
@@ -108,7 +169,7 @@ extension Runner {
             lines = ["History of \(Output.title(habit)) per \(bucket.rawValue), \(spanText): \(what), \(g.goal) \(goalName)"]
             let format: (Double) -> String = isAmount ? { Amount.format(Int($0.rounded())) } : { String(Int($0.rounded())) }
             lines += TextChart.bars(series.buckets.map { Double($0.value) }, goals: series.buckets.map { $0.goal },
-                                    labels: series.buckets.map { label($0.start, bucket) }, width: width, height: 12,
+                                    labels: series.buckets.map { TextChart.periodLabel($0.start, bucket) }, width: width, height: 12,
                                     glyphs: g, format: format)
         case .weekday:
             let f = state.weekdayFrequency(habit, today: today, span: span, settings: settings)
@@ -144,13 +205,18 @@ extension Runner {
             if weeks.allSatisfy({ $0.average == nil }) {
                 lines.append("(no day rated yet: 'habitto rate HABIT 1-5' or 'check --difficulty')")
             } else {
-                lines += TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { label($0.weekStart, .week) },
+                lines += TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { TextChart.periodLabel($0.weekStart, .week) },
                                         width: width, height: 10, glyphs: g, format: { String(format: "%.0f", $0) }, top: 5)
             }
         }
         if json { Output.raw(JSON.object(doc).serialized()); return true }
         if habit.startDate > today { lines = [lines[0], "(nothing yet: it starts on \(habit.startDate))"] }
-        for l in wrapped(lines[0], width: width) + lines.dropFirst() { Output.line(l) }
+        for l in wrapped(lines[0], width: width) { Output.line(l) }
+        let gridFrom = kind == .weekday ? lines.firstIndex(of: "By weekday and month:") : nil
+        ChartColor.print(Array(lines.dropFirst())) { i, line, column, cell in
+            if let gridFrom, i + 1 > gridFrom { return ChartColor.gridCell(line, cell, g) }
+            return ChartColor.chartCell(line, column, cell, g)
+        }
         return true
     }
 
@@ -186,17 +252,22 @@ extension Runner {
             Output.line(l)
         }
         let names = o.rows.map { Output.shown($0.habit.name) }
-        for l in TextChart.consistency(names: names, rows: o.rows.map(\.days), completion: o.completion, first: o.first,
-                                       width: width, height: max(TextChart.minHeight, o.rows.count + 4), glyphs: g) {
-            Output.line(l)
+        let cells = TextChart.consistencyNameWidth(names) + 1
+        let states = Dictionary(g.states.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        ChartColor.print(TextChart.consistency(names: names, rows: o.rows.map(\.days), completion: o.completion, first: o.first,
+                                               width: width, height: max(TextChart.minHeight, o.rows.count + 4), glyphs: g)) {
+            i, line, column, cell in
+            guard column >= cells, i <= o.rows.count, !line.hasPrefix("(") else { return nil }
+            return i == 0 ? "32" : states[cell].flatMap(ChartColor.code)
         }
         Output.line("")
         let level = o.xpWeeks.last?.level ?? 1
         for l in wrapped("XP per week (\(g.levelUp) a new level; level \(level) now)", width: width) { Output.line(l) }
-        for l in TextChart.bars(o.xpWeeks.map { Double($0.xp) }, goals: [], labels: o.xpWeeks.map { label($0.weekStart, .week) },
-                                width: width, height: 10, glyphs: g, format: { String(Int($0)) },
-                                marks: o.xpWeeks.map(\.levelUp)) {
-            Output.line(l)
+        ChartColor.print(TextChart.bars(o.xpWeeks.map { Double($0.xp) }, goals: [],
+                                        labels: o.xpWeeks.map { TextChart.periodLabel($0.weekStart, .week) },
+                                        width: width, height: 10, glyphs: g, format: { String(Int($0)) },
+                                        marks: o.xpWeeks.map(\.levelUp))) { _, line, column, cell in
+            ChartColor.chartCell(line, column, cell, g)
         }
     }
 
@@ -214,16 +285,5 @@ extension Runner {
     private func weekdayJSON(_ i: Int, _ c: WeekdayCount) -> JSON {
         .object(["weekday": .string(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][i]), "done": .int(c.done),
                  "due": .int(c.due), "ratio": .optional(c.ratio, places: 4)])
-    }
-
-    /// A period's label under a bar chart.
-    private func label(_ start: LocalDay, _ bucket: ChartBucket) -> String {
-        let c = start.components
-        switch bucket {
-        case .week: return String(start.description.dropFirst(5))
-        case .month: return String(start.description.prefix(7))
-        case .quarter: return "\(c.year)-Q\((c.month - 1) / 3 + 1)"
-        case .year: return String(c.year)
-        }
     }
 }

@@ -87,6 +87,12 @@ enum TerminalApp {
             keyMap: keyMap, themeName: theme.name, themeNames: catalog.names,
             location: abbreviate(env.home))
         state.show(startMessages.isEmpty ? options.hint.map { [Message($0)] } ?? [] : startMessages)
+        // HABITTO_FIRST_KEYS ("O", "enter tab"): keys pressed before the first frame, so the
+        // benchmark measures another screen's first frame (with HABITTO_EXIT_AFTER_FIRST_FRAME).
+        // Only screen moves: what the keys ask of the repository is not done.
+        for name in (ProcessInfo.processInfo.environment["HABITTO_FIRST_KEYS"] ?? "").split(separator: " ") {
+            if let key = Key(name: String(name)) { _ = reduce(&state, .key(key)) }
+        }
 
         // Sync runs in the background while the UI is open.
         let faults = try options.faults ?? env.faultPlan()

@@ -145,3 +145,53 @@ final class ChartTerminalWidthTests: XCTestCase {
         }
     }
 }
+
+/// Colour on the charts: on a terminal (tmux), not when piped, not with NO_COLOR.
+final class ChartColorTests: XCTestCase {
+    let esc = "\u{1B}["
+
+    /// Read since Monday 2026-11-16: done on the 16th, 17th and 19th, skipped on the 18th,
+    /// missed on the 20th.
+    func readBox() -> Sandbox {
+        let box = Sandbox()
+        box.ok("add", "Read", "--start", "2026-11-16")
+        for d in ["2026-11-16", "2026-11-17", "2026-11-19"] { box.ok("check", "Read", "--date", d) }
+        box.ok("skip", "Read", "--date", "2026-11-18")
+        return box
+    }
+
+    /// The screen with its colours as escape sequences, after `habitto ARGS` ran in tmux
+    /// (`swift test` sets NO_COLOR=1: an empty one counts as unset).
+    func coloured(_ box: Sandbox, _ args: [String], env: [String: String] = ["NO_COLOR": ""],
+                  file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let ui = try TmuxSession.forTest(box: box)
+        defer { ui.kill() }
+        ui.start(args, width: 80, height: 40, env: env)
+        XCTAssertEqual(ui.exitStatus(file: file, line: line).0, 0, file: file, line: line)
+        return ui.tmux(["capture-pane", "-p", "-e", "-t", "ui"]).output
+    }
+
+    func testOnATerminalTheBarsAreGreenTheGoalLineBoldYellowAndMissedDaysRed() throws {
+        let box = readBox()
+        let history = try coloured(box, ["show", "Read", "--chart", "history", "--by", "week"])
+        XCTAssertTrue(history.contains(esc + "32m"), history)
+        XCTAssertTrue(history.contains(esc + "33;1m") || history.contains(esc + "1m" + esc + "33m")
+                      || history.contains(esc + "1;33m"), history)
+        let graph = try coloured(box, ["graph"])
+        XCTAssertTrue(graph.contains(esc + "31m×"), graph)
+        XCTAssertTrue(graph.contains(esc + "36m~"), graph)
+        // Piped, the same commands print plain text.
+        for args in [["show", "Read", "--chart", "history", "--by", "week"], ["graph"]] {
+            XCTAssertFalse(box.run(args).stdout.contains("\u{1B}"), args.joined(separator: " "))
+        }
+    }
+
+    func testNoColorTurnsTheColourOffOnATerminal() throws {
+        let box = readBox()
+        for args in [["show", "Read", "--chart", "history", "--by", "week"], ["graph"]] {
+            let screen = try coloured(box, args, env: ["NO_COLOR": "1"])
+            XCTAssertTrue(screen.contains("Read"), screen)
+            XCTAssertFalse(screen.contains(esc + "3"), screen)
+        }
+    }
+}

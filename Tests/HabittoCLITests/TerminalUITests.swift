@@ -60,7 +60,7 @@ final class TmuxSession {
         env["LANG"] = "C.UTF-8"
         env["LC_ALL"] = "C.UTF-8"
         for (k, v) in extra { env[k] = v }
-        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG", "LC_ALL", "NO_COLOR", "HOME", "HABITTO_FAULTS"].contains($0.key) }
+        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG", "LC_ALL", "NO_COLOR", "HOME", "HABITTO_FAULTS", "HABITTO_FIRST_KEYS"].contains($0.key) }
             .map { "export \($0.key)='\($0.value)';" }.joined(separator: " ")
         // The shell catches SIGINT (a caught signal is reset in the child), so Ctrl-C reaches
         // habitto and the shell survives to record how it ended.
@@ -551,6 +551,62 @@ final class TerminalUITests: XCTestCase {
         XCTAssertEqual(list.stdout.split(separator: "\n").dropFirst().compactMap { row in ["Run", "Gym", "Tea"].first { row.contains(" \($0) ") } },
                        ["Gym", "Run", "Tea"], list.stdout, file: file, line: line)
         XCTAssertTrue(box.listEntry("Tea")?["archivedFrom"] is NSNull, file: file, line: line)
+    }
+
+    func testTheScoreChartPageAndTheOverviewAt40x10() { chartPagesAndOverview(width: 40, height: 10) }
+
+    func testTheScoreChartPageAndTheOverviewAt120x35() { chartPagesAndOverview(width: 120, height: 35) }
+
+    /// enter opens Read's details, tab goes to its score page (an area chart with its axis),
+    /// ] changes the span, a day key still records there; esc, then O opens the overview with
+    /// a row per habit; esc goes back to today.
+    private func chartPagesAndOverview(width: Int, height: Int, file: StaticString = #filePath, line: UInt = #line) {
+        box.ok("add", "Read", "--start", "2026-11-01")
+        box.ok("add", "Stretch", "--start", "2026-11-01")
+        for d in 1...19 where d % 4 != 0 { box.ok("check", "Read", "--date", String(format: "2026-11-%02d", d)) }
+        ui.start(width: width, height: height)
+        ui.waitFor(text: "Read", file: file, line: line)
+        ui.send("Enter")
+        ui.waitFor(text: "tab next page", file: file, line: line)
+        ui.send("Tab")
+        ui.waitFor(text: "Score · last year", file: file, line: line)
+        XCTAssertTrue(ui.screen().contains("100% ┤"), ui.screen(), file: file, line: line)
+        XCTAssertTrue(ui.screen().contains("2026-11-01"), ui.screen(), file: file, line: line)
+        ui.send("]")
+        ui.waitFor(text: "Score · all", file: file, line: line)
+        // space checks in the calendar's day (today) from the chart page, 1 rates it.
+        ui.send("Space")
+        ui.waitFor("the check-in", file: file, line: line) { $0.contains("Checked in 'Read'") || $0.contains("How hard was Read?") }
+        ui.send("1")
+        ui.waitFor("today's check-in and rating", file: file, line: line) { _ in
+            let read = self.box.listEntry("Read", file: file, line: line)
+            return (read?["completed"] as? Bool) == true && (read?["difficulty"] as? Int) == 1
+        }
+        XCTAssertTrue(ui.screen().contains("Score · all"), ui.screen(), file: file, line: line)
+        ui.send("Escape")
+        ui.waitFor(text: "Stretch", file: file, line: line)
+        ui.send("O")
+        ui.waitFor(text: "All habits", file: file, line: line)
+        let rows = ui.screen().split(separator: "\n").filter { $0.hasPrefix(" Read ") || $0.hasPrefix(" Stretch ") }
+        XCTAssertEqual(rows.count, 2, ui.screen(), file: file, line: line)
+        XCTAssertTrue(rows.first?.contains("×") == true && rows.first?.contains("█") == true, ui.screen(), file: file, line: line)
+        if height >= 24 { XCTAssertTrue(ui.screen().contains("XP per week"), ui.screen(), file: file, line: line) }
+        ui.send("Escape")
+        ui.waitFor("the today screen", file: file, line: line) { !$0.contains("All habits") && $0.contains("Stretch") }
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus(file: file, line: line).0, 0, file: file, line: line)
+    }
+
+    /// HABITTO_FIRST_KEYS (the benchmark's way to measure another screen's first frame):
+    /// the keys are pressed before the first frame.
+    func testFirstKeysOpenTheScorePageBeforeTheFirstFrame() {
+        box.ok("add", "Read", "--start", "2026-11-01")
+        ui.start(env: ["HABITTO_FIRST_KEYS": "enter tab"])
+        ui.waitFor(text: "Score · last year")
+        ui.send("Escape")
+        ui.waitFor("the today screen") { $0.contains("Read") && !$0.contains("Score") }
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
     }
 
     func testIdleMeansIdle() throws {
