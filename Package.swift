@@ -23,7 +23,15 @@ let package = Package(
         .target(name: "HabitStore", dependencies: ["HabitCore"], swiftSettings: strict),
         // Sync: hybrid-logical-clock stamped operations pushed and pulled through a dumb
         // remote (a directory, later WebDAV), with a durable outbox cursor and backoff.
-        .target(name: "HabitSync", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
+        .target(name: "HabitSync", dependencies: ["HabitCore", "HabitStore", "WebDAVWire"], swiftSettings: strict),
+        // The framed protocol between the sync engine and habitto-webdav (pure Swift).
+        .target(name: "WebDAVWire", swiftSettings: strict),
+        // The HTTP client (URLSession, so libcurl) that habitto-webdav runs.
+        .target(name: "WebDAVClient", dependencies: ["WebDAVWire"], swiftSettings: strict),
+        // The WebDAV transport as its own process, so that habitto links no libcurl: the
+        // sync engine starts it next to itself and talks to it over a pipe.
+        .executableTarget(name: "habitto-webdav", dependencies: ["WebDAVClient"], swiftSettings: strict,
+                          linkerSettings: findLinkScripts),
         // The terminal UI as pure code: state, actions, reducer, render into a screen
         // buffer, key map as data, themes. No C import.
         .target(name: "HabitTUI", dependencies: ["HabitCore"], swiftSettings: strict),
@@ -45,7 +53,7 @@ let package = Package(
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
         .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),
         // Seeded fuzzing of every decoder of outside bytes (HABITTO_FUZZ_SEED, HABITTO_FUZZ_FACTOR).
-        .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),
+        .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVWire"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
         // Runs the habitto binary as a process (built with everything by `swift build`).
