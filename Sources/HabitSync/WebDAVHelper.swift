@@ -67,7 +67,7 @@ final class WebDAVHelper: @unchecked Sendable {
 
     private func start() throws {
         guard access(path, X_OK) == 0 else {
-            throw RemoteError.permanent("WebDAV needs \(WebDAVHelper.name) next to habitto, and \(path) is missing or not executable; install it beside habitto (see the README's Install)")
+            throw RemoteError.permanent("WebDAV needs \(WebDAVHelper.name) next to habitto, and \(path) is missing or not executable; install habitto-webdav from the same build beside habitto")
         }
         var requestPipe: [Int32] = [-1, -1], replyPipe: [Int32] = [-1, -1]
         guard pipe(&requestPipe) == 0 else { throw RemoteError.transient("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))") }

@@ -39,7 +39,7 @@ final class WebDAVHelperTests: XCTestCase {
         box.ok("add", "Water")
         box.ok("check", "Water")
 
-        let missing = "WebDAV needs habitto-webdav next to habitto, and \(bin)/habitto-webdav is missing or not executable; install it beside habitto (see the README's Install)"
+        let missing = "WebDAV needs habitto-webdav next to habitto, and \(bin)/habitto-webdav is missing or not executable; install habitto-webdav from the same build beside habitto"
         let set = box.run("remote", "set", "http://127.0.0.1:9/dav", "--user", "me")
         XCTAssertEqual(set.status, 4, set.stderr)
         XCTAssertTrue(set.stderr.contains("the first sync failed: \(missing); it resumes with 'habitto sync'"), set.stderr)
