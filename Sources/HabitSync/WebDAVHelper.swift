@@ -84,11 +84,23 @@ final class WebDAVHelper: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, replyPipe[1], 1)
         // libcurl's or Foundation's own messages must not land on the UI's screen.
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // This thread's blocked signals and habitto's ignored SIGPIPE would pass to the helper:
+        // start it with none blocked and the defaults, so that SIGTERM in `stop` ends it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let arguments: [String] = [path, "--timeout", String(timeout)]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, path, &actions, nil, argv, environ)
+        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
         close(requestPipe[0]); close(replyPipe[1])
         guard rc == 0 else {
             close(requestPipe[1]); close(replyPipe[0])

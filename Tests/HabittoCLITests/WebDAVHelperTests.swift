@@ -29,25 +29,67 @@ final class WebDAVHelperTests: XCTestCase {
         XCTAssertTrue(try libraries(helper).contains("libcurl"), "the helper is the one that holds the HTTP client")
     }
 
-    func testWithoutTheHelperAWebDAVRemoteFailsInOneLineAndAFolderRemoteWorks() throws {
+    /// A sandbox running a copy of habitto in its own folder, with `helper` (a shell script)
+    /// as its habitto-webdav, or none; one habit checked in.
+    func sandbox(helper: String?, file: StaticString = #filePath, line: UInt = #line) throws -> (Sandbox, String) {
         let box = Sandbox()
         let bin = box.root + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Sandbox.binary, toPath: bin + "/habitto")
+        if let helper {
+            try ("#!/bin/sh\n" + helper + "\n").write(toFile: bin + "/habitto-webdav", atomically: true, encoding: .utf8)
+            XCTAssertEqual(chmod(bin + "/habitto-webdav", 0o755), 0, file: file, line: line)
+        }
         box.binaryPath = bin + "/habitto"
         box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = "secret"
-        box.ok("add", "Water")
-        box.ok("check", "Water")
+        box.ok("add", "Water", file: file, line: line)
+        box.ok("check", "Water", file: file, line: line)
+        return (box, bin)
+    }
 
+    /// The lines of a failed `habitto sync`, without the plain-http warning.
+    func syncFailure(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        // A watchdog, not a wait: a sync that does not end its helper would hang here.
+        let (process, tag) = try box.start(["sync"])
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            process.terminate()
+            XCTFail("sync did not end with its helper", file: file, line: line)
+        }
+        let r = box.finish(process, tag)
+        XCTAssertEqual(r.status, 4, r.stderr, file: file, line: line)
+        XCTAssertEqual(r.stdout, "", file: file, line: line)
+        XCTAssertFalse(r.killed, file: file, line: line)
+        return r.stderr.split(separator: "\n").filter { !$0.contains("warning: plain http") }.map(String.init)
+    }
+
+    func testAHelperThatAnswersGarbageOrHangsOrDiesIsOneErrorLineAndIsEnded() throws {
+        let cases: [(script: String, message: (String) -> String)] = [
+            // A length far above the limit.
+            ("printf '\\377\\377\\377\\377'; exec sleep 600",
+             { "the WebDAV helper \($0)/habitto-webdav sent a malformed answer (a frame of 4294967295 bytes is larger than \(48 << 20)); reinstall habitto-webdav from the same build as habitto" }),
+            // A frame of one byte with an unknown tag.
+            ("printf '\\0\\0\\0\\001\\011'; exec sleep 600",
+             { "the WebDAV helper \($0)/habitto-webdav sent a malformed answer (reply tag 9 is unknown); reinstall habitto-webdav from the same build as habitto" }),
+            // Gone before answering.
+            ("exit 0", { "the WebDAV helper \($0)/habitto-webdav stopped before answering" }),
+        ]
+        for (script, message) in cases {
+            let (box, bin) = try sandbox(helper: script)
+            box.run("remote", "set", "http://127.0.0.1:9/dav", "--user", "me")
+            let lines = try syncFailure(box)
+            XCTAssertEqual(lines, ["habitto: sync: \(message(bin)) (pushed 0 operations in 0 batches, pulled 0); 'habitto status' shows the details"], script)
+        }
+    }
+
+    func testWithoutTheHelperAWebDAVRemoteFailsInOneLineAndAFolderRemoteWorks() throws {
+        let (box, bin) = try sandbox(helper: nil)
         let missing = "WebDAV needs habitto-webdav next to habitto, and \(bin)/habitto-webdav is missing or not executable; install habitto-webdav from the same build beside habitto"
         let set = box.run("remote", "set", "http://127.0.0.1:9/dav", "--user", "me")
         XCTAssertEqual(set.status, 4, set.stderr)
         XCTAssertTrue(set.stderr.contains("the first sync failed: \(missing); it resumes with 'habitto sync'"), set.stderr)
-        let sync = box.run("sync")
-        XCTAssertEqual(sync.status, 4)
-        XCTAssertEqual(sync.stdout, "")
-        XCTAssertEqual(sync.stderr.split(separator: "\n").filter { !$0.contains("warning: plain http") }.map(String.init),
-                       ["habitto: sync: \(missing) (pushed 0 operations in 0 batches, pulled 0); 'habitto status' shows the details"])
+        XCTAssertEqual(try syncFailure(box), ["habitto: sync: \(missing) (pushed 0 operations in 0 batches, pulled 0); 'habitto status' shows the details"])
 
         let folder = box.root + "/shared"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
