@@ -7,8 +7,9 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // A release build meant to be installed (and the one the benchmark measures) links the
 // Swift runtime and Foundation statically: `swift build -c release --static-swift-stdlib`.
 // Binding their symbols at every start is most of a short command's time (see the
-// README's Performance). The static FoundationNetworking and FoundationXML ask the linker
-// for -lcurl and -lxml2: Sources/habitto/Link holds linker scripts that resolve those to
+// README's Performance). The static FoundationNetworking and FoundationXML (only in
+// habitto-webdav) ask the linker for -lcurl and -lxml2:
+// Sources/habitto/Link holds linker scripts that resolve those to
 // the shared libraries already on any machine that runs Swift's Foundation, so that no
 // development package is needed. A build without the flag ignores them.
 let linkScripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/habitto/Link"

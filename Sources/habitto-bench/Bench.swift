@@ -105,7 +105,7 @@ final class Bench {
             FileHandle.standardError.write(Data("  made \(set.1) operations in \(String(format: "%.1f", now() - t)) s\n".utf8))
             sets.append(set)
         }
-        let floor = try floorProgram()
+        let (floor, noFloor) = floorProgram()
         let syncFile = root + "/fdatasync.bin"
         let syncFD = open(syncFile, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         defer { close(syncFD); unlink(syncFile) }
@@ -144,7 +144,7 @@ final class Bench {
         record("check ÷ `--version` (at \(count(sets.last!.1)))", ratio(large / v), goal: "≤ 1.5", met: large / v <= 1.5)
         record("`habitto list --json`, 10 habits", ms(median(lists)))
         guard floor != nil else {
-            record("floor: a Swift program that only prints", "not measured: no swiftc on the PATH")
+            record("floor: a Swift program that only prints", "not measured: \(noFloor)")
             return
         }
         let f = median(floors), sync = median(syncs), list = median(lists)
@@ -156,15 +156,17 @@ final class Bench {
     }
 
     /// The floor every command is held to: a Swift program that only prints, linked
-    /// statically like the release build (`swiftc -O -static-stdlib`); nil without swiftc.
-    func floorProgram() throws -> String? {
-        guard let swiftc = which("swiftc") else { return nil }
+    /// statically like the release build (`swiftc -O -static-stdlib`); or why there is none.
+    func floorProgram() -> (String?, String) {
+        guard let swiftc = which("swiftc") else { return (nil, "no swiftc on the PATH") }
         let source = root + "/floor.swift", binary = root + "/floor"
-        try "print(\"habitto 0.0.0\")\n".write(toFile: source, atomically: true, encoding: .utf8)
+        guard (try? "print(\"habitto 0.0.0\")\n".write(toFile: source, atomically: true, encoding: .utf8)) != nil else {
+            return (nil, "cannot write \(source)")
+        }
         let built = spawn(swiftc, ["-O", "-static-stdlib", source, "-o", binary, "-module-cache-path", root + "/module-cache"],
                           env: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": root])
-        guard built.status == 0, access(binary, X_OK) == 0 else { throw BenchError("swiftc could not build the floor program: \(built.output)") }
-        return binary
+        guard built.status == 0, access(binary, X_OK) == 0 else { return (nil, "swiftc -static-stdlib failed (exit \(built.status))") }
+        return (binary, "")
     }
 
     // MARK: 2 and 5. Cold start and memory on years of history
