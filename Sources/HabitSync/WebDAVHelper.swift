@@ -11,8 +11,8 @@ import Glibc
 /// (`/proc/self/exe`), started at the first request and kept for the life of its
 /// `WebDAVRemote` (one sync round of a command; the whole session of the UI, whose engine
 /// keeps its remote), and stopped when that ends. Requests go one at a time as frames of
-/// `WebDAVWire` on a pipe; whatever comes back is decoded there, which refuses anything
-/// malformed. The password travels only in a request's Authorization header on the pipe,
+/// `WebDAVWire` on a socket pair (the helper's standard input and output); whatever comes back is decoded there, which refuses anything
+/// malformed. The password travels only in a request's Authorization header on the socket,
 /// never on a command line.
 final class WebDAVHelper: @unchecked Sendable {
     /// The helper's file name, beside `habitto`.
@@ -28,13 +28,12 @@ final class WebDAVHelper: @unchecked Sendable {
     }
 
     let path: String
-    /// The helper's own limit for one request, in seconds; the pipe waits a little longer.
+    /// The helper's own limit for one request, in seconds; the engine waits a little longer.
     let timeout: Double
     private let queue = DispatchQueue(label: "habitto.webdav-helper")
     // Touched only on `queue`.
     private var pid: pid_t = 0
-    private var toHelper: Int32 = -1
-    private var fromHelper: Int32 = -1
+    private var socket: Int32 = -1
     private var decoder = FrameDecoder()
 
     init(path: String = WebDAVHelper.defaultPath(), timeout: Double) {
@@ -69,19 +68,17 @@ final class WebDAVHelper: @unchecked Sendable {
         guard access(path, X_OK) == 0 else {
             throw RemoteError.permanent("WebDAV needs \(WebDAVHelper.name) next to habitto, and \(path) is missing or not executable; install habitto-webdav from the same build beside habitto")
         }
-        var requestPipe: [Int32] = [-1, -1], replyPipe: [Int32] = [-1, -1]
-        guard pipe(&requestPipe) == 0 else { throw RemoteError.transient("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))") }
-        guard pipe(&replyPipe) == 0 else {
-            close(requestPipe[0]); close(requestPipe[1])
+        // One socket pair, not two pipes: a write to a helper that is gone fails with EPIPE
+        // (MSG_NOSIGNAL) instead of raising SIGPIPE in whatever process runs the engine.
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             throw RemoteError.transient("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))")
         }
-        // Neither end leaks into another child (the helper gets its two as 0 and 1).
-        for fd in requestPipe + replyPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, requestPipe[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, replyPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
         // libcurl's or Foundation's own messages must not land on the UI's screen.
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         // This thread's blocked signals and habitto's ignored SIGPIPE would pass to the helper:
@@ -101,31 +98,30 @@ final class WebDAVHelper: @unchecked Sendable {
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
-        close(requestPipe[0]); close(replyPipe[1])
+        close(ends[1])
         guard rc == 0 else {
-            close(requestPipe[1]); close(replyPipe[0])
+            close(ends[0])
             throw RemoteError.permanent("cannot start \(path): \(String(cString: strerror(rc)))")
         }
         pid = child
-        toHelper = requestPipe[1]
-        fromHelper = replyPipe[0]
+        socket = ends[0]
         decoder = FrameDecoder()
     }
 
     /// Ends the helper (it exits on end of input; a signal makes sure) and reaps it.
     private func stop() {
         guard pid != 0 else { return }
-        close(toHelper); close(fromHelper)
+        close(socket)
         kill(pid, SIGTERM)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        pid = 0; toHelper = -1; fromHelper = -1
+        pid = 0; socket = -1
     }
 
     private func writeAll(_ bytes: [UInt8]) throws {
         var done = 0
         while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { write(toHelper, $0.baseAddress, $0.count) }
+            let n = bytes[done...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw stopped() }
             done += n
@@ -138,7 +134,7 @@ final class WebDAVHelper: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout * 6 + 10)
         var buf = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            var pfd = pollfd(fd: fromHelper, events: Int16(POLLIN), revents: 0)
+            var pfd = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else {
                 throw RemoteError.transient("the WebDAV helper did not answer within \(Int(timeout * 6 + 10)) seconds")
@@ -146,7 +142,7 @@ final class WebDAVHelper: @unchecked Sendable {
             let ready = poll(&pfd, 1, Int32(min(left, 3600) * 1000) + 1)
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { continue }
-            let n = read(fromHelper, &buf, buf.count)
+            let n = read(socket, &buf, buf.count)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw stopped() }
             let payloads = try decoder.feed(Array(buf[0..<n]))
