@@ -27,7 +27,9 @@ public enum Wire {
 
 /// Why bytes from the other side were refused (one line).
 public struct WireError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// What was wrong, in one line.
     public let message: String
+    /// A refusal saying `message`.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
@@ -36,6 +38,7 @@ public struct WireError: Error, Equatable, CustomStringConvertible, Sendable {
 public struct FrameDecoder: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
+    /// An empty stream.
     public init() {}
 
     /// Bytes received and not yet part of a complete payload.
@@ -63,14 +66,21 @@ public struct FrameDecoder: Sendable {
 
 /// Writes payload fields: integers big-endian, texts and byte strings with a 4-byte length.
 public struct WireWriter: Sendable {
+    /// What was written so far.
     public private(set) var bytes: [UInt8] = []
+    /// An empty payload.
     public init() {}
+    /// One byte.
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
+    /// Two bytes, big-endian.
     public mutating func u16(_ v: UInt16) { bytes.append(UInt8(v >> 8)); bytes.append(UInt8(v & 0xff)) }
+    /// Four bytes, big-endian.
     public mutating func u32(_ v: UInt32) {
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8((v >> UInt32(shift)) & 0xff)) }
     }
+    /// A byte string: its length (four bytes), then its bytes.
     public mutating func data(_ v: [UInt8]) { u32(UInt32(v.count)); bytes.append(contentsOf: v) }
+    /// A text as its UTF-8 byte string.
     public mutating func text(_ v: String) { data(Array(v.utf8)) }
 }
 
@@ -78,20 +88,26 @@ public struct WireWriter: Sendable {
 public struct WireReader: Sendable {
     private let bytes: [UInt8]
     private var at = 0
+    /// Reads `bytes` from the start.
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// Whether every byte was read.
     public var isAtEnd: Bool { at == bytes.count }
 
+    /// One byte; throws at the end of the payload.
     public mutating func u8() throws -> UInt8 {
         guard at < bytes.count else { throw WireError("the frame ends early") }
         defer { at += 1 }
         return bytes[at]
     }
+    /// Two bytes, big-endian.
     public mutating func u16() throws -> UInt16 { UInt16(try u8()) << 8 | UInt16(try u8()) }
+    /// Four bytes, big-endian.
     public mutating func u32() throws -> UInt32 {
         var v: UInt32 = 0
         for _ in 0..<4 { v = v << 8 | UInt32(try u8()) }
         return v
     }
+    /// A byte that must be 0 or 1; `what` names it in the error.
     public mutating func flag(_ what: String) throws -> Bool {
         switch try u8() {
         case 0: return false
@@ -99,6 +115,7 @@ public struct WireReader: Sendable {
         case let b: throw WireError("\(what): \(b) is not 0 or 1")
         }
     }
+    /// A byte string of at most `max` bytes that the payload holds in full.
     public mutating func data(max: Int, _ what: String) throws -> [UInt8] {
         let n = Int(try u32())
         guard n <= max else { throw WireError("\(what): \(n) bytes, more than \(max)") }
@@ -106,6 +123,7 @@ public struct WireReader: Sendable {
         defer { at += n }
         return Array(bytes[at..<(at + n)])
     }
+    /// A byte string that must be valid UTF-8.
     public mutating func text(_ what: String, max: Int = Wire.maxText) throws -> String {
         let raw = try data(max: max, what)
         guard let s = String(validating: raw, as: UTF8.self) else { throw WireError("\(what) is not UTF-8") }
@@ -154,6 +172,7 @@ public struct WireRequest: Equatable, Sendable {
     /// Whether a 207 answer is to be parsed as a WebDAV multistatus (`WireReply.listing`).
     public var wantsListing: Bool
 
+    /// A request; `body` nil sends none.
     public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, wantsListing: Bool = false) {
         self.method = method; self.url = url; self.headers = headers; self.body = body; self.wantsListing = wantsListing
     }
@@ -163,6 +182,7 @@ public struct WireRequest: Equatable, Sendable {
             && a.body == b.body && a.wantsListing == b.wantsListing
     }
 
+    /// The request as a payload (tag 1).
     public func encoded() -> [UInt8] {
         var w = WireWriter()
         w.u8(1)
@@ -175,6 +195,7 @@ public struct WireRequest: Equatable, Sendable {
         return w.bytes
     }
 
+    /// Decodes a payload, checking the method, the URL and every header; throws `WireError`.
     public init(decoding payload: [UInt8]) throws {
         var r = WireReader(payload)
         guard try r.u8() == 1 else { throw WireError("not a request") }
@@ -197,6 +218,7 @@ public struct WireRequest: Equatable, Sendable {
 public struct WireEntry: Equatable, Sendable {
     public var href: String
     public var isCollection: Bool
+    /// An entry as the server named it.
     public init(href: String, isCollection: Bool) { self.href = href; self.isCollection = isCollection }
 }
 
@@ -244,6 +266,7 @@ public enum WireReply: Equatable, Sendable {
         }
     }
 
+    /// The reply as a payload (tag 1, an answer; tag 2, a failure).
     public func encoded() -> [UInt8] {
         var w = WireWriter()
         switch self {
@@ -269,6 +292,8 @@ public enum WireReply: Equatable, Sendable {
         return w.bytes
     }
 
+    /// Decodes a payload from the helper, which is not trusted: the status must be an HTTP
+    /// status, every count within its limit, every text UTF-8; throws `WireError`.
     public init(decoding payload: [UInt8]) throws {
         var r = WireReader(payload)
         switch try r.u8() {
