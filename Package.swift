@@ -7,12 +7,18 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // A release build meant to be installed (and the one the benchmark measures) links the
 // Swift runtime and Foundation statically: `swift build -c release --static-swift-stdlib`.
 // Binding their symbols at every start is most of a short command's time (see the
-// README's Performance). The static FoundationNetworking and FoundationXML ask the linker
-// for -lcurl and -lxml2: Sources/habitto/Link holds linker scripts that resolve those to
+// README's Performance). The static FoundationNetworking and FoundationXML (only in
+// habitto-webdav) ask the linker for -lcurl and -lxml2:
+// Sources/habitto/Link holds linker scripts that resolve those to
 // the shared libraries already on any machine that runs Swift's Foundation, so that no
 // development package is needed. A build without the flag ignores them.
 let linkScripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/habitto/Link"
 let findLinkScripts: [LinkerSetting] = [.unsafeFlags(["-L", linkScripts])]
+// The release habitto is linked as a position-dependent executable: a PIE's 77,000 relative
+// relocations (most of them Foundation's and ICU's data) were written at every start,
+// 0.6–0.7 ms of a 4 ms `--version` (README, Performance). Shared libraries, the heap and
+// the stack are still placed at random; the executable's own code is not.
+let noPIE: [LinkerSetting] = [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]
 
 let package = Package(
     name: "habitto",
@@ -23,7 +29,15 @@ let package = Package(
         .target(name: "HabitStore", dependencies: ["HabitCore"], swiftSettings: strict),
         // Sync: hybrid-logical-clock stamped operations pushed and pulled through a dumb
         // remote (a directory, later WebDAV), with a durable outbox cursor and backoff.
-        .target(name: "HabitSync", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
+        .target(name: "HabitSync", dependencies: ["HabitCore", "HabitStore", "WebDAVWire"], swiftSettings: strict),
+        // The framed protocol between the sync engine and habitto-webdav (pure Swift).
+        .target(name: "WebDAVWire", swiftSettings: strict),
+        // The HTTP client (URLSession, so libcurl) that habitto-webdav runs.
+        .target(name: "WebDAVClient", dependencies: ["WebDAVWire"], swiftSettings: strict),
+        // The WebDAV transport as its own process, so that habitto links no libcurl: the
+        // sync engine starts it next to itself and talks to it over a pipe.
+        .executableTarget(name: "habitto-webdav", dependencies: ["WebDAVClient"], swiftSettings: strict,
+                          linkerSettings: findLinkScripts),
         // The terminal UI as pure code: state, actions, reducer, render into a screen
         // buffer, key map as data, themes. No C import.
         .target(name: "HabitTUI", dependencies: ["HabitCore"], swiftSettings: strict),
@@ -34,7 +48,7 @@ let package = Package(
         .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
         // Argument parsing and wiring only.
         .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal"],
-                          exclude: ["Link"], swiftSettings: strict, linkerSettings: findLinkScripts),
+                          exclude: ["Link"], swiftSettings: strict, linkerSettings: findLinkScripts + noPIE),
         // A real Apache mod_dav server on loopback, started and stopped by the WebDAV tests
         // and the benchmark (Foundation only).
         .target(name: "WebDAVHarness", swiftSettings: strict),
@@ -45,7 +59,7 @@ let package = Package(
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
         .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),
         // Seeded fuzzing of every decoder of outside bytes (HABITTO_FUZZ_SEED, HABITTO_FUZZ_FACTOR).
-        .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync"], swiftSettings: strict),
+        .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVWire"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
         // Runs the habitto binary as a process (built with everything by `swift build`).

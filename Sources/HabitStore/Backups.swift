@@ -63,7 +63,7 @@ public enum Backups {
         let dir = directory(paths)
         // A real folder of the data directory: a link there is refused, never written through.
         try Sys.makeOwnFolder(dir)
-        let stamp = idFormatter.string(from: now)
+        let stamp = UTCTime.compact(now)
         var id = "\(stamp)-\(reason)"
         var n = 2
         while try Sys.entryStatus("\(dir)/\(id)\(fileExtension)") != nil { id = "\(stamp)-\(reason)-\(n)"; n += 1 }
@@ -249,7 +249,7 @@ public enum Backups {
     }
 
     private static func startOverLocked(paths: DataPaths, records: [UInt8], now: Date) throws -> String {
-        let saved = "\(paths.recovered)/damaged-\(idFormatter.string(from: now))-\(getpid())"
+        let saved = "\(paths.recovered)/damaged-\(UTCTime.compact(now))-\(getpid())"
         try Sys.makeOwnFolder(paths.recovered)
         try Sys.makeOwnFolder(saved)
         for file in [paths.journal, paths.snapshot, paths.device] {
@@ -265,14 +265,6 @@ public enum Backups {
         try Sys.writeAtomically(Journal.magic + records, to: paths.journal)
         return saved
     }
-
-    static let idFormatter: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyyMMdd-HHmmss"
-        return f
-    }()
 }
 
 extension HabitRepository {

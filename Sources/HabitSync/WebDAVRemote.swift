@@ -1,16 +1,12 @@
 import Foundation
 import HabitCore
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
+import WebDAVWire
 
 /// The sync layout of DESIGN.md section 6 on a WebDAV server (Apache mod_dav, Nextcloud,
 /// rclone serve webdav): MKCOL for folders, create-only PUT (`If-None-Match: *`) for
-/// batches, GET, and PROPFIND `Depth: 1` to list. One URLSession (so one kept-alive
-/// connection) per remote. The password is sent only in the Authorization header and never
+/// batches, GET, and PROPFIND `Depth: 1` to list. The HTTP requests themselves are made by
+/// the `habitto-webdav` helper process (`WebDAVHelper`: one per remote, so one kept-alive
+/// connection), which keeps libcurl out of the `habitto` binary. The password is sent only in the Authorization header and never
 /// appears in messages.
 ///
 /// Servers that ignore `If-None-Match` still work: batch names and contents are
@@ -21,8 +17,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// The user, when one is set but no source gave a password: every request is refused
     /// here, saying where a password can come from.
     let userWithoutPassword: String?
-    let session: URLSession
-    let challenges = ChallengeRecorder()
+    let helper: WebDAVHelper
     private let lock = NSLock()
     private var knownFolders = Set<String>()
 
@@ -51,17 +46,8 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             authorization = nil
         }
         userWithoutPassword = password == nil ? user : nil
-        let config = URLSessionConfiguration.ephemeral
-        config.timeoutIntervalForRequest = timeout
-        config.timeoutIntervalForResource = timeout * 6
-        config.httpMaximumConnectionsPerHost = 1
-        config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        config.urlCache = nil
-        config.httpCookieStorage = nil
-        session = URLSession(configuration: config, delegate: challenges, delegateQueue: nil)
+        helper = WebDAVHelper(timeout: timeout)
     }
-
-    deinit { session.finishTasksAndInvalidate() }
 
     public var location: String { WebDAVRemote.redacted(root) }
 
@@ -91,68 +77,55 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 
     func send(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:]) async throws -> Response {
+        try await send(method, url, body: body, headers: headers, listing: false).response
+    }
+
+    func send(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:],
+              listing: Bool) async throws -> (response: Response, listing: WireListing) {
         if let user = userWithoutPassword {
             throw RemoteError.permanent("no password for WebDAV user '\(Sanitize.display(user))': set HABITTO_WEBDAV_PASSWORD, or password_command or password_file in the config file")
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.httpBody = body
-        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
-        let session = self.session
-        let challenges = self.challenges
-        return try await withCheckedThrowingContinuation { continuation in
-            let box = TaskIDBox()
-            let task = session.dataTask(with: request) { data, response, error in
-                if let error {
-                    // A refused login arrives as a cancelled authentication challenge.
-                    if let challenge = challenges.challenge(box.id) {
-                        continuation.resume(throwing: WebDAVRemote.refused(challenge))
-                    } else if let body, body.count > WebDAVRemote.largeBody, (error as? URLError)?.code == .networkConnectionLost {
-                        // The server closed the connection on a large body: what some
-                        // servers do with a body above their limit (`create` checks).
-                        let e = WebDAVRemote.classify(error, url: url)
-                        continuation.resume(throwing: RemoteError(e.kind, e.message, retryAfter: e.retryAfter, tooLarge: true))
-                    } else {
-                        continuation.resume(throwing: WebDAVRemote.classify(error, url: url))
-                    }
-                    return
-                }
-                guard let http = response as? HTTPURLResponse else {
-                    continuation.resume(throwing: RemoteError.permanent("\(WebDAVRemote.redacted(url)): not an HTTP answer"))
-                    return
-                }
-                var headers: [String: String] = [:]
-                for (k, v) in http.allHeaderFields { headers[String(describing: k).lowercased()] = String(describing: v) }
-                continuation.resume(returning: Response(status: http.statusCode, body: data ?? Data(), headers: headers))
-            }
-            box.id = task.taskIdentifier
-            task.resume()
+        var sent: [(name: String, value: String)] = []
+        if let authorization { sent.append(("Authorization", authorization)) }
+        for (k, v) in headers.sorted(by: { $0.key < $1.key }) { sent.append((k, v)) }
+        let request = WireRequest(method: method, url: url.absoluteString, headers: sent, body: body.map { Array($0) },
+                                  wantsListing: listing)
+        switch try await helper.exchange(request) {
+        case let .response(status, answered, bytes, parsed):
+            var headers: [String: String] = [:]
+            for h in answered { headers[h.name.lowercased()] = h.value }
+            return (Response(status: status, body: Data(bytes), headers: headers), parsed)
+        case let .failure(code, detail):
+            throw WebDAVRemote.classify(code, detail: detail, url: url, bodySize: body?.count ?? 0)
         }
     }
 
     /// A body this large whose connection is closed may have been refused for its size.
     static let largeBody = 64 << 10
 
-    static func classify(_ error: Error, url: URL) -> RemoteError {
+    /// Turns the helper's account of a request that got no answer into the error class of
+    /// DESIGN.md section 6. `detail` comes from another process: shown sanitised and short.
+    static func classify(_ code: WireFailureCode, detail: String, url: URL, bodySize: Int) -> RemoteError {
         let where_ = redacted(url)
-        // libcurl's TLS failures arrive on Linux with their own text; a certificate problem is
-        // permanent whatever code it came with.
-        let text = error.localizedDescription
-        if text.localizedCaseInsensitiveContains("certificate") || text.localizedCaseInsensitiveContains("SSL peer") {
+        let text = Sanitize.display(String(detail.prefix(300)))
+        switch code {
+        case .certificate:
             return .permanent("the server's certificate is not trusted (\(where_)): \(text); fix the certificate or add its CA to the system's trust store")
-        }
-        guard let e = error as? URLError else { return .transient("\(where_): \(text)") }
-        switch e.code {
-        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
-             .serverCertificateHasUnknownRoot, .secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired:
-            return .permanent("the server's certificate is not trusted (\(where_)): fix the certificate or add its CA to the system's trust store")
-        case .badURL, .unsupportedURL:
+        case .badURL:
             return .permanent("\(where_) is not a usable URL")
-        case .userAuthenticationRequired:
-            return .permanent("authentication failed: check user and password")
-        default:
-            return .transient("cannot reach \(where_): \(e.localizedDescription)")
+        case .challenged:
+            // A refused login arrives as a cancelled authentication challenge.
+            return refused(detail)
+        case .connectionLost where bodySize > largeBody:
+            // The server closed the connection on a large body: what some servers do with a
+            // body above their limit (`create` checks).
+            return RemoteError(.transient, "cannot reach \(where_): \(text)", tooLarge: true)
+        case .connectionLost, .unreachable:
+            return .transient("cannot reach \(where_): \(text)")
+        case .answerTooLarge:
+            return .permanent("\(where_) sent an answer larger than \(Wire.maxFrame >> 20) MiB")
+        case .badRequest:
+            return .permanent("the WebDAV helper refused a request (\(text)); reinstall habitto-webdav from the same build as habitto")
         }
     }
 
@@ -233,17 +206,20 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     func list(_ parts: [String]) async throws -> [(name: String, kind: RemoteEntries.Kind)]? {
         let body = Data("<?xml version=\"1.0\" encoding=\"utf-8\"?><D:propfind xmlns:D=\"DAV:\"><D:prop><D:resourcetype/></D:prop></D:propfind>".utf8)
         let target = url(parts, folder: true)
-        let r = try await send("PROPFIND", target, body: body, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"])
+        let (r, listing) = try await send("PROPFIND", target, body: body, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+                                          listing: true)
         if r.status == 404 { return nil }
         guard r.status == 207 else { throw failure(r, "PROPFIND \(parts.joined(separator: "/"))") }
-        guard r.body.count <= 32 << 20 else { throw RemoteError.permanent("the listing of \(parts.joined(separator: "/")) is too large") }
-        let parser = MultistatusParser()
-        guard parser.parse(r.body) else {
+        let entries: [WireEntry]
+        switch listing {
+        case .entries(let parsed): entries = parsed
+        case .tooLarge: throw RemoteError.permanent("the listing of \(parts.joined(separator: "/")) is too large")
+        case .malformed, .none:
             throw RemoteError.permanent("malformed WebDAV answer from \(location) (listing \(parts.joined(separator: "/")))")
         }
         let own = target.path.removingPercentEncoding ?? target.path
         var members: [(name: String, kind: RemoteEntries.Kind)] = []
-        for entry in parser.entries {
+        for entry in entries {
             // hrefs may be absolute URLs or paths; compare decoded paths.
             let path = (URL(string: entry.href)?.path ?? entry.href).removingPercentEncoding ?? entry.href
             let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
@@ -365,81 +341,4 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             throw failure(r, "PUT \(batch)")
         }
     }
-}
-
-/// Answers authentication challenges by cancelling them (the credentials are already in
-/// the request), and remembers which tasks were challenged. Without a delegate,
-/// URLSession on Linux leaves a task that got 401 suspended forever.
-final class ChallengeRecorder: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    /// The challenged tasks and the server's `WWW-Authenticate` (empty when not known).
-    private var challenged: [Int: String] = [:]
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        var offered = ""
-        if let response = challenge.failureResponse as? HTTPURLResponse {
-            for (k, v) in response.allHeaderFields where String(describing: k).lowercased() == "www-authenticate" {
-                offered += (offered.isEmpty ? "" : ", ") + String(describing: v)
-            }
-        }
-        if offered.isEmpty, let method = challenge.protectionSpace.authenticationMethod as String? {
-            if method == NSURLAuthenticationMethodHTTPDigest { offered = "Digest" }
-            else if method == NSURLAuthenticationMethodHTTPBasic { offered = "Basic" }
-        }
-        lock.withLock { challenged[task.taskIdentifier] = offered }
-        completionHandler(.cancelAuthenticationChallenge, nil)
-    }
-
-    /// What the server offered when the task was challenged (and forgets it); nil when the
-    /// task was not challenged.
-    func challenge(_ id: Int) -> String? { lock.withLock { challenged.removeValue(forKey: id) } }
-}
-
-/// The task's identifier, set once the task exists.
-final class TaskIDBox: @unchecked Sendable {
-    var id = -1
-}
-
-/// Collects the `href`s of a WebDAV multistatus answer and whether each is a collection.
-final class MultistatusParser: NSObject, XMLParserDelegate {
-    struct Entry { var href = ""; var isCollection = false }
-    private(set) var entries: [Entry] = []
-    private var current: Entry?
-    private var inHref = false
-    private var failed = false
-
-    func parse(_ data: Data) -> Bool {
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = self
-        return parser.parse() && !failed
-    }
-
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        switch name {
-        case "response": current = Entry()
-        case "href": inHref = current != nil
-        case "collection": current?.isCollection = true
-        default: break
-        }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if inHref { current?.href += string }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        switch name {
-        case "href": inHref = false
-        case "response":
-            if let c = current { entries.append(c) }
-            current = nil
-        default: break
-        }
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) { failed = true }
 }

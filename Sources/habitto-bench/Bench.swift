@@ -105,8 +105,19 @@ final class Bench {
             FileHandle.standardError.write(Data("  made \(set.1) operations in \(String(format: "%.1f", now() - t)) s\n".utf8))
             sets.append(set)
         }
-        var version: [Double] = [], checks = [[Double]](repeating: [], count: sets.count)
+        let (floor, noFloor) = floorProgram()
+        let syncFile = root + "/fdatasync.bin"
+        let syncFD = open(syncFile, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        defer { close(syncFD); unlink(syncFile) }
+        var version: [Double] = [], floors: [Double] = [], syncs: [Double] = [], lists: [Double] = []
+        var checks = [[Double]](repeating: [], count: sets.count)
+        let record102 = [UInt8](repeating: 0x2A, count: 102)
         for _ in 0..<runs {
+            if let floor {
+                let f = spawn(floor, [], env: env(root + "/none"))
+                guard f.status == 0 else { throw BenchError("the floor program failed") }
+                floors.append(f.seconds)
+            }
             let v = spawn(habitto, ["--version"], env: env(root + "/none"))
             guard v.status == 0 else { throw BenchError("habitto --version failed") }
             version.append(v.seconds)
@@ -115,6 +126,14 @@ final class Bench {
                 guard r.status == 0 else { throw BenchError("habitto check failed on \(set.1) operations: \(r.output)") }
                 checks[i].append(r.seconds)
             }
+            let l = spawn(habitto, ["list", "--json"], env: env(sets[0].0))
+            guard l.status == 0, l.output.hasPrefix("[") else { throw BenchError("habitto list --json failed: \(l.output.prefix(200))") }
+            lists.append(l.seconds)
+            // One fdatasync of a check-in's size, on the same file system as the data sets.
+            let t = now()
+            _ = record102.withUnsafeBytes { write(syncFD, $0.baseAddress, $0.count) }
+            guard fdatasync(syncFD) == 0 else { throw BenchError("fdatasync failed") }
+            syncs.append(now() - t)
         }
         let v = median(version), small = median(checks[0]), large = median(checks[sets.count - 1])
         record("`habitto --version` (median of \(runs))", ms(v))
@@ -123,6 +142,31 @@ final class Bench {
         }
         record("check at \(count(sets.last!.1)) ÷ check at \(count(sets[0].1)) ops", ratio(large / small), goal: "≤ 1.3", met: large / small <= 1.3)
         record("check ÷ `--version` (at \(count(sets.last!.1)))", ratio(large / v), goal: "≤ 1.5", met: large / v <= 1.5)
+        record("`habitto list --json`, 10 habits", ms(median(lists)))
+        guard floor != nil else {
+            record("floor: a Swift program that only prints", "not measured: \(noFloor)")
+            return
+        }
+        let f = median(floors), sync = median(syncs), list = median(lists)
+        record("floor: a Swift program that only prints (`swiftc -O -static-stdlib`)", ms(f))
+        record("one append + fdatasync (102 bytes)", ms(sync))
+        record("`--version` ÷ floor", ratio(v / f), goal: "≤ 1.5", met: v / f <= 1.5)
+        record("check at \(count(sets.last!.1)) ÷ (floor + one fdatasync)", ratio(large / (f + sync)), goal: "≤ 2", met: large / (f + sync) <= 2)
+        record("`list --json`, 10 habits ÷ floor", ratio(list / f), goal: "≤ 2.5", met: list / f <= 2.5)
+    }
+
+    /// The floor every command is held to: a Swift program that only prints, linked
+    /// statically like the release build (`swiftc -O -static-stdlib`); or why there is none.
+    func floorProgram() -> (String?, String) {
+        guard let swiftc = which("swiftc") else { return (nil, "no swiftc on the PATH") }
+        let source = root + "/floor.swift", binary = root + "/floor"
+        guard (try? "print(\"habitto 0.0.0\")\n".write(toFile: source, atomically: true, encoding: .utf8)) != nil else {
+            return (nil, "cannot write \(source)")
+        }
+        let built = spawn(swiftc, ["-O", "-static-stdlib", source, "-o", binary, "-module-cache-path", root + "/module-cache"],
+                          env: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": root])
+        guard built.status == 0, access(binary, X_OK) == 0 else { return (nil, "swiftc -static-stdlib failed (exit \(built.status))") }
+        return (binary, "")
     }
 
     // MARK: 2 and 5. Cold start and memory on years of history
@@ -302,31 +346,33 @@ final class Bench {
             record("Taskwarrior `task add` at 10k pending", "not available (apt-get install taskwarrior failed)")
             return
         }
-        let n = quick ? 500 : 10_000
-        let data = root + "/task", rc = root + "/taskrc"
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        try "data.location=\(data)\nconfirmation=off\nverbose=nothing\nrecurrence=off\n".write(toFile: rc, atomically: true, encoding: .utf8)
-        let json = "[" + (0..<n).map { #"{"description":"task \#($0)","status":"pending","entry":"20261101T000000Z","uuid":"\#(UUID().uuidString.lowercased())"}"# }.joined(separator: ",") + "]"
-        try json.write(toFile: root + "/tasks.json", atomically: true, encoding: .utf8)
-        let taskEnv = ["TASKRC": rc, "TASKDATA": data, "PATH": "/usr/bin:/bin", "HOME": root]
-        let imported = spawn("/bin/sh", ["-c", "'\(task)' import '\(root)/tasks.json'"], env: taskEnv)
-        guard imported.status == 0 else { throw BenchError("task import failed") }
         let (h, d) = quick ? (10, 50) : (10, 1_000)
         let (dir, ops) = try await dataSet("peer-\(h)x\(d)", habits: h, days: d)
-        var adds: [Double] = [], checks: [Double] = []
-        for i in 0..<runs {
-            let a = spawn(task, ["add", "bench \(i)"], env: taskEnv)
-            guard a.status == 0 else { throw BenchError("task add failed") }
-            adds.append(a.seconds)
-            let c = spawn(habitto, ["check", "Habit 001"], env: env(dir))
-            guard c.status == 0 else { throw BenchError("habitto check failed") }
-            checks.append(c.seconds)
+        let version = spawn(task, ["--version"], env: ["PATH": "/usr/bin:/bin"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        // What a typical user has, and a heavy list.
+        for n in quick ? [300] : [300, 10_000] {
+            let data = root + "/task-\(n)", rc = root + "/taskrc-\(n)"
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            try "data.location=\(data)\nconfirmation=off\nverbose=nothing\nrecurrence=off\n".write(toFile: rc, atomically: true, encoding: .utf8)
+            let json = "[" + (0..<n).map { #"{"description":"task \#($0)","status":"pending","entry":"20261101T000000Z","uuid":"\#(UUID().uuidString.lowercased())"}"# }.joined(separator: ",") + "]"
+            try json.write(toFile: root + "/tasks-\(n).json", atomically: true, encoding: .utf8)
+            let taskEnv = ["TASKRC": rc, "TASKDATA": data, "PATH": "/usr/bin:/bin", "HOME": root]
+            let imported = spawn("/bin/sh", ["-c", "'\(task)' import '\(root)/tasks-\(n).json'"], env: taskEnv)
+            guard imported.status == 0 else { throw BenchError("task import failed") }
+            var adds: [Double] = [], checks: [Double] = []
+            for i in 0..<runs {
+                let a = spawn(task, ["add", "bench \(i)"], env: taskEnv)
+                guard a.status == 0 else { throw BenchError("task add failed") }
+                adds.append(a.seconds)
+                let c = spawn(habitto, ["check", "Habit 001"], env: env(dir))
+                guard c.status == 0 else { throw BenchError("habitto check failed") }
+                checks.append(c.seconds)
+            }
+            record("Taskwarrior \(version) `task add`, \(count(n)) pending", ms(median(adds)))
+            record("`habitto check`, \(count(ops)) operations (alternated)", ms(median(checks)))
+            let r = median(checks) / median(adds)
+            record("check ÷ `task add` at \(count(n)) pending", ratio(r), goal: "≤ 0.5", met: r <= 0.5)
         }
-        let version = spawn(task, ["--version"], env: taskEnv).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        record("Taskwarrior \(version) `task add`, \(count(n)) pending", ms(median(adds)))
-        record("`habitto check`, \(count(ops)) operations (alternated)", ms(median(checks)))
-        let r = median(checks) / median(adds)
-        record("check ÷ `task add`", ratio(r), goal: "≤ 0.5", met: r <= 0.5)
     }
 
     func installTaskwarrior() {

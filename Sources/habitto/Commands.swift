@@ -623,8 +623,7 @@ extension Runner {
     func status() async throws {
         let repo = try openRepository()
         let st = await (try engine(repo)).status()
-        let iso = ISO8601DateFormatter()
-        func date(_ d: Date?) -> JSON { d.map { .string(iso.string(from: $0)) } ?? .null }
+        func date(_ d: Date?) -> JSON { d.map { .string(UTCTime.iso8601($0)) } ?? .null }
         if invocation.has("--json") {
             Output.raw(JSON.object([
                 "mode": .string(st.mode.rawValue), "remote": .optional(st.remote), "account": .string(st.account),
@@ -638,10 +637,10 @@ extension Runner {
         }
         Output.line("Sync: \(st.mode.rawValue)\(st.remote.map { " · \($0) · account \(st.account)" } ?? " (no remote)")")
         Output.line("This device: \(st.device) · \(st.pending) operations waiting to be sent")
-        if let last = st.lastSyncAt { Output.line("Last sync: \(iso.string(from: last))") }
+        if let last = st.lastSyncAt { Output.line("Last sync: \(UTCTime.iso8601(last))") }
         if let e = st.lastError { Output.line("Last error: \(Sanitize.display(e))") }
-        if let next = st.nextRetryAt { Output.line("Next retry: \(iso.string(from: next))") }
-        for d in st.devices { Output.line("Device \(d.id.rawValue.prefix(8)): last seen \(iso.string(from: d.lastSeen))") }
+        if let next = st.nextRetryAt { Output.line("Next retry: \(UTCTime.iso8601(next))") }
+        for d in st.devices { Output.line("Device \(d.id.rawValue.prefix(8)): last seen \(UTCTime.iso8601(d.lastSeen))") }
         for a in st.clockAhead { Output.line("Clock skew: device \(a.id.rawValue.prefix(8)) is \(Int(a.seconds / 60)) minutes ahead of this machine") }
         if !st.remoteProblems.isEmpty {
             Output.line("Skipped on the remote (remove or fix these in the remote folder):")

@@ -138,11 +138,7 @@ extension Runner {
         bytes < 10_240 ? "\(bytes) bytes" : bytes < 10 << 20 ? "\(bytes >> 10) KB" : "\(bytes >> 20) MB"
     }
 
-    static func iso(_ d: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.string(from: d)
-    }
+    static func iso(_ d: Date) -> String { UTCTime.iso8601(d) }
 
     // MARK: import
 

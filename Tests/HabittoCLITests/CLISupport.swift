@@ -90,6 +90,9 @@ final class Sandbox {
         return build
     }
 
+    /// The binary this sandbox runs (a test may run a copy elsewhere).
+    var binaryPath = Sandbox.binary
+
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["HABITTO_HOME"] = home
@@ -107,7 +110,7 @@ final class Sandbox {
     /// Starts the binary with `args`; output goes to files read by `finish`.
     func start(_ args: [String]) throws -> (Process, String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        p.executableURL = URL(fileURLWithPath: binaryPath)
         p.arguments = args
         p.environment = environment
         let tag = root + "/run-" + UUID().uuidString

@@ -1,0 +1,158 @@
+import Foundation
+import HabitCore
+import WebDAVWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `habitto-webdav` process that makes a WebDAV remote's HTTP requests, so that the
+/// `habitto` binary links no HTTP client (libcurl and its 35 libraries cost every command's
+/// start-up; see the README's Performance). It is found next to the running executable
+/// (`/proc/self/exe`), started at the first request and kept for the life of its
+/// `WebDAVRemote` (one sync round of a command; the whole session of the UI, whose engine
+/// keeps its remote), and stopped when that ends. Requests go one at a time as frames of
+/// `WebDAVWire` on a socket pair (the helper's standard input and output); whatever comes back is decoded there, which refuses anything
+/// malformed. The password travels only in a request's Authorization header on the socket,
+/// never on a command line.
+final class WebDAVHelper: @unchecked Sendable {
+    /// The helper's file name, beside `habitto`.
+    static let name = "habitto-webdav"
+
+    /// Where the helper should be: the folder of the running executable.
+    static func defaultPath() -> String {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        let exe = n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+        let folder = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return (folder.isEmpty ? "." : folder) + "/" + name
+    }
+
+    let path: String
+    /// The helper's own limit for one request, in seconds; the engine waits a little longer.
+    let timeout: Double
+    private let queue = DispatchQueue(label: "habitto.webdav-helper")
+    // Touched only on `queue`.
+    private var pid: pid_t = 0
+    private var socket: Int32 = -1
+    private var decoder = FrameDecoder()
+
+    init(path: String = WebDAVHelper.defaultPath(), timeout: Double) {
+        self.path = path
+        self.timeout = timeout
+    }
+
+    deinit { stop() }
+
+    /// Sends one request and waits for its reply, off the caller's thread.
+    func exchange(_ request: WireRequest) async throws -> WireReply {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try self.exchangeNow(request) }) }
+        }
+    }
+
+    private func exchangeNow(_ request: WireRequest) throws -> WireReply {
+        if pid == 0 { try start() }
+        do {
+            try writeAll(Wire.frame(request.encoded()))
+            return try WireReply(decoding: try readPayload())
+        } catch let e as WireError {
+            stop()
+            throw RemoteError.permanent("the WebDAV helper \(path) sent a malformed answer (\(e.message)); reinstall habitto-webdav from the same build as habitto")
+        } catch let e as RemoteError {
+            stop()
+            throw e
+        }
+    }
+
+    private func start() throws {
+        guard access(path, X_OK) == 0 else {
+            throw RemoteError.permanent("WebDAV needs \(WebDAVHelper.name) next to habitto, and \(path) is missing or not executable; install habitto-webdav from the same build beside habitto")
+        }
+        // One socket pair, not two pipes: a write to a helper that is gone fails with EPIPE
+        // (MSG_NOSIGNAL) instead of raising SIGPIPE in whatever process runs the engine.
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw RemoteError.transient("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        // libcurl's or Foundation's own messages must not land on the UI's screen.
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // This thread's blocked signals and habitto's ignored SIGPIPE would pass to the helper:
+        // start it with none blocked and the defaults, so that SIGTERM in `stop` ends it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments: [String] = [path, "--timeout", String(timeout)]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        close(ends[1])
+        guard rc == 0 else {
+            close(ends[0])
+            throw RemoteError.permanent("cannot start \(path): \(String(cString: strerror(rc)))")
+        }
+        pid = child
+        socket = ends[0]
+        decoder = FrameDecoder()
+    }
+
+    /// Ends the helper (it exits on end of input; a signal makes sure) and reaps it.
+    private func stop() {
+        guard pid != 0 else { return }
+        close(socket)
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        pid = 0; socket = -1
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw stopped() }
+            done += n
+        }
+    }
+
+    private func readPayload() throws -> [UInt8] {
+        // URLSession gives up on a request after `timeout` (and on a whole transfer after
+        // six times that); a helper that says nothing for longer is stuck.
+        let deadline = Date().addingTimeInterval(timeout * 6 + 10)
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            var pfd = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else {
+                throw RemoteError.transient("the WebDAV helper did not answer within \(Int(timeout * 6 + 10)) seconds")
+            }
+            let ready = poll(&pfd, 1, Int32(min(left, 3600) * 1000) + 1)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            let n = read(socket, &buf, buf.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw stopped() }
+            let payloads = try decoder.feed(Array(buf[0..<n]))
+            guard let payload = payloads.first else { continue }
+            guard payloads.count == 1, decoder.pending == 0 else { throw WireError("more than one answer to one request") }
+            return payload
+        }
+    }
+
+    private func stopped() -> RemoteError {
+        .transient("the WebDAV helper \(path) stopped before answering")
+    }
+}
