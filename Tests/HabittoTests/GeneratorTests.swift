@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+@testable import habitto
+
+/// The completion scripts and the man page are functions of the command table: a command
+/// added to the table completes and is documented without editing the generators.
+final class GeneratorTests: XCTestCase {
+    /// The real table plus a command no release has.
+    let table = Specs.all + [
+        CommandSpec(name: "frobnicate", arguments: ["HABIT", "up|down"], summary: "Frobnicate a habit.",
+                    options: [OptionSpec(name: "--level", value: "LEVEL", help: "how much", completes: .words(["low", "high"])),
+                              OptionSpec(name: "--loud", value: nil, help: "say so")]),
+    ]
+
+    /// Runs `program` with `arguments` and `input` on standard input; its standard output.
+    func run(_ program: String, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: program)
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { XCTFail("\(program): \(error)", file: file, line: line); return "" }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func write(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "habitto-generated-\(UUID().uuidString)"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    /// The bash script's answer for the command line `words` (the last one being completed).
+    func bashCompletes(_ script: String, _ words: [String], file: StaticString = #filePath, line: UInt = #line) -> [String] {
+        let quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let program = "source \(script); COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _habitto; printf '%s\\n' \"${COMPREPLY[@]}\""
+        return run("/bin/bash", ["-c", program], file: file, line: line).split(separator: "\n").map(String.init)
+    }
+
+    func testANewCommandInTheTableCompletesInBashWithItsOptionsAndValues() throws {
+        let script = try write(try XCTUnwrap(Completions.script("bash", specs: table, globals: Specs.globalOptions)))
+        XCTAssertEqual(bashCompletes(script, ["habitto", "frob"]), ["frobnicate"])
+        XCTAssertEqual(bashCompletes(script, ["habitto", "frobnicate", "--l"]), ["--level", "--loud"])
+        XCTAssertEqual(bashCompletes(script, ["habitto", "frobnicate", "--level", "h"]), ["high"])
+        XCTAssertEqual(bashCompletes(script, ["habitto", "frobnicate", "Read", "d"]), ["down"])
+        // The real script has no such command.
+        let real = try write(try XCTUnwrap(Completions.script("bash", specs: Specs.all, globals: Specs.globalOptions)))
+        XCTAssertEqual(bashCompletes(real, ["habitto", "frob"]), [])
+    }
+
+    func testANewCommandInTheTableIsInTheZshAndFishScriptsAndTheManPage() throws {
+        let zsh = try XCTUnwrap(Completions.script("zsh", specs: table, globals: Specs.globalOptions))
+        XCTAssertTrue(zsh.contains("'frobnicate:Frobnicate a habit.'"), zsh)
+        XCTAssertTrue(zsh.contains("frobnicate/--level) REPLY='w:low high';;"), zsh)
+        let fish = try XCTUnwrap(Completions.script("fish", specs: table, globals: Specs.globalOptions))
+        XCTAssertTrue(fish.contains("complete -c habitto -n '__fish_seen_subcommand_from frobnicate' -l level -x -a 'low high' -d 'how much'"), fish)
+        let man = ManPage.render(table)
+        XCTAssertTrue(man.contains(".TP\n\\fBhabitto frobnicate\\fR \\fIHABIT\\fR \\fIup|down\\fR [\\fIOPTIONS\\fR]\nFrobnicate a habit.\n"), man)
+        XCTAssertTrue(man.contains("\\fB\\-\\-level\\fR \\fILEVEL\\fR\nhow much\n"), man)
+    }
+
+    func testHiddenCommandsAreLeftOutOfTheScriptsTheManPageAndTheHelp() throws {
+        let bash = try XCTUnwrap(Completions.script("bash", specs: Specs.all, globals: Specs.globalOptions))
+        XCTAssertFalse(bash.contains("__man"))
+        XCTAssertFalse(ManPage.render(Specs.all).contains("__complete"))
+        XCTAssertFalse(Specs.overview.contains("__complete"))
+        XCTAssertNil(Completions.script("tcsh", specs: Specs.all, globals: Specs.globalOptions))
+    }
+
+    func testArgumentPlaceholdersImplyWhatTheyComplete() {
+        XCTAssertEqual(ValueKind.of(placeholder: "HABIT"), .habit)
+        XCTAssertEqual(ValueKind.of(placeholder: "PATH"), .file)
+        XCTAssertEqual(ValueKind.of(placeholder: "set|show"), .words(["set", "show"]))
+        XCTAssertEqual(ValueKind.of(placeholder: "1-5|clear"), .words(["1", "2", "3", "4", "5", "clear"]))
+        XCTAssertEqual(ValueKind.of(placeholder: "TEXT|clear"), .words(["clear"]))
+        XCTAssertEqual(ValueKind.of(placeholder: "NAME"), .free)
+    }
+
+    func testTheSegmentFormatExpandsEveryPlaceholderAndRefusesUnknownOnes() throws {
+        let v = Segment.Values(done: 3, due: 5, queue: 2, failed: true)
+        XCTAssertEqual(try Segment.render("%g%d/%t%S", v, glyphs: .unicode), "✓3/5 ↑2!")
+        XCTAssertEqual(try Segment.render("%d|%t|%q|%s|%%", v, glyphs: .ascii), "3|5|2|!|%")
+        XCTAssertEqual(try Segment.render("%g%d/%t%S", Segment.Values(done: 1, due: 2), glyphs: .ascii), "+1/2")
+        XCTAssertEqual(try Segment.render("[%s%q]", Segment.Values(done: 0, due: 0, queue: 0), glyphs: .unicode), "[✓0]")
+        XCTAssertThrowsError(try Segment.render("%d%y", v, glyphs: .unicode)) { e in
+            XCTAssertEqual((e as? CLIError)?.code, ExitCode.usage)
+        }
+        XCTAssertThrowsError(try Segment.render("50%", v, glyphs: .unicode))
+    }
+}
