@@ -6,12 +6,14 @@ public struct DayTally: Hashable, Sendable {
     public let done: Int
     /// Habits due on the day and not skipped.
     public let due: Int
+
+    public init(done: Int, due: Int) { self.done = done; self.due = due }
 }
 
 extension HabitState {
     /// The tally of `day`, reading only the records it needs: the day of each habit, and
     /// the week up to the day for an N-per-week habit (through the snapshot's block index,
-    /// so its cost does not grow with history). The verdict is the rules' (`DayVerdict`,
+    /// without its checksum, so its cost does not grow with history). The verdict is the rules' (`DayVerdict`,
     /// `isDue`), so it agrees with `list` and `summary`.
     public func tally(on day: LocalDay, settings: RuleSettings = .init()) -> DayTally {
         var done = 0, due = 0
@@ -21,7 +23,7 @@ extension HabitState {
             var records: [LocalDay: DayRecord] = [:]
             var d = first
             while d <= day {
-                if let r = entry?.record(d) { records[d] = r }
+                if let r = entry?.peekRecord(d) { records[d] = r }
                 d = d.adding(1)
             }
             let full = DayColumns(records)

@@ -105,7 +105,7 @@ final class Bench {
             FileHandle.standardError.write(Data("  made \(set.1) operations in \(String(format: "%.1f", now() - t)) s\n".utf8))
             sets.append(set)
         }
-        var version: [Double] = [], checks = [[Double]](repeating: [], count: sets.count)
+        var version: [Double] = [], checks = [[Double]](repeating: [], count: sets.count), segment: [Double] = []
         for _ in 0..<runs {
             let v = spawn(habitto, ["--version"], env: env(root + "/none"))
             guard v.status == 0 else { throw BenchError("habitto --version failed") }
@@ -115,6 +115,10 @@ final class Bench {
                 guard r.status == 0 else { throw BenchError("habitto check failed on \(set.1) operations: \(r.output)") }
                 checks[i].append(r.seconds)
             }
+            // The prompt segment, run at every prompt: on the largest history.
+            let s = spawn(habitto, ["status", "--short"], env: env(sets[sets.count - 1].0))
+            guard s.status == 0 else { throw BenchError("habitto status --short failed: \(s.output)") }
+            segment.append(s.seconds)
         }
         let v = median(version), small = median(checks[0]), large = median(checks[sets.count - 1])
         record("`habitto --version` (median of \(runs))", ms(v))
@@ -123,6 +127,9 @@ final class Bench {
         }
         record("check at \(count(sets.last!.1)) ÷ check at \(count(sets[0].1)) ops", ratio(large / small), goal: "≤ 1.3", met: large / small <= 1.3)
         record("check ÷ `--version` (at \(count(sets.last!.1)))", ratio(large / v), goal: "≤ 1.5", met: large / v <= 1.5)
+        let short = median(segment)
+        record("`habitto status --short` (prompt segment), \(count(sets.last!.1)) operations", ms(short))
+        record("`status --short` ÷ `--version`", ratio(short / v), goal: "≤ 1.2", met: short / v <= 1.2)
     }
 
     // MARK: 2 and 5. Cold start and memory on years of history
