@@ -50,7 +50,7 @@ let package = Package(
                     swiftSettings: strict),
         // The habitto executable's generators (completion scripts, man page) given other
         // command tables.
-        .testTarget(name: "HabittoTests", dependencies: ["habitto"], swiftSettings: strict),
+        .testTarget(name: "HabittoTests", dependencies: ["habitto", "HabitCore"], swiftSettings: strict),
         // Runs the habitto binary as a process (built with everything by `swift build`).
         .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "WebDAVHarness"],
                     swiftSettings: strict),

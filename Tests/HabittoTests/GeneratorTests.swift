@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import HabitCore
 @testable import habitto
 
 /// The completion scripts and the man page are functions of the command table: a command
@@ -89,5 +90,30 @@ final class GeneratorTests: XCTestCase {
             XCTAssertEqual((e as? CLIError)?.code, ExitCode.usage)
         }
         XCTAssertThrowsError(try Segment.render("50%", v, glyphs: .unicode))
+    }
+}
+
+/// "Today" through the C library agrees with Foundation's calendar in every time zone.
+final class TodayThroughTheCLibraryTests: XCTestCase {
+    func testTheCLibrarysLocalDayIsFoundationsInSeveralZonesAndAroundTheDayStart() throws {
+        let saved = ProcessInfo.processInfo.environment["TZ"]
+        defer {
+            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+            tzset()
+        }
+        let base = Date(timeIntervalSince1970: 1_795_000_000) // 2026-11-18
+        for zone in ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Pacific/Kiritimati", "Pacific/Pago_Pago"] {
+            setenv("TZ", zone, 1)
+            tzset()
+            let tz = try XCTUnwrap(TimeZone(identifier: zone))
+            // Every 37 minutes over 200 days (two DST changes in the northern zones).
+            for step in stride(from: 0, to: 200 * 24 * 60, by: 37) {
+                let instant = base.addingTimeInterval(Double(step) * 60)
+                for hour in [0, 4] {
+                    XCTAssertEqual(AppEnvironment.localDay(instant, dayStartHour: hour),
+                                   LocalDay.containing(instant, in: tz, dayStartHour: hour), "\(zone) \(instant) from \(hour):00")
+                }
+            }
+        }
     }
 }
