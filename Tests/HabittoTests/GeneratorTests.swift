@@ -117,3 +117,30 @@ final class TodayThroughTheCLibraryTests: XCTestCase {
         }
     }
 }
+
+/// HABITTO_NOW read through the C library gives the instants Foundation's calendar gives.
+final class NowThroughTheCLibraryTests: XCTestCase {
+    func testLocalAndZonedTimesAreTheCalendarsInSeveralZones() throws {
+        let saved = ProcessInfo.processInfo.environment["TZ"]
+        defer {
+            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+            tzset()
+        }
+        for zone in ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"] {
+            setenv("TZ", zone, 1)
+            tzset()
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = try XCTUnwrap(TimeZone(identifier: zone))
+            for (text, components) in [("2026-11-21T09:30:00", (2026, 11, 21, 9, 30)), ("2026-07-01 23:59", (2026, 7, 1, 23, 59)),
+                                       ("2026-03-29T12:00:00", (2026, 3, 29, 12, 0)), ("2026-01-01", (2026, 1, 1, 0, 0))] {
+                let expected = calendar.date(from: DateComponents(year: components.0, month: components.1, day: components.2,
+                                                                  hour: components.3, minute: components.4))
+                XCTAssertEqual(AppEnvironment.parseNow(text), expected, "\(zone) \(text)")
+            }
+            XCTAssertEqual(AppEnvironment.parseNow("2026-11-21T09:30:00Z"), Date(timeIntervalSince1970: 1_795_253_400))
+            XCTAssertEqual(AppEnvironment.parseNow("2026-11-21T11:30:00+02:00"), Date(timeIntervalSince1970: 1_795_253_400))
+            XCTAssertEqual(AppEnvironment.parseNow("2026-11-21T09:30:00.250Z"), Date(timeIntervalSince1970: 1_795_253_400.25))
+            XCTAssertNil(AppEnvironment.parseNow("2026-11-21T25:00"))
+        }
+    }
+}
