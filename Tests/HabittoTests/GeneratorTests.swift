@@ -96,15 +96,8 @@ final class GeneratorTests: XCTestCase {
 /// "Today" through the C library agrees with Foundation's calendar in every time zone.
 final class TodayThroughTheCLibraryTests: XCTestCase {
     func testTheCLibrarysLocalDayIsFoundationsInSeveralZonesAndAroundTheDayStart() throws {
-        let saved = ProcessInfo.processInfo.environment["TZ"]
-        defer {
-            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
-            tzset()
-        }
         let base = Date(timeIntervalSince1970: 1_795_000_000) // 2026-11-18
-        for zone in ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Pacific/Kiritimati", "Pacific/Pago_Pago"] {
-            setenv("TZ", zone, 1)
-            tzset()
+        try inEachZone(["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Pacific/Kiritimati", "Pacific/Pago_Pago"]) { zone in
             let tz = try XCTUnwrap(TimeZone(identifier: zone))
             // Every 37 minutes over 200 days (two DST changes in the northern zones).
             for step in stride(from: 0, to: 200 * 24 * 60, by: 37) {
@@ -121,14 +114,7 @@ final class TodayThroughTheCLibraryTests: XCTestCase {
 /// HABITTO_NOW read through the C library gives the instants Foundation's calendar gives.
 final class NowThroughTheCLibraryTests: XCTestCase {
     func testLocalAndZonedTimesAreTheCalendarsInSeveralZones() throws {
-        let saved = ProcessInfo.processInfo.environment["TZ"]
-        defer {
-            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
-            tzset()
-        }
-        for zone in ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"] {
-            setenv("TZ", zone, 1)
-            tzset()
+        try inEachZone(["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"]) { zone in
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = try XCTUnwrap(TimeZone(identifier: zone))
             for (text, components) in [("2026-11-21T09:30:00", (2026, 11, 21, 9, 30)), ("2026-07-01 23:59", (2026, 7, 1, 23, 59)),
@@ -142,5 +128,19 @@ final class NowThroughTheCLibraryTests: XCTestCase {
             XCTAssertEqual(AppEnvironment.parseNow("2026-11-21T09:30:00.250Z"), Date(timeIntervalSince1970: 1_795_253_400.25))
             XCTAssertNil(AppEnvironment.parseNow("2026-11-21T25:00"))
         }
+    }
+}
+
+/// Runs `body` with the process's TZ set to each of `zones` in turn, then restores it.
+func inEachZone(_ zones: [String], _ body: (String) throws -> Void) rethrows {
+    let saved = ProcessInfo.processInfo.environment["TZ"]
+    defer {
+        if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+        tzset()
+    }
+    for zone in zones {
+        setenv("TZ", zone, 1)
+        tzset()
+        try body(zone)
     }
 }
