@@ -203,8 +203,11 @@ enum DayBlock {
             var r = ByteReader(read(from..<to))
             r.storedAmountScale = amountScale
             while !r.isAtEnd {
-                let (d, rec) = try r.dayRecord()
-                if d == day { out[d] = rec }
+                let d = try r.day()
+                // Records before the day are only passed over.
+                var rec: DayRecord? = d == day ? DayRecord() : nil
+                try r.dayRecordBody(&rec)
+                if let rec { out[d] = rec }
                 if d >= day { break }
             }
         }
