@@ -62,6 +62,9 @@ let package = Package(
         .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVWire"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
+        // The habitto executable's generators (completion scripts, man page) given other
+        // command tables.
+        .testTarget(name: "HabittoTests", dependencies: ["habitto", "HabitCore"], swiftSettings: strict),
         // Runs the habitto binary as a process (built with everything by `swift build`).
         .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "WebDAVHarness"],
                     swiftSettings: strict),

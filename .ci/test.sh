@@ -17,6 +17,13 @@ command -v zip >/dev/null 2>&1 || need+=(zip)
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v task >/dev/null 2>&1 || need+=(taskwarrior)
 [ -x /usr/bin/time ] || need+=(time)
+# The completion scripts are checked in zsh and fish, the man page with man and groff, and
+# 'make install' is run into a temporary DESTDIR.
+command -v zsh >/dev/null 2>&1 || need+=(zsh)
+command -v fish >/dev/null 2>&1 || need+=(fish)
+command -v man >/dev/null 2>&1 || need+=(man-db)
+command -v groff >/dev/null 2>&1 || need+=(groff-base)
+command -v make >/dev/null 2>&1 || need+=(make)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo_cmd=""

@@ -391,22 +391,29 @@ extension ByteReader {
     /// One day's record, as `ByteWriter.days` writes each.
     public mutating func dayRecord() throws -> (LocalDay, DayRecord) {
         let d = try day()
-        var rec = DayRecord()
+        var rec: DayRecord? = DayRecord()
+        try dayRecordBody(&rec)
+        return (d, rec ?? DayRecord())
+    }
+
+    /// The rest of a day record, after its day: decoded into `rec`, or, when `rec` is nil,
+    /// checked and passed over without building anything (reading up to one day of a block).
+    public mutating func dayRecordBody(_ rec: inout DayRecord?) throws {
         var previous: DayOp?
         for _ in 0..<(try count(max: 1 << 20)) {
             let op = DayOp(stamp: try stamp(), delta: try progressDelta(amountScale: storedAmountScale))
             guard previous.map({ $0 < op }) ?? true else { throw DecodeError("progress changes out of order") }
-            rec.add(op)
+            rec?.add(op)
             previous = op
         }
-        if try bool() { let v = try bool(); rec.skip = Register(value: v, stamp: try stamp()) }
+        if try bool() { let v = try bool(); let s = try stamp(); rec?.skip = Register(value: v, stamp: s) }
         if try bool() {
             let v = try u8()
             guard v <= 5 else { throw DecodeError("difficulty out of range") }
-            rec.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: try stamp())
+            let s = try stamp()
+            rec?.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: s)
         }
-        if try bool() { let n = try optionalString(); rec.noteRegister = Register(value: n, stamp: try stamp()) }
-        return (d, rec)
+        if try bool() { let n = try optionalString(); let s = try stamp(); rec?.noteRegister = Register(value: n, stamp: s) }
     }
 
     /// The same bytes as `days()`, read straight into the columns the rules use (no

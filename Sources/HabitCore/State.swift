@@ -128,6 +128,9 @@ public protocol DaySource: AnyObject, Sendable {
     func loadColumns() -> DayColumns
     /// The records of a few days (those later changes touch), without keeping the rest.
     func loadRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord]
+    /// The records of a few days as quickly as the source can read them, for a display that
+    /// must not cost more with a longer history (a snapshot skips its block checksum).
+    func peekRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord]
     /// False when decoded day records should not be kept: only their columns are (a
     /// process then holds every habit's columns and one habit's records at a time).
     var keepsDecodedDays: Bool { get }
@@ -137,6 +140,7 @@ extension DaySource {
     public var keepsDecodedDays: Bool { true }
     public func loadColumns() -> DayColumns { DayColumns(loadDays()) }
     public func loadRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord] { loadDays().filter { days.contains($0.key) } }
+    public func peekRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord] { loadRecords(days) }
 }
 
 /// A day-level change waiting to be applied on top of a source not decoded yet.
@@ -193,12 +197,13 @@ final class LazyDays: @unchecked Sendable {
         return c
     }
 
-    /// One day's record, without decoding the others when they are not decoded yet.
-    func record(_ day: LocalDay) -> DayRecord? {
+    /// One day's record, without decoding the others when they are not decoded yet
+    /// (`peek`: through the source's quickest read, see `DaySource.peekRecords`).
+    func record(_ day: LocalDay, peek: Bool = false) -> DayRecord? {
         lock.lock()
         defer { lock.unlock() }
         if let cache { return cache[day] }
-        var rec = source.loadRecords([day])[day]
+        var rec = (peek ? source.peekRecords([day]) : source.loadRecords([day]))[day]
         for p in pending where p.day == day { rec = rec ?? DayRecord(); rec!.apply(p.change, stamp: p.stamp) }
         return rec
     }
@@ -261,6 +266,10 @@ public struct HabitEntry: Sendable {
 
     /// One day's record, without decoding the other days when they are not decoded yet.
     public func record(_ day: LocalDay) -> DayRecord? { lazyDays.map { $0.record(day) } ?? storedDays[day] }
+
+    /// One day's record read as quickly as its source allows (a snapshot block's checksum is
+    /// not checked): for a display that runs often, such as the prompt segment.
+    public func peekRecord(_ day: LocalDay) -> DayRecord? { lazyDays.map { $0.record(day, peek: true) } ?? storedDays[day] }
 
     /// What the rules read of one day, without decoding records that are not decoded yet.
     func dayValues(_ day: LocalDay) -> (progress: Int, skipped: Bool, rating: Int?) {

@@ -115,6 +115,22 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
         if let b = verifiedBytes, let d = try? DayBlock.records(b, only: days, amountScale: amountScale) { return d }
         return loadDays().filter { days.contains($0.key) }
     }
+
+    /// A few days' records read from the index and the stretch of records (at most
+    /// `DayBlock.stride`) that holds each day, without checking the block's checksum: the
+    /// cost does not grow with the habit's history. When the bytes do not decode, the
+    /// checked path (`loadRecords`, which repairs a damaged block) answers.
+    func peekRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord] {
+        lock.lock()
+        let cached = cache
+        lock.unlock()
+        if let cached { return cached.filter { days.contains($0.key) } }
+        if let d = try? DayBlock.records(reading: { self.file.bytes(($0.lowerBound + self.range.lowerBound)..<($0.upperBound + self.range.lowerBound)) },
+                                        count: range.count, only: days, amountScale: amountScale) {
+            return d
+        }
+        return loadRecords(days)
+    }
 }
 
 /// The layout of a snapshot block: a sparse index (the day and position of every 256th
@@ -164,6 +180,38 @@ enum DayBlock {
         let c = try r.dayColumns()
         guard r.isAtEnd else { throw DecodeError("trailing bytes in a block") }
         return c
+    }
+
+    /// The records of `days` from a block read piecewise: `read` returns the bytes of a
+    /// range of the block (`count` bytes long). Only the index and, for each day, the bytes
+    /// from the index mark before it to the next mark are read.
+    static func records(reading read: (Range<Int>) -> [UInt8], count: Int, only days: Set<LocalDay>,
+                        amountScale: Int = 1) throws -> [LocalDay: DayRecord] {
+        guard count >= 4 else { throw DecodeError("block too short") }
+        var header = ByteReader(read(0..<4))
+        let n = Int(try header.u32le())
+        guard n <= count / 8 else { throw DecodeError("block index too long") }
+        let start = 4 + 8 * n
+        let (_, marks) = try index(read(0..<start))
+        var out: [LocalDay: DayRecord] = [:]
+        for day in days {
+            var lo = 0, hi = marks.count
+            while lo < hi { let mid = (lo + hi) / 2; if marks[mid].ordinal <= day.ordinal { lo = mid + 1 } else { hi = mid } }
+            guard lo > 0 else { continue }
+            let from = start + marks[lo - 1].offset, to = lo < marks.count ? start + marks[lo].offset : count
+            guard from <= to, to <= count else { throw DecodeError("block index out of range") }
+            var r = ByteReader(read(from..<to))
+            r.storedAmountScale = amountScale
+            while !r.isAtEnd {
+                let d = try r.day()
+                // Records before the day are only passed over.
+                var rec: DayRecord? = d == day ? DayRecord() : nil
+                try r.dayRecordBody(&rec)
+                if let rec { out[d] = rec }
+                if d >= day { break }
+            }
+        }
+        return out
     }
 
     /// The records of `days` (those recorded), each read from the index mark before it.

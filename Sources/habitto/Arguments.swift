@@ -16,12 +16,44 @@ enum ExitCode {
     static let storage: Int32 = 3
 }
 
+/// What a value (an option's or a positional argument's) completes to in a shell.
+enum ValueKind: Equatable {
+    /// Anything (typed by hand).
+    case free
+    /// One of these words (examples of a grammar, such as schedules, included).
+    case words([String])
+    /// A habit's name.
+    case habit
+    /// A theme's name.
+    case theme
+    case file, directory
+
+    /// The kind a positional argument's placeholder implies: `HABIT` and `OTHER` are habits,
+    /// `PATH` a file, and `a|b|c` its lowercase words (`1-5` stands for 1 to 5).
+    static func of(placeholder: String) -> ValueKind {
+        switch placeholder {
+        case "HABIT", "OTHER": return .habit
+        case "PATH": return .file
+        case "DIR": return .directory
+        default:
+            guard placeholder.contains("|") else { return .free }
+            let words = placeholder.split(separator: "|").flatMap { part -> [String] in
+                if part == "1-5" { return (1...5).map(String.init) }
+                return part == part.lowercased() ? [String(part)] : []
+            }
+            return .words(words)
+        }
+    }
+}
+
 /// One option of a command.
 struct OptionSpec {
     let name: String
     /// The placeholder of its value (`N`, `DATE`), or nil for a flag.
     let value: String?
     let help: String
+    /// What its value completes to in a shell (see `Completions`).
+    var completes: ValueKind = .free
 }
 
 /// A command: its positional arguments, options and help, as data.
@@ -33,6 +65,9 @@ struct CommandSpec {
     var notes: String = ""
     /// Positional arguments that may be left out (after the required ones).
     var optionalArguments: [String] = []
+    /// Left out of the help's list of commands, the man page and completion (internal
+    /// commands the completion scripts call).
+    var hidden = false
 
     var usageLine: String {
         var parts = ["habitto", name] + arguments + optionalArguments.map { "[\($0)]" }
@@ -92,7 +127,7 @@ enum ArgumentParser {
             if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
                 if inv.command == nil && !onlyPositionals {
                     guard let s = specs.first(where: { $0.name == arg }) else {
-                        let hint = Suggest.nearest(arg, among: specs.map(\.name)).map { "did you mean '\($0)'? Run" } ?? "run"
+                        let hint = Suggest.nearest(arg, among: specs.filter { !$0.hidden }.map(\.name)).map { "did you mean '\($0)'? Run" } ?? "run"
                         throw CLIError.usage("unknown command '\(Sanitize.display(arg))'; \(hint) 'habitto --help' for the list of commands")
                     }
                     inv.command = arg

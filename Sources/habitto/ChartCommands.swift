@@ -15,9 +15,12 @@ enum ChartKind: String, CaseIterable {
 extension Specs {
     /// The options `show` takes for its charts.
     static let chartOptions: [OptionSpec] = [
-        OptionSpec(name: "--chart", value: "KIND", help: "print a chart: score, history, weekday, streaks or difficulty"),
-        OptionSpec(name: "--span", value: "SPAN", help: "3m, 1y or all (default: 1y for score, all for the others)"),
-        OptionSpec(name: "--by", value: "PERIOD", help: "history bars per week, month (default), quarter or year"),
+        OptionSpec(name: "--chart", value: "KIND", help: "print a chart: score, history, weekday, streaks or difficulty",
+                   completes: .words(ChartKind.allCases.map(\.rawValue))),
+        OptionSpec(name: "--span", value: "SPAN", help: "3m, 1y or all (default: 1y for score, all for the others)",
+                   completes: .words(ChartSpan.allCases.map(\.rawValue))),
+        OptionSpec(name: "--by", value: "PERIOD", help: "history bars per week, month (default), quarter or year",
+                   completes: .words(ChartBucket.allCases.map(\.rawValue))),
     ]
 
     static let graph = CommandSpec(

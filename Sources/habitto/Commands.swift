@@ -12,15 +12,19 @@ enum Specs {
         OptionSpec(name: "--goal", value: "N", help: "per day: at least N (build, default 1) or at most N (--limit); up to 3 decimals"),
         OptionSpec(name: "--unit", value: "U", help: "unit shown after progress, e.g. glasses"),
         OptionSpec(name: "--limit", value: nil, help: "a limit habit: stay at or under the goal"),
-        OptionSpec(name: "--schedule", value: "SPEC", help: "daily (default), weekdays, weekends, mon,wed,fri, every:3, 3/week"),
-        OptionSpec(name: "--start", value: "DATE", help: "first day tracked (default today)"),
+        OptionSpec(name: "--schedule", value: "SPEC", help: "daily (default), weekdays, weekends, mon,wed,fri, every:3, 3/week",
+                   completes: .words(["daily", "weekdays", "weekends", "mon,wed,fri", "every:2", "every:3", "3/week", "5/week"])),
+        OptionSpec(name: "--start", value: "DATE", help: "first day tracked (default today)", completes: Specs.dayWords),
         OptionSpec(name: "--icon", value: "C", help: "one character or emoji (\"\" clears it in edit)"),
-        OptionSpec(name: "--color", value: "C", help: "#RRGGBB or a name: \(Validate.colorNames.joined(separator: ", "))"),
+        OptionSpec(name: "--color", value: "C", help: "#RRGGBB or a name: \(Validate.colorNames.joined(separator: ", "))",
+                   completes: .words(Validate.colorNames)),
         OptionSpec(name: "--notes", value: "TEXT", help: "free text"),
         OptionSpec(name: "--group", value: "NAME", help: "a group heading, e.g. Health (\"\" clears it in edit)"),
         OptionSpec(name: "--remind", value: "TIMES", help: "reminder times HH:MM, e.g. 08:00,20:00, at most 8 ('habitto remind'; \"\" clears them)"),
     ]
-    static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, today or yesterday (default today)")
+    static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, today or yesterday (default today)",
+                                  completes: dayWords)
+    static let dayWords = ValueKind.words(["today", "yesterday"])
     static let json = OptionSpec(name: "--json", value: nil, help: "print JSON")
 
     static let all: [CommandSpec] = [
@@ -34,8 +38,8 @@ enum Specs {
                     options: []),
         CommandSpec(name: "unarchive", arguments: ["HABIT"], summary: "Track an archived habit again.", options: []),
         CommandSpec(name: "move", arguments: ["HABIT"], summary: "Change the order of habits: move one before or after another, or to the top or bottom.",
-                    options: [OptionSpec(name: "--before", value: "OTHER", help: "put it just before OTHER"),
-                              OptionSpec(name: "--after", value: "OTHER", help: "put it just after OTHER"),
+                    options: [OptionSpec(name: "--before", value: "OTHER", help: "put it just before OTHER", completes: .habit),
+                              OptionSpec(name: "--after", value: "OTHER", help: "put it just after OTHER", completes: .habit),
                               OptionSpec(name: "--top", value: nil, help: "put it first"),
                               OptionSpec(name: "--bottom", value: nil, help: "put it last")],
                     notes: "Give exactly one of --before, --after, --top, --bottom. Archived habits keep their place in the order\n(list --all and the UI's v show it). The order is synced; 'habitto undo' takes a move back."),
@@ -43,7 +47,8 @@ enum Specs {
                     options: [OptionSpec(name: "--yes", value: nil, help: "confirm")]),
         CommandSpec(name: "check", arguments: ["HABIT"], summary: "Check in: add progress to a day.",
                     options: [date, OptionSpec(name: "--amount", value: "N", help: "how much, up to 3 decimals (default 1)"),
-                              OptionSpec(name: "--difficulty", value: "1-5", help: "how hard it was: 1 very easy … 5 very hard"),
+                              OptionSpec(name: "--difficulty", value: "1-5", help: "how hard it was: 1 very easy … 5 very hard",
+                                         completes: .words((1...5).map(String.init))),
                               OptionSpec(name: "--note", value: "TEXT", help: "a note on the day")]),
         CommandSpec(name: "uncheck", arguments: ["HABIT"], summary: "Take progress back from a day.",
                     options: [date, OptionSpec(name: "--amount", value: "N", help: "how much, up to 3 decimals (default 1)")]),
@@ -70,22 +75,27 @@ enum Specs {
                               OptionSpec(name: "--user", value: "USER", help: "the WebDAV user (password: HABITTO_WEBDAV_PASSWORD, password_command or password_file)")],
                     optionalArguments: ["SPEC"]),
         CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, or while offline).", options: []),
-        CommandSpec(name: "status", arguments: [], summary: "Show the sync state: mode, queue, last sync, errors, devices.", options: [json]),
+        CommandSpec(name: "status", arguments: [], summary: "Show the sync state: mode, queue, last sync, errors, devices; or one short line for a prompt (--short).",
+                    options: [json, OptionSpec(name: "--short", value: nil, help: "one line for a shell prompt or a status bar, e.g. ✓3/5 ↑2"),
+                              OptionSpec(name: "--format", value: "FORMAT", help: "the short line's format (implies --short; default \(Segment.defaultFormat))")],
+                    notes: "Placeholders of --format:\n" + Segment.placeholders.map { "  \($0.0)  \($0.1)" }.joined(separator: "\n")
+                        + "\nThe short line reads today's records and, with a remote, the sync state; it never syncs."),
         CommandSpec(name: "offline", arguments: ["on|off"], summary: "Pause sync (on) or resume it and sync at once (off).", options: []),
         CommandSpec(name: "demo", arguments: [],
                     summary: "Open the UI on throwaway demo data with a second device and a slow remote, to watch sync.",
                     options: []),
         CommandSpec(name: "export", arguments: [], summary: "Export all data; the same data on the same day gives the same bytes.",
-                    options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (default) or csv"),
-                              OptionSpec(name: "--output", value: "PATH", help: "json: write to a file; csv: write habits.csv and checkins.csv into a folder")],
+                    options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (default) or csv", completes: .words(["json", "csv"])),
+                              OptionSpec(name: "--output", value: "PATH", help: "json: write to a file; csv: write habits.csv and checkins.csv into a folder",
+                                         completes: .file)],
                     notes: "Without --output, csv prints habits.csv, a blank line, then checkins.csv."),
-    ] + [graph] + Runner.backupSpecs + [Runner.remindSpec]
+    ] + [graph] + Runner.backupSpecs + [Runner.remindSpec] + shellSpecs
 
     static var overview: String {
         var s = "Habitto \(habittoVersion): a keyboard-driven habit tracker with a local, crash-safe journal.\n\n"
         s += "Usage: habitto [--home DIR] [--theme NAME] [--ascii]   (the full-screen UI; ? there lists its keys)\n"
         s += "       habitto [--home DIR] COMMAND [OPTIONS]\n\nCommands:\n"
-        for c in all {
+        for c in all where !c.hidden {
             let left = ([c.name] + c.arguments).joined(separator: " ")
             s += "  " + left + String(repeating: " ", count: max(2, 24 - left.count)) + c.summary + "\n"
         }
@@ -160,6 +170,7 @@ struct Runner {
         case "remote": try await remote()
         case "sync": try await syncNow()
         case "status": try await status()
+        case "__complete": try await complete()
         case "offline": try await offline()
         case "remind": try await remind()
         default: throw CLIError.usage("unknown command")
@@ -621,6 +632,7 @@ extension Runner {
     }
 
     func status() async throws {
+        if invocation.has("--short") || invocation.value("--format") != nil { try await statusShort(); return }
         let repo = try openRepository()
         let st = await (try engine(repo)).status()
         func date(_ d: Date?) -> JSON { d.map { .string(UTCTime.iso8601($0)) } ?? .null }

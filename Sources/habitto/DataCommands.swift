@@ -26,7 +26,8 @@ extension Runner {
                     optionalArguments: ["ID"]),
         CommandSpec(name: "import", arguments: ["PATH"],
                     summary: "Import from the legacy Habitto app, Loop, harsh or a Habitto JSON export.",
-                    options: [OptionSpec(name: "--from", value: "FORMAT", help: "habitto-legacy, loop-csv, harsh or json"),
+                    options: [OptionSpec(name: "--from", value: "FORMAT", help: "habitto-legacy, loop-csv, harsh or json",
+                                         completes: .words(ImportFormat.allCases.map(\.rawValue))),
                               OptionSpec(name: "--dry-run", value: nil, help: "report what would be imported; write nothing"),
                               Specs.json],
                     notes: """

@@ -68,7 +68,7 @@ enum Demo {
         opts.companion = companion
         opts.hint = "Demo: press o to go offline, check in a few times with space, press o again and watch the queue drain (y shows it)"
         let demoEnv = AppEnvironment(home: home, configPath: env.configPath, config: env.config, now: env.now,
-                                     clock: env.clock, timeZone: env.timeZone)
+                                     clock: env.clock)
         let code = try await TerminalApp.run(env: demoEnv, options: opts)
         Output.line("The demo's data is in \(homeGiven ? home : base); delete it when you are done.")
         return code

@@ -14,8 +14,23 @@ struct AppEnvironment {
     /// The instant "now" for this run (HABITTO_NOW or the system clock).
     let now: Date
     let clock: @Sendable () -> Date
-    let timeZone: TimeZone
-    var today: LocalDay { LocalDay.containing(now, in: timeZone, dayStartHour: config.dayStartHour) }
+    /// The time zone (`TZ`, else the system's), read when asked: building it costs more than
+    /// finding today's date does (see `localDay`).
+    var timeZone: TimeZone { .current }
+    var today: LocalDay { Self.localDay(now, dayStartHour: config.dayStartHour) }
+
+    /// The local day holding `instant`, shifted by `dayStartHour`, in the process's time zone
+    /// (`TZ`, else /etc/localtime, as `TimeZone.current`), through the C library's
+    /// `localtime_r`: microseconds, where a Foundation `Calendar` costs about 2 ms at its
+    /// first use, a fifth of a short command's start (see the README's Performance).
+    static func localDay(_ instant: Date, dayStartHour: Int) -> LocalDay {
+        var t = time_t(instant.timeIntervalSince1970.rounded(.down)), parts = tm()
+        guard localtime_r(&t, &parts) != nil,
+              let day = LocalDay(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday)) else {
+            return LocalDay.containing(instant, in: .current, dayStartHour: dayStartHour)
+        }
+        return Int(parts.tm_hour) < dayStartHour ? day.adding(-1) : day
+    }
 
     /// With `configProblemsAllowed` (the doctor, which reports them itself), an invalid
     /// config file means the defaults rather than an error.
@@ -31,27 +46,26 @@ struct AppEnvironment {
         let configPath = configDir + "/config"
         let config: Config
         do { config = try Config.load(path: configPath) } catch StoreError.config(_) where configProblemsAllowed { config = Config() }
-        let timeZone = TimeZone.current
         let clock: @Sendable () -> Date
         if let fixed = env["HABITTO_NOW"] {
-            guard let date = parseNow(fixed, timeZone: timeZone) else {
+            guard let date = parseNow(fixed) else {
                 throw CLIError.usage("HABITTO_NOW='\(Sanitize.display(fixed))' is not an ISO-8601 date-time such as 2026-11-21T09:30:00; unset it to use the clock")
             }
             clock = { date }
         } else {
             clock = { Date() }
         }
-        return AppEnvironment(home: home, configPath: configPath, config: config, now: clock(), clock: clock,
-                              timeZone: timeZone)
+        return AppEnvironment(home: home, configPath: configPath, config: config, now: clock(), clock: clock)
     }
 
     /// Parses `YYYY-MM-DD[(T| )HH:MM[:SS[.fff]]][Z|±HH:MM]`, local time unless a zone is given.
-    static func parseNow(_ text: String, timeZone: TimeZone) -> Date? {
+    static func parseNow(_ text: String) -> Date? {
         let s = text.trimmingCharacters(in: .whitespaces)
         guard s.count >= 10, let day = LocalDay(String(s.prefix(10))) else { return nil }
         var rest = Substring(s.dropFirst(10))
         var hour = 0, minute = 0, second = 0.0
-        var zone: TimeZone = timeZone
+        // Seconds east of UTC when the text gives a zone; nil: local time (TZ).
+        var offset: Int?
         if let first = rest.first, first == "T" || first == " " {
             rest = rest.dropFirst()
             var zonePart = ""
@@ -68,23 +82,26 @@ struct AppEnvironment {
                 guard let sec = Double(parts[2]), sec >= 0, sec < 61, parts[2].first?.isNumber == true else { return nil }
                 second = sec
             }
-            if zonePart == "Z" { zone = TimeZone(secondsFromGMT: 0)! }
+            if zonePart == "Z" { offset = 0 }
             else if !zonePart.isEmpty {
                 let sign = zonePart.first == "-" ? -1 : 1
                 let digits = zonePart.dropFirst().replacingOccurrences(of: ":", with: "")
                 guard digits.count == 4, let v = Int(digits), v % 100 < 60, v / 100 <= 14 else { return nil }
-                zone = TimeZone(secondsFromGMT: sign * ((v / 100) * 3600 + (v % 100) * 60))!
+                offset = sign * ((v / 100) * 3600 + (v % 100) * 60)
             }
         } else if !rest.isEmpty {
             return nil
         }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
+        // Through the C library (timegm, or mktime in the local zone), not a Foundation
+        // Calendar, whose first use costs about 2 ms (see `localDay`).
         let c = day.components
-        var dc = DateComponents(year: c.year, month: c.month, day: c.day, hour: hour, minute: minute,
-                                second: Int(second))
-        dc.nanosecond = Int((second - second.rounded(.down)) * 1e9)
-        return calendar.date(from: dc)
+        var parts = tm()
+        parts.tm_year = Int32(c.year - 1900); parts.tm_mon = Int32(c.month - 1); parts.tm_mday = Int32(c.day)
+        parts.tm_hour = Int32(hour); parts.tm_min = Int32(minute); parts.tm_sec = Int32(second.rounded(.down))
+        parts.tm_isdst = -1
+        let whole: time_t
+        if let offset { whole = timegm(&parts) - time_t(offset) } else { whole = mktime(&parts) }
+        return Date(timeIntervalSince1970: Double(whole) + (second - second.rounded(.down)))
     }
 
     /// Faults to inject into the sync remote: `HABITTO_FAULTS`, else the config's `faults`.

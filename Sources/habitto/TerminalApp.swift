@@ -353,7 +353,7 @@ final class UILoop: @unchecked Sendable {
             if now.timeIntervalSince(lastRefresh) >= 0.5 {
                 lastRefresh = now
                 refresh()
-                let today = LocalDay.containing(env.clock(), in: env.timeZone, dayStartHour: env.config.dayStartHour)
+                let today = AppEnvironment.localDay(env.clock(), dayStartHour: env.config.dayStartHour)
                 if today != state.today { actions.append(.dayChanged(today)) }
             }
             actions.append(.tick(now))

@@ -29,6 +29,8 @@ func runMain() async -> Int32 {
             Output.text(inv.command.flatMap { c in Specs.all.first { $0.name == c } }?.help ?? Specs.overview)
             return ExitCode.ok
         }
+        // Completion scripts and the man page read no data and no config (make install runs them).
+        if let document = try Specs.document(inv) { Output.raw(document); return ExitCode.ok }
         let env = try AppEnvironment.resolve(home: inv.home, env: ProcessInfo.processInfo.environment,
                                              configProblemsAllowed: inv.command == "doctor")
         if inv.command == "demo" {

@@ -129,3 +129,40 @@ final class LazyLoadingTests: StoreTestCase {
         XCTAssertNotNil(oldBlock.verifiedBytes)
     }
 }
+
+/// The prompt segment's read: one day of a habit through a snapshot block's index, without
+/// the block's checksum, gives the same record as the checked read, on every day of a history
+/// longer than several index strides.
+final class PeekRecordTests: StoreTestCase {
+    func testAPeekedRecordIsTheCheckedRecordOnEveryDayAndTheTallyAgrees() async throws {
+        let dir = root + "/peek"
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        let read = HabitID(value: 1 << 8), gym = HabitID(value: 2 << 8)
+        try await repo.commit { _, _ in
+            [.create(read, HabitFields(name: "Read", startDate: Fixture.day0)),
+             .create(gym, HabitFields(name: "Gym", schedule: .perWeek(3), startDate: Fixture.day0))]
+        }
+        let days = 700
+        try await repo.commit { _, _ in
+            (0..<days).filter { $0 % 7 != 3 }.flatMap { d -> [Change] in
+                [.progress(read, Fixture.day0.adding(d), delta: 1 + d % 2), .progress(gym, Fixture.day0.adding(d), delta: d % 3 == 0 ? 1 : 0)]
+                    .filter { if case .progress(_, _, let delta) = $0 { return delta > 0 } else { return true } }
+            } + [.skip(read, Fixture.day0.adding(500), true)]
+        }
+        try await repo.writeSnapshot()
+        let state = await (try HabitRepository(directory: dir, now: Fixture.clock, keepDecodedDays: false)).state
+        let folded = try foldJournal(try fileBytes(DataPaths(directory: dir).journal))
+        for h in [read, gym] {
+            let entry = try XCTUnwrap(state.entries[h])
+            XCTAssertNotNil(entry.unchangedDaySource as? SnapshotBlock, "the days come from the snapshot")
+            for d in -2..<(days + 2) {
+                let day = Fixture.day0.adding(d)
+                XCTAssertEqual(entry.peekRecord(day), folded.entries[h]?.record(day), "day \(d)")
+            }
+        }
+        for d in [0, 3, 255, 256, 257, 500, 511, 512, 699] {
+            let day = Fixture.day0.adding(d)
+            XCTAssertEqual(state.tally(on: day), folded.tally(on: day), "day \(d)")
+        }
+    }
+}

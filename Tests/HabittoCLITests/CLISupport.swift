@@ -107,10 +107,11 @@ final class Sandbox {
         return env
     }
 
-    /// Starts the binary with `args`; output goes to files read by `finish`.
-    func start(_ args: [String]) throws -> (Process, String) {
+    /// Starts the binary (or another `program`) with `args` in the sandbox's environment;
+    /// output goes to files read by `finish`.
+    func start(_ args: [String], program: String? = nil) throws -> (Process, String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binaryPath)
+        p.executableURL = URL(fileURLWithPath: program ?? binaryPath)
         p.arguments = args
         p.environment = environment
         let tag = root + "/run-" + UUID().uuidString
@@ -139,12 +140,12 @@ final class Sandbox {
     }
 
     @discardableResult
-    func run(_ args: [String], file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+    func run(_ args: [String], program: String = Sandbox.binary, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
         do {
-            let (p, tag) = try start(args)
+            let (p, tag) = try start(args, program: program)
             return finish(p, tag)
         } catch {
-            XCTFail("could not start \(Sandbox.binary): \(error)", file: file, line: line)
+            XCTFail("could not start \(program): \(error)", file: file, line: line)
             return RunResult(status: -1, stdout: "", stderr: "", killed: false)
         }
     }

@@ -1,0 +1,99 @@
+import HabitTUI
+
+/// The man page `habitto.1`, generated from the command table (the one `--help` and the
+/// completions read), the UI's key map and the documented files, environment and exit codes.
+enum ManPage {
+    /// Text for roff: backslashes escaped, a leading `.` or `'` protected, and any other
+    /// character than ASCII written as a groff Unicode escape (`\[u2713]`).
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\\": out += "\\e"
+            case "-": out += "\\-"
+            case _ where u.value < 0x80: out.unicodeScalars.append(u)
+            default: out += "\\[u" + String(u.value, radix: 16, uppercase: true).leftPadded(4) + "]"
+            }
+        }
+        if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
+        return out
+    }
+
+    static func bold(_ s: String) -> String { "\\fB" + escape(s) + "\\fR" }
+    static func italic(_ s: String) -> String { "\\fI" + escape(s) + "\\fR" }
+
+    /// An option as a tag: `\fB--goal\fR \fIN\fR`.
+    static func tag(_ o: OptionSpec) -> String { bold(o.name) + (o.value.map { " " + italic($0) } ?? "") }
+
+    /// Lines of text, each as its own output line (a paragraph per line of `text`).
+    static func lines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: true)
+            .map { escape(String($0.drop(while: { $0 == " " }))) }.joined(separator: "\n.br\n") + "\n"
+    }
+
+    static func render(_ specs: [CommandSpec], keys: KeyMap = .defaults) -> String {
+        var s = ".TH HABITTO 1 \"\" \"habitto \(habittoVersion)\" \"User Commands\"\n"
+        s += ".SH NAME\nhabitto \\- a keyboard\\-driven habit tracker for the terminal\n"
+        s += ".SH SYNOPSIS\n.B habitto\n[\(bold("--home")) \(italic("DIR"))] [\(bold("--theme")) \(italic("NAME"))] [\(bold("--ascii"))]\n"
+        s += ".br\n.B habitto\n[\(bold("--home")) \(italic("DIR"))] \(italic("COMMAND")) [\(italic("OPTIONS"))]\n"
+        s += ".SH DESCRIPTION\n" + lines("""
+        Habitto tracks habits: you check in on today's habits, rate how hard each one was, and watch streaks, habit strength and XP grow, in a full-screen UI (run without a command) or from scripts. Every change is written to a local, append-only, checksummed journal before Habitto says it is done, and can sync through a shared folder or a WebDAV server.
+        """)
+        s += ".PP\n" + lines("HABIT is an id, an exact name (any case) or a unique prefix of a name. Dates are YYYY-MM-DD.")
+        s += ".SH OPTIONS\n"
+        for o in Specs.globalOptions { s += ".TP\n" + tag(o) + "\n" + escape(o.help) + "\n" }
+        s += ".SH COMMANDS\n"
+        for c in specs where !c.hidden {
+            let args = c.arguments.map(italic) + c.optionalArguments.map { "[" + italic($0) + "]" }
+            s += ".TP\n" + (["\\fBhabitto " + escape(c.name) + "\\fR"] + args + (c.options.isEmpty ? [] : ["[" + italic("OPTIONS") + "]"]))
+                .joined(separator: " ") + "\n" + escape(c.summary) + "\n"
+            if !c.notes.isEmpty { s += ".IP\n" + lines(c.notes) }
+            if !c.options.isEmpty {
+                s += ".RS\n"
+                for o in c.options { s += ".TP\n" + tag(o) + "\n" + escape(o.help) + "\n" }
+                s += ".RE\n"
+            }
+        }
+        s += ".SH KEYS\n" + lines("The keys of the full-screen UI, by screen (? there shows them too). They can be changed in $XDG_CONFIG_HOME/habitto/keys.")
+        for mode in Mode.allCases {
+            let bindings = keys.bindings(in: mode)
+            guard !bindings.isEmpty else { continue }
+            s += ".SS " + escape(mode.rawValue.prefix(1).uppercased() + mode.rawValue.dropFirst()) + "\n"
+            for b in bindings {
+                s += ".TP\n" + b.keys.map { bold($0.description) }.joined(separator: ", ") + "\n" + escape(b.label) + "\n"
+            }
+        }
+        s += ".SH FILES\n"
+        let files: [(String, String)] = [
+            ("$XDG_DATA_HOME/habitto/", "the data directory (default ~/.local/share/habitto; --home or $HABITTO_HOME replace it): journal.hbj (the truth), snapshot.bin (a cache), device, lock, backups/, recovered/, imports.json, remote (the sync settings), sync.json (the sync cursor and status)"),
+            ("$XDG_CONFIG_HOME/habitto/config", "the config file (default ~/.config/habitto/config): key = value lines"),
+            ("$XDG_CONFIG_HOME/habitto/themes/", "your themes, NAME.theme"),
+            ("$XDG_CONFIG_HOME/habitto/keys", "your key bindings"),
+            ("PREFIX/share/habitto/themes/", "the bundled themes, found next to the installed binary (../share/habitto/themes)"),
+        ]
+        for (path, what) in files { s += ".TP\n" + italic(path) + "\n" + escape(what) + "\n" }
+        s += ".SH ENVIRONMENT\n"
+        let environment: [(String, String)] = [
+            ("HABITTO_HOME", "the data directory, when --home is not given"),
+            ("HABITTO_NOW", "an ISO-8601 date-time that replaces the clock (tests and demos), e.g. 2026-11-21T09:30:00"),
+            ("HABITTO_THEMES_DIR", "a further directory of bundled themes"),
+            ("HABITTO_WEBDAV_PASSWORD", "the WebDAV password (else password_command or password_file in the config)"),
+            ("XDG_DATA_HOME, XDG_CONFIG_HOME", "where the data and config directories are (default ~/.local/share and ~/.config)"),
+            ("NO_COLOR", "when set and not empty, the UI uses no colours"),
+            ("LC_ALL, LC_CTYPE, LANG", "the first one set decides the character set: a locale that is not UTF-8 gives ASCII output, as --ascii does"),
+            ("TZ", "the time zone of \"today\""),
+        ]
+        for (name, what) in environment { s += ".TP\n" + bold(name) + "\n" + escape(what) + "\n" }
+        s += ".SH EXIT STATUS\n"
+        let codes: [(Int, String)] = [(0, "success"), (1, "invalid input or an unknown habit"), (2, "a usage error"),
+                                      (3, "a storage error"), (4, "sync failed (or offline, for sync)"),
+                                      (5, "the doctor found problems")]
+        for (code, what) in codes { s += ".TP\n" + bold(String(code)) + "\n" + escape(what) + "\n" }
+        s += ".SH SEE ALSO\n" + lines("The README of the source tree: rules, sync, themes, configuration and performance.")
+        return s
+    }
+}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

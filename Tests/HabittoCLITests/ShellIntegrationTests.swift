@@ -1,0 +1,232 @@
+import Foundation
+import XCTest
+
+/// Habitto in a terminal user's setup: the prompt segment (`status --short`), the shell
+/// completions run in real shells, the man page through man and groff, and `make install`.
+final class ShellIntegrationTests: XCTestCase {
+    var box: Sandbox!
+    override func setUp() { box = Sandbox() }
+    override func tearDown() { box = nil }
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Four habits on Saturday 2026-11-21: Read (done), Drink water (1 of 8), Walk (skipped),
+    /// Stretch (Mondays, not due).
+    func addHabits() {
+        box.ok("add", "Read")
+        box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
+        box.ok("add", "Walk")
+        box.ok("add", "Stretch", "--schedule", "mon")
+        box.ok("check", "Read")
+        box.ok("check", "Drink water")
+        box.ok("skip", "Walk")
+    }
+
+    /// Every file of the data directory with its size and modification time.
+    func listing() -> [String] {
+        let files = FileManager.default.enumerator(atPath: box.home)?.allObjects as? [String] ?? []
+        return files.sorted().map { f in
+            let a = try? FileManager.default.attributesOfItem(atPath: box.home + "/" + f)
+            return "\(f) \(a?[.size] ?? 0) \((a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+        }
+    }
+
+    // MARK: Prompt segment
+
+    func testStatusShortCountsTheHabitsDoneAndDueTodayAndWritesNothing() {
+        addHabits()
+        let before = listing()
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/2\n")
+        XCTAssertEqual(box.ok("status", "--format", "%d of %t done (%q queued)%s %%"), "1 of 2 done (0 queued) %\n")
+        XCTAssertEqual(listing(), before, "the segment wrote to the data directory")
+        box.ok("check", "Drink water", "--amount", "7")
+        XCTAssertEqual(box.ok("status", "--short"), "✓2/2\n")
+    }
+
+    func testStatusShortIsASCIIWithTheOptionAndUnderALocaleThatIsNotUTF8() {
+        addHabits()
+        XCTAssertEqual(box.ok("status", "--short", "--ascii"), "+1/2\n")
+        box.extraEnv["LANG"] = "C"
+        XCTAssertEqual(box.ok("status", "--short"), "+1/2\n")
+    }
+
+    func testStatusShortWithoutDataPrintsZeroAndCreatesNothing() {
+        XCTAssertEqual(box.ok("status", "--short"), "✓0/0\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.home), "the segment created the data directory")
+    }
+
+    func testStatusShortShowsTheQueueWithARemoteAndAMarkWhenTheLastSyncFailed() throws {
+        addHabits()
+        let remote = box.root + "/remote"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        box.ok("remote", "set", "dir:" + remote)
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/2\n", "everything is sent: nothing about sync")
+        XCTAssertEqual(box.ok("status", "--format", "[%s%q]"), "[✓0]\n")
+        box.ok("check", "Drink water")
+        box.ok("check", "Drink water")
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/2 ↑2\n")
+        XCTAssertEqual(box.ok("status", "--short", "--ascii"), "+1/2 ^2\n")
+        // The remote folder replaced by a file: the next sync fails.
+        try FileManager.default.removeItem(atPath: remote)
+        XCTAssertTrue(FileManager.default.createFile(atPath: remote, contents: Data("x".utf8)))
+        XCTAssertEqual(box.run("sync").status, 4)
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/2 ↑2!\n")
+        XCTAssertEqual(box.ok("status", "--format", "%s"), "!\n")
+    }
+
+    func testAnUnknownPlaceholderOrALonePercentIsAUsageError() {
+        addHabits()
+        let r = box.run("status", "--format", "%d/%y")
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertEqual(r.stderr, "habitto: unknown placeholder '%y' in --format: use %d %t %q %s %S %g %%\n")
+        XCTAssertEqual(box.run("status", "--format", "100%").status, 2)
+        XCTAssertEqual(box.run("status", "--short", "--json").status, 2)
+    }
+
+    // MARK: Completions
+
+    /// bash's completion of the command line `words` (after `habitto`, the last one being
+    /// completed), with the script from `completions bash` sourced.
+    func bash(_ words: [String], file: StaticString = #filePath, line: UInt = #line) -> [String] {
+        let all = [Sandbox.binary] + words
+        let quoted = all.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let program = "source <('\(Sandbox.binary)' completions bash) || exit 9; COMP_WORDS=(\(quoted)); COMP_CWORD=\(all.count - 1); "
+            + "_habitto; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let r = box.run(["-c", program], program: "/bin/bash", file: file, line: line)
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        return r.stdout.split(separator: "\n").map(String.init)
+    }
+
+    func testBashCompletesCommandsOptionsAndTheirValues() {
+        let r = box.run(["-c", "source <('\(Sandbox.binary)' completions bash); complete -p habitto"], program: "/bin/bash")
+        XCTAssertEqual(r.stdout, "complete -F _habitto habitto\n")
+        // Every command of the help, and no hidden one.
+        let help = box.ok("--help").split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+        XCTAssertGreaterThan(help.count, 20)
+        XCTAssertEqual(bash([""]), help)
+        XCTAssertEqual(bash(["st"]), ["stats", "status"])
+        XCTAssertEqual(bash(["--"]), ["--home", "--theme", "--ascii", "--help", "--version"])
+        XCTAssertEqual(bash(["check", "--d"]), ["--date", "--difficulty"])
+        XCTAssertEqual(bash(["status", "--"]), ["--json", "--short", "--format", "--home", "--ascii", "--help"])
+        XCTAssertEqual(bash(["check", "Read", "--date", "y"]), ["yesterday"])
+        XCTAssertEqual(bash(["add", "Run", "--schedule", "week"]), ["weekdays", "weekends"])
+        XCTAssertEqual(bash(["import", "x", "--from", ""]), ["habitto-legacy", "loop-csv", "harsh", "json"])
+        XCTAssertEqual(bash(["show", "Read", "--chart", "s"]), ["score", "streaks"])
+        XCTAssertEqual(bash(["export", "--format", "=", "c"]), ["csv"], "--format=c")
+        XCTAssertEqual(bash(["remote", ""]), ["set", "show"])
+        XCTAssertEqual(bash(["completions", ""]), ["bash", "zsh", "fish"])
+        XCTAssertEqual(bash(["status", "--format", ""]), [], "a free value completes to nothing")
+    }
+
+    func testBashCompletesHabitNamesWithSpacesFromTheDataDirectory() throws {
+        addHabits()
+        XCTAssertEqual(bash(["check", "Dr"]), ["Drink\\ water"])
+        XCTAssertEqual(bash(["check", "Drink\\ w"]), ["Drink\\ water"])
+        XCTAssertEqual(bash(["check", "\"Dri"]), ["Drink water"], "after an opening quote, bash quotes it")
+        XCTAssertEqual(bash(["move", "Read", "--before", ""]), ["Read", "Drink\\ water", "Walk", "Stretch"])
+        XCTAssertEqual(bash(["rate", "Read", ""]), ["1", "2", "3", "4", "5", "clear"])
+        XCTAssertEqual(bash(["check", "Read", ""]), [], "check takes one habit")
+        // --home on the command line is where the names come from.
+        let other = box.root + "/other"
+        box.ok("--home", other, "add", "Floss daily")
+        XCTAssertEqual(bash(["--home", other, "check", "F"]), ["Floss\\ daily"])
+        XCTAssertEqual(bash(["--theme", "dra"]), ["dracula"])
+    }
+
+    /// The path of `tool`, or a skip when the machine lacks it (.ci/test.sh installs it).
+    func tool(_ name: String) throws -> String {
+        for dir in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: dir + "/" + name) {
+            return dir + "/" + name
+        }
+        throw XCTSkip("\(name) is not installed (.ci/test.sh installs it)")
+    }
+
+    func testTheZshAndFishScriptsAreValidAndFishCompletesNamesAndValues() throws {
+        let zsh = try tool("zsh"), fish = try tool("fish")
+        let zshScript = box.root + "/_habitto", fishScript = box.root + "/habitto.fish"
+        try box.ok("completions", "zsh").write(toFile: zshScript, atomically: true, encoding: .utf8)
+        try box.ok("completions", "fish").write(toFile: fishScript, atomically: true, encoding: .utf8)
+        let z = box.run(["-n", zshScript], program: zsh)
+        XCTAssertEqual(z.status, 0, z.stderr)
+        let f = box.run(["-n", fishScript], program: fish)
+        XCTAssertEqual(f.status, 0, f.stderr)
+        addHabits()
+        let binDir = (Sandbox.binary as NSString).deletingLastPathComponent
+        box.extraEnv["PATH"] = binDir + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        func fishCompletes(_ line: String) -> [String] {
+            let r = box.run(["--no-config", "-c", "source \(fishScript); complete -C '\(line)'"], program: fish)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return r.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+        }
+        XCTAssertEqual(fishCompletes("habitto stat"), ["stats", "status"])
+        XCTAssertEqual(fishCompletes("habitto check Dr"), ["Drink water"])
+        XCTAssertEqual(fishCompletes("habitto show Read --chart s"), ["score", "streaks"])
+    }
+
+    // MARK: Man page
+
+    func testTheManPageRendersWithoutWarningsAndHoldsEveryCommandKeysAndExitCodes() throws {
+        let page = box.root + "/habitto.1"
+        try box.ok("__man").write(toFile: page, atomically: true, encoding: .utf8)
+        assertManPage(page)
+    }
+
+    /// `man -l` and groff read `page` without a warning, and it documents every command.
+    func assertManPage(_ page: String, file: StaticString = #filePath, line: UInt = #line) {
+        box.extraEnv["MANWIDTH"] = "80"
+        let man = box.run(["--warnings", "-l", page], program: "/usr/bin/man", file: file, line: line)
+        XCTAssertEqual(man.status, 0, man.stderr, file: file, line: line)
+        XCTAssertEqual(man.stderr, "", file: file, line: line)
+        let groff = box.run(["-ww", "-z", "-man", page], program: "/usr/bin/groff", file: file, line: line)
+        XCTAssertEqual(groff.status, 0, file: file, line: line)
+        XCTAssertEqual(groff.stderr, "", file: file, line: line)
+        let text = man.stdout.replacingOccurrences(of: "\u{2010}", with: "-")
+        let commands = box.ok("--help").split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+            .compactMap { $0.split(separator: " ").first }
+        for c in commands { XCTAssertTrue(text.contains("habitto \(c)"), "no \(c) in the man page", file: file, line: line) }
+        for heading in ["SYNOPSIS", "COMMANDS", "KEYS", "FILES", "ENVIRONMENT", "EXIT STATUS"] {
+            XCTAssertTrue(text.contains("\n" + heading + "\n"), heading, file: file, line: line)
+        }
+        for phrase in ["check in", "HABITTO_HOME", "NO_COLOR", "the doctor found problems", "--format FORMAT"] {
+            XCTAssertTrue(text.contains(phrase), phrase, file: file, line: line)
+        }
+    }
+
+    // MARK: Install
+
+    func testMakeInstallPutsEveryFileInPlaceAndUninstallRemovesThem() throws {
+        let dest = box.root + "/dest"
+        let binDir = (Sandbox.binary as NSString).deletingLastPathComponent
+        let make = try tool("make")
+        let args = ["-C", Self.repository, "DESTDIR=" + dest, "PREFIX=/usr", "BUILT=" + binDir]
+        let installed = box.run(args + ["install"], program: make)
+        XCTAssertEqual(installed.status, 0, installed.stderr)
+        let usr = dest + "/usr"
+        let themes = try FileManager.default.contentsOfDirectory(atPath: Self.repository + "/Themes").filter { $0.hasSuffix(".theme") }
+        var expected = ["bin/habitto", "share/man/man1/habitto.1", "share/bash-completion/completions/habitto",
+                        "share/zsh/site-functions/_habitto", "share/fish/vendor_completions.d/habitto.fish"]
+        expected += themes.map { "share/habitto/themes/" + $0 }
+        XCTAssertEqual(files(under: usr), expected.sorted())
+        // The installed binary runs and finds its themes next to it.
+        let binary = usr + "/bin/habitto"
+        XCTAssertEqual(box.run(["--version"], program: binary).stdout, "habitto 0.1.0\n")
+        let names = box.run(["__complete", "themes"], program: binary).stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(names, Set(["default"] + themes.map { String($0.dropLast(".theme".count)) }).sorted())
+        assertManPage(usr + "/share/man/man1/habitto.1")
+        let sourced = box.run(["-c", "source \(usr)/share/bash-completion/completions/habitto; complete -p habitto"], program: "/bin/bash")
+        XCTAssertEqual(sourced.stdout, "complete -F _habitto habitto\n")
+        let removed = box.run(args + ["uninstall"], program: make)
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(files(under: usr), [])
+    }
+
+    /// The files (not directories) under `dir`, as sorted relative paths.
+    func files(under dir: String) -> [String] {
+        (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).filter { path in
+            (try? FileManager.default.attributesOfItem(atPath: dir + "/" + path))?[.type] as? FileAttributeType != .typeDirectory
+        }.sorted()
+    }
+}
