@@ -140,12 +140,12 @@ final class Sandbox {
     }
 
     @discardableResult
-    func run(_ args: [String], program: String = Sandbox.binary, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+    func run(_ args: [String], program: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
         do {
             let (p, tag) = try start(args, program: program)
             return finish(p, tag)
         } catch {
-            XCTFail("could not start \(program): \(error)", file: file, line: line)
+            XCTFail("could not start \(program ?? binaryPath): \(error)", file: file, line: line)
             return RunResult(status: -1, stdout: "", stderr: "", killed: false)
         }
     }

@@ -206,7 +206,7 @@ final class ShellIntegrationTests: XCTestCase {
         XCTAssertEqual(installed.status, 0, installed.stderr)
         let usr = dest + "/usr"
         let themes = try FileManager.default.contentsOfDirectory(atPath: Self.repository + "/Themes").filter { $0.hasSuffix(".theme") }
-        var expected = ["bin/habitto", "share/man/man1/habitto.1", "share/bash-completion/completions/habitto",
+        var expected = ["bin/habitto", "bin/habitto-webdav", "share/man/man1/habitto.1", "share/bash-completion/completions/habitto",
                         "share/zsh/site-functions/_habitto", "share/fish/vendor_completions.d/habitto.fish"]
         expected += themes.map { "share/habitto/themes/" + $0 }
         XCTAssertEqual(files(under: usr), expected.sorted())
