@@ -14,11 +14,6 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // development package is needed. A build without the flag ignores them.
 let linkScripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/habitto/Link"
 let findLinkScripts: [LinkerSetting] = [.unsafeFlags(["-L", linkScripts])]
-// The release habitto is linked as a position-dependent executable: a PIE's 77,000 relative
-// relocations (most of them Foundation's and ICU's data) were written at every start,
-// 0.6–0.7 ms of a 4 ms `--version` (README, Performance). Shared libraries, the heap and
-// the stack are still placed at random; the executable's own code is not.
-let noPIE: [LinkerSetting] = [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]
 
 let package = Package(
     name: "habitto",
@@ -48,7 +43,7 @@ let package = Package(
         .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
         // Argument parsing and wiring only.
         .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal"],
-                          exclude: ["Link"], swiftSettings: strict, linkerSettings: findLinkScripts + noPIE),
+                          exclude: ["Link"], swiftSettings: strict, linkerSettings: findLinkScripts),
         // A real Apache mod_dav server on loopback, started and stopped by the WebDAV tests
         // and the benchmark (Foundation only).
         .target(name: "WebDAVHarness", swiftSettings: strict),
