@@ -262,6 +262,7 @@ public enum Backups {
         var rng = SystemRandomNumberGenerator()
         try Sys.writeAtomically(Array((DeviceID.random(using: &rng).rawValue + "\n").utf8), to: paths.device)
         if unlink(paths.snapshot) != 0 && errno != ENOENT { throw StoreError.io(operation: "remove", path: paths.snapshot, errno: errno) }
+        SegmentCache.remove(paths)
         try Sys.writeAtomically(Journal.magic + records, to: paths.journal)
         return saved
     }

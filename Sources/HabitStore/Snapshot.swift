@@ -387,6 +387,8 @@ public final class WarningSink: @unchecked Sendable {
     private var items: [String] = []
     public init() {}
     func add(_ w: String) { lock.lock(); items.append(w); lock.unlock() }
+    /// Whether nothing was gathered (the warnings are kept).
+    public var isEmpty: Bool { lock.lock(); defer { lock.unlock() }; return items.isEmpty }
     /// Returns and forgets the warnings gathered so far.
     public func drain() -> [String] {
         lock.lock()

@@ -126,21 +126,24 @@ public enum Sys {
     }
 
     /// Writes a whole file durably and atomically: temp file, fsync, rename, fsync directory.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws {
+    /// With `durable` false (a cache) it is still atomic, but neither fsync is made.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, durable: Bool = true) throws {
         let dir = (path as NSString).deletingLastPathComponent
         let tmp = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         let fd = try open(tmp, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+        var isOpen = true
         do {
             try pwriteAll(fd, bytes, offset: 0, path: tmp)
-            try fsync(fd, path: tmp)
+            if durable { try fsync(fd, path: tmp) }
             close(fd)
+            isOpen = false
             try check(rename(tmp, path), "rename", path)
         } catch {
-            close(fd)
+            if isOpen { close(fd) }
             unlink(tmp)
             throw error
         }
-        try syncDirectory(dir)
+        if durable { try syncDirectory(dir) }
     }
 
     /// The whole content of a regular file, or nil when it does not exist. Anything else (a

@@ -79,7 +79,8 @@ enum Specs {
                     options: [json, OptionSpec(name: "--short", value: nil, help: "one line for a shell prompt or a status bar, e.g. ✓3/5 ↑2"),
                               OptionSpec(name: "--format", value: "FORMAT", help: "the short line's format (implies --short; default \(Segment.defaultFormat))")],
                     notes: "Placeholders of --format:\n" + Segment.placeholders.map { "  \($0.0)  \($0.1)" }.joined(separator: "\n")
-                        + "\nThe short line reads today's records and, with a remote, the sync state; it never syncs."),
+                        + "\nThe short line reads today's records and, with a remote, the sync state; it never syncs."
+                        + "\nIt keeps its count in the data directory's file segment until the data, the day or the week start change."),
         CommandSpec(name: "offline", arguments: ["on|off"], summary: "Pause sync (on) or resume it and sync at once (off).", options: []),
         CommandSpec(name: "demo", arguments: [],
                     summary: "Open the UI on throwaway demo data with a second device and a slow remote, to watch sync.",

@@ -66,30 +66,69 @@ struct Segment {
     }
 }
 
+extension Segment {
+    /// The checks of `status --short`/`--format` that need no data: --json refused, the
+    /// format checked before anything is read so that a typo fails fast. The format to use.
+    static func format(_ invocation: Invocation) throws -> String {
+        if invocation.has("--json") { throw CLIError.usage("--short and --format print one line; leave out --json") }
+        let format = invocation.value("--format") ?? defaultFormat
+        _ = try render(format, Values(), glyphs: Output.glyphs)
+        return format
+    }
+
+    static func wanted(_ invocation: Invocation) -> Bool {
+        invocation.command == "status" && (invocation.has("--short") || invocation.value("--format") != nil)
+    }
+
+    /// The segment's line from the cache (`SegmentCache`), read synchronously before the
+    /// async runtime starts anything: nil when it is not a segment command or the cache
+    /// does not hold the count for the data, the day and the week start of now.
+    static func cachedLine(env: AppEnvironment, invocation: Invocation) throws -> String? {
+        guard wanted(invocation) else { return nil }
+        let format = try format(invocation)
+        let paths = DataPaths(directory: env.home)
+        guard let key = SegmentCache.Key.current(paths: paths, day: env.today, weekStart: env.config.rules.weekStart),
+              let entry = SegmentCache.read(paths, key: key) else { return nil }
+        return line(format, Values(done: entry.done, due: entry.due, queue: entry.queue, failed: entry.failed))
+    }
+
+    static func line(_ format: String, _ values: Values) -> String {
+        // The format was checked: rendering cannot fail.
+        let line = (try? render(format, values, glyphs: Output.glyphs)) ?? ""
+        return Output.ascii ? ASCIIText.fold(line) : line
+    }
+}
+
 extension Runner {
-    /// The values of the segment, read without writing (no data directory yet: all zero).
+    /// The values of the segment, read without writing the data (no data directory yet: all
+    /// zero), then kept in the segment's cache when the read met no damage.
     func segmentValues() async throws -> Segment.Values {
         let paths = DataPaths(directory: env.home)
-        guard FileManager.default.fileExists(atPath: paths.journal) else { return Segment.Values() }
+        // The key is taken before anything is read: what changes meanwhile makes it stale.
+        guard let key = SegmentCache.Key.current(paths: paths, day: today, weekStart: settings.weekStart) else {
+            return Segment.Values()
+        }
         let repo = try openRepository()
         let tally = await repo.state.tally(on: today, settings: settings)
         var values = Segment.Values(done: tally.done, due: tally.due)
-        guard FileManager.default.fileExists(atPath: paths.directory + "/remote")
-                || FileManager.default.fileExists(atPath: paths.directory + "/sync.json") else { return values }
-        let st = await (try engine(repo)).status()
-        guard st.remote != nil else { return values }
-        values.queue = st.pending
-        values.failed = st.mode == .failed || st.mode == .unreachable
+        if FileManager.default.fileExists(atPath: paths.directory + "/remote")
+            || FileManager.default.fileExists(atPath: paths.directory + "/sync.json") {
+            let st = await (try engine(repo)).status()
+            if st.remote != nil {
+                values.queue = st.pending
+                values.failed = st.mode == .failed || st.mode == .unreachable
+            }
+        }
+        // A count that met damage is not kept, so that its warning is shown again next time.
+        if repo.openingWarnings.isEmpty && repo.warnings.isEmpty {
+            SegmentCache.write(paths, key: key, entry: .init(done: values.done, due: values.due, queue: values.queue, failed: values.failed))
+        }
         return values
     }
 
-    /// `status --short` and `status --format FORMAT`.
+    /// `status --short` and `status --format FORMAT`, when the cache did not answer.
     func statusShort() async throws {
-        if invocation.has("--json") { throw CLIError.usage("--short and --format print one line; leave out --json") }
-        let format = invocation.value("--format") ?? Segment.defaultFormat
-        // The format is checked before anything is read, so a typo fails fast.
-        _ = try Segment.render(format, Segment.Values(), glyphs: Output.glyphs)
-        let line = try Segment.render(format, try await segmentValues(), glyphs: Output.glyphs)
-        Output.line(Output.ascii ? ASCIIText.fold(line) : line)
+        let format = try Segment.format(invocation)
+        Output.line(Segment.line(format, try await segmentValues()))
     }
 }

@@ -33,6 +33,8 @@ func runMain() async -> Int32 {
         if let document = try Specs.document(inv) { Output.raw(document); return ExitCode.ok }
         let env = try AppEnvironment.resolve(home: inv.home, env: ProcessInfo.processInfo.environment,
                                              configProblemsAllowed: inv.command == "doctor")
+        // The prompt segment, when its cache holds the count: no repository, no async runtime.
+        if let line = try Segment.cachedLine(env: env, invocation: inv) { Output.line(line); return ExitCode.ok }
         if inv.command == "demo" {
             return try await Demo.run(env: env, homeGiven: inv.home != nil, options: .init(theme: inv.theme, ascii: inv.ascii))
         }

@@ -34,12 +34,61 @@ final class ShellIntegrationTests: XCTestCase {
 
     // MARK: Prompt segment
 
-    func testStatusShortCountsTheHabitsDoneAndDueTodayAndWritesNothing() {
+    func testStatusShortCountsTheHabitsDoneAndDueTodayAndWritesOnlyItsCache() {
         addHabits()
         let before = listing()
         XCTAssertEqual(box.ok("status", "--short"), "✓1/2\n")
+        let cached = listing()
+        XCTAssertEqual(cached.filter { !$0.hasPrefix("segment ") }, before, "the segment wrote to the data directory")
+        XCTAssertEqual(cached.filter { $0.hasPrefix("segment ") }.count, 1, "no cache was written")
         XCTAssertEqual(box.ok("status", "--format", "%d of %t done (%q queued)%s %%"), "1 of 2 done (0 queued) %\n")
-        XCTAssertEqual(listing(), before, "the segment wrote to the data directory")
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/2\n")
+        XCTAssertEqual(listing(), cached, "a segment answered from the cache wrote to the data directory")
+        box.ok("check", "Drink water", "--amount", "7")
+        XCTAssertEqual(box.ok("status", "--short"), "✓2/2\n")
+    }
+
+    /// The cache file's counts replaced by others that no count could give.
+    func tamper() throws {
+        let path = box.home + "/segment"
+        let line = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(line.hasSuffix(" 1 2 - 0\n"), line)
+        try (String(line.dropLast(" 1 2 - 0\n".count)) + " 7 9 - 0\n").write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertEqual(box.ok("status", "--short"), "✓7/9\n", "a key that matches is answered from the cache alone")
+    }
+
+    /// The cache answers only for the data, the day and the week start it counted: a
+    /// check-in, another day, another week start or damage to the file all count again.
+    func testTheCacheAnswersOnlyWhileTheDataTheDayAndTheWeekStartAreUnchanged() throws {
+        addHabits()
+        // Swim, once a week, done on Sunday 2026-11-15: due today when weeks start on
+        // Monday, already done this week when they start on Sunday.
+        box.ok("add", "Swim", "--schedule", "1/week", "--start", "2026-11-01")
+        box.ok("check", "Swim", "--date", "2026-11-15")
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/3\n")
+        box.ok("archive", "Swim")
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/2\n", "an archive is a change to the data")
+        try tamper()
+
+        box.now = "2026-11-22T09:00:00"
+        XCTAssertEqual(box.ok("status", "--short"), "✓0/3\n", "another day")
+        box.now = "2026-11-21T23:59:00"
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/2\n")
+        try tamper()
+
+        box.ok("unarchive", "Swim")
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/3\n")
+        try FileManager.default.createDirectory(atPath: box.config + "/habitto", withIntermediateDirectories: true)
+        try Data("week_start = sunday\n".utf8).write(to: URL(fileURLWithPath: box.config + "/habitto/config"))
+        XCTAssertEqual(box.ok("status", "--short"), "✓1/2\n", "another week start")
+        try tamper()
+
+        for damage in ["", "garbage\n", String(repeating: "x", count: 5000)] {
+            try Data(damage.utf8).write(to: URL(fileURLWithPath: box.home + "/segment"))
+            XCTAssertEqual(box.ok("status", "--short"), "✓1/2\n", "damage \(damage.prefix(9).debugDescription)")
+            XCTAssertTrue(try String(contentsOfFile: box.home + "/segment", encoding: .utf8).hasSuffix(" 1 2 - 0\n"),
+                          "the damaged cache was not replaced")
+        }
         box.ok("check", "Drink water", "--amount", "7")
         XCTAssertEqual(box.ok("status", "--short"), "✓2/2\n")
     }
