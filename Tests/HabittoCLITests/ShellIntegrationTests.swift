@@ -93,6 +93,29 @@ final class ShellIntegrationTests: XCTestCase {
         XCTAssertEqual(box.ok("status", "--short"), "✓2/2\n")
     }
 
+    /// The README's tmux line, in a real tmux whose status line is read back: a tmux client
+    /// attached inside another tmux's window, whose screen shows the inner status line. It
+    /// follows check-ins made from another shell, through the segment's cache.
+    func testTheSegmentInATmuxStatusLineFollowsCheckIns() throws {
+        addHabits()
+        let inner = try TmuxSession.forTest(box: box), outer = try TmuxSession.forTest(box: box)
+        defer { outer.kill(); inner.kill() }
+        let env = box.environment.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG"].contains($0.key) }
+            .sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        inner.tmux(["new-session", "-d", "-s", "ui", "-x", "60", "-y", "5", "sleep", "600"])
+        inner.tmux(["set", "-g", "status-interval", "1"])
+        inner.tmux(["set", "-g", "status-right", "#(\(env) '\(Sandbox.binary)' status --short) "])
+        let path = TmuxSession.tmuxPath ?? "/usr/bin/tmux"
+        outer.tmux(["new-session", "-d", "-s", "ui", "-x", "60", "-y", "5", "sh", "-c",
+                    "unset TMUX; LANG=C.UTF-8 exec '\(path)' -u -L '\(inner.socket)' -f /dev/null attach -t ui"])
+        outer.waitFor(text: "✓1/2")
+        box.ok("check", "Drink water", "--amount", "7")
+        outer.waitFor(text: "✓2/2")
+        box.ok("uncheck", "Read")
+        outer.waitFor(text: "✓1/2")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.home + "/segment"), "the status line did not use the cache")
+    }
+
     func testStatusShortIsASCIIWithTheOptionAndUnderALocaleThatIsNotUTF8() {
         addHabits()
         XCTAssertEqual(box.ok("status", "--short", "--ascii"), "+1/2\n")
