@@ -68,8 +68,12 @@ final class Bench {
         let start = today.adding(-(days - 1))
         var rng = SplitMix64(seed: UInt64(habits * 1_000_003 + days))
         let ids = (0..<habits).map { _ in HabitID.random(using: &rng) }
+        // Habit 001, the one checked in, counts (a unit): each check-in adds one and is
+        // written, where checking a yes/no habit already done today writes nothing.
         let creates: [Change] = ids.enumerated().map { i, id in
-            .create(id, HabitFields(name: String(format: "Habit %03d", i + 1), startDate: start))
+            var fields = HabitFields(name: String(format: "Habit %03d", i + 1), startDate: start)
+            if i == 0 { fields.unit = "times" }
+            return .create(id, fields)
         }
         try await repo.commit(label: "bench") { _, _ in creates }
         var pending: [Change] = []
@@ -123,7 +127,9 @@ final class Bench {
             version.append(v.seconds)
             for (i, set) in sets.enumerated() {
                 let r = spawn(habitto, ["check", "Habit 001"], env: env(set.0))
-                guard r.status == 0 else { throw BenchError("habitto check failed on \(set.1) operations: \(r.output)") }
+                guard r.status == 0, r.output.contains(" times, done") else {
+                    throw BenchError("habitto check did not check in on \(set.1) operations: \(r.output)")
+                }
                 checks[i].append(r.seconds)
             }
             let l = spawn(habitto, ["list", "--json"], env: env(sets[0].0))
@@ -383,7 +389,7 @@ final class Bench {
                 guard a.status == 0 else { throw BenchError("task add failed") }
                 adds.append(a.seconds)
                 let c = spawn(habitto, ["check", "Habit 001"], env: env(dir))
-                guard c.status == 0 else { throw BenchError("habitto check failed") }
+                guard c.status == 0, c.output.contains(" times, done") else { throw BenchError("habitto check did not check in: \(c.output)") }
                 checks.append(c.seconds)
             }
             record("Taskwarrior \(version) `task add`, \(count(n)) pending", ms(median(adds)))
