@@ -419,6 +419,19 @@ extension ByteReader {
     /// The same bytes as `days()`, read straight into the columns the rules use (no
     /// dictionary). Throws where `days()` would, and also when the days are not in
     /// ascending order, which a canonical encoding never has.
+    /// Day records up to the end of the bytes (no count before them: a stretch of a block
+    /// read from one of its index marks), as columns; throws like `dayColumns`.
+    public mutating func dayColumnsToEnd() throws -> DayColumns {
+        var columns = DayColumns()
+        while !isAtEnd {
+            let (d, rec) = try dayRecord()
+            guard columns.append(d, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating) else {
+                throw DecodeError("days out of order")
+            }
+        }
+        return columns
+    }
+
     public mutating func dayColumns() throws -> DayColumns {
         let dayCount = try count(max: 1 << 24)
         var columns = DayColumns()

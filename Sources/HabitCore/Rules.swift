@@ -36,8 +36,9 @@ public struct LevelInfo: Hashable, Sendable {
     public static func threshold(level: Int) -> Int { 50 * level * (level - 1) }
 }
 
-/// One habit on one day, with everything the list and screens show.
-public struct HabitSummary: Hashable, Sendable {
+/// One habit-day as a check-in's confirmation shows it: what `HabitSummary` says without
+/// the figures that need the whole history (best streak, strength).
+public struct DayLine: Hashable, Sendable {
     public let habit: Habit
     public let day: LocalDay
     /// Due on that day (weekly habits: while the week's quota is not yet met, or done that day).
@@ -48,10 +49,19 @@ public struct HabitSummary: Hashable, Sendable {
     public let difficulty: Int?
     /// For limit habits: progress above the ceiling.
     public let exceeded: Bool
-    /// Current and best streak: days, or weeks for N-per-week habits.
+    /// The current streak as of the day: days, or weeks for N-per-week habits.
     public let streak: Int
-    public let bestStreak: Int
     public let streakUnit: String
+}
+
+/// One habit on one day, with everything the list and screens show: the day's line (its
+/// fields read as the summary's own: `s.progress`, `s.streak`) and the figures of the
+/// whole history.
+@dynamicMemberLookup
+public struct HabitSummary: Hashable, Sendable {
+    public let line: DayLine
+    /// The best streak: days, or weeks for N-per-week habits.
+    public let bestStreak: Int
     /// Loop Habit Tracker's score, 0–1.
     public let strength: Double
     /// For N-per-week habits: the days of the day's week up to it that succeeded (not
@@ -59,6 +69,8 @@ public struct HabitSummary: Hashable, Sendable {
     /// Rules). Nil for other schedules.
     public var weekDone: Int? = nil
     public var weekQuota: Int? = nil
+
+    public subscript<T>(dynamicMember path: KeyPath<DayLine, T>) -> T { line[keyPath: path] }
 }
 
 /// Whole-account figures.
@@ -131,18 +143,32 @@ extension HabitState {
     func streakRuns(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns)
         -> [StreakRun]
     {
+        streakWalk(habit, asOf: asOf, today: today, settings: settings, days: recorded, from: nil).runs
+    }
+
+    /// The streak rules' walk, from the habit's start or, with `from`, from the start of the
+    /// week that holds `from` (days and weeks before it are not looked at). `broke` tells
+    /// whether a day or week in the walk broke a streak: then the current run began after
+    /// that break, and a walk from the habit's start would end with the same current run
+    /// (each day's, and each week's, outcome depends on that day or week alone).
+    func streakWalk(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns,
+                    from: LocalDay?) -> (runs: [StreakRun], broke: Bool)
+    {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
-        guard end >= habit.startDate else { return [] }
+        guard end >= habit.startDate else { return ([], false) }
+        let first = max(habit.startDate, from?.startOfWeek(settings.weekStart) ?? habit.startDate)
         // Weekly habits look at the whole week that holds `end` (its skips count).
-        let days = DayTable(recorded, from: habit.startDate, to: end.startOfWeek(settings.weekStart).adding(6))
+        let days = DayTable(recorded, from: first, to: end.startOfWeek(settings.weekStart).adding(6))
         var runs: [StreakRun] = []
-        var run = 0, runStart = habit.startDate, runEnd = habit.startDate
+        var run = 0, runStart = first, runEnd = first
+        var broke = false
         func close(current: Bool) {
             if run > 0 { runs.append(StreakRun(start: runStart, end: runEnd, length: run, isCurrent: current)) }
+            if !current { broke = true }
             run = 0
         }
         if habit.schedule.isWeekly {
-            var weekStart = habit.startDate.startOfWeek(settings.weekStart)
+            var weekStart = first.startOfWeek(settings.weekStart)
             while weekStart <= end {
                 let weekEnd = weekStart.adding(6)
                 let week = weekTally(habit, days, weekStart: weekStart, through: end)
@@ -157,11 +183,11 @@ extension HabitState {
                 weekStart = weekStart.adding(7)
             }
             close(current: true)
-            return runs
+            return (runs, broke)
         }
         // A limit day is settled only once it is over: today it neither counts nor breaks.
         let settledBefore = habit.kind == .limit ? today : .latest
-        var d = habit.startDate
+        var d = first
         while d <= end {
             if habit.isScheduledDay(d) {
                 let o = outcome(habit, days, d)
@@ -176,7 +202,7 @@ extension HabitState {
             d = d.adding(1)
         }
         close(current: true)
-        return runs
+        return (runs, broke)
     }
 
     /// Loop Habit Tracker's habit score on `asOf` (0–1), computed from the start date with
@@ -255,18 +281,49 @@ extension HabitState {
         // The habit's days are fetched once (a state that does not cache decoded days
         // decodes them once per summary).
         let days = daysOf(habit)
+        let s = streaks(habit, asOf: day, today: today, settings: settings, days: days)
+        let line = dayLine(habit, on: day, settings: settings, days: days, streak: s.current)
+        let week = weekOf(habit, holding: day, settings: settings, days: days)
+        return HabitSummary(line: line, bestStreak: s.best, strength: strength(habit, asOf: day, days: days),
+                            weekDone: week?.done, weekQuota: week?.required)
+    }
+
+    /// How many days back a check-in's confirmation looks for a broken streak before it
+    /// reads the whole history (`dayLine`).
+    public static let recentDays = 400
+
+    /// What a check-in's confirmation shows: the day's values and the current streak, equal
+    /// to `summary`'s. The streak is walked over the weeks that hold the last `recentDays`
+    /// days before `day`, read without decoding older days (through the snapshot block's
+    /// index), when a streak broke within them: the current run then began after that
+    /// break. Otherwise (a longer streak, or a habit younger than that) the whole history is
+    /// read, as `summary` does. So a check-in's cost does not grow with a long history.
+    public func dayLine(_ habit: Habit, on day: LocalDay, today: LocalDay, settings: RuleSettings = .init(),
+                        recentDays: Int = Self.recentDays) -> DayLine {
+        let from = day.adding(-recentDays).startOfWeek(settings.weekStart)
+        if from > habit.startDate {
+            let recent = entries[habit.id]?.recentColumns(from: from) ?? DayColumns()
+            let days = habit.isYesNo ? recent.capped(at: habit.goal) : recent
+            let walk = streakWalk(habit, asOf: day, today: today, settings: settings, days: days, from: from)
+            if walk.broke {
+                return dayLine(habit, on: day, settings: settings, days: days, streak: walk.runs.last(where: \.isCurrent)?.length ?? 0)
+            }
+        }
+        let days = daysOf(habit)
+        return dayLine(habit, on: day, settings: settings, days: days,
+                       streak: streaks(habit, asOf: day, today: today, settings: settings, days: days).current)
+    }
+
+    /// The day's values read from `days` (which hold at least the week of `day`).
+    func dayLine(_ habit: Habit, on day: LocalDay, settings: RuleSettings, days: DayColumns, streak: Int) -> DayLine {
         let at = days.index(of: day)
         let progress = at.map { days.progress(at: $0) } ?? 0
         let skipped = at.map { days.isSkipped(at: $0) } ?? false
-        let s = streaks(habit, asOf: day, today: today, settings: settings, days: days)
-        let week = weekOf(habit, holding: day, settings: settings, days: days)
         let verdict = DayVerdict(habit, progress: progress, skipped: skipped,
                                  scheduled: isDue(habit, on: day, settings: settings, days: days))
-        return HabitSummary(
-            habit: habit, day: day, scheduled: verdict.scheduled, progress: progress, completed: verdict.completed,
-            skipped: skipped, difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
-            streak: s.current, bestStreak: s.best, streakUnit: habit.schedule.isWeekly ? "weeks" : "days",
-            strength: strength(habit, asOf: day, days: days), weekDone: week?.done, weekQuota: week?.required)
+        return DayLine(habit: habit, day: day, scheduled: verdict.scheduled, progress: progress, completed: verdict.completed,
+                       skipped: skipped, difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
+                       streak: streak, streakUnit: habit.schedule.isWeekly ? "weeks" : "days")
     }
 
     /// An N-per-week habit's week that holds `day`, counted through `day`; nil for other schedules.

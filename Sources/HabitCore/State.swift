@@ -131,6 +131,11 @@ public protocol DaySource: AnyObject, Sendable {
     /// The records of a few days as quickly as the source can read them, for a display that
     /// must not cost more with a longer history (a snapshot skips its block checksum).
     func peekRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord]
+    /// The columns of at least every day from `from` on (earlier days may be there too), as
+    /// quickly as the source can read them, for a display that must not cost more with a
+    /// longer history (a snapshot reads the block's index and its records from the mark
+    /// before `from`, without its checksum).
+    func peekColumns(from: LocalDay) -> DayColumns
     /// False when decoded day records should not be kept: only their columns are (a
     /// process then holds every habit's columns and one habit's records at a time).
     var keepsDecodedDays: Bool { get }
@@ -141,6 +146,7 @@ extension DaySource {
     public func loadColumns() -> DayColumns { DayColumns(loadDays()) }
     public func loadRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord] { loadDays().filter { days.contains($0.key) } }
     public func peekRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord] { loadRecords(days) }
+    public func peekColumns(from: LocalDay) -> DayColumns { loadColumns() }
 }
 
 /// A day-level change waiting to be applied on top of a source not decoded yet.
@@ -194,6 +200,34 @@ final class LazyDays: @unchecked Sendable {
             }
         }
         columnsCache = c
+        return c
+    }
+
+    /// The columns, when they were computed already.
+    var cachedColumns: DayColumns? {
+        lock.lock()
+        defer { lock.unlock() }
+        return columnsCache
+    }
+
+    /// The columns of at least the days from `from` on, without decoding the older ones
+    /// when nothing is decoded yet (through `DaySource.peekColumns`). Not kept: a later
+    /// `columns` reads every day.
+    func recentColumns(from: LocalDay) -> DayColumns {
+        lock.lock()
+        defer { lock.unlock() }
+        if let columnsCache { return columnsCache }
+        if let cache { return DayColumns(cache.filter { $0.key >= from }) }
+        var c = base ?? source.peekColumns(from: from)
+        let touched = Set(pending.map(\.day).filter { $0 >= from })
+        if !touched.isEmpty {
+            var records = source.peekRecords(touched)
+            for p in pending where p.day >= from { records[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
+            for day in touched {
+                let r = records[day] ?? DayRecord()
+                c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating)
+            }
+        }
         return c
     }
 
@@ -264,6 +298,11 @@ public struct HabitEntry: Sendable {
     /// The days as the rules read them (kept once computed when they come from a source).
     public var columns: DayColumns { lazyDays?.columns ?? DayColumns(storedDays) }
 
+    /// The columns of at least the days from `from` on (see `LazyDays.recentColumns`).
+    public func recentColumns(from: LocalDay) -> DayColumns {
+        lazyDays?.recentColumns(from: from) ?? DayColumns(storedDays.filter { $0.key >= from })
+    }
+
     /// One day's record, without decoding the other days when they are not decoded yet.
     public func record(_ day: LocalDay) -> DayRecord? { lazyDays.map { $0.record(day) } ?? storedDays[day] }
 
@@ -274,12 +313,17 @@ public struct HabitEntry: Sendable {
     /// What the rules read of one day, without decoding records that are not decoded yet.
     func dayValues(_ day: LocalDay) -> (progress: Int, skipped: Bool, rating: Int?) {
         if let l = lazyDays {
-            let c = l.columns
-            guard let i = c.index(of: day) else { return (0, false, nil) }
-            return (c.progress(at: i), c.isSkipped(at: i), c.rating(at: i))
+            if let c = l.cachedColumns {
+                guard let i = c.index(of: day) else { return (0, false, nil) }
+                return (c.progress(at: i), c.isSkipped(at: i), c.rating(at: i))
+            }
+            // Not computed yet: the one record, read through the block's index (an edit
+            // reads the day it changes without decoding years of others).
+            guard let r = l.record(day) else { return (0, false, nil) }
+            return (max(0, r.progress), r.isSkipped, r.rating)
         }
         guard let r = storedDays[day] else { return (0, false, nil) }
-        return (r.progress, r.isSkipped, r.rating)
+        return (max(0, r.progress), r.isSkipped, r.rating)
     }
 
     /// The untouched source of the days, when they were neither decoded into this entry

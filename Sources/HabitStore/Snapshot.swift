@@ -131,6 +131,21 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
         }
         return loadRecords(days)
     }
+
+    /// The columns of the days from the index mark on or before `from` to the block's end,
+    /// without checking the block's checksum (see `peekRecords`); every day's when they are
+    /// decoded already or when the bytes do not decode.
+    func peekColumns(from: LocalDay) -> DayColumns {
+        lock.lock()
+        let cached = cache
+        lock.unlock()
+        if let cached { return DayColumns(cached.filter { $0.key >= from }) }
+        if let c = try? DayBlock.columns(reading: { self.file.bytes(($0.lowerBound + self.range.lowerBound)..<($0.upperBound + self.range.lowerBound)) },
+                                        count: range.count, from: from, amountScale: amountScale) {
+            return c
+        }
+        return loadColumns()
+    }
 }
 
 /// The layout of a snapshot block: a sparse index (the day and position of every 256th
@@ -182,17 +197,21 @@ enum DayBlock {
         return c
     }
 
+    /// Where the days start, and the index, of a block read piecewise (`count` bytes long).
+    static func index(reading read: (Range<Int>) -> [UInt8], count: Int) throws -> (start: Int, marks: [(ordinal: Int, offset: Int)]) {
+        guard count >= 4 else { throw DecodeError("block too short") }
+        var header = ByteReader(read(0..<4))
+        let n = Int(try header.u32le())
+        guard n <= count / 8 else { throw DecodeError("block index too long") }
+        return try index(read(0..<(4 + 8 * n)))
+    }
+
     /// The records of `days` from a block read piecewise: `read` returns the bytes of a
     /// range of the block (`count` bytes long). Only the index and, for each day, the bytes
     /// from the index mark before it to the next mark are read.
     static func records(reading read: (Range<Int>) -> [UInt8], count: Int, only days: Set<LocalDay>,
                         amountScale: Int = 1) throws -> [LocalDay: DayRecord] {
-        guard count >= 4 else { throw DecodeError("block too short") }
-        var header = ByteReader(read(0..<4))
-        let n = Int(try header.u32le())
-        guard n <= count / 8 else { throw DecodeError("block index too long") }
-        let start = 4 + 8 * n
-        let (_, marks) = try index(read(0..<start))
+        let (start, marks) = try index(reading: read, count: count)
         var out: [LocalDay: DayRecord] = [:]
         for day in days {
             var lo = 0, hi = marks.count
@@ -212,6 +231,26 @@ enum DayBlock {
             }
         }
         return out
+    }
+
+    /// The columns of the days from the last index mark on or before `from` (from the first
+    /// day when there is none) to the end, from a block read piecewise as in `records`.
+    static func columns(reading read: (Range<Int>) -> [UInt8], count: Int, from: LocalDay,
+                        amountScale: Int = 1) throws -> DayColumns {
+        let (start, marks) = try index(reading: read, count: count)
+        guard let firstMark = marks.first else {
+            // No index mark: no days (a block with days has a mark at its first one).
+            var r = ByteReader(read(start..<count))
+            guard try r.count(max: 1 << 24) == 0, r.isAtEnd else { throw DecodeError("days without an index") }
+            return DayColumns()
+        }
+        var lo = 0, hi = marks.count
+        while lo < hi { let mid = (lo + hi) / 2; if marks[mid].ordinal <= from.ordinal { lo = mid + 1 } else { hi = mid } }
+        let offset = start + (lo > 0 ? marks[lo - 1].offset : firstMark.offset)
+        guard offset <= count else { throw DecodeError("block index out of range") }
+        var r = ByteReader(read(offset..<count))
+        r.storedAmountScale = amountScale
+        return try r.dayColumnsToEnd()
     }
 
     /// The records of `days` (those recorded), each read from the index mark before it.

@@ -91,7 +91,7 @@ extension Runner {
                         try CatchUp.changes(answer, for: item, today: today, in: state)
                     }
                     if !result.operations.isEmpty { answered += 1 }
-                    let s = result.state.summary(habit, on: item.day, today: today, settings: settings)
+                    let s = result.state.dayLine(habit, on: item.day, today: today, settings: settings)
                     Output.line("  " + (answer == .leave ? "left as it is" : s.skipped ? "~ skipped" : Output.checkLine(s, today: today)))
                     break
                 } catch let e as CoreError {

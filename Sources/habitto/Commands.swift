@@ -363,8 +363,7 @@ struct Runner {
             Output.line("\(Output.title(habit)) is already done on \(date) (a yes/no habit); nothing changed")
             return
         }
-        let s = result.state.summary(habit, on: date, today: today, settings: settings)
-        Output.line(Output.checkLine(s, today: today))
+        Output.line(Output.checkLine(result.state.dayLine(habit, on: date, today: today, settings: settings), today: today))
     }
 
     func skip(_ on: Bool) async throws {

@@ -48,7 +48,7 @@ enum Output {
         ["very easy", "easy", "medium", "hard", "very hard"][max(0, min(4, v - 1))]
     }
 
-    static func progressText(_ s: HabitSummary) -> String {
+    static func progressText(_ s: DayLine) -> String {
         let unit = s.habit.fields.unit.map { " " + Sanitize.display($0) } ?? ""
         let progress = Amount.format(s.progress), goal = Amount.format(s.habit.goal)
         return s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) (\(glyphs.atMost)\(goal))\(unit)"
@@ -57,13 +57,13 @@ enum Output {
     /// `list`'s progress: the day's (`5/8 glasses`), and for an N-per-week habit the week's
     /// successes through the day over what the week asks for (`1/3 this wk`).
     static func listProgressText(_ s: HabitSummary) -> String {
-        guard let done = s.weekDone, let quota = s.weekQuota else { return progressText(s) }
+        guard let done = s.weekDone, let quota = s.weekQuota else { return progressText(s.line) }
         let week = "\(done)/\(quota) this wk"
-        return s.habit.isYesNo ? week : "\(progressText(s)), \(week)"
+        return s.habit.isYesNo ? week : "\(progressText(s.line)), \(week)"
     }
 
     /// The state glyph: done, partly done, not yet, limit exceeded, skipped.
-    static func glyph(_ s: HabitSummary) -> String {
+    static func glyph(_ s: DayLine) -> String {
         if s.skipped { return glyphs.skipped }
         if s.exceeded { return glyphs.exceeded }
         if s.habit.kind == .limit || s.completed { return glyphs.done }
@@ -92,7 +92,7 @@ enum Output {
             + (stats.xpProvisional > 0 ? " (+\(stats.xpProvisional) provisional)" : "")
     }
 
-    static func checkLine(_ s: HabitSummary, today: LocalDay) -> String {
+    static func checkLine(_ s: DayLine, today: LocalDay) -> String {
         let when = s.day == today ? "today" : "on \(s.day)"
         var text = "\(glyph(s)) \(title(s.habit)) \(when): \(progressText(s))"
         if s.habit.kind == .build && s.completed { text += ", done" }
@@ -113,7 +113,7 @@ enum Output {
         let progressWidth = max(8, rows.map { TextWidth.of(shown(listProgressText($0))) }.max() ?? 8)
         return rows.map { s in
             let icon = ascii ? "" : (s.habit.fields.icon.map { TextWidth.fit(Sanitize.display($0), 2) } ?? "  ") + " "
-            var line = "\(glyph(s)) \(icon)\(TextWidth.fit(shown(s.habit.name), nameWidth))  "
+            var line = "\(glyph(s.line)) \(icon)\(TextWidth.fit(shown(s.habit.name), nameWidth))  "
             line += TextWidth.fit(shown(listProgressText(s)), progressWidth)
             line += "  streak " + TextWidth.fit("\(s.streak) \(s.streakUnit == "weeks" ? "wk" : "d")", 6)
             line += "  strength " + TextWidth.fit(strengthText(s.strength), 4)
@@ -151,7 +151,7 @@ enum Output {
         var lines = ["\(icon(h))\(Sanitize.display(h.name))  (id \(h.id))"]
         lines.append("  \(h.kind.rawValue) habit, \(describeGoal(h)), \(h.schedule), since \(h.startDate)"
                      + (h.fields.archivedFrom.map { ", archived from \($0)" } ?? ""))
-        lines.append("  today: \(progressText(s))\(s.skipped ? " (skipped)" : "") · streak \(streakText(s.streak, s.streakUnit)), best \(s.bestStreak) · strength \(strengthText(s.strength))")
+        lines.append("  today: \(progressText(s.line))\(s.skipped ? " (skipped)" : "") · streak \(streakText(s.streak, s.streakUnit)), best \(s.bestStreak) · strength \(strengthText(s.strength))")
         func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
         lines.append("  difficulty: last 7 rated days \(avg(avg7)), last 30 \(avg(avg30))")
         if let group = h.fields.group { lines.append("  group: " + Sanitize.display(group)) }
@@ -165,3 +165,4 @@ enum Output {
         return lines
     }
 }
+

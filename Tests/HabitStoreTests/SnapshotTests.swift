@@ -219,5 +219,19 @@ final class SnapshotTests: StoreTestCase {
         for d in absent { XCTAssertEqual(try DayBlock.records(block, only: [d]), [:], "\(d)") }
         let some = Set(recorded.enumerated().filter { $0.offset % 97 == 0 }.map(\.element) + absent.prefix(5))
         XCTAssertEqual(try DayBlock.records(block, only: some), days.filter { some.contains($0.key) })
+
+        // The columns from a day on (a check-in's confirmation): exactly the days from the
+        // last index mark on or before it (from the first day when none is) to the end.
+        let marks = try DayBlock.index(block).marks.map { LocalDay(ordinal: $0.ordinal) }
+        for from in [recorded[0].adding(-5), recorded[0], recorded[255], recorded[256], recorded[300], recorded[700].adding(1),
+                     recorded.last!, recorded.last!.adding(9)] {
+            let markDay = marks.last { $0 <= from } ?? recorded[0]
+            XCTAssertEqual(try DayBlock.columns(reading: { Array(block[$0]) }, count: block.count, from: from),
+                           DayColumns(days.filter { $0.key >= markDay }), "from \(from)")
+        }
+        let empty = DayBlock.encode([:])
+        XCTAssertEqual(try DayBlock.columns(reading: { Array(empty[$0]) }, count: empty.count, from: Fixture.day0), DayColumns())
+        // A block cut short ends in the middle of a record: refused, not read as fewer days.
+        XCTAssertThrowsError(try DayBlock.columns(reading: { Array(block[$0]) }, count: block.count - 2, from: recorded[1200]))
     }
 }
