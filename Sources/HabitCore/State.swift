@@ -160,13 +160,13 @@ struct PendingDay: Sendable {
 /// from its cache, so copies of a state can share it.
 final class LazyDays: @unchecked Sendable {
     let source: DaySource
-    let pending: [PendingDay]
+    private(set) var pending: [PendingDay]
     private let lock = NSLock()
     private var cache: [LocalDay: DayRecord]?
     private var columnsCache: DayColumns?
 
     /// Columns computed before the newest pending changes (patched, not recomputed).
-    private let base: DayColumns?
+    private var base: DayColumns?
 
     init(source: DaySource, pending: [PendingDay], base: DayColumns? = nil) {
         self.source = source; self.pending = pending; self.base = base
@@ -248,6 +248,18 @@ final class LazyDays: @unchecked Sendable {
         for p in pending { d[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
         if source.keepsDecodedDays { cache = d }
         return d
+    }
+
+    /// Adds a change in place, for an owner that holds the only reference (see
+    /// `HabitEntry.applyDay`): what `adding` gives, without copying every pending change
+    /// (applying a journal's tail one change at a time was quadratic in its length).
+    func append(_ p: PendingDay) {
+        lock.lock()
+        defer { lock.unlock() }
+        base = columnsCache ?? base
+        columnsCache = nil
+        pending.append(p)
+        cache?[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp)
     }
 
     func adding(_ p: PendingDay) -> LazyDays {
@@ -363,8 +375,10 @@ public struct HabitEntry: Sendable {
 
     /// Folds a day-level change without decoding days that were not decoded yet.
     mutating func applyDay(_ day: LocalDay, _ change: Change, _ stamp: Stamp) {
-        if let l = lazyDays {
-            lazyDays = l.adding(PendingDay(day: day, change: change, stamp: stamp))
+        if lazyDays != nil {
+            let p = PendingDay(day: day, change: change, stamp: stamp)
+            // Shared with a copy of the state: a new one; else changed in place.
+            if isKnownUniquelyReferenced(&lazyDays) { lazyDays!.append(p) } else { lazyDays = lazyDays!.adding(p) }
         } else {
             storedDays[day, default: DayRecord()].apply(change, stamp: stamp)
         }

@@ -104,6 +104,43 @@ final class LazyLoadingTests: StoreTestCase {
         XCTAssertEqual(state.difficulty(habits[3], Fixture.day0), 4)
     }
 
+    /// Changes to undecoded days are added in place when the state holds the only reference
+    /// to them (a journal's tail is applied without copying the changes before), and to a new
+    /// list when a copy of the state shares them: a copy never sees another's changes.
+    func testChangesAddedInPlaceNeverReachACopyOfTheState() async throws {
+        let dir = try await makeStore()
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock, keepDecodedDays: false)
+        let opened = await repo.state
+        let h = habits[2], day = Fixture.day0.adding(3)
+        var device = UInt64(0)
+        func op(_ change: Change) -> HabitOperation {
+            device += 1
+            return HabitOperation(id: OpID(device: DeviceID(hi: 7, lo: 7), seq: device), hlc: HLC(wallMillis: 2_000_000_000_000 + Int64(device), counter: 0), change: change)
+        }
+        var a = opened
+        let before = opened.progress(h, day)
+        XCTAssertEqual(a.apply(op(.progress(h, day, delta: 5))), .applied)
+        let shared = a
+        // `a` shares its days with `shared` now: these go to a new list.
+        XCTAssertEqual(a.apply(op(.progress(h, day, delta: 7))), .applied)
+        XCTAssertEqual(a.apply(op(.progress(h, day.adding(1), delta: 2))), .applied)
+        XCTAssertEqual(a.apply(op(.skip(h, day.adding(2), true))), .applied)
+        XCTAssertEqual(opened.progress(h, day), before, "the state as opened changed")
+        XCTAssertEqual(shared.progress(h, day), before + 5, "a copy saw later changes")
+        XCTAssertEqual(a.progress(h, day), before + 12)
+        XCTAssertTrue(a.isSkipped(h, day.adding(2)))
+        XCTAssertFalse(shared.isSkipped(h, day.adding(2)))
+        // The columns and records agree with a state folded from scratch with the same changes.
+        var folded = try foldJournal(try fileBytes(DataPaths(directory: dir).journal))
+        device = 0
+        for c: Change in [.progress(h, day, delta: 5), .progress(h, day, delta: 7), .progress(h, day.adding(1), delta: 2), .skip(h, day.adding(2), true)] {
+            XCTAssertEqual(folded.apply(op(c)), .applied)
+        }
+        XCTAssertEqual(a.entries[h]?.columns, DayColumns(folded.entries[h]?.days ?? [:]))
+        XCTAssertEqual(a.record(h, day), folded.record(h, day))
+        XCTAssertEqual(a, folded)
+    }
+
     func testSnapshotRewriteCopiesUntouchedBlocksAsTheyAre() async throws {
         let dir = try await makeStore()
         let paths = DataPaths(directory: dir)
