@@ -120,7 +120,7 @@ func monthWeeks(year: Int, month: Int) -> Int {
 }
 
 /// The detail screen's figures: streak, strength and its trend, done rates, difficulty,
-/// notes; each a list of phrases that are wrapped whole.
+/// reminder times, notes; each a list of phrases that are wrapped whole.
 func detailFigures(_ state: AppState, _ habit: Habit) -> [[[Run]]] {
     let s = state.habits
     let g = state.glyphs
@@ -151,6 +151,10 @@ func detailFigures(_ state: AppState, _ habit: Habit) -> [[[Run]]] {
     out.append([[Run("Difficulty", .normal)], [Run(" (1 very easy … 5 very hard):", .normal)],
                 [Run(" last 7 rated days \(avg(a7))", .normal)],
                 [Run(dot + "last 30 \(avg(a30))", .normal)]])
+    if !habit.fields.reminders.isEmpty {
+        out.append([[Run("Reminders: " + habit.fields.reminders.map(\.description).joined(separator: ", "), .dim)],
+                    [Run(" (habitto remind)", .dim)]])
+    }
     if let notes = habit.fields.notes {
         out.append([[Run("Notes: " + oneLine(notes), .dim)]])
     }

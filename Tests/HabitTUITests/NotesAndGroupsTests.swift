@@ -187,6 +187,16 @@ final class NotesAndGroupsTests: XCTestCase {
         XCTAssertTrue(render(app).text.contains("Notes: From the tap / not bottled"), render(app).text)
     }
 
+    func testTheDetailScreenShowsTheHabitsReminderTimes() {
+        let times = [ReminderTime(hour: 8, minute: 0), ReminderTime(hour: 20, minute: 30)]
+        var app = World.app(changes: World.changes + [.set(World.water, .reminders(times))])
+        press(&app, .enter)
+        XCTAssertTrue(render(app).text.contains("Reminders: 08:00, 20:30 (habitto remind)"), render(app).text)
+        var plain = World.app()
+        press(&plain, .enter)
+        XCTAssertFalse(render(plain).text.contains("Reminders"), "a habit without reminders shows none")
+    }
+
     // MARK: Groups on the today screen
 
     func testWithoutGroupsTheTodayScreenHasNoHeadings() {
