@@ -26,7 +26,9 @@ enum ASCIIText {
     static func isUTF8(locale: String) -> Bool {
         let name = locale.split(separator: "@", maxSplits: 1).first.map(String.init) ?? locale
         guard let dot = name.firstIndex(of: ".") else { return false }
-        let codeset = name[name.index(after: dot)...].lowercased().replacingOccurrences(of: "-", with: "")
+        // Standard library only: Foundation's string bridging here cost every command
+        // (--version included) the runtime's first scan of all protocol conformances.
+        let codeset = name[name.index(after: dot)...].lowercased().filter { $0 != "-" }
         return codeset == "utf8"
     }
 
