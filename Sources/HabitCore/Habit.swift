@@ -49,7 +49,7 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `daily`, `weekdays`, `weekends`, `mon,wed,fri`, `every:3`, `3/week`.
     public init(parsing text: String) throws {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let t = text.trimmingBlanks.lowercased()
         switch t {
         case "daily", "every:1", "7/week": self = .daily; return
         case "weekdays": self = .weekdays([.monday, .tuesday, .wednesday, .thursday, .friday]); return
@@ -72,7 +72,7 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         }
         var days = Set<Weekday>()
         for part in t.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let d = Weekday(name: part.trimmingCharacters(in: .whitespaces)) else {
+            guard let d = Weekday(name: part.trimmingBlanks) else {
                 throw CoreError.invalid(
                     "schedule \(Sanitize.quoted(text)) not understood: use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
             }

@@ -169,7 +169,7 @@ public enum Reconcile {
         var n = 2
         while taken.contains(candidate.lowercased()) {
             let suffix = " (\(n))"
-            candidate = String(name.prefix(64 - suffix.count)).trimmingCharacters(in: .whitespaces) + suffix
+            candidate = String(name.prefix(64 - suffix.count)).trimmingBlanks + suffix
             n += 1
         }
         if candidate != name { renamed.append("'\(Sanitize.display(name))' is named '\(Sanitize.display(candidate))' here: another habit has the name") }

@@ -26,7 +26,7 @@ public struct ReminderTime: Hashable, Comparable, Sendable, CustomStringConverti
     /// that says what to write.
     public static func parseList(_ text: String) throws -> [ReminderTime] {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingBlanks }
         if parts == [""] { return [] }
         let times = try parts.map { part -> ReminderTime in
             let hm = part.split(separator: ":", omittingEmptySubsequences: false)

@@ -33,14 +33,14 @@ public struct Config: Sendable, Equatable {
     public init(parsing text: String, path: String) throws {
         for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
-                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                .map { $0.trimmingBlanks } ?? ""
             if line.isEmpty { continue }
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks }
             let at = "\(path) line \(n + 1)"
             guard parts.count == 2, !parts[0].isEmpty else {
                 throw StoreError.config("\(at): expected 'key = value'")
             }
-            let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            let value = parts[1].trimming { $0 == "\"" }
             switch parts[0] {
             case "day_start_hour":
                 guard let h = Int(value), (0...23).contains(h) else {
@@ -99,7 +99,7 @@ public struct Config: Sendable, Equatable {
         let target = lines.lastIndex { line in
             let code = line.body.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let parts = code.split(separator: "=", maxSplits: 1)
-            return parts.count == 2 && parts[0].trimmingCharacters(in: .whitespaces) == "theme"
+            return parts.count == 2 && parts[0].trimmingBlanks == "theme"
         }
         guard let i = target else {
             let end = lines.last.map { $0.end.isEmpty ? "\n" : "" } ?? ""

@@ -385,7 +385,7 @@ final class LocalStore {
             throw StoreError.unreadable(path: paths.device, detail: "is a directory, not this device's id; move it away and Habitto will create a new device id")
         }
         guard let bytes else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
         guard let id = DeviceID(text) else {
             throw StoreError.unreadable(path: paths.device,
                                         detail: "is damaged (expected 32 hex characters); delete it and Habitto will create a new device id")

@@ -53,10 +53,10 @@ public struct RemoteSettings: Equatable, Sendable {
         // Every line break ends a line (CRLF, CR, NEL, U+2028 too), so no value read holds one
         // and whatever is read can be written back (`save` refuses line breaks).
         for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingBlanks
             // A comment is a whole line: a URL may hold '#'.
             if line.isEmpty || line.hasPrefix("#") { continue }
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks }
             let at = "\(path) line \(n + 1)"
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                 throw StoreError.config("\(at): expected 'key = value' (remote, account, user or offline)")
@@ -92,7 +92,7 @@ public struct RemoteSettings: Equatable, Sendable {
     func save(_ paths: DataPaths) throws {
         let file = RemoteSettings.path(paths)
         for value in [remote, user].compactMap({ $0 })
-        where value.contains(where: \.isNewline) || value != value.trimmingCharacters(in: .whitespaces) {
+        where value.contains(where: \.isNewline) || value != value.trimmingBlanks {
             throw CoreError.invalid("'\(Sanitize.display(value))' holds a line break or begins or ends with a space; a remote or user cannot")
         }
         guard let text else {

@@ -60,7 +60,7 @@ struct AppEnvironment {
 
     /// Parses `YYYY-MM-DD[(T| )HH:MM[:SS[.fff]]][Z|±HH:MM]`, local time unless a zone is given.
     static func parseNow(_ text: String) -> Date? {
-        let s = text.trimmingCharacters(in: .whitespaces)
+        let s = text.trimmingBlanks
         guard s.count >= 10, let day = LocalDay(String(s.prefix(10))) else { return nil }
         var rest = Substring(s.dropFirst(10))
         var hour = 0, minute = 0, second = 0.0
@@ -85,7 +85,7 @@ struct AppEnvironment {
             if zonePart == "Z" { offset = 0 }
             else if !zonePart.isEmpty {
                 let sign = zonePart.first == "-" ? -1 : 1
-                let digits = zonePart.dropFirst().replacingOccurrences(of: ":", with: "")
+                let digits = String(zonePart.dropFirst().filter { $0 != ":" })
                 guard digits.count == 4, let v = Int(digits), v % 100 < 60, v / 100 <= 14 else { return nil }
                 offset = sign * ((v / 100) * 3600 + (v % 100) * 60)
             }
@@ -106,7 +106,7 @@ struct AppEnvironment {
 
     /// Faults to inject into the sync remote: `HABITTO_FAULTS`, else the config's `faults`.
     func faultPlan() throws -> FaultPlan? {
-        guard let text = ProcessInfo.processInfo.environment["HABITTO_FAULTS"] ?? config.faults else { return nil }
+        guard let text = ProcessEnvironment.current["HABITTO_FAULTS"] ?? config.faults else { return nil }
         do { return try FaultPlan.parse(text) } catch let e as CoreError {
             throw CLIError.invalid("faults '\(Sanitize.display(text))': \(e.description)")
         }
@@ -116,7 +116,7 @@ struct AppEnvironment {
     /// config's `password_command` (its first line of output), else `password_file` (which
     /// must not be readable by group or others). Looked up only when a remote needs it.
     func remoteAccess() -> RemoteAccess {
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.current
         let config = self.config
         return RemoteAccess(password: {
             if let p = env["HABITTO_WEBDAV_PASSWORD"] { return p }

@@ -22,7 +22,7 @@ extension Runner {
         """)
 
     func remind() async throws {
-        let process = ProcessInfo.processInfo.environment
+        let process = ProcessEnvironment.current
         let installing = invocation.has("--install"), uninstalling = invocation.has("--uninstall")
         if installing && uninstalling { throw CLIError.usage("--install and --uninstall contradict each other") }
         if installing || uninstalling {

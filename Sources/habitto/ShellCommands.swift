@@ -58,7 +58,7 @@ extension Runner {
             let catalog = ThemeCatalog(
                 userDirectory: configDir + "/themes",
                 bundledDirectories: ThemeCatalog.bundledDirectories(executablePath: TerminalApp.executablePath(),
-                                                                    environment: ProcessInfo.processInfo.environment),
+                                                                    environment: ProcessEnvironment.current),
                 listFiles: ThemeCatalog.live.listFiles, readFile: ThemeCatalog.live.readFile)
             for name in catalog.names { Output.line(name) }
         default:

@@ -1,0 +1,17 @@
+/// Trimming with the standard library alone. Foundation's `trimmingCharacters(in:)` goes
+/// through `CharacterSet` and string bridging, and its first use made every command pay the
+/// runtime's scan of all protocol conformances of the binary (`perf record`).
+extension StringProtocol {
+    /// Without the blanks at either end: spaces and tabs, not line breaks (Foundation's
+    /// `.whitespaces`: Unicode space separators and the tab).
+    public var trimmingBlanks: String { trimming { $0.isWhitespace && !$0.isNewline } }
+
+    /// Without white space or line breaks at either end (`.whitespacesAndNewlines`).
+    public var trimmingWhitespace: String { trimming(\.isWhitespace) }
+
+    /// Without the characters `drop` picks at either end.
+    public func trimming(_ drop: (Character) -> Bool) -> String {
+        guard let first = firstIndex(where: { !drop($0) }), let last = lastIndex(where: { !drop($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}
