@@ -4,13 +4,13 @@
 extension StringProtocol {
     /// Without the blanks at either end: spaces and tabs, not line breaks (Foundation's
     /// `.whitespaces`: Unicode space separators and the tab).
-    public var trimmingBlanks: String { trimming { $0.isWhitespace && !$0.isNewline } }
+    @inlinable public var trimmingBlanks: String { trimming { $0.isWhitespace && !$0.isNewline } }
 
     /// Without white space or line breaks at either end (`.whitespacesAndNewlines`).
-    public var trimmingWhitespace: String { trimming(\.isWhitespace) }
+    @inlinable public var trimmingWhitespace: String { trimming(\.isWhitespace) }
 
     /// Without the characters `drop` picks at either end.
-    public func trimming(_ drop: (Character) -> Bool) -> String {
+    @inlinable public func trimming(_ drop: (Character) -> Bool) -> String {
         guard let first = firstIndex(where: { !drop($0) }), let last = lastIndex(where: { !drop($0) }) else { return "" }
         return String(self[first...last])
     }

@@ -37,7 +37,7 @@ enum ChartWidth {
         guard isatty(1) == 1 else { return 80 }
         var size = winsize()
         if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return max(TextChart.minWidth, Int(size.ws_col)) }
-        if let c = ProcessEnvironment.current["COLUMNS"].flatMap(Int.init), c > 0 {
+        if let c = ProcessEnvironment.value("COLUMNS").flatMap(Int.init), c > 0 {
             return max(TextChart.minWidth, c)
         }
         return 80
@@ -49,7 +49,7 @@ enum ChartWidth {
 /// cyan, the goal line and level marks bold yellow, the current streak bold. Piped output
 /// stays plain text.
 enum ChartColor {
-    static let enabled = isatty(1) == 1 && (ProcessEnvironment.current["NO_COLOR"] ?? "").isEmpty
+    static let enabled = isatty(1) == 1 && (ProcessEnvironment.value("NO_COLOR") ?? "").isEmpty
 
     /// The SGR parameters of a day's state.
     static func code(_ state: DayState) -> String? {

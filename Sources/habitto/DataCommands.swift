@@ -156,7 +156,7 @@ extension Runner {
         do { plan = try Importer.read(format, path: path) } catch let e as ImportError { throw CLIError.invalid(e.message + "; nothing was written") }
         let repo = try openRepository()
         let dryRun = invocation.has("--dry-run")
-        let fault = ProcessEnvironment.current["HABITTO_IMPORT_FAULT"] == "verify"
+        let fault = ProcessEnvironment.value("HABITTO_IMPORT_FAULT") == "verify"
         let report: ImportReport
         do {
             report = try await Importer.run(plan, repo: repo, today: today, dryRun: dryRun, settings: settings, failVerification: fault)

@@ -34,9 +34,9 @@ struct AppEnvironment {
 
     /// With `configProblemsAllowed` (the doctor, which reports them itself), an invalid
     /// config file means the defaults rather than an error.
-    static func resolve(home flag: String?, env: [String: String], configProblemsAllowed: Bool = false) throws -> AppEnvironment {
-        let userHome = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        func nonEmpty(_ k: String) -> String? { env[k].flatMap { $0.isEmpty ? nil : $0 } }
+    static func resolve(home flag: String?, env: (String) -> String?, configProblemsAllowed: Bool = false) throws -> AppEnvironment {
+        let userHome = env("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        func nonEmpty(_ k: String) -> String? { env(k).flatMap { $0.isEmpty ? nil : $0 } }
         var home = flag ?? nonEmpty("HABITTO_HOME")
             ?? ((nonEmpty("XDG_DATA_HOME") ?? userHome + "/.local/share") + "/habitto")
         if home.isEmpty { throw CLIError.usage("--home needs a directory") }
@@ -47,7 +47,7 @@ struct AppEnvironment {
         let config: Config
         do { config = try Config.load(path: configPath) } catch StoreError.config(_) where configProblemsAllowed { config = Config() }
         let clock: @Sendable () -> Date
-        if let fixed = env["HABITTO_NOW"] {
+        if let fixed = env("HABITTO_NOW") {
             guard let date = parseNow(fixed) else {
                 throw CLIError.usage("HABITTO_NOW='\(Sanitize.display(fixed))' is not an ISO-8601 date-time such as 2026-11-21T09:30:00; unset it to use the clock")
             }
@@ -106,7 +106,7 @@ struct AppEnvironment {
 
     /// Faults to inject into the sync remote: `HABITTO_FAULTS`, else the config's `faults`.
     func faultPlan() throws -> FaultPlan? {
-        guard let text = ProcessEnvironment.current["HABITTO_FAULTS"] ?? config.faults else { return nil }
+        guard let text = ProcessEnvironment.value("HABITTO_FAULTS") ?? config.faults else { return nil }
         do { return try FaultPlan.parse(text) } catch let e as CoreError {
             throw CLIError.invalid("faults '\(Sanitize.display(text))': \(e.description)")
         }
@@ -116,10 +116,10 @@ struct AppEnvironment {
     /// config's `password_command` (its first line of output), else `password_file` (which
     /// must not be readable by group or others). Looked up only when a remote needs it.
     func remoteAccess() -> RemoteAccess {
-        let env = ProcessEnvironment.current
+        let env = ProcessEnvironment.value
         let config = self.config
         return RemoteAccess(password: {
-            if let p = env["HABITTO_WEBDAV_PASSWORD"] { return p }
+            if let p = env("HABITTO_WEBDAV_PASSWORD") { return p }
             if let command = config.passwordCommand {
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: "/bin/sh")

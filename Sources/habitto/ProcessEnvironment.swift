@@ -7,6 +7,11 @@ import Glibc
 /// made the runtime scan every protocol conformance of the binary the first time it was
 /// read, in every command (`perf record`: about 0.1 ms of each start).
 enum ProcessEnvironment {
+    /// One variable, straight from the C library (no dictionary built: the first hashed
+    /// collection of strings in a process costs the runtime's conformance lookups).
+    static func value(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    /// Every variable, for what passes the whole environment on.
     static let current: [String: String] = {
         var out: [String: String] = [:]
         var entry = environ

@@ -90,7 +90,7 @@ enum TerminalApp {
         // HABITTO_FIRST_KEYS ("O", "enter tab"): keys pressed before the first frame, so the
         // benchmark measures another screen's first frame (with HABITTO_EXIT_AFTER_FIRST_FRAME).
         // Only screen moves: what the keys ask of the repository is not done.
-        for name in (ProcessEnvironment.current["HABITTO_FIRST_KEYS"] ?? "").split(separator: " ") {
+        for name in (ProcessEnvironment.value("HABITTO_FIRST_KEYS") ?? "").split(separator: " ") {
             if let key = Key(name: String(name)) { _ = reduce(&state, .key(key)) }
         }
 
@@ -145,7 +145,7 @@ enum TerminalApp {
         defer { writer.finish(); worker.cancel() }
 
         let loop = UILoop(state: state, terminal: terminal, pipe: pipe, inbox: inbox, catalog: catalog, env: env,
-                          exitAfterFirstFrame: ProcessEnvironment.current["HABITTO_EXIT_AFTER_FIRST_FRAME"] == "1")
+                          exitAfterFirstFrame: ProcessEnvironment.value("HABITTO_EXIT_AFTER_FIRST_FRAME") == "1")
         let code: Int32 = await withCheckedContinuation { done in
             let thread = Thread {
                 let code = loop.run(writes: writer, refresh: { Task { try? await repo.refresh() } })

@@ -31,7 +31,7 @@ func runMain() async -> Int32 {
         }
         // Completion scripts and the man page read no data and no config (make install runs them).
         if let document = try Specs.document(inv) { Output.raw(document); return ExitCode.ok }
-        let env = try AppEnvironment.resolve(home: inv.home, env: ProcessEnvironment.current,
+        let env = try AppEnvironment.resolve(home: inv.home, env: ProcessEnvironment.value,
                                              configProblemsAllowed: inv.command == "doctor")
         // The prompt segment, when its cache holds the count: no repository, no async runtime.
         if let line = try Segment.cachedLine(env: env, invocation: inv) { Output.line(line); return ExitCode.ok }
