@@ -213,12 +213,13 @@ extension Runner {
 
     func exportCSV(_ state: HabitState) throws {
         let habits = state.habits.sorted { $0.id < $1.id }
-        var h = "id,name,kind,goal,unit,schedule,start_date,archived_from,icon,color,group,notes\r\n"
+        var h = "id,name,kind,goal,unit,schedule,start_date,archived_from,icon,color,group,notes,reminders\r\n"
         var c = "habit_id,habit,date,progress,skipped,difficulty,note\r\n"
         for habit in habits {
             let f = habit.fields
             h += [habit.id.rawValue, f.name, f.kind.rawValue, Amount.format(f.goal), f.unit ?? "", f.schedule.description,
-                  f.startDate.description, f.archivedFrom?.description ?? "", f.icon ?? "", f.color ?? "", f.group ?? "", f.notes ?? ""]
+                  f.startDate.description, f.archivedFrom?.description ?? "", f.icon ?? "", f.color ?? "", f.group ?? "", f.notes ?? "",
+                  ReminderTime.format(f.reminders)]
                 .map(Self.csvField).joined(separator: ",") + "\r\n"
             for (day, rec) in (state.entries[habit.id]?.days ?? [:]).sorted(by: { $0.key < $1.key })
             where rec.progress > 0 || rec.isSkipped || rec.rating != nil || rec.note != nil {

@@ -190,13 +190,15 @@ final class DataSafetyTests: XCTestCase {
 
     func testCSVExportHasAHabitsAndACheckInsFileWithQuotedFields() throws {
         box.ok("add", "Read, slowly", "--group", "Mind")
+        box.ok("add", "Stretch", "--remind", "20:30,07:00")
         box.ok("check", "Read", "--difficulty", "2", "--note", "said \"hi\"")
         let dir = box.root + "/csv"
         box.ok("export", "--format", "csv", "--output", dir)
         let habits = try String(contentsOfFile: dir + "/habits.csv", encoding: .utf8)
         let checkins = try String(contentsOfFile: dir + "/checkins.csv", encoding: .utf8)
-        XCTAssertTrue(habits.hasPrefix("id,name,kind,goal,unit,schedule,start_date,archived_from,icon,color,group,notes\r\n"), habits)
-        XCTAssertTrue(habits.contains(",\"Read, slowly\",build,1,,daily,2026-11-21,,,,Mind,\r\n"), habits)
+        XCTAssertTrue(habits.hasPrefix("id,name,kind,goal,unit,schedule,start_date,archived_from,icon,color,group,notes,reminders\r\n"), habits)
+        XCTAssertTrue(habits.contains(",\"Read, slowly\",build,1,,daily,2026-11-21,,,,Mind,,\r\n"), habits)
+        XCTAssertTrue(habits.contains(",Stretch,build,1,,daily,2026-11-21,,,,,,\"07:00,20:30\"\r\n"), habits)
         XCTAssertTrue(checkins.hasSuffix(",\"Read, slowly\",2026-11-21,1,false,2,\"said \"\"hi\"\"\"\r\n"), checkins)
         XCTAssertEqual(box.ok("export", "--format", "csv"), habits + "\r\n" + checkins)
     }
