@@ -48,7 +48,9 @@ swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # XCTest's overall summary, restated as one plain closing line.
-summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1)
+# Only the line under "Test Suite 'All tests'": a run that ends abnormally (a crash, a kill)
+# leaves the last sub-suite's count, which is not the whole run's.
+summary=$(awk "/^Test Suite 'All tests' (passed|failed)/ { getline; print }" "$log" | grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" | tail -n 1)
 total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
 failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
 # The benchmark on small data sets (no goals judged), so that it never rots.
