@@ -267,14 +267,22 @@ final class EngineTests: XCTestCase {
         }
     }
 
-    /// Waits until a sync round holds the data directory's sync lock.
+    /// Waits until a sync round holds the data directory's sync lock, as the kernel lists it
+    /// in /proc/locks. Looking must not take the lock: a probe that took it for an instant
+    /// (as this did) made a round starting at that instant give up with "another process is
+    /// syncing", which a loaded CI machine hit.
     func waitForRoundInProgress(_ dir: String, file: StaticString = #filePath, line: UInt = #line) {
-        let fd = open(dir + "/sync.lock", O_RDWR | O_CREAT, 0o600)
-        defer { close(fd) }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if flock(fd, LOCK_EX | LOCK_NB) != 0 { return }
-            flock(fd, LOCK_UN)
+            var st = stat()
+            if stat(dir + "/sync.lock", &st) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8),
+               locks.split(separator: "\n").contains(where: { entry in
+                   // "1: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF" (a waiter's line has "->" after the number)
+                   let f = entry.split(separator: " ")
+                   return f.count >= 6 && f[1] == "FLOCK" && f[3] == "WRITE" && f[5].hasSuffix(":\(st.st_ino)")
+               }) {
+                return
+            }
             usleep(2_000)
         }
         XCTFail("no sync round started", file: file, line: line)

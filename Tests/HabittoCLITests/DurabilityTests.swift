@@ -37,11 +37,17 @@ final class DurabilityTests: XCTestCase {
     func testKillNineDuringCheckInsNeverLosesAnAcknowledgedOne() throws {
         box.ok("add", "Water", "--goal", "8")
         // How long one check-in takes here and now, so the kills land within a run's life
-        // however loaded the machine is.
-        let started = Date()
-        box.ok("check", "Water")
-        let life = max(0.005, Date().timeIntervalSince(started))
-        var acknowledged = 1, killed = 0
+        // however loaded the machine is: the quickest of three, since the first run of the
+        // binary (cold caches) can take many times longer, and kills timed on it landed after
+        // every later run had ended (no process was ever interrupted).
+        var life = Double.infinity
+        for _ in 0..<3 {
+            let started = Date()
+            box.ok("check", "Water")
+            life = min(life, Date().timeIntervalSince(started))
+        }
+        life = max(0.005, life)
+        var acknowledged = 3, killed = 0
         var rng = SystemRandomNumberGenerator()
         for _ in 0..<60 {
             let (p, tag) = try box.start(["check", "Water"])
