@@ -95,10 +95,10 @@ public struct Stats: Hashable, Sendable {
 extension HabitState {
     /// A habit's recorded days as the rules read them, fetched once per rule evaluation.
     /// A habit's days as the rules read them (a yes/no habit's progress at most its goal).
-    func daysOf(_ habit: Habit) -> DayColumns {
-        let days = entries[habit.id]?.columns ?? DayColumns()
-        return habit.isYesNo ? days.capped(at: habit.goal) : days
-    }
+    func daysOf(_ habit: Habit) -> DayColumns { asRead(habit, entries[habit.id]?.columns ?? DayColumns()) }
+
+    /// A habit's columns as the rules read them (a yes/no habit's days capped at its goal).
+    func asRead(_ habit: Habit, _ days: DayColumns) -> DayColumns { habit.isYesNo ? days.capped(at: habit.goal) : days }
 
     /// Whether the habit is due on `day`: active, on a scheduled day; for N-per-week
     /// habits, while fewer than N days of that week before `day` succeeded (so the day that
@@ -302,8 +302,7 @@ extension HabitState {
                         recentDays: Int = Self.recentDays) -> DayLine {
         let from = day.adding(-recentDays).startOfWeek(settings.weekStart)
         if from > habit.startDate {
-            let recent = entries[habit.id]?.recentColumns(from: from) ?? DayColumns()
-            let days = habit.isYesNo ? recent.capped(at: habit.goal) : recent
+            let days = asRead(habit, entries[habit.id]?.recentColumns(from: from) ?? DayColumns())
             let walk = streakWalk(habit, asOf: day, today: today, settings: settings, days: days, from: from)
             if walk.broke {
                 return dayLine(habit, on: day, settings: settings, days: days, streak: walk.runs.last(where: \.isCurrent)?.length ?? 0)

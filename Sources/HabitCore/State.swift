@@ -184,22 +184,31 @@ final class LazyDays: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let columnsCache { return columnsCache }
-        var c = base ?? source.loadColumns()
-        if !pending.isEmpty {
-            let touched = Set(pending.map(\.day))
-            var records: [LocalDay: DayRecord]
-            if let cache {
-                records = cache
-            } else {
-                records = source.loadRecords(touched)
-                for p in pending { records[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
-            }
-            for day in touched {
-                let r = records[day] ?? DayRecord()
-                c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating)
-            }
-        }
+        let c = patched(base ?? source.loadColumns(), from: nil, read: source.loadRecords)
         columnsCache = c
+        return c
+    }
+
+    /// `columns` with the days (from `from` on, when given) that pending changes touched
+    /// recomputed from their records (`read` gives the source's; the decoded days when
+    /// kept). Lock held.
+    private func patched(_ columns: DayColumns, from: LocalDay?,
+                         read: (Set<LocalDay>) -> [LocalDay: DayRecord]) -> DayColumns {
+        let wanted = { (day: LocalDay) in from.map { day >= $0 } ?? true }
+        let touched = Set(pending.lazy.map(\.day).filter(wanted))
+        guard !touched.isEmpty else { return columns }
+        var records: [LocalDay: DayRecord]
+        if let cache {
+            records = cache
+        } else {
+            records = read(touched)
+            for p in pending where wanted(p.day) { records[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
+        }
+        var c = columns
+        for day in touched {
+            let r = records[day] ?? DayRecord()
+            c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating)
+        }
         return c
     }
 
@@ -218,17 +227,7 @@ final class LazyDays: @unchecked Sendable {
         defer { lock.unlock() }
         if let columnsCache { return columnsCache }
         if let cache { return DayColumns(cache.filter { $0.key >= from }) }
-        var c = base ?? source.peekColumns(from: from)
-        let touched = Set(pending.map(\.day).filter { $0 >= from })
-        if !touched.isEmpty {
-            var records = source.peekRecords(touched)
-            for p in pending where p.day >= from { records[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
-            for day in touched {
-                let r = records[day] ?? DayRecord()
-                c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating)
-            }
-        }
-        return c
+        return patched(base ?? source.peekColumns(from: from), from: from, read: source.peekRecords)
     }
 
     /// One day's record, without decoding the others when they are not decoded yet

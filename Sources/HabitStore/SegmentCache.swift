@@ -24,7 +24,7 @@ public enum SegmentCache {
         /// nil without a remote.
         public var queue: Int?
         public var failed: Bool
-        public init(done: Int, due: Int, queue: Int?, failed: Bool) {
+        public init(done: Int = 0, due: Int = 0, queue: Int? = nil, failed: Bool = false) {
             self.done = done; self.due = due; self.queue = queue; self.failed = failed
         }
     }
@@ -66,10 +66,12 @@ public enum SegmentCache {
         return "\(st.st_dev):\(st.st_ino):\(st.st_size):\(m):\(c)"
     }
 
+    /// The fields a line begins with: the version, then the key.
+    static func keyFields(_ key: Key) -> [String] { [magic, key.day.description, key.weekStart.shortName] + key.files }
+
     /// The line written for `entry` under `key`.
     public static func encode(_ entry: Entry, key: Key) -> [UInt8] {
-        let fields = [magic, key.day.description, key.weekStart.shortName] + key.files
-            + [String(entry.done), String(entry.due), entry.queue.map(String.init) ?? "-", entry.failed ? "1" : "0"]
+        let fields = keyFields(key) + [String(entry.done), String(entry.due), entry.queue.map(String.init) ?? "-", entry.failed ? "1" : "0"]
         return Array((fields.joined(separator: " ") + "\n").utf8)
     }
 
@@ -79,7 +81,7 @@ public enum SegmentCache {
         guard bytes.count <= sizeLimit, bytes.last == 0x0A, let text = String(validating: bytes.dropLast(), as: UTF8.self)
         else { return nil }
         let f = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        let expected = [magic, key.day.description, key.weekStart.shortName] + key.files
+        let expected = keyFields(key)
         guard f.count == expected.count + 4, Array(f.prefix(expected.count)) == expected else { return nil }
         func count(_ s: String) -> Int? {
             // Written as this code writes numbers: ASCII digits, no sign, no leading zero.

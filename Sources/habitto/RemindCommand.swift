@@ -45,13 +45,13 @@ extension Runner {
             Output.raw(JSON.array(sending.map { d in
                 .object(["id": .string(d.habit.id.rawValue), "name": .string(d.habit.name), "day": .string(d.day.description),
                          "time": .string(d.time.description),
-                         "progress": .string(Output.progressText(state.summary(d.habit, on: d.day, today: today, settings: settings).line))])
+                         "progress": .string(Output.progressText(state.dayLine(d.habit, on: d.day, today: today, settings: settings)))])
             }).serialized())
             return
         }
         let notifier = Notifier(env: process)
         for d in sending {
-            let progress = Output.progressText(state.summary(d.habit, on: d.day, today: today, settings: settings).line)
+            let progress = Output.progressText(state.dayLine(d.habit, on: d.day, today: today, settings: settings))
             let body = "Reminder \(d.time): not done today (\(progress))"
             if !notifier.notify(title: "Habitto: " + Sanitize.display(d.habit.name), body: body) {
                 Output.line("Reminder \(d.time): \(Output.icon(d.habit))\(Sanitize.display(d.habit.name)) is not done today (\(progress))")

@@ -9,14 +9,8 @@ import HabitTUI
 /// N-per-week habit), and the sync state file when a remote is set; it never syncs, never
 /// touches the network and creates nothing when there is no data yet.
 struct Segment {
-    /// What a segment shows.
-    struct Values: Equatable {
-        var done = 0
-        var due = 0
-        /// nil without a remote.
-        var queue: Int?
-        var failed = false
-    }
+    /// What a segment shows (what its cache keeps).
+    typealias Values = SegmentCache.Entry
 
     /// The format used without `--format`: the done glyph, done/due, then the sync part.
     static let defaultFormat = "%g%d/%t%S"
@@ -89,7 +83,7 @@ extension Segment {
         let paths = DataPaths(directory: env.home)
         guard let key = SegmentCache.Key.current(paths: paths, day: env.today, weekStart: env.config.rules.weekStart),
               let entry = SegmentCache.read(paths, key: key) else { return nil }
-        return line(format, Values(done: entry.done, due: entry.due, queue: entry.queue, failed: entry.failed))
+        return line(format, entry)
     }
 
     static func line(_ format: String, _ values: Values) -> String {
@@ -121,7 +115,7 @@ extension Runner {
         }
         // A count that met damage is not kept, so that its warning is shown again next time.
         if repo.openingWarnings.isEmpty && repo.warnings.isEmpty {
-            SegmentCache.write(paths, key: key, entry: .init(done: values.done, due: values.due, queue: values.queue, failed: values.failed))
+            SegmentCache.write(paths, key: key, entry: values)
         }
         return values
     }
