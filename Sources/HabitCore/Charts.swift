@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // The series behind the charts: pure functions of the state, a habit, today and the rule
 // settings, read from the habit's day columns (never its full day records) and judged by

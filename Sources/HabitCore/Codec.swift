@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Appends the compact binary encoding used by the journal, snapshots and sync batches.
 /// Every encoding is deterministic: the same value always gives the same bytes.

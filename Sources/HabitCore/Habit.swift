@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A habit's stable identity: 64 random bits, written as 16 lower-case hex characters.
 public struct HabitID: Hashable, Comparable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A calendar day in the user's local calendar, independent of time zones and daylight
 /// saving: the number of days since 1970-01-01 in the proleptic Gregorian calendar.

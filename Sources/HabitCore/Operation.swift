@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A device's stable random identity: 128 random bits, written as 32 lower-case hex
 /// characters. Stored as two integers, so it costs no allocation.

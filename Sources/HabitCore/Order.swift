@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Fractional-index sort keys: the order of habits as one last-writer-wins field per habit.
 ///

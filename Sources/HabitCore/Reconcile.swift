@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a day should hold, as a backup or an import says.
 public struct TargetDay: Hashable, Sendable {

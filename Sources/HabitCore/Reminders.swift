@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A time of day a habit reminds its user at, in minutes after midnight (00:00–23:59),
 /// written `HH:MM`.
@@ -76,6 +76,10 @@ public struct DueReminder: Hashable, Sendable {
     }
 }
 
+/// The instant a local date's clock time (minutes after midnight) falls on in some time
+/// zone; nil when there is none.
+public typealias LocalInstant = (LocalDay, Int) -> Date?
+
 /// Which reminders are due at an instant (what `habitto remind` notifies of).
 public enum Reminders {
     /// A reminder fires from its time until this many minutes later, no later: a computer
@@ -85,13 +89,27 @@ public enum Reminders {
     /// The instant reminder time `time` falls on during habit day `day`: that date's clock
     /// time, or the next date's for a time before the day-start hour (a day that starts at
     /// 04:00 runs until 03:59 the next morning).
-    public static func instant(of time: ReminderTime, on day: LocalDay, in timeZone: TimeZone, dayStartHour: Int) -> Date? {
+    public static func instant(of time: ReminderTime, on day: LocalDay, local: LocalInstant, dayStartHour: Int) -> Date? {
         let date = time.minutes < dayStartHour * 60 ? day.adding(1) : day
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let c = date.components
-        return calendar.date(from: DateComponents(year: c.year, month: c.month, day: c.day,
-                                                  hour: time.minutes / 60, minute: time.minutes % 60))
+        return local(date, time.minutes)
+    }
+
+    /// `instant(of:on:local:dayStartHour:)` in `timeZone`, through a Gregorian `Calendar`
+    /// (a named zone needs Foundation's time zone data, which `habitto` does not link: it
+    /// passes the C library's rule instead).
+    public static func instant(of time: ReminderTime, on day: LocalDay, in timeZone: TimeZone, dayStartHour: Int) -> Date? {
+        instant(of: time, on: day, local: calendarInstant(timeZone), dayStartHour: dayStartHour)
+    }
+
+    /// The instant of a local date and minute of the day in `timeZone`, through a `Calendar`.
+    public static func calendarInstant(_ timeZone: TimeZone) -> LocalInstant {
+        { date, minutes in
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = timeZone
+            let c = date.components
+            return calendar.date(from: DateComponents(year: c.year, month: c.month, day: c.day,
+                                                      hour: minutes / 60, minute: minutes % 60))
+        }
     }
 
     /// Whether a habit still wants a reminder on `day`: due that day (active, scheduled, an
@@ -107,11 +125,17 @@ public enum Reminders {
     /// reminder time of a wanted habit that has passed today, at most `graceMinutes` ago.
     public static func due(in state: HabitState, now: Date, today: LocalDay, timeZone: TimeZone,
                            dayStartHour: Int, settings: RuleSettings) -> [DueReminder] {
+        due(in: state, now: now, today: today, local: calendarInstant(timeZone), dayStartHour: dayStartHour, settings: settings)
+    }
+
+    /// The same, with the local time zone's rule given as a function.
+    public static func due(in state: HabitState, now: Date, today: LocalDay, local: LocalInstant,
+                           dayStartHour: Int, settings: RuleSettings) -> [DueReminder] {
         var out: [DueReminder] = []
         for habit in state.habits where !habit.fields.reminders.isEmpty {
             guard wanted(habit, on: today, in: state, settings: settings) else { continue }
             for time in habit.fields.reminders {
-                guard let at = instant(of: time, on: today, in: timeZone, dayStartHour: dayStartHour) else { continue }
+                guard let at = instant(of: time, on: today, local: local, dayStartHour: dayStartHour) else { continue }
                 let age = now.timeIntervalSince(at)
                 if age >= 0, age <= Double(graceMinutes * 60) { out.append(DueReminder(habit: habit, day: today, time: time, at: at)) }
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Settings the rules depend on.
 public struct RuleSettings: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A last-writer-wins register: the value with the greatest stamp.
 public struct Register<Value: Hashable & Sendable>: Hashable, Sendable {
@@ -161,7 +161,7 @@ struct PendingDay: Sendable {
 final class LazyDays: @unchecked Sendable {
     let source: DaySource
     private(set) var pending: [PendingDay]
-    private let lock = NSLock()
+    private let lock = Lock()
     private var cache: [LocalDay: DayRecord]?
     private var columnsCache: DayColumns?
 

@@ -9,6 +9,12 @@ extension StringProtocol {
     /// Without white space or line breaks at either end (`.whitespacesAndNewlines`).
     @inlinable public var trimmingWhitespace: String { trimming(\.isWhitespace) }
 
+    /// Without white space or line breaks at the end.
+    @inlinable public var trimmingTrailingWhitespace: String {
+        guard let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(self[...last])
+    }
+
     /// Without the characters `drop` picks at either end.
     @inlinable public func trimming(_ drop: (Character) -> Bool) -> String {
         guard let first = firstIndex(where: { !drop($0) }), let last = lastIndex(where: { !drop($0) }) else { return "" }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 #if canImport(Glibc)
 import Glibc
@@ -165,18 +165,18 @@ public enum Backups {
         let headerLength = Int(try r.u32le())
         let headerStart = magic.count + 4
         guard headerLength <= bytes.count - trailerSize - headerStart else { throw bad("has a damaged header") }
-        let headerBytes = Data(bytes[headerStart..<(headerStart + headerLength)])
-        guard let o = try? JSONSerialization.jsonObject(with: headerBytes) as? [String: Any],
-              let created = o["created"] as? Int, let reason = o["reason"] as? String, let device = o["device"] as? String,
-              let ops = o["operations"] as? Int, let habits = o["habits"] as? Int, let digest = o["stateDigest"] as? Int
+        let headerBytes = Array(bytes[headerStart..<(headerStart + headerLength)])
+        guard case .object(let o)? = try? JSON.parse(headerBytes),
+              case .int(let created)? = o["created"], case .string(let reason)? = o["reason"], case .string(let device)? = o["device"],
+              case .int(let ops)? = o["operations"], case .int(let habits)? = o["habits"], case .int(let digest)? = o["stateDigest"]
         else { throw bad("has a damaged header") }
-        let id = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let id = path.pathLastComponent.pathDroppingExtension
         let info = BackupInfo(id: id, path: path, created: Date(timeIntervalSince1970: Double(created) / 1000),
-                              reason: reason, note: o["note"] as? String, device: device, operations: ops, habits: habits,
+                              reason: reason, note: o["note"]?.stringValue, device: device, operations: ops, habits: habits,
                               bytes: bytes.count)
         let records = Array(bytes[(headerStart + headerLength)..<(bytes.count - trailerSize)])
         let amountScale = Array(bytes.prefix(magic.count)) == magic ? 1 : Amount.scale
-        let fieldCount = o["habitFields"] as? Int ?? FieldValue.countBeforePosition
+        let fieldCount = o["habitFields"]?.intValue ?? FieldValue.countBeforePosition
         guard FieldValue.storedCounts.contains(fieldCount) else { throw bad("has a damaged header") }
         return (Header(info: info, operations: ops, habits: habits, digest: digest, amountScale: amountScale,
                        fieldCount: fieldCount), records)
@@ -254,7 +254,7 @@ public enum Backups {
         try Sys.makeOwnFolder(saved)
         for file in [paths.journal, paths.snapshot, paths.device] {
             if let bytes = try Sys.readFile(file) {
-                try Sys.writeAtomically(bytes, to: saved + "/" + (file as NSString).lastPathComponent)
+                try Sys.writeAtomically(bytes, to: saved + "/" + file.pathLastComponent)
             }
         }
         // A new identity first: should this stop half way, the damaged journal is still in
@@ -298,7 +298,7 @@ extension HabitRepository {
 
 /// Carries a value out of a `@Sendable` closure that runs synchronously.
 final class ReconcileBox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value: Reconciliation?
     func set(_ v: Reconciliation) { lock.lock(); value = v; lock.unlock() }
     func get() -> Reconciliation? { lock.lock(); defer { lock.unlock() }; return value }

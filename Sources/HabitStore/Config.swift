@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -124,7 +124,7 @@ public struct Config: Sendable, Equatable {
             old = text
         } else {
             old = ""
-            try Sys.makeDirectories((real as NSString).deletingLastPathComponent)
+            try Sys.makeDirectories(real.pathParent)
         }
         let new = settingTheme(name, in: old)
         _ = try Config(parsing: new, path: path)

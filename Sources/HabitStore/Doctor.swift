@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 #if canImport(Glibc)
 import Glibc
@@ -293,7 +293,7 @@ public enum Doctor {
 
 /// Set by a damaged snapshot block when it is read.
 final class DamageFlag: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value = false
     func set() { lock.lock(); value = true; lock.unlock() }
     var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }

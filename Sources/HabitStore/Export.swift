@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// The canonical export: every existing habit with its fields and recorded days, sorted,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HabitCore
 
 /// A JSON value with one deterministic serialisation (keys sorted, fixed number format),
@@ -13,6 +14,12 @@ public indirect enum JSON: Equatable, Sendable {
     case string(String)
     case array([JSON])
     case object([String: JSON])
+
+    /// The text of a string, else nil.
+    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+
+    /// An integer, else nil.
+    public var intValue: Int? { if case .int(let i) = self { i } else { nil } }
 
     /// An optional value, or null.
     public static func optional(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }

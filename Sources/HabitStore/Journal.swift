@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 #if canImport(Glibc)
 import Glibc
@@ -59,7 +59,7 @@ public final class Journal {
                 if let reason { throw StoreError.io(operation: "write", path: path, errno: reason) }
                 try io.write(fd, Journal.magic, 0, path)
                 try io.sync(fd, path)
-                try Sys.syncDirectory((path as NSString).deletingLastPathComponent)
+                try Sys.syncDirectory(path.pathParent)
             } else {
                 let head = try Sys.pread(fd, count: Journal.headerSize, offset: 0, path: path)
                 guard head == Journal.magic else {

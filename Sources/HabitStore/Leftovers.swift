@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,8 +44,8 @@ public enum Leftovers {
     /// The process that wrote a temporary file named `NAME.tmp-PID-N` (digits only), or
     /// nil when the name is not one.
     public static func temporaryFileOwner(_ name: String) -> pid_t? {
-        guard let marker = name.range(of: ".tmp-", options: .backwards), marker.lowerBound > name.startIndex else { return nil }
-        let parts = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        guard let marker = name.scalarRange(of: ".tmp-", last: true), marker.lowerBound > name.startIndex else { return nil }
+        let parts = String(name.unicodeScalars[marker.upperBound...]).split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               parts[0].first != "0", let pid = pid_t(parts[0]) else { return nil }
         return pid

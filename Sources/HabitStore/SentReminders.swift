@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// One notification `habitto remind` sent: a habit, a habit day and a reminder time.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 #if canImport(Glibc)
 import Glibc
@@ -60,7 +60,7 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
     /// `Amount.scale` when the block holds whole units (a snapshot written before amounts
     /// had decimals), else 1.
     let amountScale: Int
-    private let lock = NSLock()
+    private let lock = Lock()
     private var cache: [LocalDay: DayRecord]?
 
     /// Rebuilds one habit's days as of a journal offset.
@@ -422,7 +422,7 @@ struct Snapshot {
 
 /// Warnings that arise after opening (a damaged snapshot block found when first read).
 public final class WarningSink: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var items: [String] = []
     public init() {}
     func add(_ w: String) { lock.lock(); items.append(w); lock.unlock() }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -104,14 +104,48 @@ public enum Sys {
         return try body()
     }
 
+    /// Starts the program at `path` with `arguments` (its `argv[0]` first) and this
+    /// process's environment, with no signal blocked and SIGPIPE, SIGTERM, SIGINT and
+    /// SIGHUP at their defaults (habitto ignores SIGPIPE, and the thread that starts it may
+    /// block signals). `files` arranges its file descriptors. Returns the child's process
+    /// id, or the error number when it could not be started.
+    public static func spawn(_ path: String, _ arguments: [String],
+                             files: (inout posix_spawn_file_actions_t) -> Void) -> Result<pid_t, SpawnFailure> {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        files(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        return rc == 0 ? .success(child) : .failure(SpawnFailure(errno: rc))
+    }
+
+    /// Why `spawn` could not start a program.
+    public struct SpawnFailure: Error, CustomStringConvertible {
+        public let errno: Int32
+        public var description: String { String(cString: strerror(errno)) }
+    }
+
     /// Creates a directory and its parents (mode 0700 for the ones it creates).
     public static func makeDirectories(_ path: String) throws {
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-            if isDir.boolValue { return }
+        var st = stat()
+        if stat(path, &st) == 0 {
+            if st.st_mode & S_IFMT == S_IFDIR { return }
             throw StoreError.unreadable(path: path, detail: "exists and is not a directory; choose another --home")
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = path.pathParent
         if !parent.isEmpty && parent != path { try makeDirectories(parent) }
         if mkdir(path, 0o700) < 0 && errno != EEXIST {
             throw StoreError.io(operation: "create the directory", path: path, errno: errno)
@@ -128,7 +162,7 @@ public enum Sys {
     /// Writes a whole file durably and atomically: temp file, fsync, rename, fsync directory.
     /// With `durable` false (a cache) it is still atomic, but neither fsync is made.
     public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, durable: Bool = true) throws {
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = path.pathParent
         let tmp = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         let fd = try open(tmp, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
         var isOpen = true
@@ -290,9 +324,9 @@ public enum Sys {
                 }
                 return "/" + out.joined(separator: "/")
             }
-            let parent = (existing as NSString).deletingLastPathComponent
+            let parent = existing.pathParent
             if parent == existing || parent.isEmpty { return absolute }
-            rest.insert((existing as NSString).lastPathComponent, at: 0)
+            rest.insert(existing.pathLastComponent, at: 0)
             existing = parent
         }
     }

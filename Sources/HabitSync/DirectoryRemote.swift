@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,7 +46,7 @@ public struct DirectoryRemote: Remote {
             return
         case .different(let found)?:
             let text = Sanitize.display(String(decoding: found.prefix(64), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines))
+                .trimmingWhitespace)
             throw RemoteError.permanent("the format file \(formatPath) says '\(text)', not '\(remoteFormat.dropLast())'; this remote was written by another version of habitto. Update habitto or choose another remote; the file was left alone")
         }
     }

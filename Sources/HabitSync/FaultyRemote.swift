@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// Faults to inject into a remote, as read from `HABITTO_FAULTS`
@@ -43,7 +43,7 @@ public struct FaultPlan: Equatable, Sendable, CustomStringConvertible {
     public static func parse(_ text: String) throws -> FaultPlan {
         var plan = FaultPlan()
         for raw in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let part = raw.trimmingCharacters(in: .whitespaces)
+            let part = raw.trimmingBlanks
             if part.isEmpty { continue }
             func bad(_ why: String = "") -> CoreError {
                 .invalid("HABITTO_FAULTS: '\(Sanitize.display(part))' is not understood\(why); use a comma-separated list of latency=<N>ms or latency=<N>s, fail=<0-1>, lostack=<0-1> and unreachable")
@@ -51,7 +51,7 @@ public struct FaultPlan: Equatable, Sendable, CustomStringConvertible {
             if part == "unreachable" { plan.unreachable = true; continue }
             let kv = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard kv.count == 2 else { throw bad() }
-            let key = kv[0].trimmingCharacters(in: .whitespaces), value = kv[1].trimmingCharacters(in: .whitespaces)
+            let key = kv[0].trimmingBlanks, value = kv[1].trimmingBlanks
             func number(_ s: Substring) -> Double? {
                 // Plain decimals only: no signs, exponents, hex, "nan" or "inf".
                 guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let d = Double(s), d.isFinite
@@ -86,7 +86,7 @@ public struct FaultPlan: Equatable, Sendable, CustomStringConvertible {
 /// the same on every run. For tests and demos (`HABITTO_FAULTS`).
 public final class FaultyRemote: Remote, @unchecked Sendable {
     private let inner: any Remote
-    private let lock = NSLock()
+    private let lock = Lock()
     // Guarded by `lock`.
     private var _plan: FaultPlan
     private var seeded: SplitMix64?

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// A batch file's name: `{firstSeq}-{lastSeq}.batch`, the operations of one device it holds.

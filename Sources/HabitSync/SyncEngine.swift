@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 #if canImport(Glibc)
@@ -565,7 +565,7 @@ public actor SyncEngine {
 /// The first answer given to a waiting call (later ones are dropped), whichever comes
 /// first: the call's result, its deadline, or going offline.
 final class OneAnswer<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     // Guarded by `lock`.
     private var given = false
     private var result: Result<T, any Error>?

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 #if canImport(Glibc)
@@ -92,12 +92,12 @@ public struct SyncState: Codable, Equatable, Sendable {
                 let decoder = JSONDecoder()
                 decoder.dateDecodingStrategy = .iso8601
                 // The settings are not in it (they are in `remote`): their defaults stand in.
-                guard var fields = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+                guard case .object(var fields) = try JSON.parse(bytes) else {
                     throw StoreError.unreadable(path: path(paths), detail: "is not a JSON object")
                 }
-                fields["account"] = fields["account"] ?? "default"
-                fields["offline"] = fields["offline"] ?? false
-                state = try decoder.decode(SyncState.self, from: try JSONSerialization.data(withJSONObject: fields))
+                fields["account"] = fields["account"] ?? .string("default")
+                fields["offline"] = fields["offline"] ?? .bool(false)
+                state = try decoder.decode(SyncState.self, from: Data(JSON.object(fields).serialized().utf8))
             } catch {
                 throw StoreError.unreadable(path: path(paths),
                                             detail: "is damaged; delete it to start sync over (the remote setting is kept in \(RemoteSettings.path(paths)); the next sync skips what the remote already has)")
@@ -116,12 +116,11 @@ public struct SyncState: Codable, Equatable, Sendable {
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         // Every field but the settings, whatever fields the state gains.
-        guard var fields = try JSONSerialization.jsonObject(with: try encoder.encode(self)) as? [String: Any] else {
+        guard case .object(var fields) = try JSON.parse(Array(try encoder.encode(self))) else {
             throw StoreError.unreadable(path: SyncState.path(paths), detail: "could not be encoded")
         }
         for key in RemoteSettings.fieldNames { fields[key] = nil }
-        let bytes = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .prettyPrinted])
-        try Sys.writeAtomically(Array(bytes), to: SyncState.path(paths))
+        try Sys.writeAtomically(Array(JSON.object(fields).serialized().utf8), to: SyncState.path(paths))
     }
 
     /// Moves the settings of an older version's `sync.json` to the `remote` file (once: after
@@ -228,7 +227,7 @@ public func makeRemote(_ spec: String, user: String? = nil, access: RemoteAccess
     if spec.hasPrefix("file://") {
         let path = String(spec.dropFirst(7))
         guard path.hasPrefix("/") else { throw CoreError.invalid("remote '\(Sanitize.display(spec))': use file:///absolute/path") }
-        return DirectoryRemote(root: path.removingPercentEncoding ?? path)
+        return DirectoryRemote(root: path.percentDecoded ?? path)
     }
     throw CoreError.invalid("remote '\(Sanitize.display(spec))' not understood: use dir:/path/to/folder, file:///path/to/folder, https://server/path or none")
 }

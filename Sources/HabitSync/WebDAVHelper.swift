@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Dispatch
 import HabitCore
+import HabitStore
 import WebDAVWire
 #if canImport(Glibc)
 import Glibc
@@ -74,34 +76,20 @@ final class WebDAVHelper: @unchecked Sendable {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             throw RemoteError.transient("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-        // libcurl's or Foundation's own messages must not land on the UI's screen.
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // This thread's blocked signals and habitto's ignored SIGPIPE would pass to the helper:
-        // start it with none blocked and the defaults, so that SIGTERM in `stop` ends it.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), defaults = sigset_t()
-        sigemptyset(&none)
-        sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let arguments: [String] = [path, "--timeout", String(timeout)]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        let started = Sys.spawn(path, arguments) { actions in
+            posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+            posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+            // libcurl's or Foundation's own messages must not land on the UI's screen.
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         close(ends[1])
-        guard rc == 0 else {
+        let child: pid_t
+        switch started {
+        case .success(let pid): child = pid
+        case .failure(let e):
             close(ends[0])
-            throw RemoteError.permanent("cannot start \(path): \(String(cString: strerror(rc)))")
+            throw RemoteError.permanent("cannot start \(path): \(e)")
         }
         pid = child
         socket = ends[0]

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import WebDAVWire
 
@@ -18,7 +18,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// here, saying where a password can come from.
     let userWithoutPassword: String?
     let helper: WebDAVHelper
-    private let lock = NSLock()
+    private let lock = Lock()
     private var knownFolders = Set<String>()
 
     /// A batch may hold more operations here: fewer requests for a backlog.
@@ -133,7 +133,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// user or password, or a server that offers no scheme Habitto speaks (only Basic).
     static func refused(_ challenge: String?) -> RemoteError {
         let schemes = authenticationSchemes(challenge ?? "")
-        guard !schemes.isEmpty, !schemes.contains(where: { $0.caseInsensitiveCompare("Basic") == .orderedSame }) else {
+        guard !schemes.isEmpty, !schemes.contains(where: { $0.lowercased() == "basic" }) else {
             return .permanent("authentication failed: check user and password")
         }
         let offered = schemes.map { Sanitize.display(String($0.prefix(32))) }.joined(separator: ", ")
@@ -145,7 +145,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     static func authenticationSchemes(_ header: String) -> [String] {
         var schemes: [String] = []
         for piece in header.split(separator: ",") {
-            let trimmed = piece.trimmingCharacters(in: .whitespaces)
+            let trimmed = piece.trimmingBlanks
             guard let word = trimmed.split(separator: " ", maxSplits: 1).first, !word.contains("="), !word.contains("\""),
                   !schemes.contains(String(word)) else { continue }
             schemes.append(String(word))
@@ -172,12 +172,10 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 
     func retryAfter(_ value: String?) -> Double? {
-        guard let v = value?.trimmingCharacters(in: .whitespaces), !v.isEmpty else { return nil }
+        guard let v = value?.trimmingBlanks, !v.isEmpty else { return nil }
         if let seconds = Double(v) { return max(0, min(seconds, 3600)) }
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return f.date(from: v).map { max(0, min($0.timeIntervalSinceNow, 3600)) }
+        let now = Date()
+        return UTCTime.httpDate(v, now: now).map { max(0, min($0.timeIntervalSince(now), 3600)) }
     }
 
     public var knownToExist: Set<String> { lock.withLock { knownFolders } }
@@ -217,11 +215,11 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         case .malformed, .none:
             throw RemoteError.permanent("malformed WebDAV answer from \(location) (listing \(parts.joined(separator: "/")))")
         }
-        let own = target.path.removingPercentEncoding ?? target.path
+        let own = target.path.percentDecoded ?? target.path
         var members: [(name: String, kind: RemoteEntries.Kind)] = []
         for entry in entries {
             // hrefs may be absolute URLs or paths; compare decoded paths.
-            let path = (URL(string: entry.href)?.path ?? entry.href).removingPercentEncoding ?? entry.href
+            let path = (URL(string: entry.href)?.path ?? entry.href).percentDecoded ?? entry.href
             let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
             if trimmed == (own.hasSuffix("/") ? String(own.dropLast()) : own) { continue }
             guard let name = trimmed.split(separator: "/").last.map(String.init), !name.isEmpty else { continue }
@@ -251,7 +249,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let existing = try await send("GET", formatURL)
         if existing.status == 200 {
             guard existing.body == Data(remoteFormat.utf8) else {
-                throw RemoteError.permanent("users/\(account)/format on \(location) is not '\(remoteFormat.trimmingCharacters(in: .newlines))'; this remote holds another format")
+                throw RemoteError.permanent("users/\(account)/format on \(location) is not '\(remoteFormat.trimming(\.isNewline))'; this remote holds another format")
             }
             remember(formatKey)
             return

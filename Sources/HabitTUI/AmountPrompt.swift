@@ -25,7 +25,7 @@ public struct AmountPrompt: LinePrompt {
 
     /// Parses an entry: `3`, `+3`, `1.5`, `-2`, `=8`.
     public static func parse(_ text: String) throws -> Entry {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingBlanks
         guard let first = t.first else {
             throw CoreError.invalid("type an amount: 3 adds, -2 takes back, =8 sets the day's total (esc cancels)")
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// The characters a text chart draws with: Unicode block characters, or ASCII (never a
@@ -127,15 +127,15 @@ public enum TextChart {
     public static func weekdayBars(_ counts: [WeekdayCount], width: Int, glyphs g: ChartGlyphs) -> [String] {
         let width = max(floorWidth, width)
         let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        let tails = counts.map { c in c.ratio.map { String(format: "%4d%%  %d/%d", Int(($0 * 100).rounded()), c.done, c.due) } ?? "   –  not due" }
+        let tails = counts.map { c in c.ratio.map { Format.right(String(Int(($0 * 100).rounded())), 4) + "%  \(c.done)/\(c.due)" } ?? "   –  not due" }
         let tailWidth = tails.map(\.count).max() ?? 0
         let bar = max(4, width - 4 - 2 - tailWidth)
         return counts.enumerated().map { i, c in
             let eighths = Int(((c.ratio ?? 0) * Double(bar * 8)).rounded())
             var cells = String(repeating: g.eighths[8], count: eighths / 8)
-            if eighths % 8 > 0 { cells += g.eighths[eighths % 8].replacingOccurrences(of: " ", with: "") }
+            if eighths % 8 > 0 { cells += g.eighths[eighths % 8].replacingAll(" ", with: "") }
             let used = eighths / 8 + (eighths % 8 > 0 ? 1 : 0)
-            let tail = tails[i].replacingOccurrences(of: "–", with: g.dash)
+            let tail = tails[i].replacingAll("–", with: g.dash)
             return trimmed(names[i] + " " + cells + String(repeating: c.ratio == nil ? " " : g.grid, count: bar - used) + "  " + tail)
         }
     }
@@ -154,7 +154,7 @@ public enum TextChart {
             if i == 0 || c.month == 1 {
                 for (k, ch) in String(c.year).enumerated() where 4 + 3 * i + k < years.count { years[4 + 3 * i + k] = ch }
             }
-            heads += String(format: "%02d ", c.month)
+            heads += Format.right(String(c.month), 2, pad: "0") + " "
         }
         var lines = [trimmed(String(years)), trimmed(heads)]
         for w in 0..<7 {
@@ -178,7 +178,7 @@ public enum TextChart {
     public static func weekdayColumns(_ counts: [WeekdayCount], height: Int, glyphs g: ChartGlyphs) -> [String] {
         let rows = max(1, height - 2)
         let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        var lines = [counts.map { c in c.ratio.map { String(format: "%3d%%", Int(($0 * 100).rounded())) } ?? "  \(g.dash) " }
+        var lines = [counts.map { c in c.ratio.map { Format.right(String(Int(($0 * 100).rounded())), 3) + "%" } ?? "  \(g.dash) " }
             .joined(separator: " ")]
         for r in 0..<rows {
             let fromBottom = rows - 1 - r
@@ -203,7 +203,7 @@ public enum TextChart {
         return runs.enumerated().map { i, run in
             let dates = compact ? "\(run.start)" : "\(run.start) \(g.dash) \(run.end)"
             let mark = run.isCurrent ? "  current" : ""
-            let left = dates + "  " + lengths[i].padding(toLength: lengthWidth, withPad: " ", startingAt: 0) + "  "
+            let left = dates + "  " + Format.left(lengths[i], lengthWidth) + "  "
             let bar = max(1, width - TextWidth.of(left) - 9)
             let filled = max(1, Int((Double(run.length) / Double(longest) * Double(bar)).rounded()))
             return trimmed(left + String(repeating: g.eighths[8], count: filled) + mark)

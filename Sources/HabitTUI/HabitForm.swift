@@ -129,7 +129,7 @@ public struct HabitForm: Hashable, Sendable {
     /// The start date as typed: `YYYY-MM-DD`, or `-N` (N days before the day the form
     /// was opened) in a new habit's form.
     public var startDate: LocalDay? {
-        let v = text(.start).trimmingCharacters(in: .whitespaces)
+        let v = text(.start).trimmingBlanks
         if let day = LocalDay(v) { return day }
         guard let today, v.hasPrefix("-"), let n = Int(v.dropFirst()), (0...36_500).contains(n) else { return nil }
         return today.adding(-n)

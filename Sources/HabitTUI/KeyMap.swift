@@ -275,9 +275,9 @@ public struct KeyMap: Hashable, Sendable {
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let at = "\(file) line \(n + 1)"
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first
-                .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                .map { $0.trimmingBlanks } ?? ""
             if line.isEmpty { continue }
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks }
             guard parts.count == 2 else { problems.append("\(at): expected 'mode.command = key, key'"); continue }
             let target = parts[0].split(separator: ".", maxSplits: 1).map(String.init)
             guard target.count == 2, let mode = Mode(rawValue: target[0]) else {
@@ -293,7 +293,7 @@ public struct KeyMap: Hashable, Sendable {
             }
             var keys: [Key] = []
             var bad: [String] = []
-            for name in parts[1].split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            for name in parts[1].split(separator: ",").map({ $0.trimmingBlanks }) where !name.isEmpty {
                 if let key = Key(name: name) { keys.append(key) } else { bad.append("'\(name)'") }
             }
             if !bad.isEmpty {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// The catch-up screen: each answer is one write, then the next habit-day is selected.

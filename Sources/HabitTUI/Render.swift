@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// The smallest screen the UI draws; below it, a "too small" notice.
@@ -119,7 +119,7 @@ func statusBar(_ b: inout ScreenBuffer, _ state: AppState) {
     // Where the data lives (or goes), in the room left (cut with … when long).
     let room = rightX - x - 4
     let place = state.sync.remote ?? state.location
-    if room >= 12 { b.put("  " + TextWidth.fit(place, room).trimmingCharacters(in: .whitespaces), x: x, y: y, role: .footer) }
+    if room >= 12 { b.put("  " + TextWidth.fit(place, room).trimmingBlanks, x: x, y: y, role: .footer) }
 }
 
 /// "just now", "12s", "5m", "3h", "2d".
@@ -283,7 +283,7 @@ func notePrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: NotePrompt, y: 
 
 /// A note on one line: sanitised (`Sanitize.display`), line breaks shown as ` / `.
 func oneLine(_ note: String) -> String {
-    Sanitize.display(note.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: " / "))
+    Sanitize.display(note.replacingAll("\r\n", with: "\n").replacingAll("\n", with: " / "))
 }
 
 /// The end of `s` that fits in `width` columns, with `…` in front when cut.
@@ -317,7 +317,7 @@ func messageLines(_ text: String, width: Int) -> [String] {
     lines.append(current)
     if lines.count > 3 {
         lines = Array(lines.prefix(3))
-        lines[2] = TextWidth.fit(lines[2] + " …", width).trimmingCharacters(in: .whitespaces)
+        lines[2] = TextWidth.fit(lines[2] + " …", width).trimmingBlanks
     }
     return lines.map { TextWidth.of($0) > width ? TextWidth.fit($0, width) : $0 }
 }
@@ -379,7 +379,7 @@ private func words(_ p: [Run]) -> [[Run]] {
     for run in p {
         var current = ""
         for ch in run.text {
-            if ch == " " && !current.trimmingCharacters(in: .whitespaces).isEmpty {
+            if ch == " " && !current.trimmingBlanks.isEmpty {
                 word.append(Run(current, run.role)); out.append(word); word = []; current = ""
             }
             current.append(ch)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 // MARK: Detail chart pages
@@ -102,7 +102,7 @@ func detailChartPage(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit)
             summary = "average per week, 1 very easy to 5 very hard"
             lines = TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { TextChart.periodLabel($0.weekStart, .week) },
                                    width: width, height: height - (tall ? 1 : 0), glyphs: cg,
-                                   format: { String(format: "%.0f", $0) }, top: 5)
+                                   format: { Format.fixed($0, places: 0) }, top: 5)
         }
     }
     if tall, let summary {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 // MARK: Detail
@@ -146,7 +146,7 @@ func detailFigures(_ state: AppState, _ habit: Habit) -> [[[Run]]] {
     }
     out.append([[Run("Done on due days: 7 days \(rate(7))", .normal)], [Run(dot + "30 days \(rate(30))", .normal)],
                 [Run(dot + "365 days \(rate(365))", .normal)]])
-    func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
+    func avg(_ v: Double?) -> String { v.map { Format.fixed($0, places: 1) } ?? "–" }
     let a7 = s.difficultyAverage(habit, asOf: today, count: 7), a30 = s.difficultyAverage(habit, asOf: today, count: 30)
     out.append([[Run("Difficulty", .normal)], [Run(" (1 very easy … 5 very hard):", .normal)],
                 [Run(" last 7 rated days \(avg(a7))", .normal)],

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 // MARK: Week
@@ -69,7 +69,7 @@ func dayDescription(_ habit: Habit, _ day: LocalDay, _ state: AppState, name: Bo
     if let done = s.weekDone, let quota = s.weekQuota { what += " (\(done)/\(quota) that week)" }
     if day < habit.startDate { what = "before it starts (\(habit.startDate))" }
     let rating = s.difficulty.map { sep + "difficulty \($0)" } ?? ""
-    let note = state.habits.note(habit.id, day).map { sep + Sanitize.display($0).replacingOccurrences(of: "\n", with: " / ") } ?? ""
+    let note = state.habits.note(habit.id, day).map { sep + Sanitize.display($0).replacingAll("\n", with: " / ") } ?? ""
     let title = dateTitle(day, today: state.today).0
     let named = "\(Sanitize.display(habit.name))\(sep)\(title)"
     let candidates = (name ? ["\(named): \(what)\(rating)\(note)"] : []) + [

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// What the UI knows about sync, as plain values (the executable fills it from the sync

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import HabitCore
 
 /// The themes a user can choose, found in a user directory and the bundled theme
@@ -69,13 +70,23 @@ public extension ThemeCatalog {
             ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
         },
         readFile: { path in
+            // Not through a link, and never blocking on a FIFO.
             let limit = 1 << 20
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let handle = FileHandle(forReadingAtPath: path) else { return nil }
-            defer { try? handle.close() }
-            guard let data = try? handle.read(upToCount: limit + 1), data.count <= limit else { return nil }
-            return String(decoding: data, as: UTF8.self)
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+            var bytes = [UInt8](repeating: 0, count: limit + 1), count = 0
+            while count < bytes.count {
+                let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n >= 0 else { return nil }
+                if n == 0 { break }
+                count += n
+            }
+            guard count <= limit else { return nil }
+            return String(decoding: bytes[0..<count], as: UTF8.self)
         }
     )
 
@@ -98,7 +109,10 @@ public extension ThemeCatalog {
         func add(_ d: String) { if !directories.contains(d) { directories.append(d) } }
         if let d = environment["HABITTO_THEMES_DIR"], !d.isEmpty { add(d) }
         guard !executablePath.isEmpty else { return directories }
-        let executable = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().path
+        let executable = realpath(executablePath, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        } ?? executablePath
         var directory = parent(of: executable)
         let share = parent(of: directory).appendingPathComponentString("share/habitto/themes")
         if isDirectory(share) { add(share) }
@@ -120,8 +134,8 @@ public extension ThemeCatalog {
     }
 
     private static func isDirectory(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
     }
 }
 

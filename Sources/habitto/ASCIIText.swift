@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 import HabitTUI
 
 /// ASCII output for the command line, as the UI has its ASCII glyphs: with `--ascii`, or when
@@ -53,13 +53,45 @@ enum ASCIIText {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
         var s = text
         // The sync glyph ✓ is the done glyph too; the done glyph's ASCII form wins.
-        for (u, a) in glyphPairs + punctuation where s.contains(u) { s = s.replacingOccurrences(of: u, with: a) }
-        s = s.folding(options: [.diacriticInsensitive, .widthInsensitive], locale: nil)
+        for (u, a) in glyphPairs + punctuation where s.contains(u) { s = s.replacingAll(u, with: a) }
+        s = withoutAccents(s)
         var out = ""
         out.unicodeScalars.reserveCapacity(s.unicodeScalars.count)
         for c in s {
             if c.isASCII { out.append(c) } else { out.append("?") }
         }
         return out
+    }
+
+    /// Accents and width removed, scalar by scalar, as Foundation's diacritic- and
+    /// width-insensitive folding would (without linking it: README, Performance): combining
+    /// marks are dropped, a Latin letter "with" marks becomes its base letter (found from the
+    /// scalar's Unicode name: `LATIN SMALL LETTER E WITH ACUTE` is `e`), a full-width ASCII
+    /// form its ASCII character and the ideographic space a space. Anything else is kept.
+    static func withoutAccents(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for u in text.unicodeScalars {
+            if u.isASCII { out.append(u); continue }
+            switch u.properties.generalCategory {
+            case .nonspacingMark, .enclosingMark: continue
+            default: break
+            }
+            if (0xFF01...0xFF5E).contains(u.value), let a = Unicode.Scalar(u.value - 0xFEE0) { out.append(a); continue }
+            if u.value == 0x3000 { out.append(" "); continue }
+            if let name = u.properties.name, let base = latinBase(name) { out.append(base); continue }
+            out.append(u)
+        }
+        return String(out)
+    }
+
+    /// The base letter of a Latin letter with marks, from its Unicode name.
+    private static func latinBase(_ name: String) -> Unicode.Scalar? {
+        let capital = "LATIN CAPITAL LETTER ", small = "LATIN SMALL LETTER "
+        let isCapital = name.hasPrefix(capital)
+        guard isCapital || name.hasPrefix(small) else { return nil }
+        let rest = name.utf8.dropFirst(isCapital ? capital.utf8.count : small.utf8.count)
+        guard rest.count > 6, let letter = rest.first, letter >= 0x41, letter <= 0x5A,
+              rest.dropFirst().starts(with: " WITH ".utf8) else { return nil }
+        return Unicode.Scalar(isCapital ? letter : letter + 0x20)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitTerminal
@@ -24,7 +24,7 @@ struct LineReader {
             if let i = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<i], as: UTF8.self)
                 buffer.removeSubrange(...i)
-                return .line(line.trimmingCharacters(in: .whitespacesAndNewlines))
+                return .line(line.trimmingWhitespace)
             }
             var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake.readFD, events: Int16(POLLIN), revents: 0)]

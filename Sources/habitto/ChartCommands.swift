@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitTUI
@@ -209,7 +209,7 @@ extension Runner {
                 lines.append("(no day rated yet: 'habitto rate HABIT 1-5' or 'check --difficulty')")
             } else {
                 lines += TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { TextChart.periodLabel($0.weekStart, .week) },
-                                        width: width, height: 10, glyphs: g, format: { String(format: "%.0f", $0) }, top: 5)
+                                        width: width, height: 10, glyphs: g, format: { Format.fixed($0, places: 0) }, top: 5)
             }
         }
         if json { Output.raw(JSON.object(doc).serialized()); return true }

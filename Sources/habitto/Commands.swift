@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitSync
@@ -114,7 +114,7 @@ enum Specs {
 
 /// The repositories a command opened, so late warnings can be printed when it ends.
 final class Opened: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var repositories: [HabitRepository] = []
     func add(_ r: HabitRepository) { lock.lock(); repositories.append(r); lock.unlock() }
     func warnings() -> [String] {
@@ -489,7 +489,7 @@ struct Runner {
             .sorted { $0.0 > $1.0 }.prefix(5)
         if !notes.isEmpty {
             Output.line("  day notes (newest first):")
-            for (day, note) in notes { Output.line("    \(day)  " + Sanitize.display(note.replacingOccurrences(of: "\n", with: " / "))) }
+            for (day, note) in notes { Output.line("    \(day)  " + Sanitize.display(note.replacingAll("\n", with: " / "))) }
         }
     }
 
@@ -583,7 +583,7 @@ extension Runner {
                 if c.password != nil {
                     throw CLIError.invalid("the remote URL contains a password: remove it, and supply the password with HABITTO_WEBDAV_PASSWORD, password_command or password_file")
                 }
-                if let u = c.user { user = user ?? u.removingPercentEncoding ?? u; c.user = nil; spec = c.string }
+                if let u = c.user { user = user ?? u.percentDecoded ?? u; c.user = nil; spec = c.string }
             }
             if let s = spec, s.hasPrefix("http://") {
                 Output.warn("warning: plain http sends data and the password unencrypted; use it only on this machine, for tests")

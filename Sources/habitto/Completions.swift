@@ -21,7 +21,7 @@ enum Completions {
     }
 
     /// A word in POSIX single quotes (bash and zsh).
-    static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    static func quoted(_ s: String) -> String { "'" + s.replacingAll("'", with: "'\\''") + "'" }
 
     /// A value's kind as the scripts read it: `w:WORDS`, `h` habit, `t` theme, `f` file,
     /// `d` directory, `-` anything.
@@ -202,7 +202,7 @@ enum Completions {
 
     /// A word in fish's single quotes.
     static func fishQuoted(_ s: String) -> String {
-        "'" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+        "'" + s.replacingAll("\\", with: "\\\\").replacingAll("'", with: "\\'") + "'"
     }
 
     /// fish's `complete` arguments that complete a value of `kind`.
@@ -245,7 +245,7 @@ enum Completions {
             // fish does not count positions: a command's positional values are offered at each.
             for a in c.arguments + c.optionalArguments {
                 let kind = ValueKind.of(placeholder: a)
-                if kind != .free { s += "complete -c habitto \(when) \(fishValue(kind).replacingOccurrences(of: "-x ", with: ""))\n" }
+                if kind != .free { s += "complete -c habitto \(when) \(fishValue(kind).replacingAll("-x ", with: ""))\n" }
             }
         }
         return s

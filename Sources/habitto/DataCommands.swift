@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitSync
@@ -166,7 +166,7 @@ extension Runner {
     }
 
     static func text(_ r: ImportReport) -> [String] {
-        let source = r.files.first.map { ($0 as NSString).lastPathComponent } ?? ""
+        let source = r.files.first.map { $0.pathLastComponent } ?? ""
         if let done = r.alreadyDone {
             return ["Already imported: \(r.format.rawValue) \(source) was imported on \(iso(done.updated))"
                     + (done.backup.map { " (backup before it: \($0))" } ?? "") + "; nothing to do"]
@@ -242,7 +242,7 @@ extension Runner {
     /// RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled.
     static func csvField(_ s: String) -> String {
         guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return "\"" + s.replacingAll("\"", with: "\"\"") + "\""
     }
 
     // MARK: doctor
@@ -267,7 +267,7 @@ extension Runner {
                 case "truncate-tail"?:
                     // Opening the repository cuts the torn tail off and saves its bytes.
                     let repo = try HabitRepository(directory: paths.directory, now: env.clock)
-                    repaired.append("journal: the incomplete tail was cut off" + (repo.openingWarnings.first.map { " (\($0.replacingOccurrences(of: "warning: ", with: "")))" } ?? ""))
+                    repaired.append("journal: the incomplete tail was cut off" + (repo.openingWarnings.first.map { " (\($0.replacingAll("warning: ", with: "")))" } ?? ""))
                 case "rebuild-from-snapshot"?:
                     let (saved, count) = try await Doctor.rebuildFromSnapshot(paths: paths, check: check, now: env.clock)
                     try SyncState.startOver(paths)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitSync
@@ -8,7 +8,7 @@ import HabitSync
 /// so the sync queue visibly fills and drains. Then the UI opens.
 enum Demo {
     static func run(env: AppEnvironment, homeGiven: Bool, options: TerminalApp.Options) async throws -> Int32 {
-        let base = homeGiven ? env.home : NSTemporaryDirectory() + "habitto-demo-\(UInt32.random(in: 0 ... .max))"
+        let base = homeGiven ? env.home : Leftovers.temporaryDirectory + "/habitto-demo-\(UInt32.random(in: 0 ... .max))"
         let home = homeGiven ? base : base + "/data"
         let remoteDir = (homeGiven ? base + "-demo-remote" : base + "/remote")
         let otherDir = (homeGiven ? base + "-demo-other-device" : base + "/other-device")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,9 +14,6 @@ struct AppEnvironment {
     /// The instant "now" for this run (HABITTO_NOW or the system clock).
     let now: Date
     let clock: @Sendable () -> Date
-    /// The time zone (`TZ`, else the system's), read when asked: building it costs more than
-    /// finding today's date does (see `localDay`).
-    var timeZone: TimeZone { .current }
     var today: LocalDay { Self.localDay(now, dayStartHour: config.dayStartHour) }
 
     /// The local day holding `instant`, shifted by `dayStartHour`, in the process's time zone
@@ -27,15 +24,31 @@ struct AppEnvironment {
         var t = time_t(instant.timeIntervalSince1970.rounded(.down)), parts = tm()
         guard localtime_r(&t, &parts) != nil,
               let day = LocalDay(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday)) else {
-            return LocalDay.containing(instant, in: .current, dayStartHour: dayStartHour)
+            // Out of the C library's range: the day in UTC.
+            return LocalDay(ordinal: Int((instant.timeIntervalSince1970 / 86_400).rounded(.down)))
         }
         return Int(parts.tm_hour) < dayStartHour ? day.adding(-1) : day
+    }
+
+    /// The instant of a local date and clock time (minutes after midnight) in the process's
+    /// time zone, through the C library's `mktime` (`TZ`, else /etc/localtime): Foundation's
+    /// time zones need ICU's data, which `habitto` does not link (README, Performance). A
+    /// time that a daylight-saving change skips is taken as in the offset before the change
+    /// (02:30 on a spring-forward night is 03:30), as a Foundation `Calendar` takes it.
+    static func localInstant(_ day: LocalDay, _ minutes: Int) -> Date? {
+        let c = day.components
+        var parts = tm()
+        parts.tm_year = Int32(c.year - 1900); parts.tm_mon = Int32(c.month - 1); parts.tm_mday = Int32(c.day)
+        parts.tm_hour = Int32(minutes / 60); parts.tm_min = Int32(minutes % 60); parts.tm_sec = 0
+        parts.tm_isdst = -1
+        let t = mktime(&parts)
+        return t == -1 && parts.tm_year != 69 ? nil : Date(timeIntervalSince1970: Double(t))
     }
 
     /// With `configProblemsAllowed` (the doctor, which reports them itself), an invalid
     /// config file means the defaults rather than an error.
     static func resolve(home flag: String?, env: (String) -> String?, configProblemsAllowed: Bool = false) throws -> AppEnvironment {
-        let userHome = env("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let userHome = env("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? ProcessEnvironment.homeDirectory
         func nonEmpty(_ k: String) -> String? { env(k).flatMap { $0.isEmpty ? nil : $0 } }
         var home = flag ?? nonEmpty("HABITTO_HOME")
             ?? ((nonEmpty("XDG_DATA_HOME") ?? userHome + "/.local/share") + "/habitto")
@@ -121,20 +134,14 @@ struct AppEnvironment {
         return RemoteAccess(password: {
             if let p = env("HABITTO_WEBDAV_PASSWORD") { return p }
             if let command = config.passwordCommand {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: "/bin/sh")
-                p.arguments = ["-c", command]
-                let out = Pipe()
-                p.standardOutput = out
-                p.standardError = FileHandle.nullDevice
-                p.standardInput = FileHandle.nullDevice
-                do { try p.run() } catch { throw CoreError.invalid("password_command could not be run: \(error)") }
-                let data = out.fileHandleForReading.readDataToEndOfFile()
-                p.waitUntilExit()
-                guard p.terminationStatus == 0 else {
-                    throw CoreError.invalid("password_command failed (exit \(p.terminationStatus)); check it in the config")
+                let run: (status: Int32, output: [UInt8])
+                do { run = try ProcessEnvironment.shellOutput(command) } catch {
+                    throw CoreError.invalid("password_command could not be run: \(error)")
                 }
-                return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+                guard run.status == 0 else {
+                    throw CoreError.invalid("password_command failed (exit \(run.status)); check it in the config")
+                }
+                return String(decoding: run.output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
             }
             if let path = config.passwordFile {
                 var st = stat()

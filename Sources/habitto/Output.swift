@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitTUI
@@ -126,7 +126,7 @@ enum Output {
             line += "  strength " + TextWidth.fit(strengthText(s.strength), 4)
             line += s.difficulty.map { "  difficulty \($0)" } ?? ""
             if s.habit.fields.archivedFrom.map({ $0 <= s.day }) == true { line += "  (archived)" }
-            return line.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+            return line.trimmingTrailingWhitespace
         }
     }
 
@@ -159,11 +159,11 @@ enum Output {
         lines.append("  \(h.kind.rawValue) habit, \(describeGoal(h)), \(h.schedule), since \(h.startDate)"
                      + (h.fields.archivedFrom.map { ", archived from \($0)" } ?? ""))
         lines.append("  today: \(progressText(s.line))\(s.skipped ? " (skipped)" : "") · streak \(streakText(s.streak, s.streakUnit)), best \(s.bestStreak) · strength \(strengthText(s.strength))")
-        func avg(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "–" }
+        func avg(_ v: Double?) -> String { v.map { Format.fixed($0, places: 1) } ?? "–" }
         lines.append("  difficulty: last 7 rated days \(avg(avg7)), last 30 \(avg(avg30))")
         if let group = h.fields.group { lines.append("  group: " + Sanitize.display(group)) }
         if !h.fields.reminders.isEmpty { lines.append("  reminders: " + h.fields.reminders.map(\.description).joined(separator: ", ")) }
-        if let notes = h.fields.notes { lines.append("  notes: " + Sanitize.display(notes.replacingOccurrences(of: "\n", with: " / "))) }
+        if let notes = h.fields.notes { lines.append("  notes: " + Sanitize.display(notes.replacingAll("\n", with: " / "))) }
         let recent = history.suffix(28)
         if !recent.isEmpty {
             lines.append("  last \(recent.count) days (oldest first): "

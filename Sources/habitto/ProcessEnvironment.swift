@@ -1,6 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#endif
+import HabitStore
 
 /// The process's environment as a dictionary, read once from the C library's `environ`
 /// (Habitto never changes its own environment). Foundation's `ProcessInfo.environment`
@@ -25,4 +24,83 @@ enum ProcessEnvironment {
         }
         return out
     }()
+}
+
+extension ProcessEnvironment {
+    /// The user's home directory as Foundation's `NSHomeDirectory()` finds it: `HOME`, else
+    /// the password database's entry for this user, else `/`.
+    static var homeDirectory: String {
+        if let home = value("HOME"), !home.isEmpty { return home }
+        var entry = passwd(), result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        if getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil, let dir = entry.pw_dir {
+            let home = String(cString: dir)
+            if !home.isEmpty { return home }
+        }
+        return "/"
+    }
+
+    /// Runs `/bin/sh -c command` with no input and its errors discarded, and returns its
+    /// exit status and at most `limit` bytes of its output (the rest is read and dropped, so
+    /// that the command is never blocked writing). Throws when it cannot be started.
+    static func shellOutput(_ command: String, limit: Int = 1 << 16) throws -> (status: Int32, output: [UInt8]) {
+        var ends: [Int32] = [-1, -1]
+        // A socket pair made close-on-exec at once (the C library's pipe2 is not visible to
+        // Swift here), so that no other child inherits its ends.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else { throw SpawnError(reason: String(cString: strerror(errno))) }
+        let started = Sys.spawn("/bin/sh", ["/bin/sh", "-c", command]) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        close(ends[1])
+        defer { close(ends[0]) }
+        let child: pid_t
+        switch started {
+        case .success(let pid): child = pid
+        case .failure(let e): throw SpawnError(reason: e.description)
+        }
+        var output: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(ends[0], &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            if output.count < limit { output += chunk[0..<min(n, limit - output.count)] }
+        }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        // As the shell reports it: the exit code, or 128 + the signal that ended it.
+        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return (code, output)
+    }
+
+    struct SpawnError: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
+    }
+
+    /// Runs `body` on a new thread with a stack of `stackSize` bytes (the UI loop's renders
+    /// recurse deeper than a secondary thread's default allows). Returns false when the
+    /// thread cannot be made.
+    static func startThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) -> Bool {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, stackSize)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, &attributes, { raw in
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box)
+        if rc != 0 { Unmanaged<ThreadBody>.fromOpaque(box).release() }
+        return rc == 0
+    }
+}
+
+/// What a thread of `startThread` runs, passed through `pthread_create`'s pointer.
+private final class ThreadBody: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }

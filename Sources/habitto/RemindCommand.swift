@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 #if canImport(Glibc)
@@ -34,7 +34,7 @@ extension Runner {
         let repo = try openRepository()
         let state = await repo.state
         let today = self.today
-        let due = Reminders.due(in: state, now: env.now, today: today, timeZone: env.timeZone,
+        let due = Reminders.due(in: state, now: env.now, today: today, local: AppEnvironment.localInstant,
                                 dayStartHour: env.config.dayStartHour, settings: settings)
         let wanted = due.map { SentReminder(habit: $0.habit.id, day: $0.day, time: $0.time) }
         // Two days back is enough to never send again what the grace window still allows.
@@ -74,8 +74,8 @@ struct Notifier {
     /// prints a line instead). The body is escaped, since notification servers read markup.
     func notify(title: String, body: String) -> Bool {
         guard let program else { return false }
-        let escaped = body.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
+        let escaped = body.replacingAll("&", with: "&amp;").replacingAll("<", with: "&lt;")
+            .replacingAll(">", with: "&gt;")
         return Programs.run(program, ["--app-name=Habitto", title, escaped], quiet: true) == 0
     }
 }
@@ -124,7 +124,7 @@ struct RemindTimer {
     /// `$XDG_CONFIG_HOME/systemd/user`, else `~/.config/systemd/user`.
     var directory: String {
         let config = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/.config"
+            ?? (env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ProcessEnvironment.homeDirectory) + "/.config"
         return config + "/systemd/user"
     }
 
@@ -142,8 +142,8 @@ struct RemindTimer {
     var serviceText: String {
         // systemd reads a quoted word with C-style escapes; % starts a specifier.
         func quoted(_ s: String) -> String {
-            "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "%", with: "%%") + "\""
+            "\"" + s.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"")
+                .replacingAll("%", with: "%%") + "\""
         }
         return """
         [Unit]
@@ -171,7 +171,7 @@ struct RemindTimer {
 
     /// The line to add with `crontab -e` where there is no systemd user instance.
     var crontabLine: String {
-        func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: "%", with: "\\%") + "'" }
+        func quoted(_ s: String) -> String { "'" + s.replacingAll("'", with: "'\\''").replacingAll("%", with: "\\%") + "'" }
         return "*/5 * * * * " + command.map(quoted).joined(separator: " ")
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitTUI
@@ -54,7 +54,7 @@ extension Runner {
             let repo = try openRepository()
             for habit in await repo.state.habits { Output.line(habit.name) }
         case "themes":
-            let configDir = (env.configPath as NSString).deletingLastPathComponent
+            let configDir = env.configPath.pathParent
             let catalog = ThemeCatalog(
                 userDirectory: configDir + "/themes",
                 bundledDirectories: ThemeCatalog.bundledDirectories(executablePath: TerminalApp.executablePath(),

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitSync
@@ -11,7 +11,7 @@ import Glibc
 /// Actions arriving from other threads (repository events, finished writes), waking the
 /// UI loop through the pipe it polls.
 final class Inbox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var actions: [Action] = []
     let pipe: WakePipe
 
@@ -59,7 +59,7 @@ enum TerminalApp {
         var startMessages = repo.openingWarnings.map { Message($0, .warning) }
 
         // Themes and keys from the config directory (problems are shown, defaults used).
-        let configDir = (env.configPath as NSString).deletingLastPathComponent
+        let configDir = env.configPath.pathParent
         let catalog = ThemeCatalog(
             userDirectory: configDir + "/themes",
             bundledDirectories: ThemeCatalog.bundledDirectories(executablePath: executablePath(), environment: ProcessEnvironment.current),
@@ -147,12 +147,11 @@ enum TerminalApp {
         let loop = UILoop(state: state, terminal: terminal, pipe: pipe, inbox: inbox, catalog: catalog, env: env,
                           exitAfterFirstFrame: ProcessEnvironment.value("HABITTO_EXIT_AFTER_FIRST_FRAME") == "1")
         let code: Int32 = await withCheckedContinuation { done in
-            let thread = Thread {
+            let started = ProcessEnvironment.startThread(stackSize: 8 << 20) {
                 let code = loop.run(writes: writer, refresh: { Task { try? await repo.refresh() } })
                 done.resume(returning: code)
             }
-            thread.stackSize = 8 << 20
-            thread.start()
+            if !started { done.resume(returning: loop.run(writes: writer, refresh: { Task { try? await repo.refresh() } })) }
         }
         terminal.shutdown()
         for w in repo.warnings.drain() { Output.warn(w) }
@@ -299,7 +298,7 @@ enum TerminalApp {
     static func shortenThemePaths(_ message: String, _ catalog: ThemeCatalog) -> String {
         var m = message
         for dir in [catalog.userDirectory].compactMap({ $0 }) + catalog.bundledDirectories {
-            m = m.replacingOccurrences(of: dir.hasSuffix("/") ? dir : dir + "/", with: "")
+            m = m.replacingAll(dir.hasSuffix("/") ? dir : dir + "/", with: "")
         }
         return m
     }
@@ -309,7 +308,7 @@ enum TerminalApp {
     }
 
     static func abbreviate(_ path: String) -> String {
-        let home = NSHomeDirectory()
+        let home = ProcessEnvironment.homeDirectory
         return !home.isEmpty && home != "/" && path.hasPrefix(home + "/") ? "~" + path.dropFirst(home.count) : path
     }
 }

@@ -24,6 +24,11 @@ final class WebDAVHelperTests: XCTestCase {
         XCTAssertFalse(habitto.contains("libcurl"), habitto)
         XCTAssertFalse(habitto.contains("FoundationNetworking"), habitto)
         XCTAssertFalse(habitto.contains("libxml2"), habitto)
+        // Nor swift-corelibs-foundation and ICU: only FoundationEssentials (README, Performance).
+        XCTAssertTrue(habitto.contains("libFoundationEssentials"), "the debug build links the Swift libraries dynamically: \(habitto)")
+        for library in ["libFoundation.so", "libFoundationInternationalization", "lib_FoundationICU", "libicu"] {
+            XCTAssertFalse(habitto.contains(library), "habitto loads \(library): \(habitto)")
+        }
         let helper = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent("habitto-webdav").path
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: helper), "\(helper) is not built beside habitto")
         XCTAssertTrue(try libraries(helper).contains("libcurl"), "the helper is the one that holds the HTTP client")

@@ -131,6 +131,23 @@ final class NowThroughTheCLibraryTests: XCTestCase {
     }
 }
 
+/// A reminder's instant through the C library is the one Foundation's calendar gives, on
+/// ordinary days and on the nights clocks change (a skipped time is taken as after the jump).
+final class ReminderInstantThroughTheCLibraryTests: XCTestCase {
+    func testLocalInstantsAreTheCalendarsIncludingDaylightSavingChanges() throws {
+        try inEachZone(["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"]) { zone in
+            let calendarInstant = Reminders.calendarInstant(try XCTUnwrap(TimeZone(identifier: zone)))
+            let days = ["2026-03-08", "2026-03-29", "2026-04-05", "2026-10-04", "2026-10-25", "2026-11-01", "2026-11-27"]
+            for text in days {
+                let day = try XCTUnwrap(LocalDay(text))
+                for minutes in stride(from: 0, to: 24 * 60, by: 10) {
+                    XCTAssertEqual(AppEnvironment.localInstant(day, minutes), calendarInstant(day, minutes), "\(zone) \(text) \(minutes) min")
+                }
+            }
+        }
+    }
+}
+
 /// Runs `body` with the process's TZ set to each of `zones` in turn, then restores it.
 func inEachZone(_ zones: [String], _ body: (String) throws -> Void) rethrows {
     let saved = ProcessInfo.processInfo.environment["TZ"]

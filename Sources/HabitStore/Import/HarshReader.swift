@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +45,7 @@ public enum HarshReader {
             let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
             return (folder + "/habits", folder + "/log")
         }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = path.pathParent
         return (path, (folder.isEmpty ? "." : folder) + "/log")
     }
 
@@ -123,17 +123,17 @@ struct HarshHabit {
     /// One `Name: frequency` line (trimmed); the name is everything before the last `: `.
     init(_ text: String, line: Int, group: String?, notes: inout ImportNotes) throws {
         let location = "habits:\(line)"
-        guard let separator = text.range(of: ": ", options: .backwards) else {
+        guard let separator = text.scalarRange(of: ": ", last: true) else {
             throw ImportError("\(location): expected 'Name: frequency' (for example 'Gym: 3/7'), a '! Group' heading or a '# comment'; fix the line")
         }
-        let sourceName = ImportText.trimmed(String(text[..<separator.lowerBound]))
+        let sourceName = ImportText.trimmed(String(text.unicodeScalars[..<separator.lowerBound]))
         guard let (name, fixed) = ImportText.habitName(sourceName) else {
             throw ImportError("\(location): the habit name is empty; expected 'Name: frequency' (for example 'Gym: 3/7')")
         }
         if fixed {
             notes.disagree(location, "the name '\(ImportText.shown(sourceName))' is not a valid Habitto name (1–64 characters, no control or invisible characters); imported as '\(name)'")
         }
-        let (schedule, problem) = try HarshHabit.schedule(ImportText.trimmed(String(text[separator.upperBound...])), location: location)
+        let (schedule, problem) = try HarshHabit.schedule(ImportText.trimmed(String(text.unicodeScalars[separator.upperBound...])), location: location)
         notes.disagree(location, problem)
         self.line = line; self.sourceName = sourceName; self.name = name; self.group = group; self.schedule = schedule
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// The formats `habitto import` reads.
@@ -134,7 +134,7 @@ public enum ImportSupport {
 
     /// `yyyy-MM-dd`, or an ISO-8601 timestamp whose date part is taken as written.
     public static func day(_ text: String) -> LocalDay? {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingBlanks
         guard t.utf8.count >= 10 else { return nil }
         if t.utf8.count > 10 {
             let rest = t.dropFirst(10)

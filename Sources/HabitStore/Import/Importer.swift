@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// Where an import (a migration from another tracker) stands. Recorded in `imports.json`
@@ -179,7 +179,7 @@ public enum Importer {
         // habits back; otherwise a habit deleted here stays deleted.
         let mode: ReconcileMode = previous?.phase == .rolledBack ? .merge : .importing
         do {
-            try await repo.commit(label: "import \(plan.format.rawValue) \(((plan.files.first ?? "") as NSString).lastPathComponent)") { state, _ in
+            try await repo.commit(label: "import \(plan.format.rawValue) \((plan.files.first ?? "").pathLastComponent)") { state, _ in
                 let r = Reconcile.plan(current: state, targets: targets, mode: mode)
                 box.set(r)
                 return r.changes

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// Reads Habitto's own export (`habitto export --format json`, see `Export`):

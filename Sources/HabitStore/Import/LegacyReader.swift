@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 
 /// Reads the legacy Habitto iOS app's UserDefaults dump: a JSON object whose `SavedHabits`
@@ -51,7 +51,7 @@ private struct LegacyDump {
 
     init(path: String) {
         self.path = path
-        let last = (path as NSString).lastPathComponent
+        let last = path.pathLastComponent
         file = last.isEmpty ? path : last
     }
 
@@ -347,8 +347,8 @@ private struct LegacyDump {
         }
         // "Monday, Wednesday, Friday" or "mon, wed and fri"
         var days = Set<Weekday>()
-        for part in t.replacingOccurrences(of: " and ", with: ",").split(separator: ",", omittingEmptySubsequences: false) {
-            guard let day = Weekday(name: part.trimmingCharacters(in: .whitespaces)) else { return nil }
+        for part in t.replacingAll(" and ", with: ",").split(separator: ",", omittingEmptySubsequences: false) {
+            guard let day = Weekday(name: part.trimmingBlanks) else { return nil }
             days.insert(day)
         }
         guard !days.isEmpty else { return nil }
@@ -403,7 +403,7 @@ private struct LegacyDump {
         var description: String?
         if let value = h["description"], !ImportJSON.isNull(value) {
             if let raw = value as? String {
-                var text = raw.replacingOccurrences(of: "\r\n", with: "\n")
+                var text = raw.replacingAll("\r\n", with: "\n")
                 if text.unicodeScalars.contains(where: { Sanitize.isForbidden($0) && $0 != "\n" }) {
                     text = replacingControls(text, keepNewlines: true)
                     disagree(keyPath, "contains control characters; replaced them with spaces")

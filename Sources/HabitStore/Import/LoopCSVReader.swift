@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HabitCore
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +19,7 @@ public enum LoopCSVReader {
         case .directory:
             return try read(LoopSource(root: path, shown: path))
         case .habitsFile:
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = path.pathParent
             return try read(LoopSource(root: folder.isEmpty ? "." : folder, shown: folder.isEmpty ? "." : folder))
         case .zip:
             return try LoopZip.withUnpacked(path) { try read($0) }
@@ -386,7 +386,7 @@ struct LoopSource {
         guard stat(path, &st) == 0 else { return .missing(String(cString: strerror(errno))) }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .directory }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .other }
-        if (path as NSString).lastPathComponent.lowercased() == "habits.csv" { return .habitsFile }
+        if path.pathLastComponent.lowercased() == "habits.csv" { return .habitsFile }
         if path.lowercased().hasSuffix(".zip") { return .zip }
         return startsWithZipSignature(path) ? .zip : .other
     }
@@ -420,7 +420,7 @@ struct LoopSource {
         do {
             return try ImportSupport.read(root + "/" + relative)
         } catch let error as ImportError where root != shownRoot {
-            throw ImportError(error.message.replacingOccurrences(of: root, with: shownRoot))
+            throw ImportError(error.message.replacingAll(root, with: shownRoot))
         }
     }
 

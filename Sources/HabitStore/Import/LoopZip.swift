@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,8 +74,8 @@ enum LoopZip {
         }
         // "2 files, 1234 bytes uncompressed, 567 bytes compressed:  54.1%"
         if let text = firstLine(of: listing),
-           let range = text.range(of: " bytes uncompressed"),
-           let bytes = Int(text[..<range.lowerBound].split(separator: " ").last ?? ""), bytes > maxUnpackedBytes {
+           let range = text.scalarRange(of: " bytes uncompressed"),
+           let bytes = Int(String(text.unicodeScalars[..<range.lowerBound]).split(separator: " ").last ?? ""), bytes > maxUnpackedBytes {
             throw ImportError("\(zip): unpacks to \(bytes >> 20) MB; a Loop export is far smaller (at most \(maxUnpackedBytes >> 20) MB is read), so this is not one")
         }
         // zipinfo's short listing, one line per entry:
