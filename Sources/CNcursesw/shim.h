@@ -8,18 +8,50 @@
 #include <ncursesw/curses.h>
 
 /* Accessors for C globals and function-like macros that Swift cannot import, or that
- * Swift 6 refuses to reference because they are mutable globals. They hold no state. */
+ * Swift 6 refuses to reference because they are mutable globals. They hold no state.
+ *
+ * The library itself is not linked: HabitTerminal loads it with dlopen when the UI starts
+ * (README, Performance: loading it cost every command about 0.4 ms), and calls it through
+ * this table of the functions it uses, filled with dlsym. The types are the header's own. */
+typedef struct {
+    __typeof__(&newterm) newterm;
+    __typeof__(&set_term) set_term;
+    __typeof__(&delscreen) delscreen;
+    __typeof__(&endwin) endwin;
+    __typeof__(&def_prog_mode) def_prog_mode;
+    __typeof__(&tigetstr) tigetstr;
+    __typeof__(&cbreak) cbreak;
+    __typeof__(&noecho) noecho;
+    __typeof__(&nonl) nonl;
+    __typeof__(&intrflush) intrflush;
+    __typeof__(&keypad) keypad;
+    __typeof__(&nodelay) nodelay;
+    __typeof__(&leaveok) leaveok;
+    __typeof__(&clearok) clearok;
+    __typeof__(&curs_set) curs_set;
+    __typeof__(&set_escdelay) set_escdelay;
+    __typeof__(&key_defined) key_defined;
+    __typeof__(&define_key) define_key;
+    __typeof__(&has_colors) has_colors;
+    __typeof__(&start_color) start_color;
+    __typeof__(&use_default_colors) use_default_colors;
+    __typeof__(&init_pair) init_pair;
+    __typeof__(&getmaxx) getmaxx;
+    __typeof__(&getmaxy) getmaxy;
+    __typeof__(&werase) werase;
+    __typeof__(&wrefresh) wrefresh;
+    __typeof__(&setcchar) setcchar;
+    __typeof__(&mvwadd_wch) mvwadd_wch;
+    __typeof__(&wget_wch) wget_wch;
+    /* The library's globals (their addresses). */
+    WINDOW **stdscr;
+    int *colors;
+    int *color_pairs;
+} habitto_curses;
 
 /** The process's standard input and output streams (for newterm). */
 static inline FILE *habitto_stdin(void) { return stdin; }
 static inline FILE *habitto_stdout(void) { return stdout; }
-
-/** The current screen's standard window (valid after newterm/set_term). */
-static inline WINDOW *habitto_stdscr(void) { return stdscr; }
-
-/** The number of colours and colour pairs (valid after start_color). */
-static inline int habitto_colors(void) { return COLORS; }
-static inline int habitto_color_pairs(void) { return COLOR_PAIRS; }
 
 /** Video attributes. */
 static inline attr_t habitto_a_normal(void) { return A_NORMAL; }

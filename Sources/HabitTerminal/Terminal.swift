@@ -29,6 +29,8 @@ public final class Terminal {
     /// Whether the locale's character set is UTF-8; the app uses ASCII glyphs otherwise.
     public let isUTF8: Bool
 
+    /// The ncurses functions (the library is loaded when the first terminal starts).
+    private let nc: habitto_curses
     private var screen: OpaquePointer?
     private var window: UnsafeMutablePointer<WINDOW>?
     /// Whether an unset colour is the terminal's own (`use_default_colors` worked).
@@ -64,46 +66,47 @@ public final class Terminal {
     /// installs `theme`. Throws `TerminalError` if the terminal cannot be used (unknown
     /// `TERM`, for instance); the process is not exited and the terminal is left as it was.
     public init(theme: Theme) throws {
+        nc = try Curses.api()
         setlocale(LC_ALL, "")
         let codeset = habitto_codeset().map { String(cString: $0).uppercased() } ?? ""
         isUTF8 = codeset == "UTF-8" || codeset == "UTF8"
 
-        guard let screen = newterm(nil, habitto_stdout(), habitto_stdin()) else {
+        guard let screen = nc.newterm!(nil, habitto_stdout(), habitto_stdin()) else {
             let term = getenv("TERM").map { String(cString: $0) } ?? ""
             throw TerminalError(term.isEmpty
                 ? "cannot start the terminal UI: TERM is not set"
                 : "cannot start the terminal UI: unknown terminal type \"\(term)\" (TERM); try TERM=xterm-256color")
         }
-        set_term(screen)
+        _ = nc.set_term!(screen)
         // A terminal that cannot move the cursor (TERM=dumb) would show garbage.
-        let cursorAddress = tigetstr("cup")
+        let cursorAddress = nc.tigetstr!("cup")
         let canAddress = cursorAddress != nil && Int(bitPattern: cursorAddress) != -1
-        guard canAddress, let window = habitto_stdscr() else {
-            endwin()
-            delscreen(screen)
+        guard canAddress, let window = nc.stdscr!.pointee else {
+            _ = nc.endwin!()
+            nc.delscreen!(screen)
             let term = getenv("TERM").map { String(cString: $0) } ?? ""
             throw TerminalError("cannot start the terminal UI: terminal type \"\(term)\" (TERM) cannot move the cursor")
         }
         self.screen = screen
         self.window = window
 
-        cbreak()
-        noecho()
-        nonl()
-        intrflush(window, false)
-        keypad(window, true)
-        nodelay(window, true)
-        leaveok(window, true)
-        curs_set(0)
-        set_escdelay(25)
-        Self.turnOffFlowControl()
+        _ = nc.cbreak!()
+        _ = nc.noecho!()
+        _ = nc.nonl!()
+        _ = nc.intrflush!(window, false)
+        _ = nc.keypad!(window, true)
+        _ = nc.nodelay!(window, true)
+        _ = nc.leaveok!(window, true)
+        _ = nc.curs_set!(0)
+        _ = nc.set_escdelay!(25)
+        Self.turnOffFlowControl(nc)
         // Keypad Enter in application mode, which some terminal descriptions (tmux's) omit.
-        if key_defined("\u{1B}OM") == 0 { define_key("\u{1B}OM", KEY_ENTER) }
+        if nc.key_defined!("\u{1B}OM") == 0 { _ = nc.define_key!("\u{1B}OM", KEY_ENTER) }
 
         let noColor = getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
-        if !noColor, has_colors(), start_color() == OK {
-            hasDefaultColors = use_default_colors() == OK
-            let colors = Int(habitto_colors())
+        if !noColor, nc.has_colors!(), nc.start_color!() == OK {
+            hasDefaultColors = nc.use_default_colors!() == OK
+            let colors = Int(nc.colors!.pointee)
             switch colors {
             case 257...: colorDepth = .ansi8
             case 256: colorDepth = .palette256
@@ -116,8 +119,8 @@ public final class Terminal {
             colorDepth = .none
         }
 
-        width = Int(getmaxx(window))
-        height = Int(getmaxy(window))
+        width = Int(nc.getmaxx!(window))
+        height = Int(nc.getmaxy!(window))
         // Route SIGWINCH through a pipe `wait` polls (chaining to ncurses's handler, which
         // newterm has installed by now).
         _ = SignalRouting.resizeReadFD
@@ -130,7 +133,7 @@ public final class Terminal {
     /// full redraw on the next draw.
     public func setTheme(_ theme: Theme) {
         guard screen != nil else { return }
-        let pairs = colorDepth == .none ? 0 : Int(habitto_color_pairs())
+        let pairs = colorDepth == .none ? 0 : Int(nc.color_pairs!.pointee)
         var looks: [Role: Look] = [:]
         for (i, role) in Role.allCases.enumerated() {
             let style = theme.style(role)
@@ -143,7 +146,7 @@ public final class Terminal {
             let bg = style.background.index(for: colorDepth) ?? (hasDefaultColors ? -1 : 0)
             if i + 1 < pairs {
                 let fg = style.foreground.index(for: colorDepth) ?? (hasDefaultColors ? -1 : 7)
-                if init_pair(Int16(i + 1), Int16(fg), Int16(bg)) == OK { pair = Int16(i + 1) }
+                if nc.init_pair!(Int16(i + 1), Int16(fg), Int16(bg)) == OK { pair = Int16(i + 1) }
             }
             looks[role] = Look(attributes: attributes, pair: pair, background: Int16(bg),
                                takesHabitColor: style.habitColor && pair != 0)
@@ -160,12 +163,12 @@ public final class Terminal {
     /// fits is drawn and the rest cleared.
     public func draw(_ buffer: ScreenBuffer) {
         guard let window else { return }
-        let size = (width: Int(getmaxx(window)), height: Int(getmaxy(window)))
+        let size = (width: Int(nc.getmaxx!(window)), height: Int(nc.getmaxy!(window)))
         let previous = lastFrame.flatMap { last in
             !needsRepaint && last.width == buffer.width && last.height == buffer.height
                 && lastSize == size ? last : nil
         }
-        if previous == nil { werase(window) }
+        if previous == nil { _ = nc.werase!(window) }
         let columns = min(buffer.width, size.width)
         let rows = min(buffer.height, size.height)
         for y in 0..<max(0, rows) {
@@ -181,8 +184,8 @@ public final class Terminal {
                 for x in 0..<columns { put(plan[x], x: x, y: y, in: window) }
             }
         }
-        if needsClear { clearok(window, true) }
-        wrefresh(window)
+        if needsClear { _ = nc.clearok!(window, true) }
+        _ = nc.wrefresh!(window)
         lastFrame = buffer
         lastSize = size
         needsRepaint = false
@@ -200,18 +203,18 @@ public final class Terminal {
         var cell = cchar_t()
         var text = chars
         text.append(0)
-        guard setcchar(&cell, text, look.attributes, look.pair, nil) == OK else { return }
+        guard nc.setcchar!(&cell, text, look.attributes, look.pair, nil) == OK else { return }
         // At the bottom-right corner ncurses stores the character and reports ERR
         // (it cannot move the cursor past it); the character is drawn all the same.
-        _ = mvwadd_wch(window, Int32(y), Int32(x), &cell)
+        _ = nc.mvwadd_wch!(window, Int32(y), Int32(x), &cell)
     }
 
     /// The colour pair for a habit's colour on a role's background, made on first use; nil
     /// when the terminal has no pair left (the role's own colour is drawn then).
     private func habitPair(_ foreground: Int16, _ background: Int16) -> Int16? {
         if let pair = habitPairs[[foreground, background]] { return pair }
-        guard Int(nextPair) < Int(habitto_color_pairs()), nextPair < Int16.max,
-              init_pair(nextPair, foreground, background) == OK else { return nil }
+        guard Int(nextPair) < Int(nc.color_pairs!.pointee), nextPair < Int16.max,
+              nc.init_pair!(nextPair, foreground, background) == OK else { return nil }
         habitPairs[[foreground, background]] = nextPair
         nextPair += 1
         return nextPair - 1
@@ -224,12 +227,12 @@ public final class Terminal {
         var events: [TerminalEvent] = []
         var ch: wint_t = 0
         for _ in 0..<4096 {
-            let result = wget_wch(window, &ch)
+            let result = nc.wget_wch!(window, &ch)
             if result == ERR { break }
             if result == KEY_CODE_YES {
                 if Int32(bitPattern: ch) == KEY_RESIZE {
-                    width = Int(getmaxx(window))
-                    height = Int(getmaxy(window))
+                    width = Int(nc.getmaxx!(window))
+                    height = Int(nc.getmaxy!(window))
                     needsRepaint = true
                     needsClear = true
                     let event = TerminalEvent.resize(width: width, height: height)
@@ -304,12 +307,12 @@ public final class Terminal {
     /// (`def_prog_mode`), so a resume after Ctrl-Z puts it back, while `endwin` (quit, an
     /// error, a signal, Ctrl-Z) restores the shell's mode saved by `newterm`, flow control
     /// included.
-    private static func turnOffFlowControl() {
+    private static func turnOffFlowControl(_ nc: habitto_curses) {
         var mode = termios()
         guard tcgetattr(STDIN_FILENO, &mode) == 0 else { return }
         mode.c_iflag &= ~tcflag_t(IXON | IXOFF)
         guard tcsetattr(STDIN_FILENO, TCSANOW, &mode) == 0 else { return }
-        def_prog_mode()
+        _ = nc.def_prog_mode!()
     }
 
     /// Reads whatever is waiting on `fd` without ever blocking (even if `fd` blocks).
@@ -326,8 +329,8 @@ public final class Terminal {
     /// deinit.
     public func shutdown() {
         guard let screen else { return }
-        endwin()
-        delscreen(screen)
+        _ = nc.endwin!()
+        nc.delscreen!(screen)
         self.screen = nil
         window = nil
         lastFrame = nil
