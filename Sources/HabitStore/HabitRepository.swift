@@ -45,6 +45,16 @@ public actor HabitRepository {
     /// Warnings that arise later (a damaged snapshot block found when first read).
     public nonisolated let warnings: WarningSink
 
+    /// The default actor whose executor the repository shares (its own, in effect), or nil
+    /// when it runs on the main thread's (see `init`).
+    private nonisolated let home: ExecutorHome?
+
+    /// Where the repository's work runs: like any actor's (the shared thread pool), or the
+    /// main thread's executor when opened with `onMainThread`.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        home?.unownedExecutor ?? MainActor.sharedUnownedExecutor
+    }
+
     private let store: LocalStore
     private let now: @Sendable () -> Date
     private var subscribers: [UUID: AsyncStream<RepositoryEvent>.Continuation] = [:]
@@ -53,8 +63,12 @@ public actor HabitRepository {
     /// directory cannot be used or the journal is corrupt in the middle.
     /// With `keepDecodedDays` false, a habit's full day records are decoded from the
     /// snapshot each time they are needed and not kept; the rules' columns always are.
+    /// With `onMainThread`, its work runs on the main thread's executor: a one-shot command
+    /// that runs on the main actor then never starts the thread pool (about 0.4 ms of a
+    /// check-in: README, Performance). The main thread must not block while it awaits.
     public init(directory: String, now: @escaping @Sendable () -> Date = { Date() }, io: FileIO = .live,
-                snapshotEvery: Int = 1000, keepDecodedDays: Bool = true) throws {
+                snapshotEvery: Int = 1000, keepDecodedDays: Bool = true, onMainThread: Bool = false) throws {
+        home = onMainThread ? nil : ExecutorHome()
         paths = DataPaths(directory: directory)
         self.now = now
         let sink = WarningSink()
@@ -551,3 +565,7 @@ final class LocalStore {
         if let damage { sink.add(damage) }
     }
 }
+
+/// An actor with nothing in it, whose default executor a `HabitRepository` that is not on
+/// the main thread uses as its own.
+private actor ExecutorHome {}

@@ -125,18 +125,21 @@ final class Opened: @unchecked Sendable {
 }
 
 /// Runs one parsed command.
+@MainActor
 struct Runner {
     let env: AppEnvironment
     let invocation: Invocation
     let opened = Opened()
 
-    var today: LocalDay { env.today }
-    var settings: RuleSettings { env.config.rules }
+    nonisolated var today: LocalDay { env.today }
+    nonisolated var settings: RuleSettings { env.config.rules }
 
     func openRepository() throws -> HabitRepository {
         // The rules read each habit's small day columns; full day records are decoded only
         // for the habit a command writes or exports, and not kept.
-        let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: false)
+        // On the main thread, as the command itself: no worker thread is started unless the
+        // command awaits something else (the network, an import).
+        let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: false, onMainThread: true)
         for w in repo.openingWarnings { Output.warn(w) }
         opened.add(repo)
         return repo
@@ -180,7 +183,7 @@ struct Runner {
 
     // MARK: Input parsing
 
-    func day(_ text: String?) throws -> LocalDay {
+    nonisolated func day(_ text: String?) throws -> LocalDay {
         guard let text else { return today }
         switch text.lowercased() {
         case "today": return today
@@ -202,7 +205,7 @@ struct Runner {
 
     /// An amount option (`--goal`, `--amount`): a number with at most three decimals, in
     /// thousandths, from `minimum` (thousandths) to `maximum`.
-    func amount(_ text: String, _ option: String, minimum: Int, maximum: Int) throws -> Int {
+    nonisolated func amount(_ text: String, _ option: String, minimum: Int, maximum: Int) throws -> Int {
         let n: Int
         if option == "--amount", text.hasPrefix("-"), (try? Amount.parse(String(text.dropFirst()))) != nil {
             let other = invocation.command == "uncheck" ? "check" : "uncheck"
@@ -215,7 +218,7 @@ struct Runner {
         return n
     }
 
-    func rating(_ text: String) throws -> Int {
+    nonisolated func rating(_ text: String) throws -> Int {
         guard let n = Int(text), (1...5).contains(n) else {
             throw CLIError.invalid("difficulty '\(Sanitize.display(text))' must be 1 (very easy) to 5 (very hard)\(invocation.command == "rate" ? " or clear" : "")")
         }
@@ -223,7 +226,7 @@ struct Runner {
     }
 
     /// Applies the field options of add/edit onto `fields`.
-    func applyFieldOptions(_ fields: inout HabitFields) throws {
+    nonisolated func applyFieldOptions(_ fields: inout HabitFields) throws {
         let inv = invocation
         if inv.has("--limit") && inv.has("--build") { throw CLIError.usage("--limit and --build contradict each other") }
         if inv.has("--limit") { fields.kind = .limit }

@@ -8,7 +8,7 @@ import Glibc
 
 /// The data-safety commands: backup, import, export as CSV, doctor.
 extension Runner {
-    static let backupSpecs: [CommandSpec] = [
+    nonisolated static let backupSpecs: [CommandSpec] = [
         CommandSpec(name: "backup", arguments: ["create|list|restore|prune"],
                     summary: "Make, list, restore (--replace or --merge) and prune backups.",
                     options: [OptionSpec(name: "--note", value: "TEXT", help: "create: a note kept with the backup"),

@@ -7,7 +7,7 @@ import Glibc
 
 extension Runner {
     /// `habitto remind`, as data for the help and the parser.
-    static let remindSpec = CommandSpec(
+    nonisolated static let remindSpec = CommandSpec(
         name: "remind", arguments: [],
         summary: "Notify of due habits not done whose reminder time has passed (--install: every 5 minutes).",
         options: [Specs.json,
