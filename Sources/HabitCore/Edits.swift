@@ -6,9 +6,13 @@ public enum Edits {
     /// of a word of the name, or id prefix (4+ characters).
     public static func find(_ query: String, in state: HabitState) throws -> Habit {
         guard !query.isEmpty else { throw CoreError.invalid("no habit given: name one by its name, a prefix of it, or its id") }
-        let habits = state.habits
         if let id = HabitID(query), let h = state.habit(id) { return h }
         let lower = query.lowercased()
+        // The usual case, a whole name, without putting every habit in order first: only when
+        // a merge left two habits with that name does the order decide.
+        let named = state.habitsUnordered.filter { $0.name.lowercased() == lower }
+        if named.count == 1 { return named[0] }
+        let habits = state.habits
         if let exact = habits.first(where: { $0.name.lowercased() == lower }) { return exact }
         var matches = habits.filter { $0.name.lowercased().hasPrefix(lower) || (lower.count >= 4 && $0.id.rawValue.hasPrefix(lower)) }
         if matches.isEmpty {

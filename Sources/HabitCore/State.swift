@@ -469,6 +469,15 @@ public struct HabitState: Hashable, Sendable {
         .map(\.1)
     }
 
+    /// All existing habits (archived included), in no particular order: `habits` without
+    /// the sort, for lookups.
+    public var habitsUnordered: [Habit] {
+        entries.compactMap { id, e -> Habit? in
+            guard e.created != nil, !e.isDeleted else { return nil }
+            return Habit(id: id, fields: e.effectiveFields)
+        }
+    }
+
     /// Deleted habits' ids (tombstones), for delete/undo bookkeeping.
     public func isDeleted(_ id: HabitID) -> Bool { entries[id]?.isDeleted ?? false }
 

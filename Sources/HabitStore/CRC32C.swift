@@ -17,22 +17,28 @@ public enum CRC32C {
     public static func checksum(_ bytes: [UInt8], _ range: Range<Int>? = nil) -> UInt32 {
         let r = range ?? 0..<bytes.count
         return bytes.withUnsafeBufferPointer { buf in
-            table.withUnsafeBufferPointer { _ in update(~0, UnsafeBufferPointer(rebasing: buf[r])) }
+            update(~0, UnsafeBufferPointer(rebasing: buf[r]))
         } ^ ~0
     }
 
+    /// The eight tables in one array, read through a pointer (no bounds checks per byte).
+    static let flat: [UInt32] = table.flatMap { $0 }
+
     static func update(_ crc: UInt32, _ p: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        var c = crc
-        var i = 0
-        let t0 = table[0], t1 = table[1], t2 = table[2], t3 = table[3]
-        let t4 = table[4], t5 = table[5], t6 = table[6], t7 = table[7]
-        while i + 8 <= p.count {
-            let lo = c ^ (UInt32(p[i]) | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2]) << 16 | UInt32(p[i + 3]) << 24)
-            c = t7[Int(lo & 0xFF)] ^ t6[Int((lo >> 8) & 0xFF)] ^ t5[Int((lo >> 16) & 0xFF)] ^ t4[Int(lo >> 24)]
-                ^ t3[Int(p[i + 4])] ^ t2[Int(p[i + 5])] ^ t1[Int(p[i + 6])] ^ t0[Int(p[i + 7])]
-            i += 8
+        flat.withUnsafeBufferPointer { t in
+            var c = crc
+            var i = 0
+            let n = p.count
+            guard let b = p.baseAddress else { return c }
+            while i + 8 <= n {
+                let lo = c ^ (UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24)
+                c = t[7 * 256 + Int(lo & 0xFF)] ^ t[6 * 256 + Int((lo >> 8) & 0xFF)] ^ t[5 * 256 + Int((lo >> 16) & 0xFF)]
+                    ^ t[4 * 256 + Int(lo >> 24)] ^ t[3 * 256 + Int(b[i + 4])] ^ t[2 * 256 + Int(b[i + 5])]
+                    ^ t[256 + Int(b[i + 6])] ^ t[Int(b[i + 7])]
+                i += 8
+            }
+            while i < n { c = t[Int((c ^ UInt32(b[i])) & 0xFF)] ^ (c >> 8); i += 1 }
+            return c
         }
-        while i < p.count { c = t0[Int((c ^ UInt32(p[i])) & 0xFF)] ^ (c >> 8); i += 1 }
-        return c
     }
 }

@@ -9,6 +9,8 @@ import Glibc
 protocol SnapshotBytes: AnyObject, Sendable {
     var count: Int { get }
     func bytes(_ range: Range<Int>) -> [UInt8]
+    /// The CRC-32C of `range`, read in place (no copy).
+    func checksum(_ range: Range<Int>) -> UInt32
 }
 
 /// A read-only private mapping of a whole file. The mapping stays valid when the file is
@@ -35,6 +37,12 @@ final class MappedFile: SnapshotBytes, @unchecked Sendable {
         guard let base, !range.isEmpty else { return [] }
         return Array(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
     }
+
+    func checksum(_ range: Range<Int>) -> UInt32 {
+        guard let base, !range.isEmpty else { return 0 }
+        let p = (base + range.lowerBound).assumingMemoryBound(to: UInt8.self)
+        return CRC32C.update(~0, UnsafeBufferPointer(start: p, count: range.count)) ^ ~0
+    }
 }
 
 /// Snapshot bytes held in memory.
@@ -43,6 +51,7 @@ final class ArrayBytes: SnapshotBytes, @unchecked Sendable {
     init(_ storage: [UInt8]) { self.storage = storage }
     var count: Int { storage.count }
     func bytes(_ range: Range<Int>) -> [UInt8] { Array(storage[range]) }
+    func checksum(_ range: Range<Int>) -> UInt32 { CRC32C.checksum(storage, range) }
 }
 
 /// One habit's days inside a snapshot, checked against its own checksum and decoded the
@@ -80,12 +89,14 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
     private var checked: Bool?
 
     /// The block's bytes when they pass their checksum.
-    var verifiedBytes: [UInt8]? {
-        let b = file.bytes(range)
+    var verifiedBytes: [UInt8]? { isIntact ? file.bytes(range) : nil }
+
+    /// Whether the block passes its checksum, computed in place the first time.
+    var isIntact: Bool {
         lock.lock()
         defer { lock.unlock() }
-        if checked == nil { checked = CRC32C.checksum(b) == crc }
-        return checked! ? b : nil
+        if checked == nil { checked = file.checksum(range) == crc }
+        return checked!
     }
 
     func loadDays() -> [LocalDay: DayRecord] {
@@ -112,7 +123,8 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
         let cached = cache
         lock.unlock()
         if let cached { return cached.filter { days.contains($0.key) } }
-        if let b = verifiedBytes, let d = try? DayBlock.records(b, only: days, amountScale: amountScale) { return d }
+        // Checked in place, then only the index and the stretches holding the days are copied.
+        if isIntact, let d = try? readRecords(days) { return d }
         return loadDays().filter { days.contains($0.key) }
     }
 
@@ -125,11 +137,17 @@ final class SnapshotBlock: DaySource, @unchecked Sendable {
         let cached = cache
         lock.unlock()
         if let cached { return cached.filter { days.contains($0.key) } }
-        if let d = try? DayBlock.records(reading: { self.file.bytes(($0.lowerBound + self.range.lowerBound)..<($0.upperBound + self.range.lowerBound)) },
-                                        count: range.count, only: days, amountScale: amountScale) {
+        if let d = try? readRecords(days) {
             return d
         }
         return loadRecords(days)
+    }
+
+    /// `days`' records read through the index: only the index and the stretch of records
+    /// before each day are copied out of the file.
+    private func readRecords(_ days: Set<LocalDay>) throws -> [LocalDay: DayRecord] {
+        try DayBlock.records(reading: { self.file.bytes(($0.lowerBound + self.range.lowerBound)..<($0.upperBound + self.range.lowerBound)) },
+                             count: range.count, only: days, amountScale: amountScale)
     }
 
     /// The columns of the days from the index mark on or before `from` to the block's end,
@@ -384,7 +402,9 @@ struct Snapshot {
             let clock = try r.hlc()
             let undo = try UndoHistory.decode(from: &r)
             var entries: [HabitID: HabitEntry] = [:]
-            for _ in 0..<(try r.count(max: 1 << 24)) {
+            let habitCount = try r.count(max: 1 << 24)
+            entries.reserveCapacity(min(habitCount, 1 << 12))
+            for _ in 0..<habitCount {
                 let id = try r.habit()
                 let meta = try r.entryMeta()
                 let offset = try r.offset(), length = Int(try r.u32le()), crc = try r.u32le()

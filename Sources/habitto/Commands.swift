@@ -130,6 +130,8 @@ struct Runner {
     let env: AppEnvironment
     let invocation: Invocation
     let opened = Opened()
+    /// The last command's runner, never released (see `runMain`).
+    static var keptUntilExit: Runner?
 
     nonisolated var today: LocalDay { env.today }
     nonisolated var settings: RuleSettings { env.config.rules }

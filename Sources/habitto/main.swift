@@ -41,7 +41,11 @@ func runMain() async -> Int32 {
         guard inv.command != nil else {
             return try await TerminalApp.run(env: env, options: .init(theme: inv.theme, ascii: inv.ascii))
         }
-        try await Runner(env: env, invocation: inv).run()
+        let runner = Runner(env: env, invocation: inv)
+        // Kept until exit(3): freeing the state a repository holds took longer than the
+        // system's closing of its files and mappings (a repository's deinit does nothing else).
+        Runner.keptUntilExit = runner
+        try await runner.run()
         return ExitCode.ok
     } catch let e as CLIError {
         Output.err("habitto: \(e.message)")
