@@ -115,8 +115,22 @@ public actor SyncEngine {
 
     public func setCallTimeout(_ seconds: Double) { callLimit = max(0.01, seconds) }
 
+    /// The default actor whose executor the engine shares (its own, in effect), or nil when
+    /// it runs on the main thread's (see `init`).
+    private nonisolated let home: EngineHome?
+
+    /// Where the engine's work runs: like any actor's (the shared thread pool), or the main
+    /// thread's executor when made with `onMainThread`.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        home?.unownedExecutor ?? MainActor.sharedUnownedExecutor
+    }
+
+    /// With `onMainThread` (a one-shot command, whose repository is there too), its work runs
+    /// on the main thread's executor: reading the status starts no worker thread. Remote calls
+    /// still run off it, so a round's time limit holds.
     public init(repository: HabitRepository, clock: @escaping @Sendable () -> Date = { Date() }, faults: FaultPlan? = nil,
-                access: RemoteAccess = RemoteAccess()) throws {
+                access: RemoteAccess = RemoteAccess(), onMainThread: Bool = false) throws {
+        home = onMainThread ? nil : EngineHome()
         self.repository = repository
         self.access = access
         paths = repository.paths
@@ -604,3 +618,7 @@ extension Result where Failure == any Error {
         do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
+
+/// An actor with nothing in it, whose default executor a `SyncEngine` that is not on the
+/// main thread uses as its own.
+private actor EngineHome {}

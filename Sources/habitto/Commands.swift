@@ -556,7 +556,8 @@ extension Runner {
 
 extension Runner {
     func engine(_ repo: HabitRepository) throws -> SyncEngine {
-        return try SyncEngine(repository: repo, clock: env.clock, faults: try env.faultPlan(), access: env.remoteAccess())
+        return try SyncEngine(repository: repo, clock: env.clock, faults: try env.faultPlan(), access: env.remoteAccess(),
+                              onMainThread: true)
     }
 
     func syncStatus(_ repo: HabitRepository) async throws -> SyncStatus {
