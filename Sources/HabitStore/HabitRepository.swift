@@ -572,6 +572,8 @@ final class LocalStore {
     }
 }
 
-/// An actor with nothing in it, whose default executor a `HabitRepository` that is not on
-/// the main thread uses as its own.
-private actor ExecutorHome {}
+/// An actor with nothing in it, whose default executor an actor that can also run on the
+/// main thread (`HabitRepository`, `SyncEngine`) uses as its own when it does not.
+public actor ExecutorHome {
+    public init() {}
+}

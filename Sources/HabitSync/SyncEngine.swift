@@ -117,7 +117,7 @@ public actor SyncEngine {
 
     /// The default actor whose executor the engine shares (its own, in effect), or nil when
     /// it runs on the main thread's (see `init`).
-    private nonisolated let home: EngineHome?
+    private nonisolated let home: ExecutorHome?
 
     /// Where the engine's work runs: like any actor's (the shared thread pool), or the main
     /// thread's executor when made with `onMainThread`.
@@ -130,7 +130,7 @@ public actor SyncEngine {
     /// still run off it, so a round's time limit holds.
     public init(repository: HabitRepository, clock: @escaping @Sendable () -> Date = { Date() }, faults: FaultPlan? = nil,
                 access: RemoteAccess = RemoteAccess(), onMainThread: Bool = false) throws {
-        home = onMainThread ? nil : EngineHome()
+        home = onMainThread ? nil : ExecutorHome()
         self.repository = repository
         self.access = access
         paths = repository.paths
@@ -618,7 +618,3 @@ extension Result where Failure == any Error {
         do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
-
-/// An actor with nothing in it, whose default executor a `SyncEngine` that is not on the
-/// main thread uses as its own.
-private actor EngineHome {}

@@ -36,13 +36,20 @@ struct AppEnvironment {
     /// time that a daylight-saving change skips is taken as in the offset before the change
     /// (02:30 on a spring-forward night is 03:30), as a Foundation `Calendar` takes it.
     static func localInstant(_ day: LocalDay, _ minutes: Int) -> Date? {
+        var parts = clockTime(day, hour: minutes / 60, minute: minutes % 60, second: 0)
+        let t = mktime(&parts)
+        return t == -1 && parts.tm_year != 69 ? nil : Date(timeIntervalSince1970: Double(t))
+    }
+
+    /// A date and clock time as the C library's broken-down time, daylight saving left for
+    /// `mktime` to find.
+    static func clockTime(_ day: LocalDay, hour: Int, minute: Int, second: Int) -> tm {
         let c = day.components
         var parts = tm()
         parts.tm_year = Int32(c.year - 1900); parts.tm_mon = Int32(c.month - 1); parts.tm_mday = Int32(c.day)
-        parts.tm_hour = Int32(minutes / 60); parts.tm_min = Int32(minutes % 60); parts.tm_sec = 0
+        parts.tm_hour = Int32(hour); parts.tm_min = Int32(minute); parts.tm_sec = Int32(second)
         parts.tm_isdst = -1
-        let t = mktime(&parts)
-        return t == -1 && parts.tm_year != 69 ? nil : Date(timeIntervalSince1970: Double(t))
+        return parts
     }
 
     /// With `configProblemsAllowed` (the doctor, which reports them itself), an invalid
@@ -107,11 +114,7 @@ struct AppEnvironment {
         }
         // Through the C library (timegm, or mktime in the local zone), not a Foundation
         // Calendar, whose first use costs about 2 ms (see `localDay`).
-        let c = day.components
-        var parts = tm()
-        parts.tm_year = Int32(c.year - 1900); parts.tm_mon = Int32(c.month - 1); parts.tm_mday = Int32(c.day)
-        parts.tm_hour = Int32(hour); parts.tm_min = Int32(minute); parts.tm_sec = Int32(second.rounded(.down))
-        parts.tm_isdst = -1
+        var parts = clockTime(day, hour: hour, minute: minute, second: Int(second.rounded(.down)))
         let whole: time_t
         if let offset { whole = timegm(&parts) - time_t(offset) } else { whole = mktime(&parts) }
         return Date(timeIntervalSince1970: Double(whole) + (second - second.rounded(.down)))
