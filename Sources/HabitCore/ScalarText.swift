@@ -50,7 +50,9 @@ extension String {
 extension StringProtocol {
     /// The text with every `%XX` (two hexadecimal digits) decoded as a UTF-8 byte, as
     /// Foundation's `removingPercentEncoding` does: nil when a `%` is not followed by two
-    /// hexadecimal digits or the bytes are not UTF-8.
+    /// hexadecimal digits or the bytes are not UTF-8. (Foundation turns a stray
+    /// continuation byte into U+FFFD instead, but other invalid bytes into nil; here every
+    /// invalid sequence is nil.) A byte order mark at the start is dropped, as Foundation drops it.
     public var percentDecoded: String? {
         var bytes: [UInt8] = [], i = utf8.startIndex
         func hex(_ b: UInt8) -> UInt8? {
@@ -75,6 +77,7 @@ extension StringProtocol {
                 i = utf8.index(after: i)
             }
         }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         return String(validating: bytes, as: UTF8.self)
     }
 }
