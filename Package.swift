@@ -2,7 +2,12 @@
 import PackageDescription
 import Foundation
 
-let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// A generic type's metadata (a `[HabitID: Entry]`, a `Set<LocalDay>`) is reached through
+// its accessor rather than built from its mangled name: building from the name demangles it
+// and finds each conformance by scanning every conformance record of the binary, which cost
+// every command about 0.3 ms at its first use of each such type (README, Performance).
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6),
+                              .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
 
 // A release build meant to be installed (and the one the benchmark measures) links the
 // Swift runtime and Foundation statically: `swift build -c release --static-swift-stdlib`.
