@@ -19,6 +19,10 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6),
 // development package is needed. A build without the flag ignores them.
 let linkScripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/habitto/Link"
 let findLinkScripts: [LinkerSetting] = [.unsafeFlags(["-L", linkScripts])]
+// The static standard library's link arguments export every public symbol of the program's
+// own modules (4,200 of them); the runtime's start-up then looks through them all to find
+// the program's path, at every start. Nothing loads `habitto`'s symbols by name.
+let ownSymbolsHidden: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
 
 let package = Package(
     name: "habitto",
@@ -48,7 +52,7 @@ let package = Package(
         .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
         // Argument parsing and wiring only.
         .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal"],
-                          exclude: ["Link"], swiftSettings: strict, linkerSettings: findLinkScripts),
+                          exclude: ["Link"], swiftSettings: strict, linkerSettings: findLinkScripts + ownSymbolsHidden),
         // A real Apache mod_dav server on loopback, started and stopped by the WebDAV tests
         // and the benchmark (Foundation only).
         .target(name: "WebDAVHarness", swiftSettings: strict),

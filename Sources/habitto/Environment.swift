@@ -55,7 +55,14 @@ struct AppEnvironment {
     /// With `configProblemsAllowed` (the doctor, which reports them itself), an invalid
     /// config file means the defaults rather than an error.
     static func resolve(home flag: String?, env: (String) -> String?, configProblemsAllowed: Bool = false) throws -> AppEnvironment {
-        let userHome = env("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? ProcessEnvironment.homeDirectory
+        // Looked up (in the password database when HOME is unset) only when a path needs it.
+        var knownHome: String?
+        var userHome: String {
+            if let knownHome { return knownHome }
+            let h = env("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? ProcessEnvironment.homeDirectory
+            knownHome = h
+            return h
+        }
         func nonEmpty(_ k: String) -> String? { env(k).flatMap { $0.isEmpty ? nil : $0 } }
         var home = flag ?? nonEmpty("HABITTO_HOME")
             ?? ((nonEmpty("XDG_DATA_HOME") ?? userHome + "/.local/share") + "/habitto")
