@@ -30,7 +30,10 @@ let package = Package(
         // Pure domain: types, the fold State = apply(ops), rules. No I/O, no clock reads.
         .target(name: "HabitCore", swiftSettings: strict),
         // Journal, snapshots, file lock, the repository actor, config, export.
-        .target(name: "HabitStore", dependencies: ["HabitCore"], swiftSettings: strict),
+        .target(name: "HabitStore", dependencies: ["HabitCore", "CRC32CInstruction"], swiftSettings: strict),
+        // The processor's CRC-32C instruction, for HabitStore's checksums (C: Swift has no
+        // way to name it).
+        .target(name: "CRC32CInstruction"),
         // Sync: hybrid-logical-clock stamped operations pushed and pulled through a dumb
         // remote (a directory, later WebDAV), with a durable outbox cursor and backoff.
         .target(name: "HabitSync", dependencies: ["HabitCore", "HabitStore", "WebDAVWire"], swiftSettings: strict),

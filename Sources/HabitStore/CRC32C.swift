@@ -1,4 +1,9 @@
-/// CRC-32C (Castagnoli), the checksum of journal records and snapshots.
+import CRC32CInstruction
+
+/// CRC-32C (Castagnoli), the checksum of journal records and snapshots: with the
+/// processor's instruction where there is one (x86-64 with SSE 4.2), else eight table reads
+/// for every eight bytes. A check-in checksums the snapshot's meta and the habit's block,
+/// a few hundred kilobytes on a long history: about 0.1 ms less with the instruction.
 public enum CRC32C {
     static let table: [[UInt32]] = {
         var t = Array(repeating: Array(repeating: UInt32(0), count: 256), count: 8)
@@ -13,6 +18,9 @@ public enum CRC32C {
         return t
     }()
 
+    /// Whether `update` uses the instruction (read once; the tables are then never built).
+    static let usesInstruction = habitto_crc32c_instruction_available() == 1
+
     /// The checksum of `bytes[range]`.
     public static func checksum(_ bytes: [UInt8], _ range: Range<Int>? = nil) -> UInt32 {
         let r = range ?? 0..<bytes.count
@@ -25,6 +33,13 @@ public enum CRC32C {
     static let flat: [UInt32] = table.flatMap { $0 }
 
     static func update(_ crc: UInt32, _ p: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        guard let b = p.baseAddress else { return crc }
+        if usesInstruction { return habitto_crc32c_instruction_update(crc, b, p.count) }
+        return tableUpdate(crc, p)
+    }
+
+    /// `update` without the instruction.
+    static func tableUpdate(_ crc: UInt32, _ p: UnsafeBufferPointer<UInt8>) -> UInt32 {
         flat.withUnsafeBufferPointer { t in
             var c = crc
             var i = 0
