@@ -10,7 +10,7 @@ public enum Edits {
         let lower = query.lowercased()
         // The usual case, a whole name, without putting every habit in order first: only when
         // a merge left two habits with that name does the order decide.
-        let named = state.habitsUnordered.filter { $0.name.lowercased() == lower }
+        let named = state.habits(namedLowercased: lower)
         if named.count == 1 { return named[0] }
         let habits = state.habits
         if let exact = habits.first(where: { $0.name.lowercased() == lower }) { return exact }

@@ -469,13 +469,14 @@ public struct HabitState: Hashable, Sendable {
         .map(\.1)
     }
 
-    /// All existing habits (archived included), in no particular order: `habits` without
-    /// the sort, for lookups.
-    public var habitsUnordered: [Habit] {
-        entries.compactMap { id, e -> Habit? in
-            guard e.created != nil, !e.isDeleted else { return nil }
-            return Habit(id: id, fields: e.effectiveFields)
+    /// The existing habits (archived included) whose lowercased name is `lowercasedName`, in
+    /// no particular order: finding a habit by its whole name builds only the ones named so.
+    public func habits(namedLowercased lowercasedName: String) -> [Habit] {
+        var found: [Habit] = []
+        for (id, e) in entries where e.created != nil && e.fields.name.lowercased() == lowercasedName && !e.isDeleted {
+            found.append(Habit(id: id, fields: e.effectiveFields))
         }
+        return found
     }
 
     /// Deleted habits' ids (tombstones), for delete/undo bookkeeping.
