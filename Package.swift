@@ -19,10 +19,15 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6),
 // development package is needed. A build without the flag ignores them.
 let linkScripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/habitto/Link"
 let findLinkScripts: [LinkerSetting] = [.unsafeFlags(["-L", linkScripts])]
-// The static standard library's link arguments export every public symbol of the program's
-// own modules (4,200 of them); the runtime's start-up then looks through them all to find
-// the program's path, at every start. Nothing loads `habitto`'s symbols by name.
-let ownSymbolsHidden: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+// For `habitto` only, two more start-up costs of that build (README, Performance):
+// - its link arguments export every public symbol of the program's own modules (4,200 of
+//   them), and the runtime's start-up looks through them all to find the program's path;
+//   nothing loads `habitto`'s symbols by name;
+// - they link the C++ library (the runtime is C++) as a shared library, loaded and bound
+//   at every start: Sources/habitto/LinkStatic resolves -lstdc++ to the static archive.
+//   (habitto-webdav keeps the shared one, which libxml2's ICU loads anyway.)
+let linkStatic = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/habitto/LinkStatic"
+let startsFast: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic", "-L", linkStatic])]
 
 let package = Package(
     name: "habitto",
@@ -55,7 +60,7 @@ let package = Package(
         .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
         // Argument parsing and wiring only.
         .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal"],
-                          exclude: ["Link"], swiftSettings: strict, linkerSettings: findLinkScripts + ownSymbolsHidden),
+                          exclude: ["Link", "LinkStatic"], swiftSettings: strict, linkerSettings: startsFast + findLinkScripts),
         // A real Apache mod_dav server on loopback, started and stopped by the WebDAV tests
         // and the benchmark (Foundation only).
         .target(name: "WebDAVHarness", swiftSettings: strict),
