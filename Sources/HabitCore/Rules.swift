@@ -292,17 +292,21 @@ extension HabitState {
     /// How many days back a check-in's confirmation looks for a broken streak before it
     /// reads the whole history (`dayLine`).
     public static let recentDays = 400
+    /// The shorter window `dayLine` looks through first.
+    static let firstWindowDays = 56
 
     /// What a check-in's confirmation shows: the day's values and the current streak, equal
-    /// to `summary`'s. The streak is walked over the weeks that hold the last `recentDays`
-    /// days before `day`, read without decoding older days (through the snapshot block's
-    /// index), when a streak broke within them: the current run then began after that
-    /// break. Otherwise (a longer streak, or a habit younger than that) the whole history is
+    /// to `summary`'s. The streak is walked over the weeks that hold the last 56 days (then
+    /// the last `recentDays`) before `day`, read without decoding older days (through the
+    /// snapshot block's index), when a streak broke within them: the current run then began
+    /// after that break. Otherwise (a longer streak, or a habit younger than that) the whole history is
     /// read, as `summary` does. So a check-in's cost does not grow with a long history.
     public func dayLine(_ habit: Habit, on day: LocalDay, today: LocalDay, settings: RuleSettings = .init(),
                         recentDays: Int = Self.recentDays) -> DayLine {
-        let from = day.adding(-recentDays).startOfWeek(settings.weekStart)
-        if from > habit.startDate {
+        // The last eight weeks first (most streaks broke within them), then the whole window.
+        for window in recentDays > Self.firstWindowDays ? [Self.firstWindowDays, recentDays] : [recentDays] {
+            let from = day.adding(-window).startOfWeek(settings.weekStart)
+            guard from > habit.startDate else { break }
             let days = asRead(habit, entries[habit.id]?.recentColumns(from: from) ?? DayColumns())
             let walk = streakWalk(habit, asOf: day, today: today, settings: settings, days: days, from: from)
             if walk.broke {

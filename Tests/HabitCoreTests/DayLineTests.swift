@@ -36,7 +36,7 @@ final class DayLineTests: XCTestCase {
                 if kind == .build { w.progress(h, d, Int.random(in: 0..<4, using: &rng) == 0 ? goal / 3 + 1 : goal) }
             }
             let end = start.adding(length - 1)
-            for recentDays in [7, 20, 45, 400] {
+            for recentDays in [7, 20, 45, 100, 400] {
                 for offset in [0, 1, 3, 10] {
                     let day = end.adding(-offset)
                     for today in [day, day.adding(1), end] {
