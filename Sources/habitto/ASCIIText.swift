@@ -24,7 +24,7 @@ enum ASCIIText {
 
     /// Whether a locale name (`en_GB.UTF-8`, `C.utf8`, `de_DE.ISO-8859-1@euro`) has the UTF-8 codeset.
     static func isUTF8(locale: String) -> Bool {
-        let name = locale.split(separator: "@", maxSplits: 1).first.map(String.init) ?? locale
+        let name = locale[..<(locale.firstIndex(of: "@") ?? locale.endIndex)]
         guard let dot = name.firstIndex(of: ".") else { return false }
         // Standard library only: Foundation's string bridging here cost every command
         // (--version included) the runtime's first scan of all protocol conformances.

@@ -27,4 +27,13 @@ final class ASCIIFoldTests: XCTestCase {
         }
         XCTAssertEqual(ASCIIText.fold("Café 😀 日本"), "Cafe ? ??")
     }
+
+    func testUTF8LocaleNames() {
+        for name in ["en_GB.UTF-8", "C.utf8", "de_DE.UTF-8@euro", "sr_RS.utf-8@latin", "x.Utf8"] {
+            XCTAssertTrue(ASCIIText.isUTF8(locale: name), name)
+        }
+        for name in ["C", "POSIX", "de_DE.ISO-8859-1@euro", "de_DE@euro", "@euro.UTF-8", "en_US.UTF-16", "", "."] {
+            XCTAssertFalse(ASCIIText.isUTF8(locale: name), name)
+        }
+    }
 }
