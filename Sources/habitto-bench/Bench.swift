@@ -57,6 +57,11 @@ final class Bench {
         FileHandle.standardError.write(Data("  \(name): \(value)\n".utf8))
     }
 
+    /// Writes back everything the benchmark wrote to make its data sets before a timed part:
+    /// both `habitto check` and Taskwarrior's `task add` call fdatasync, and a disk still
+    /// writing back a freshly made data set slows each of those by a varying amount.
+    func settle() { Glibc.sync() }
+
     // MARK: Data sets
 
     /// A data directory with `habits` daily habits and `days` days of history each (about
@@ -110,6 +115,7 @@ final class Bench {
             sets.append(set)
         }
         let (floor, noFloor) = floorProgram()
+        settle()
         let syncFile = root + "/fdatasync.bin"
         let syncFD = open(syncFile, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         defer { close(syncFD); unlink(syncFile) }
@@ -201,6 +207,19 @@ final class Bench {
         record("`--version` ÷ floor", ratio(v / f), goal: "≤ 1.5", met: v / f <= 1.5)
         record("check at \(count(sets.last!.1)) ÷ (floor + one fdatasync)", ratio(large / (f + sync)), goal: "≤ 2", met: large / (f + sync) <= 2)
         record("`list --json`, 10 habits ÷ floor", ratio(list / f), goal: "≤ 2.5", met: list / f <= 2.5)
+        record("shared libraries `habitto` loads (`ldd`)", sharedLibraries(habitto) + "; the floor: " + sharedLibraries(floor!))
+    }
+
+    /// The shared libraries `ldd` lists for `binary`, by name, without the kernel's vDSO and
+    /// the loader.
+    func sharedLibraries(_ binary: String) -> String {
+        let r = spawn("/usr/bin/ldd", [binary], env: ["PATH": "/usr/bin:/bin", "LANG": "C"])
+        guard r.status == 0 else { return "ldd failed" }
+        let names = r.output.split(separator: "\n").compactMap { line -> String? in
+            guard let name = line.split(separator: " ").first.map(String.init), !name.hasPrefix("linux-vdso"), !name.contains("ld-linux") else { return nil }
+            return name.hasSuffix(".so.6") || name.hasSuffix(".so.1") ? String(name.prefix { $0 != "." }) : name
+        }
+        return names.joined(separator: ", ")
     }
 
     /// The floor every command is held to: a Swift program that only prints, linked
@@ -279,6 +298,7 @@ final class Bench {
     // MARK: 3. The local write against the disk
 
     func localWrite(on dir: String) async throws {
+        settle()
         let repo = try HabitRepository(directory: dir, now: { Date() })
         let habit = try unwrap(await repo.state.habits.first, "no habit in the data set")
         // The record one check-in writes, for the bare loop.
@@ -407,6 +427,7 @@ final class Bench {
             let taskEnv = ["TASKRC": rc, "TASKDATA": data, "PATH": "/usr/bin:/bin", "HOME": root]
             let imported = spawn("/bin/sh", ["-c", "'\(task)' import '\(root)/tasks-\(n).json'"], env: taskEnv)
             guard imported.status == 0 else { throw BenchError("task import failed") }
+            settle()
             var adds: [Double] = [], checks: [Double] = []
             for i in 0..<runs {
                 let a = spawn(task, ["add", "bench \(i)"], env: taskEnv)
