@@ -216,7 +216,8 @@ final class Bench {
         let r = spawn("/usr/bin/ldd", [binary], env: ["PATH": "/usr/bin:/bin", "LANG": "C"])
         guard r.status == 0 else { return "ldd failed" }
         let names = r.output.split(separator: "\n").compactMap { line -> String? in
-            guard let name = line.split(separator: " ").first.map(String.init), !name.hasPrefix("linux-vdso"), !name.contains("ld-linux") else { return nil }
+            guard let name = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init),
+                  !name.hasPrefix("linux-vdso"), !name.contains("ld-linux") else { return nil }
             return name.hasSuffix(".so.6") || name.hasSuffix(".so.1") ? String(name.prefix { $0 != "." }) : name
         }
         return names.joined(separator: ", ")
