@@ -352,11 +352,14 @@ final class LocalStore {
             warnings.append("warning: the snapshot \(paths.snapshot) could not be read (\(error)); state rebuilt from the journal")
         }
         if let file = snapshotFile {
-            let (snap, why) = Snapshot.load(from: file, journal: journal, repair: repairDays(paths, sink: sink),
-                                            keepDecodedDays: keepDecodedDays)
-            if let snap {
-                store.state = snap.state
-                store.undo = snap.undo
+            let (loaded, why) = Snapshot.load(from: file, journal: journal, repair: repairDays(paths, sink: sink),
+                                              keepDecodedDays: keepDecodedDays)
+            if var snap = consume loaded {
+                // Swapped in, not copied: the store is then the only owner of the state's
+                // storage, and its first change (the journal's tail, a check-in) does not
+                // copy every habit's entry first.
+                swap(&store.state, &snap.state)
+                swap(&store.undo, &snap.undo)
                 store.lastRecord = snap.lastRecord
                 store.verifiedOffset = snap.verifiedOffset
                 journal.advance(to: snap.coveredOffset)

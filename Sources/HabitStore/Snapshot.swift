@@ -11,6 +11,8 @@ protocol SnapshotBytes: AnyObject, Sendable {
     func bytes(_ range: Range<Int>) -> [UInt8]
     /// The CRC-32C of `range`, read in place (no copy).
     func checksum(_ range: Range<Int>) -> UInt32
+    /// `body` given `range`'s bytes in place (no copy); only during the call.
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
 }
 
 /// A read-only private mapping of a whole file. The mapping stays valid when the file is
@@ -43,6 +45,11 @@ final class MappedFile: SnapshotBytes, @unchecked Sendable {
         let p = (base + range.lowerBound).assumingMemoryBound(to: UInt8.self)
         return CRC32C.update(~0, UnsafeBufferPointer(start: p, count: range.count)) ^ ~0
     }
+
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard let base, !range.isEmpty else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
 }
 
 /// Snapshot bytes held in memory.
@@ -52,6 +59,9 @@ final class ArrayBytes: SnapshotBytes, @unchecked Sendable {
     var count: Int { storage.count }
     func bytes(_ range: Range<Int>) -> [UInt8] { Array(storage[range]) }
     func checksum(_ range: Range<Int>) -> UInt32 { CRC32C.checksum(storage, range) }
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try storage[range].withUnsafeBytes(body)
+    }
 }
 
 /// One habit's days inside a snapshot, checked against its own checksum and decoded the
@@ -311,6 +321,8 @@ struct Snapshot {
     /// Version 5, read as well: goals and progress in whole units, eleven fields.
     static let wholeUnitMagic = Array("HABITTO-SNAPSHOT\u{5}".utf8)
     static let headerSize = magic.count + 8
+    /// How much of the meta is first copied to read what comes before the undo history.
+    static let metaHeadLength = 4096
 
     var coveredOffset: Int
     /// Start and payload checksum of the last covered record (nil when none is covered).
@@ -387,20 +399,36 @@ struct Snapshot {
         guard let metaLength = try? Int(h.u32le()), let metaCRC = try? h.u32le(),
               metaLength <= file.count - headerSize
         else { return (nil, "damaged header") }
-        let metaBytes = file.bytes(headerSize..<(headerSize + metaLength))
-        guard CRC32C.checksum(metaBytes) == metaCRC else { return (nil, "checksum mismatch") }
-        let blocksStart = headerSize + metaLength
+        let metaRange = headerSize..<(headerSize + metaLength)
+        guard file.checksum(metaRange) == metaCRC else { return (nil, "checksum mismatch") }
+        let blocksStart = metaRange.upperBound
         do {
-            var r = ByteReader(metaBytes)
+            // The meta is copied out of the file but for the undo items' encodings, which
+            // stay there until one is needed (`UndoHistory`): they can be most of it (a
+            // thousand check-ins, or one import), and copying them cost every command a
+            // page fault for every 4 KB. The part before the history is read from its first
+            // kilobytes, or from the whole meta when it is longer (many devices).
+            var headLength = min(metaLength, metaHeadLength)
+            var head: (covered: Int, last: (Int, UInt32)?, seen: [DeviceID: UInt64], clock: HLC, end: Int)
+            while true {
+                var h = ByteReader(file.bytes(metaRange.lowerBound..<(metaRange.lowerBound + headLength)))
+                do {
+                    let covered = try h.offset()
+                    var last: (Int, UInt32)?
+                    if try h.bool() { last = (try h.offset(), try h.u32le()) }
+                    var seen: [DeviceID: UInt64] = [:]
+                    for _ in 0..<(try h.count(max: 1 << 24)) { let d = try h.device(); seen[d] = try h.varint() }
+                    head = (covered, last, seen, try h.hlc(), metaRange.lowerBound + h.position)
+                    break
+                } catch where headLength < metaLength {
+                    headLength = metaLength
+                }
+            }
+            let (covered, last, seen, clock) = (head.covered, head.last, head.seen, head.clock)
+            let (undo, undoEnd) = try UndoHistory.decode(in: file, from: head.end, to: metaRange.upperBound)
+            var r = ByteReader(file.bytes(undoEnd..<metaRange.upperBound))
             r.storedAmountScale = amountScale
             r.storedFieldCount = fieldCount
-            let covered = try r.offset()
-            var last: (Int, UInt32)?
-            if try r.bool() { last = (try r.offset(), try r.u32le()) }
-            var seen: [DeviceID: UInt64] = [:]
-            for _ in 0..<(try r.count(max: 1 << 24)) { let d = try r.device(); seen[d] = try r.varint() }
-            let clock = try r.hlc()
-            let undo = try UndoHistory.decode(from: &r)
             var entries: [HabitID: HabitEntry] = [:]
             let habitCount = try r.count(max: 1 << 24)
             entries.reserveCapacity(min(habitCount, 1 << 12))

@@ -10,9 +10,13 @@ struct UndoHistory: Sendable {
     private struct Slot: Sendable {
         let firstSeq: UInt64
         let changeCount: Int
-        /// The item's encoding (`undoItem`), kept while it is not decoded.
-        var bytes: ArraySlice<UInt8>?
+        /// Where the item's encoding (`undoItem`) is, while it is not decoded: in the
+        /// snapshot it was read from (not copied at start-up).
+        var encoded: (file: SnapshotBytes, range: Range<Int>)?
         var item: UndoItem?
+
+        /// The item's encoding as it was read.
+        var bytes: [UInt8] { encoded.map { $0.file.bytes($0.range) } ?? [] }
     }
 
     private var slots: [Slot] = []
@@ -52,7 +56,7 @@ struct UndoHistory: Sendable {
     func item(at i: Int) throws -> UndoItem {
         let slot = slots[i]
         if let item = slot.item { return item }
-        var r = ByteReader(Array(slot.bytes ?? []))
+        var r = ByteReader(slot.bytes)
         let item = try r.undoItem()
         guard r.isAtEnd, item.firstSeq == slot.firstSeq, item.inverse.count == slot.changeCount else {
             throw DecodeError("an undo item does not match its header")
@@ -73,13 +77,13 @@ struct UndoHistory: Sendable {
     func encode(into w: inout ByteWriter) {
         w.varint(UInt64(slots.count))
         for slot in slots {
-            let bytes: ArraySlice<UInt8>
+            let bytes: [UInt8]
             if let item = slot.item {
                 var e = ByteWriter()
                 e.undoItem(item)
-                bytes = e.bytes[...]
+                bytes = e.bytes
             } else {
-                bytes = slot.bytes ?? []
+                bytes = slot.bytes
             }
             w.varint(slot.firstSeq)
             w.varint(UInt64(slot.changeCount))
@@ -88,17 +92,40 @@ struct UndoHistory: Sendable {
         }
     }
 
-    /// Reads what `encode` wrote, keeping each item's bytes to decode when needed.
-    static func decode(from r: inout ByteReader) throws -> UndoHistory {
-        var history = UndoHistory()
-        for _ in 0..<(try r.count(max: 1 << 20)) {
-            let seq = try r.varint()
-            let changes = try r.count(max: 1 << 22)
-            let length = try r.count(max: 1 << 28)
-            let bytes = try r.raw(length)
-            history.slots.append(Slot(firstSeq: seq, changeCount: changes, bytes: bytes))
-            history.changeCount += changes
+    /// Reads what `encode` wrote into `file` at `start` (the framing only, in place: each
+    /// item's encoding stays in `file` until it is needed), up to at most `end`; returns the
+    /// history and where it ends. Refuses what a `ByteReader` ending at `end` refuses.
+    static func decode(in file: SnapshotBytes, from start: Int, to end: Int) throws -> (UndoHistory, end: Int) {
+        try file.withBytes(start..<end) { b in
+            var history = UndoHistory()
+            var position = 0
+            func varint() throws -> UInt64 {
+                var v: UInt64 = 0, shift: UInt64 = 0
+                while true {
+                    guard position < b.count else { throw DecodeError("truncated data") }
+                    let byte = b[position]
+                    position += 1
+                    guard shift < 64 else { throw DecodeError("varint too long") }
+                    v |= UInt64(byte & 0x7F) << shift
+                    if byte < 0x80 { return v }
+                    shift += 7
+                }
+            }
+            func count(max: Int) throws -> Int {
+                let n = try varint()
+                guard n <= UInt64(max), n <= UInt64(b.count - position) else { throw DecodeError("length \(n) is out of range") }
+                return Int(n)
+            }
+            for _ in 0..<(try count(max: 1 << 20)) {
+                let seq = try varint()
+                let changes = try count(max: 1 << 22)
+                let length = try count(max: 1 << 28)
+                let range = (start + position)..<(start + position + length)
+                position += length
+                history.slots.append(Slot(firstSeq: seq, changeCount: changes, encoded: (file, range)))
+                history.changeCount += changes
+            }
+            return (history, start + position)
         }
-        return history
     }
 }

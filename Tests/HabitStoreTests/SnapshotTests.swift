@@ -148,6 +148,28 @@ final class SnapshotTests: StoreTestCase {
         XCTAssertEqual(second.openingWarnings, [])
     }
 
+    /// Start-up copies the meta's first kilobytes to read what precedes the undo history;
+    /// with many devices that part is longer, and the whole meta is read instead.
+    func testAMetaWhoseStartOutgrowsTheFirstReadLoadsTheSame() async throws {
+        let history = try await makeHistory(commits: Self.commits(Fixture.water, name: "Water"), snapshotEvery: 10)
+        let journal = try Journal(path: history.paths.journal)
+        let (loaded, why) = Snapshot.load(try fileBytes(history.paths.snapshot), journal: journal)
+        var snapshot = try XCTUnwrap(loaded, why ?? "")
+        XCTAssertEqual(snapshot.undoStack.count, 20)
+        var rng = SplitMix64(seed: 5)
+        var seen = snapshot.state.seen
+        for k in 0..<400 { seen[DeviceID.random(using: &rng)] = UInt64(k * 1_000 + 1) }
+        snapshot.state = HabitState(seen: seen, clock: snapshot.state.clock, entries: snapshot.state.entries)
+        let bytes = snapshot.encoded()
+        XCTAssertGreaterThan(bytes.count, Snapshot.headerSize + Snapshot.metaHeadLength, "401 devices of 17 bytes or more: the part before the undo history outgrows the first read")
+        let (again, againWhy) = Snapshot.load(bytes, journal: journal)
+        XCTAssertNil(againWhy)
+        XCTAssertEqual(again?.state, snapshot.state)
+        XCTAssertEqual(again?.state.seen.count, 401)
+        XCTAssertEqual(again?.undoStack, history.undoStacks[20])
+        XCTAssertEqual(again?.encoded(), bytes, "written again as read, undo items copied from the file")
+    }
+
     func testHostileSnapshotWithAValidChecksumButImpossibleOffsetsIsIgnoredNotTrappedOn() async throws {
         let history = try await makeHistory(commits: Self.commits(Fixture.water, name: "Water"), snapshotEvery: 10)
         var bytes = try fileBytes(history.paths.snapshot)

@@ -203,9 +203,10 @@ final class UndoTests: StoreTestCase {
         let original = UndoHistory(items(40, changes: 3))
         var w = ByteWriter()
         original.encode(into: &w)
-        var r = ByteReader(w.bytes)
-        var read = try UndoHistory.decode(from: &r)
-        XCTAssertTrue(r.isAtEnd)
+        // Framed in the middle of other bytes, as in a snapshot's meta.
+        let framed = [7, 7, 7] + w.bytes + [9]
+        var (read, end) = try UndoHistory.decode(in: ArrayBytes(framed), from: 3, to: framed.count)
+        XCTAssertEqual(end, framed.count - 1)
         XCTAssertEqual(read.count, 40)
         XCTAssertEqual(read.changeCount, 120)
         // Written again without decoding anything: the same bytes.
@@ -238,9 +239,29 @@ final class UndoTests: StoreTestCase {
         _ = try r.varint()
         XCTAssertEqual(bytes[r.position], 2)
         bytes[r.position] = 1
-        var damaged = ByteReader(bytes)
-        let history = try UndoHistory.decode(from: &damaged)
+        let history = try UndoHistory.decode(in: ArrayBytes(bytes), from: 0, to: bytes.count).0
         XCTAssertEqual(try history.item(at: 0), items(2, changes: 2)[0])
         XCTAssertThrowsError(try history.last()) { XCTAssertTrue($0 is DecodeError, "\($0)") }
+    }
+
+    func testAHistoryThatRunsPastItsEndIsRefusedAsAReaderRefusesIt() throws {
+        var w = ByteWriter()
+        UndoHistory(items(3, changes: 2)).encode(into: &w)
+        let bytes = w.bytes
+        // Every cut short of the whole history is refused, as ByteReader refuses it.
+        for cut in 0..<bytes.count {
+            XCTAssertThrowsError(try UndoHistory.decode(in: ArrayBytes(bytes), from: 0, to: cut), "cut at \(cut)") {
+                XCTAssertTrue($0 is DecodeError, "\($0)")
+            }
+        }
+        // A varint of eleven bytes is too long; a count beyond what is left is out of range.
+        XCTAssertThrowsError(try UndoHistory.decode(in: ArrayBytes([UInt8](repeating: 0x80, count: 10) + [0x01, 0]), from: 0, to: 12)) {
+            XCTAssertEqual(($0 as? DecodeError).map { "\($0)" }, "\(DecodeError("varint too long"))")
+        }
+        XCTAssertThrowsError(try UndoHistory.decode(in: ArrayBytes([5, 1, 1]), from: 0, to: 3)) {
+            XCTAssertEqual(($0 as? DecodeError).map { "\($0)" }, "\(DecodeError("length 5 is out of range"))")
+        }
+        let (empty, end) = try UndoHistory.decode(in: ArrayBytes([0, 42]), from: 0, to: 2)
+        XCTAssertEqual([empty.count, end], [0, 1])
     }
 }
