@@ -98,9 +98,12 @@ public struct ByteReader {
     public mutating func string(maxBytes: Int = 65_536) throws -> String {
         let n = try count(max: maxBytes)
         defer { position += n }
-        guard let s = String(validating: bytes[position..<position + n], as: UTF8.self) else {
-            throw DecodeError("text is not valid UTF-8")
-        }
+        // Decoded through a buffer (the standard library's fast path; validating an array
+        // slice went through its generic path, looking up metadata for every string), then
+        // refused unless decoding kept every byte: invalid UTF-8 is replaced, so it changes.
+        let range = position..<(position + n)
+        let s = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        guard s.utf8.elementsEqual(bytes[range]) else { throw DecodeError("text is not valid UTF-8") }
         return s
     }
     public mutating func optionalString() throws -> String? { try bool() ? try string() : nil }
