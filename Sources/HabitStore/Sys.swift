@@ -30,9 +30,23 @@ public enum Sys {
     }
 
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws -> Int32 {
+        let fd = openRetrying(path, flags, mode)
+        try check(fd, (flags & (O_WRONLY | O_RDWR)) != 0 ? "open for writing" : "open", path)
+        return fd
+    }
+
+    /// `open`, but nil when nothing is at `path`, without making and throwing an error (a
+    /// missing config file is the usual case, at every start).
+    public static func openIfPresent(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws -> Int32? {
+        let fd = openRetrying(path, flags, mode)
+        if fd < 0 && errno == ENOENT { return nil }
+        try check(fd, (flags & (O_WRONLY | O_RDWR)) != 0 ? "open for writing" : "open", path)
+        return fd
+    }
+
+    private static func openRetrying(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
         var fd: Int32
         repeat { fd = Glibc.open(path, flags | O_CLOEXEC, mode) } while fd < 0 && errno == EINTR
-        try check(fd, (flags & (O_WRONLY | O_RDWR)) != 0 ? "open for writing" : "open", path)
         return fd
     }
 
@@ -186,9 +200,8 @@ public enum Sys {
     public static func readFile(_ path: String, limit: Int = 1 << 30, followLinks: Bool = true) throws -> [UInt8]? {
         let fd: Int32
         do {
-            fd = try open(path, O_RDONLY | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
-        } catch StoreError.io(_, _, let e) where e == ENOENT {
-            return nil
+            guard let opened = try openIfPresent(path, O_RDONLY | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW)) else { return nil }
+            fd = opened
         } catch StoreError.io(_, _, let e) where e == ELOOP && !followLinks {
             throw StoreError.unreadable(path: path, detail: linkRefused)
         }
