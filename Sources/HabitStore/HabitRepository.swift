@@ -62,7 +62,9 @@ public actor HabitRepository {
 
     private let store: LocalStore
     private let now: @Sendable () -> Date
-    private var subscribers: [UUID: AsyncStream<RepositoryEvent>.Continuation] = [:]
+    /// The UI's event streams (a command has none): a list, whose empty value costs a
+    /// command nothing, where a dictionary's type was set up at every start.
+    private var subscribers: [(id: UUID, continuation: AsyncStream<RepositoryEvent>.Continuation)] = []
 
     /// Opens (creating when needed) the data directory. Throws `StoreError` when the
     /// directory cannot be used or the journal is corrupt in the middle.
@@ -249,7 +251,7 @@ public actor HabitRepository {
     public func events() -> AsyncStream<RepositoryEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: RepositoryEvent.self, bufferingPolicy: .bufferingNewest(64))
         let id = UUID()
-        subscribers[id] = continuation
+        subscribers.append((id, continuation))
         continuation.yield(.changed(store.state))
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
@@ -257,14 +259,14 @@ public actor HabitRepository {
         return stream
     }
 
-    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+    private func unsubscribe(_ id: UUID) { subscribers.removeAll { $0.id == id } }
 
     private func publish() {
-        for c in subscribers.values { c.yield(.changed(store.state)) }
+        for s in subscribers { s.continuation.yield(.changed(store.state)) }
     }
 
     private func publishWarning(_ w: String) {
-        for c in subscribers.values { c.yield(.warning(w)) }
+        for s in subscribers { s.continuation.yield(.warning(w)) }
     }
 
     private func millis() -> Int64 { Int64((now().timeIntervalSince1970 * 1000).rounded(.down)) }
