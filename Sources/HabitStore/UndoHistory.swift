@@ -96,7 +96,8 @@ struct UndoHistory: Sendable {
     /// item's encoding stays in `file` until it is needed), up to at most `end`; returns the
     /// history and where it ends. Refuses what a `ByteReader` ending at `end` refuses.
     static func decode(in file: SnapshotBytes, from start: Int, to end: Int) throws -> (UndoHistory, end: Int) {
-        try file.withBytes(start..<end) { b in
+        guard start >= 0, start <= end, end <= file.count else { throw DecodeError("truncated data") }
+        return try file.withBytes(start..<end) { b in
             var history = UndoHistory()
             var position = 0
             func varint() throws -> UInt64 {

@@ -261,6 +261,9 @@ final class UndoTests: StoreTestCase {
         XCTAssertThrowsError(try UndoHistory.decode(in: ArrayBytes([5, 1, 1]), from: 0, to: 3)) {
             XCTAssertEqual(($0 as? DecodeError).map { "\($0)" }, "\(DecodeError("length 5 is out of range"))")
         }
+        // A start past the end, or an end past the bytes, is refused, not trapped on.
+        XCTAssertThrowsError(try UndoHistory.decode(in: ArrayBytes([0, 42]), from: 2, to: 1))
+        XCTAssertThrowsError(try UndoHistory.decode(in: ArrayBytes([0, 42]), from: 0, to: 3))
         let (empty, end) = try UndoHistory.decode(in: ArrayBytes([0, 42]), from: 0, to: 2)
         XCTAssertEqual([empty.count, end], [0, 1])
     }
