@@ -126,7 +126,7 @@ final class HTTPClient: @unchecked Sendable {
     static func failure(_ error: Error) -> WireReply {
         // libcurl's TLS failures arrive on Linux with their own text; a certificate problem
         // is one whatever code it came with.
-        let text = error.localizedDescription
+        let text = reason(error)
         if text.localizedCaseInsensitiveContains("certificate") || text.localizedCaseInsensitiveContains("SSL peer") {
             return .failure(.certificate, detail: text)
         }
@@ -143,6 +143,28 @@ final class HTTPClient: @unchecked Sendable {
             return .failure(.connectionLost, detail: text)
         default:
             return .failure(.unreachable, detail: text)
+        }
+    }
+}
+
+extension HTTPClient {
+    /// What went wrong, in words: libcurl's text when it gave one; for the failures that
+    /// Foundation on Linux raises itself (a timeout, above all), whose text is only
+    /// "The operation could not be completed. (NSURLErrorDomain error -1001.)", a plain
+    /// account of the code.
+    static func reason(_ error: Error) -> String {
+        let text = error.localizedDescription
+        guard text.contains("NSURLErrorDomain error"), let e = error as? URLError else { return text }
+        switch e.code {
+        case .timedOut: return "no answer within the request's time limit"
+        case .cannotConnectToHost: return "the connection was refused"
+        case .cannotFindHost, .dnsLookupFailed: return "the server's name was not found"
+        case .networkConnectionLost: return "the connection was lost"
+        case .notConnectedToInternet: return "no network connection"
+        case .cancelled: return "the request was cancelled"
+        case .badServerResponse: return "the server's answer could not be read"
+        case .resourceUnavailable: return "the server is not available"
+        default: return "the request failed (URL error \(e.code.rawValue))"
         }
     }
 }
