@@ -76,15 +76,28 @@ public struct ByteReader {
         for i in 0..<8 { v |= UInt64(try u8()) << (8 * UInt64(i)) }
         return v
     }
-    public mutating func varint() throws -> UInt64 {
+    public mutating func varint() throws -> UInt64 { try Self.varint(reading: { try u8() }) }
+
+    /// A varint read a byte at a time from `next` (which throws at the end of the bytes): the
+    /// one definition, also for readers of bytes in place (a snapshot's undo history).
+    @inlinable
+    public static func varint(reading next: () throws -> UInt8) throws -> UInt64 {
         var v: UInt64 = 0, shift: UInt64 = 0
         while true {
-            let b = try u8()
+            let b = try next()
             guard shift < 64 else { throw DecodeError("varint too long") }
             v |= UInt64(b & 0x7F) << shift
             if b < 0x80 { return v }
             shift += 7
         }
+    }
+
+    /// `n` as a count of at most `max` things, each at least a byte, with `remaining` bytes
+    /// left to hold them.
+    @inlinable
+    public static func count(_ n: UInt64, max: Int, remaining: Int) throws -> Int {
+        guard n <= UInt64(max), n <= UInt64(remaining) else { throw DecodeError("length \(n) is out of range") }
+        return Int(n)
     }
     public mutating func int() throws -> Int {
         let z = try varint()
@@ -92,8 +105,7 @@ public struct ByteReader {
     }
     public mutating func count(max: Int) throws -> Int {
         let n = try varint()
-        guard n <= UInt64(max), n <= UInt64(end - position) else { throw DecodeError("length \(n) is out of range") }
-        return Int(n)
+        return try Self.count(n, max: max, remaining: end - position)
     }
     public mutating func string(maxBytes: Int = 65_536) throws -> String {
         let n = try count(max: maxBytes)

@@ -100,23 +100,15 @@ struct UndoHistory: Sendable {
         return try file.withBytes(start..<end) { b in
             var history = UndoHistory()
             var position = 0
+            // ByteReader's own varint and count rules, over the bytes in place.
             func varint() throws -> UInt64 {
-                var v: UInt64 = 0, shift: UInt64 = 0
-                while true {
+                try ByteReader.varint(reading: {
                     guard position < b.count else { throw DecodeError("truncated data") }
-                    let byte = b[position]
-                    position += 1
-                    guard shift < 64 else { throw DecodeError("varint too long") }
-                    v |= UInt64(byte & 0x7F) << shift
-                    if byte < 0x80 { return v }
-                    shift += 7
-                }
+                    defer { position += 1 }
+                    return b[position]
+                })
             }
-            func count(max: Int) throws -> Int {
-                let n = try varint()
-                guard n <= UInt64(max), n <= UInt64(b.count - position) else { throw DecodeError("length \(n) is out of range") }
-                return Int(n)
-            }
+            func count(max: Int) throws -> Int { try ByteReader.count(try varint(), max: max, remaining: b.count - position) }
             for _ in 0..<(try count(max: 1 << 20)) {
                 let seq = try varint()
                 let changes = try count(max: 1 << 22)
