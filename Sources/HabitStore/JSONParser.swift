@@ -41,6 +41,17 @@ private struct JSONReader {
                         atEnd: i >= bytes.count)
     }
 
+    /// After an element of an array or object: true past a ',' (another element follows),
+    /// false past the closing bracket, else the error.
+    mutating func moreElements(closing: Unicode.Scalar, in what: String) throws(JSON.ParseError) -> Bool {
+        skipSpace()
+        guard i < bytes.count else { throw fail("") }
+        if bytes[i] == UInt8(ascii: ",") { i += 1; return true }
+        guard bytes[i] == UInt8(ascii: closing) else { throw fail("expected ',' or '\(closing)' in \(what)") }
+        i += 1
+        return false
+    }
+
     mutating func skipSpace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
     }
@@ -65,11 +76,7 @@ private struct JSONReader {
                 i += 1
                 skipSpace()
                 object[key] = try value(depth: depth + 1)
-                skipSpace()
-                guard i < bytes.count else { throw fail("") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                guard bytes[i] == UInt8(ascii: "}") else { throw fail("expected ',' or '}' in an object") }
-                i += 1
+                if try moreElements(closing: "}", in: "an object") { continue }
                 return .object(object)
             }
         case UInt8(ascii: "["):
@@ -81,11 +88,7 @@ private struct JSONReader {
             while true {
                 skipSpace()
                 array.append(try value(depth: depth + 1))
-                skipSpace()
-                guard i < bytes.count else { throw fail("") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                guard bytes[i] == UInt8(ascii: "]") else { throw fail("expected ',' or ']' in an array") }
-                i += 1
+                if try moreElements(closing: "]", in: "an array") { continue }
                 return .array(array)
             }
         case UInt8(ascii: "\""):
