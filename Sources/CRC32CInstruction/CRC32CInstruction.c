@@ -2,12 +2,15 @@
 #include <string.h>
 
 #if defined(__x86_64__)
+#include <sys/platform/x86.h>
 
 int habitto_crc32c_instruction_available(void) {
-    // The processor model is filled in once per process by the compiler runtime's
-    // constructor; this only reads it (no CPUID instruction, which traps in a VM).
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("sse4.2") ? 1 : 0;
+    // Reads what the dynamic loader learned of the processor when it started this process.
+    // Not __builtin_cpu_supports: that links the compiler runtime's __cpu_indicator_init,
+    // a constructor that runs a dozen CPUID instructions at every start, whether or not a
+    // checksum is ever computed, and each CPUID traps to the hypervisor in a virtual
+    // machine (3.5 µs each on the benchmark's machine).
+    return CPU_FEATURE_ACTIVE(SSE4_2) ? 1 : 0;
 }
 
 __attribute__((target("sse4.2")))
