@@ -19,15 +19,18 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6),
 // development package is needed. A build without the flag ignores them.
 let linkScripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/habitto/Link"
 let findLinkScripts: [LinkerSetting] = [.unsafeFlags(["-L", linkScripts])]
-// For `habitto` only, two more start-up costs of that build (README, Performance):
+// For `habitto` only, three more start-up costs of that build (README, Performance):
 // - its link arguments export every public symbol of the program's own modules (4,200 of
 //   them), and the runtime's start-up looks through them all to find the program's path;
 //   nothing loads `habitto`'s symbols by name;
 // - they link the C++ library (the runtime is C++) as a shared library, loaded and bound
 //   at every start: Sources/habitto/LinkStatic resolves -lstdc++ to the static archive.
 //   (habitto-webdav keeps the shared one, which libxml2's ICU loads anyway.)
+// - the C compiler's runtime (libgcc_s) is a shared library too, and its constructor runs a
+//   dozen CPUID instructions at every start (each traps to the hypervisor in a virtual
+//   machine): -static-libgcc links the few routines habitto needs instead.
 let linkStatic = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Sources/habitto/LinkStatic"
-let startsFast: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic", "-L", linkStatic])]
+let startsFast: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic", "-L", linkStatic, "-Xclang-linker", "-static-libgcc"])]
 
 let package = Package(
     name: "habitto",
