@@ -13,7 +13,7 @@ BUILD ?= release
 ifeq ($(BUILD),debug)
 SWIFT_BUILD_FLAGS ?= -c debug
 else
-SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
+SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath
 endif
 
 bindir := $(DESTDIR)$(PREFIX)/bin

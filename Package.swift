@@ -10,7 +10,10 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6),
                               .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
 
 // A release build meant to be installed (and the one the benchmark measures) links the
-// Swift runtime and Foundation statically: `swift build -c release --static-swift-stdlib`.
+// Swift runtime and Foundation statically:
+// `swift build -c release --static-swift-stdlib --disable-local-rpath` (the last flag leaves
+// out the $ORIGIN library path, which made the loader look for libm and libc in a dozen
+// folders next to the binary at every start).
 // Binding their symbols at every start is most of a short command's time (see the
 // README's Performance). The static FoundationNetworking and FoundationXML (only in
 // habitto-webdav) ask the linker for -lcurl and -lxml2:
