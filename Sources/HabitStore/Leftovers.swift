@@ -16,12 +16,15 @@ public enum Leftovers {
 
     /// Removes the stale leftovers of a data directory, and stale import folders.
     public static func removeStale(_ paths: DataPaths) {
-        removeStaleTemporaries(in: paths.directory)
-        removeStaleTemporaries(in: Backups.directory(paths))
-        removeStaleTemporaries(in: paths.recovered)
-        // A restore of a damaged journal copies files into recovered/damaged-…/.
-        for name in (try? Sys.folderEntries(paths.recovered, followLinks: false)) ?? [] where name.hasPrefix("damaged-") {
-            removeStaleTemporaries(in: paths.recovered + "/" + name)
+        // The sub-folders are entered only when the data folder's listing has them: most
+        // starts have neither, and each look costs a system call.
+        let top = removeStaleTemporaries(in: paths.directory)
+        if top?.contains("backups") ?? true { removeStaleTemporaries(in: Backups.directory(paths)) }
+        if top?.contains("recovered") ?? true, let names = removeStaleTemporaries(in: paths.recovered) {
+            // A restore of a damaged journal copies files into recovered/damaged-…/.
+            for name in names where name.hasPrefix("damaged-") {
+                removeStaleTemporaries(in: paths.recovered + "/" + name)
+            }
         }
         // The temporary directory is listed only when an import unpacked a zip since the
         // last time it was cleaned (its marker is there): listing a busy /tmp at every start
@@ -52,15 +55,18 @@ public enum Leftovers {
     }
 
     /// Removes the temporary files of `Sys.writeAtomically` in `folder` (not in its
-    /// sub-folders) whose process is gone. A folder that is a link is not entered.
-    public static func removeStaleTemporaries(in folder: String) {
-        guard let names = try? Sys.folderEntries(folder, followLinks: false) else { return }
+    /// sub-folders) whose process is gone, and returns the names the folder held (nil when
+    /// it could not be listed). A folder that is a link is not entered.
+    @discardableResult
+    public static func removeStaleTemporaries(in folder: String) -> [String]? {
+        guard let names = try? Sys.folderEntries(folder, followLinks: false) else { return nil }
         for name in names {
             guard let pid = temporaryFileOwner(name), !Sys.processExists(pid) else { continue }
             let path = folder + "/" + name
             guard let st = try? Sys.entryStatus(path), st.st_mode & S_IFMT == S_IFREG else { continue }
             Sys.removeFile(path)
         }
+        return names
     }
 
     /// The process that made an import folder named `habitto-import-PID-XXXXXX`, or nil.
