@@ -7,19 +7,39 @@ import HabitCore
 /// reads only each item's sequence number and change count, so a long history does not
 /// slow every command down.
 struct UndoHistory: Sendable {
+    /// 32 bytes: a long history read from a snapshot is a thousand of them at start-up.
     private struct Slot: Sendable {
         let firstSeq: UInt64
-        let changeCount: Int
-        /// Where the item's encoding (`undoItem`) is, while it is not decoded: in the
-        /// snapshot it was read from (not copied at start-up).
-        var encoded: (file: SnapshotBytes, range: Range<Int>)?
-        var item: UndoItem?
+        /// Where the item's encoding (`undoItem`) is in `source`, while it is not decoded
+        /// (not copied at start-up); its length is `encodedLength`.
+        let encodedStart: Int
+        let changeCount: UInt32
+        let encodedLength: UInt32
+        /// The item, for one made by this process (not read from a snapshot).
+        let made: Made?
 
-        /// The item's encoding as it was read.
-        var bytes: [UInt8] { encoded.map { $0.file.bytes($0.range) } ?? [] }
+        init(firstSeq: UInt64, changeCount: Int, encoded: Range<Int>) {
+            self.firstSeq = firstSeq; self.changeCount = UInt32(changeCount)
+            encodedStart = encoded.lowerBound; encodedLength = UInt32(encoded.count); made = nil
+        }
+
+        init(_ item: UndoItem) {
+            firstSeq = item.firstSeq; changeCount = UInt32(item.inverse.count)
+            encodedStart = 0; encodedLength = 0; made = Made(item)
+        }
+
+        var encoded: Range<Int> { encodedStart..<(encodedStart + Int(encodedLength)) }
+    }
+
+    /// An item held out of line, so that a slot stays small.
+    private final class Made: Sendable {
+        let item: UndoItem
+        init(_ item: UndoItem) { self.item = item }
     }
 
     private var slots: [Slot] = []
+    /// The snapshot the encoded items were read from (one reference for them all).
+    private var source: SnapshotBytes?
     /// The number of changes in all items.
     private(set) var changeCount = 0
 
@@ -31,22 +51,28 @@ struct UndoHistory: Sendable {
 
     var count: Int { slots.count }
 
+    /// A slot's encoding as it was read.
+    private func bytes(of slot: Slot) -> [UInt8] {
+        guard slot.made == nil, let source else { return [] }
+        return source.bytes(slot.encoded)
+    }
+
     mutating func append(_ item: UndoItem) {
-        slots.append(Slot(firstSeq: item.firstSeq, changeCount: item.inverse.count, item: item))
+        slots.append(Slot(item))
         changeCount += item.inverse.count
     }
 
     /// Forgets the newest item reverting the entry that starts at `firstSeq` (it was undone).
     mutating func remove(firstSeq: UInt64) {
         guard let i = slots.lastIndex(where: { $0.firstSeq == firstSeq }) else { return }
-        changeCount -= slots.remove(at: i).changeCount
+        changeCount -= Int(slots.remove(at: i).changeCount)
     }
 
     /// Drops the oldest items until at most `limit` items and `changeLimit` changes remain.
     mutating func trim(limit: Int, changeLimit: Int) {
         var drop = 0
         while drop < slots.count && (slots.count - drop > limit || changeCount > changeLimit) {
-            changeCount -= slots[drop].changeCount
+            changeCount -= Int(slots[drop].changeCount)
             drop += 1
         }
         if drop > 0 { slots.removeFirst(drop) }
@@ -55,10 +81,10 @@ struct UndoHistory: Sendable {
     /// The item at `i`, decoded now if it was not yet.
     func item(at i: Int) throws -> UndoItem {
         let slot = slots[i]
-        if let item = slot.item { return item }
-        var r = ByteReader(slot.bytes)
+        if let made = slot.made { return made.item }
+        var r = ByteReader(bytes(of: slot))
         let item = try r.undoItem()
-        guard r.isAtEnd, item.firstSeq == slot.firstSeq, item.inverse.count == slot.changeCount else {
+        guard r.isAtEnd, item.firstSeq == slot.firstSeq, item.inverse.count == Int(slot.changeCount) else {
             throw DecodeError("an undo item does not match its header")
         }
         return item
@@ -78,12 +104,12 @@ struct UndoHistory: Sendable {
         w.varint(UInt64(slots.count))
         for slot in slots {
             let bytes: [UInt8]
-            if let item = slot.item {
+            if let made = slot.made {
                 var e = ByteWriter()
-                e.undoItem(item)
+                e.undoItem(made.item)
                 bytes = e.bytes
             } else {
-                bytes = slot.bytes
+                bytes = self.bytes(of: slot)
             }
             w.varint(slot.firstSeq)
             w.varint(UInt64(slot.changeCount))
@@ -99,6 +125,7 @@ struct UndoHistory: Sendable {
         guard start >= 0, start <= end, end <= file.count else { throw DecodeError("truncated data") }
         return try file.withBytes(start..<end) { b in
             var history = UndoHistory()
+            history.source = file
             var position = 0
             // ByteReader's own varint and count rules, over the bytes in place.
             func varint() throws -> UInt64 {
@@ -109,13 +136,19 @@ struct UndoHistory: Sendable {
                 })
             }
             func count(max: Int) throws -> Int { try ByteReader.count(try varint(), max: max, remaining: b.count - position) }
-            for _ in 0..<(try count(max: 1 << 20)) {
+            let itemCount = try count(max: 1 << 20)
+            // Room for what comes before the next snapshot: an item for each record replayed
+            // after this one (fewer than a snapshot interval) and for the command about to
+            // run. Growing a long history's list would copy it into new pages; room never
+            // written costs nothing.
+            history.slots.reserveCapacity(itemCount + HabitRepository.snapshotInterval + 1)
+            for _ in 0..<itemCount {
                 let seq = try varint()
                 let changes = try count(max: 1 << 22)
                 let length = try count(max: 1 << 28)
                 let range = (start + position)..<(start + position + length)
                 position += length
-                history.slots.append(Slot(firstSeq: seq, changeCount: changes, encoded: (file, range)))
+                history.slots.append(Slot(firstSeq: seq, changeCount: changes, encoded: range))
                 history.changeCount += changes
             }
             return (history, start + position)
