@@ -192,10 +192,12 @@ extension ByteWriter {
 extension ByteReader {
     public mutating func u64be() throws -> UInt64 {
         guard end - position >= 8 else { throw DecodeError("truncated data") }
-        var v: UInt64 = 0
-        for i in 0..<8 { v = v << 8 | UInt64(bytes[position + i]) }
+        // One load (stamps and ids are most of a snapshot's meta); the range is checked
+        // against the array itself too, as subscripting would.
+        precondition(position >= 0 && position <= bytes.count - 8, "ByteReader read outside its bytes")
+        let v = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt64.self) }
         position += 8
-        return v
+        return UInt64(bigEndian: v)
     }
     public mutating func device() throws -> DeviceID { DeviceID(hi: try u64be(), lo: try u64be()) }
     public mutating func habit() throws -> HabitID { HabitID(value: try u64be()) }

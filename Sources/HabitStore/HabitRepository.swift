@@ -262,6 +262,8 @@ public actor HabitRepository {
     private func unsubscribe(_ id: UUID) { subscribers.removeAll { $0.id == id } }
 
     private func publish() {
+        // A command has no subscriber: it then does not build the event type's metadata.
+        guard !subscribers.isEmpty else { return }
         for s in subscribers { s.continuation.yield(.changed(store.state)) }
     }
 

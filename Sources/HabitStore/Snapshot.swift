@@ -417,7 +417,9 @@ struct Snapshot {
                     var last: (Int, UInt32)?
                     if try h.bool() { last = (try h.offset(), try h.u32le()) }
                     var seen: [DeviceID: UInt64] = [:]
-                    for _ in 0..<(try h.count(max: 1 << 24)) { let d = try h.device(); seen[d] = try h.varint() }
+                    let deviceCount = try h.count(max: 1 << 24)
+                    seen.reserveCapacity(deviceCount)
+                    for _ in 0..<deviceCount { let d = try h.device(); seen[d] = try h.varint() }
                     head = (covered, last, seen, try h.hlc(), metaRange.lowerBound + h.position)
                     break
                 } catch where headLength < metaLength {
