@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVHarness"],
                           swiftSettings: strict, linkerSettings: findLinkScripts),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
-        .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
+        .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore", "CRC32CInstruction"], swiftSettings: strict),
         .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVClient"], swiftSettings: strict),
         // Seeded fuzzing of every decoder of outside bytes (HABITTO_FUZZ_SEED, HABITTO_FUZZ_FACTOR).
         .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVWire"], swiftSettings: strict),

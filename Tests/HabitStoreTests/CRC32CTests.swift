@@ -1,5 +1,6 @@
 import XCTest
 import HabitCore
+import CRC32CInstruction
 @testable import HabitStore
 
 /// CRC-32C, with the processor's instruction where there is one and table-driven (eight
@@ -36,7 +37,9 @@ final class CRC32CTests: XCTestCase {
         var rng = SplitMix64(seed: 11)
         let bytes = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &rng) }
         for start in 0..<9 {
-            for length in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1_000, 4_096, 69_000] {
+            // Around the lengths where the instruction's three streams are joined (3 × 256
+            // and 3 × 8192 bytes), and past several of each.
+            for length in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 767, 768, 769, 1_000, 4_096, 24_575, 24_576, 24_577, 69_000] {
                 let r = start..<(start + length)
                 XCTAssertEqual(CRC32C.checksum(bytes, r), tableChecksum(bytes, r), "\(start) \(length)")
                 if length <= 1_000 { XCTAssertEqual(tableChecksum(bytes, r), reference(bytes[r]), "\(start) \(length)") }
@@ -51,6 +54,24 @@ final class CRC32CTests: XCTestCase {
     }
 
     #if arch(x86_64)
+    /// Every entry of the tables that join the instruction's streams: shifting a register by
+    /// 8192 or 256 zero bytes, each byte value at each byte position, as the table-driven
+    /// code computes it.
+    func testStreamJoiningTablesMatchZeroBytes() {
+        for length in [8_192, 256] {
+            let zeros = [UInt8](repeating: 0, count: length)
+            zeros.withUnsafeBufferPointer { z in
+                for position in 0..<4 {
+                    for value in 0..<256 {
+                        let register = UInt32(value) << (8 * UInt32(position))
+                        XCTAssertEqual(habitto_crc32c_shift(register, length), CRC32C.tableUpdate(register, z),
+                                       "\(length) bytes, byte \(position) = \(value)")
+                    }
+                }
+            }
+        }
+    }
+
     /// Every x86-64 machine these tests run on has SSE 4.2 (2008 on): the instruction is
     /// the path actually taken, not only the fallback.
     func testInstructionIsUsedOnX86() {
