@@ -331,7 +331,7 @@ extension ByteReader {
 public struct EntryMeta: Sendable {
     public var created: Stamp?
     public var fields: HabitFields
-    public var fieldStamps: [Stamp?]
+    public var fieldStamps: FieldStamps
     public var deletes: Set<OpID>
     public var restores: Set<OpID>
 }
@@ -378,7 +378,7 @@ extension ByteReader {
     public mutating func entryMeta() throws -> EntryMeta {
         let created: Stamp? = try bool() ? try stamp() : nil
         var fields = HabitFields(name: "", startDate: .earliest)
-        var stamps = [Stamp?](repeating: nil, count: FieldValue.count)
+        var stamps = FieldStamps()
         for i in 0..<storedFieldCount {
             if try bool() { stamps[i] = try stamp() }
             let f = try field(amountScale: storedAmountScale)

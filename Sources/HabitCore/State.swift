@@ -276,7 +276,7 @@ public struct HabitEntry: Sendable {
     /// Current field values (meaningful where a register has a stamp).
     public var fields: HabitFields
     /// One stamp per field register (see `FieldValue.index`).
-    public var fieldStamps: [Stamp?]
+    public var fieldStamps: FieldStamps
     /// Delete operations seen, and delete operations cancelled by a restore.
     public var deletes: Set<OpID> = []
     public var restores: Set<OpID> = []
@@ -285,11 +285,11 @@ public struct HabitEntry: Sendable {
 
     init() {
         fields = HabitFields(name: "", startDate: .earliest)
-        fieldStamps = Array(repeating: nil, count: FieldValue.count)
+        fieldStamps = FieldStamps()
     }
 
     /// An entry whose days are loaded from `source` when first needed.
-    public init(created: Stamp?, fields: HabitFields, fieldStamps: [Stamp?], deletes: Set<OpID>,
+    public init(created: Stamp?, fields: HabitFields, fieldStamps: FieldStamps, deletes: Set<OpID>,
                 restores: Set<OpID>, days source: DaySource?) {
         self.created = created; self.fields = fields; self.fieldStamps = fieldStamps
         self.deletes = deletes; self.restores = restores
