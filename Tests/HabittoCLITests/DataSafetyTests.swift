@@ -289,8 +289,13 @@ final class DataSafetyTests: XCTestCase {
             killedPID = p.processIdentifier
         }
         // What a write killed between its temporary file and the rename leaves, by that process.
+        // Also in recovered/ and a restore's recovered/damaged-…/ (entered only when listed).
+        try FileManager.default.createDirectory(atPath: box.home + "/recovered/damaged-20261121-090000",
+                                                withIntermediateDirectories: true)
         let stale = [box.home + "/sync.json.tmp-\(killedPID)-123", box.home + "/snapshot.bin.tmp-\(killedPID)-9",
-                     box.home + "/backups/20261121-090000-manual.hbk.tmp-\(killedPID)-77"]
+                     box.home + "/backups/20261121-090000-manual.hbk.tmp-\(killedPID)-77",
+                     box.home + "/recovered/device.tmp-\(killedPID)-3",
+                     box.home + "/recovered/damaged-20261121-090000/journal.hbj.tmp-\(killedPID)-4"]
         for f in stale { XCTAssertTrue(FileManager.default.createFile(atPath: f, contents: Data([1]))) }
         try FileManager.default.createDirectory(atPath: tmp + "/habitto-import-\(killedPID)-Qx81Zp/files", withIntermediateDirectories: true)
         // A killed import left its marker too (made before its folder): the next start looks.
