@@ -24,9 +24,12 @@ public enum CRC32C {
     /// The checksum of `bytes[range]`.
     public static func checksum(_ bytes: [UInt8], _ range: Range<Int>? = nil) -> UInt32 {
         let r = range ?? 0..<bytes.count
-        return bytes.withUnsafeBufferPointer { buf in
-            update(~0, UnsafeBufferPointer(rebasing: buf[r]))
-        } ^ ~0
+        return bytes.withUnsafeBytes { checksum(UnsafeRawBufferPointer(rebasing: $0[r])) }
+    }
+
+    /// The checksum of bytes in place.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        update(~0, bytes.assumingMemoryBound(to: UInt8.self)) ^ ~0
     }
 
     /// The eight tables in one array, read through a pointer (no bounds checks per byte).

@@ -9,10 +9,13 @@ import Glibc
 protocol SnapshotBytes: AnyObject, Sendable {
     var count: Int { get }
     func bytes(_ range: Range<Int>) -> [UInt8]
-    /// The CRC-32C of `range`, read in place (no copy).
-    func checksum(_ range: Range<Int>) -> UInt32
     /// `body` given `range`'s bytes in place (no copy); only during the call.
     func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+
+extension SnapshotBytes {
+    /// The CRC-32C of `range`, read in place (no copy).
+    func checksum(_ range: Range<Int>) -> UInt32 { withBytes(range) { CRC32C.checksum($0) } }
 }
 
 /// A read-only private mapping of a whole file. The mapping stays valid when the file is
@@ -40,12 +43,6 @@ final class MappedFile: SnapshotBytes, @unchecked Sendable {
         return Array(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
     }
 
-    func checksum(_ range: Range<Int>) -> UInt32 {
-        guard let base, !range.isEmpty else { return 0 }
-        let p = (base + range.lowerBound).assumingMemoryBound(to: UInt8.self)
-        return CRC32C.update(~0, UnsafeBufferPointer(start: p, count: range.count)) ^ ~0
-    }
-
     func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         guard let base, !range.isEmpty else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         return try body(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
@@ -58,7 +55,6 @@ final class ArrayBytes: SnapshotBytes, @unchecked Sendable {
     init(_ storage: [UInt8]) { self.storage = storage }
     var count: Int { storage.count }
     func bytes(_ range: Range<Int>) -> [UInt8] { Array(storage[range]) }
-    func checksum(_ range: Range<Int>) -> UInt32 { CRC32C.checksum(storage, range) }
     func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try storage[range].withUnsafeBytes(body)
     }
