@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HabitCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,8 +20,13 @@ public enum Leftovers {
         // The sub-folders are entered only when the data folder's listing has them: most
         // starts have neither, and each look costs a system call.
         let top = removeStaleTemporaries(in: paths.directory)
-        if top?.contains("backups") ?? true { removeStaleTemporaries(in: Backups.directory(paths)) }
-        if top?.contains("recovered") ?? true, let names = removeStaleTemporaries(in: paths.recovered) {
+        func listed(_ folder: String) -> Bool {
+            let name = folder.pathLastComponent
+            guard let top, folder == paths.directory + "/" + name else { return true }
+            return top.contains(name)
+        }
+        if listed(Backups.directory(paths)) { removeStaleTemporaries(in: Backups.directory(paths)) }
+        if listed(paths.recovered), let names = removeStaleTemporaries(in: paths.recovered) {
             // A restore of a damaged journal copies files into recovered/damaged-…/.
             for name in names where name.hasPrefix("damaged-") {
                 removeStaleTemporaries(in: paths.recovered + "/" + name)
