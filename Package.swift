@@ -50,8 +50,11 @@ let package = Package(
         .target(name: "HabitSync", dependencies: ["HabitCore", "HabitStore", "WebDAVWire"], swiftSettings: strict),
         // The framed protocol between the sync engine and habitto-webdav (pure Swift).
         .target(name: "WebDAVWire", swiftSettings: strict),
-        // The HTTP client (URLSession, so libcurl) that habitto-webdav runs.
-        .target(name: "WebDAVClient", dependencies: ["WebDAVWire"], swiftSettings: strict),
+        // The HTTP client that habitto-webdav runs, over libcurl's easy interface.
+        .target(name: "WebDAVClient", dependencies: ["WebDAVWire", "CHTTPTransfer"], swiftSettings: strict),
+        // libcurl's easy interface, declared by hand (no development package needed); -lcurl
+        // resolves through the linker script in Sources/habitto/Link.
+        .target(name: "CHTTPTransfer", linkerSettings: [.linkedLibrary("curl")] + findLinkScripts),
         // The WebDAV transport as its own process, so that habitto links no libcurl: the
         // sync engine starts it next to itself and talks to it over a pipe.
         .executableTarget(name: "habitto-webdav", dependencies: ["WebDAVClient"], swiftSettings: strict,
@@ -75,16 +78,16 @@ let package = Package(
                           swiftSettings: strict, linkerSettings: findLinkScripts),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore", "CRC32CInstruction"], swiftSettings: strict),
-        .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVClient"], swiftSettings: strict),
+        .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVClient", "CHTTPTransfer"], swiftSettings: strict),
         // Seeded fuzzing of every decoder of outside bytes (HABITTO_FUZZ_SEED, HABITTO_FUZZ_FACTOR).
-        .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVWire"], swiftSettings: strict),
+        .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVWire", "WebDAVClient"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
         // The habitto executable's generators (completion scripts, man page) given other
         // command tables.
         .testTarget(name: "HabittoTests", dependencies: ["habitto", "HabitCore"], swiftSettings: strict),
         // Runs the habitto binary as a process (built with everything by `swift build`).
-        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "WebDAVHarness"],
+        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "WebDAVHarness", "WebDAVWire"],
                     swiftSettings: strict),
     ]
 )

@@ -8,8 +8,8 @@ import Glibc
 #endif
 
 /// The `habitto-webdav` process that makes a WebDAV remote's HTTP requests, so that the
-/// `habitto` binary links no HTTP client (libcurl and its 35 libraries cost every command's
-/// start-up; see the README's Performance). It is found next to the running executable
+/// `habitto` binary links no HTTP client (libcurl and its libraries would cost every
+/// command's start-up). It is found next to the running executable
 /// (`/proc/self/exe`), started at the first request and kept for the life of its
 /// `WebDAVRemote` (one sync round of a command; the whole session of the UI, whose engine
 /// keeps its remote), and stopped when that ends. Requests go one at a time as frames of
@@ -32,15 +32,18 @@ final class WebDAVHelper: @unchecked Sendable {
     let path: String
     /// The helper's own limit for one request, in seconds; the engine waits a little longer.
     let timeout: Double
+    /// CA certificates the helper trusts instead of the system's.
+    let caFile: String?
     private let queue = DispatchQueue(label: "habitto.webdav-helper")
     // Touched only on `queue`.
     private var pid: pid_t = 0
     private var socket: Int32 = -1
     private var decoder = FrameDecoder()
 
-    init(path: String = WebDAVHelper.defaultPath(), timeout: Double) {
+    init(path: String = WebDAVHelper.defaultPath(), timeout: Double, caFile: String? = nil) {
         self.path = path
         self.timeout = timeout
+        self.caFile = caFile
     }
 
     deinit { stop() }
@@ -76,7 +79,7 @@ final class WebDAVHelper: @unchecked Sendable {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             throw RemoteError.transient("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))")
         }
-        let arguments: [String] = [path, "--timeout", String(timeout)]
+        let arguments: [String] = [path, "--timeout", String(timeout)] + (caFile.map { ["--ca-file", $0] } ?? [])
         let started = Sys.spawn(path, arguments) { actions in
             posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
             posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
@@ -94,6 +97,7 @@ final class WebDAVHelper: @unchecked Sendable {
         pid = child
         socket = ends[0]
         decoder = FrameDecoder()
+        Running.shared.add(child)
     }
 
     /// Ends the helper (it exits on end of input; a signal makes sure) and reaps it.
@@ -103,7 +107,37 @@ final class WebDAVHelper: @unchecked Sendable {
         kill(pid, SIGTERM)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        Running.shared.remove(pid)
         pid = 0; socket = -1
+    }
+
+    /// The helpers this process started and has not stopped. A command that exits while its
+    /// remote is still alive ends them on the way out; a helper also exits by itself when
+    /// this process's end of its socket closes (the process died).
+    final class Running: @unchecked Sendable {
+        static let shared = Running()
+        private let lock = Lock()
+        private var pids = Set<pid_t>()
+        private var registered = false
+
+        func add(_ pid: pid_t) {
+            let first = lock.withLock { () -> Bool in
+                pids.insert(pid)
+                defer { registered = true }
+                return !registered
+            }
+            if first { atexit { WebDAVHelper.Running.shared.endAll() } }
+        }
+
+        func remove(_ pid: pid_t) { lock.withLock { _ = pids.remove(pid) } }
+
+        func endAll() {
+            for pid in lock.withLock({ pids }) {
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            }
+        }
     }
 
     private func writeAll(_ bytes: [UInt8]) throws {
@@ -117,15 +151,15 @@ final class WebDAVHelper: @unchecked Sendable {
     }
 
     private func readPayload() throws -> [UInt8] {
-        // URLSession gives up on a request after `timeout` (and on a whole transfer after
-        // six times that); a helper that says nothing for longer is stuck.
-        let deadline = Date().addingTimeInterval(timeout * 6 + 10)
+        // The helper ends every request at `timeout`; one that says nothing for longer is
+        // stuck (it is then stopped).
+        let deadline = Date().addingTimeInterval(timeout + 10)
         var buf = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             var pfd = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else {
-                throw RemoteError.transient("the WebDAV helper did not answer within \(Int(timeout * 6 + 10)) seconds")
+                throw RemoteError.transient("the WebDAV helper did not answer within \(Int(timeout + 10)) seconds")
             }
             let ready = poll(&pfd, 1, Int32(min(left, 3600) * 1000) + 1)
             if ready < 0 && errno == EINTR { continue }

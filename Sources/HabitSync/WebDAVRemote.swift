@@ -1,6 +1,10 @@
 import FoundationEssentials
 import HabitCore
 import WebDAVWire
+import HabitStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The sync layout of DESIGN.md section 6 on a WebDAV server (Apache mod_dav, Nextcloud,
 /// rclone serve webdav): MKCOL for folders, create-only PUT (`If-None-Match: *`) for
@@ -32,8 +36,16 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if scheme == "http" && !WebDAVRemote.isLoopback(host) {
             throw RemoteError.permanent("plain http is only allowed for this machine (127.0.0.1, localhost); use https for \(host)")
         }
+        var trusted: String?
         if let caFile, !caFile.isEmpty {
-            throw RemoteError.permanent("ca_file is set (\(caFile)), but this build's HTTP client (URLSession on Linux) cannot trust an extra CA; add the CA to the system's trust store (update-ca-certificates) and remove ca_file")
+            // Checked here so that a wrong path is one clear line, not a TLS error.
+            guard caFile.hasPrefix("/") else {
+                throw RemoteError.permanent("ca_file = \(Sanitize.display(caFile)) is not an absolute path; give the full path of the CA certificate file (PEM)")
+            }
+            guard let st = Sys.status(followingLinks: caFile), st.st_mode & S_IFMT == S_IFREG, access(caFile, R_OK) == 0 else {
+                throw RemoteError.permanent("ca_file = \(Sanitize.display(caFile)) is not a readable file; fix the path in the config file or remove ca_file")
+            }
+            trusted = caFile
         }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
         components.user = nil
@@ -46,7 +58,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             authorization = nil
         }
         userWithoutPassword = password == nil ? user : nil
-        helper = WebDAVHelper(timeout: timeout)
+        helper = WebDAVHelper(timeout: timeout, caFile: trusted)
     }
 
     public var location: String { WebDAVRemote.redacted(root) }
@@ -76,12 +88,19 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         return folder ? u.appendingPathComponent("", isDirectory: true) : u
     }
 
-    func send(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:]) async throws -> Response {
-        try await send(method, url, body: body, headers: headers, listing: false).response
-    }
+    /// The longest answer body kept for a request whose body is not used (MKCOL, PUT, the
+    /// root's PROPFIND): an error page, at most.
+    static let smallAnswer = 64 << 10
 
     func send(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:],
-              listing: Bool) async throws -> (response: Response, listing: WireListing) {
+              maxBody: Int = WebDAVRemote.smallAnswer) async throws -> Response {
+        try await send(method, url, body: body, headers: headers, listing: false, maxBody: maxBody).response
+    }
+
+    /// Makes one request through the helper. The helper stops reading an answer's body past
+    /// `maxBody` bytes; a reply that holds more anyway is refused here.
+    func send(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:],
+              listing: Bool, maxBody: Int) async throws -> (response: Response, listing: WireListing) {
         if let user = userWithoutPassword {
             throw RemoteError.permanent("no password for WebDAV user '\(Sanitize.display(user))': set HABITTO_WEBDAV_PASSWORD, or password_command or password_file in the config file")
         }
@@ -89,8 +108,10 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if let authorization { sent.append(("Authorization", authorization)) }
         for (k, v) in headers.sorted(by: { $0.key < $1.key }) { sent.append((k, v)) }
         let request = WireRequest(method: method, url: url.absoluteString, headers: sent, body: body.map { Array($0) },
-                                  wantsListing: listing)
+                                  wantsListing: listing, maxBody: maxBody)
         switch try await helper.exchange(request) {
+        case let .response(_, _, bytes, _) where bytes.count > request.maxBody:
+            throw RemoteError.permanent("the WebDAV helper \(helper.path) sent an answer longer than the request allows; reinstall habitto-webdav from the same build as habitto")
         case let .response(status, answered, bytes, parsed):
             var headers: [String: String] = [:]
             for h in answered { headers[h.name.lowercased()] = h.value }
@@ -123,7 +144,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         case .connectionLost, .unreachable:
             return .transient("cannot reach \(where_): \(text)")
         case .answerTooLarge:
-            return .permanent("\(where_) sent an answer larger than \(Wire.maxFrame >> 20) MiB")
+            return .permanent("\(where_) sent an answer too large to read (\(text)); it was not kept")
         case .badRequest:
             return .permanent("the WebDAV helper refused a request (\(text)); reinstall habitto-webdav from the same build as habitto")
         }
@@ -156,6 +177,11 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// Turns an unexpected status into the error class of DESIGN.md section 6.
     func failure(_ r: Response, _ what: String) -> RemoteError {
         switch r.status {
+        case 300...399:
+            // Never followed: a redirect could take the password to another host, or drop a
+            // body on the way. The user decides whether the new place is the remote.
+            let target = r.headers["location"].map { Sanitize.display(String($0.prefix(300))) } ?? "no Location given"
+            return .permanent("the server redirected \(what) (\(r.status)) to \(target); Habitto follows no redirects: if the remote moved, set its new URL with 'habitto remote set'")
         case 401: return WebDAVRemote.refused(r.headers["www-authenticate"])
         case 403: return .permanent("authentication failed: check user and password")
         case 413:
@@ -205,13 +231,14 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let body = Data("<?xml version=\"1.0\" encoding=\"utf-8\"?><D:propfind xmlns:D=\"DAV:\"><D:prop><D:resourcetype/></D:prop></D:propfind>".utf8)
         let target = url(parts, folder: true)
         let (r, listing) = try await send("PROPFIND", target, body: body, headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
-                                          listing: true)
+                                          listing: true, maxBody: Wire.maxBody)
         if r.status == 404 { return nil }
         guard r.status == 207 else { throw failure(r, "PROPFIND \(parts.joined(separator: "/"))") }
         let entries: [WireEntry]
         switch listing {
         case .entries(let parsed): entries = parsed
-        case .tooLarge: throw RemoteError.permanent("the listing of \(parts.joined(separator: "/")) is too large")
+        case .tooLarge:
+            throw RemoteError.permanent("the listing of \(parts.joined(separator: "/")) on \(location) is too large (more than \(Wire.maxEntries) entries or \(Wire.maxBody >> 20) MiB); it was not read")
         case .malformed, .none:
             throw RemoteError.permanent("malformed WebDAV answer from \(location) (listing \(parts.joined(separator: "/")))")
         }
@@ -246,7 +273,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         try await makeFolder(["users", account])
         try await makeFolder(["users", account, "devices"])
         let formatURL = url(["users", account, "format"])
-        let existing = try await send("GET", formatURL)
+        let existing = try await send("GET", formatURL, maxBody: 4096)
         if existing.status == 200 {
             guard existing.body == Data(remoteFormat.utf8) else {
                 throw RemoteError.permanent("users/\(account)/format on \(location) is not '\(remoteFormat.trimming(\.isNewline))'; this remote holds another format")
@@ -281,7 +308,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 
     public func read(account: String, device: DeviceID, batch: BatchName, maxBytes: Int) async throws -> [UInt8] {
-        let r = try await send("GET", url(["users", account, "devices", device.rawValue, "ops", batch.fileName]))
+        let r = try await send("GET", url(["users", account, "devices", device.rawValue, "ops", batch.fileName]), maxBody: min(maxBytes, Wire.maxBody))
         guard r.status == 200 else {
             if r.status == 404 { throw RemoteError.permanent("batch \(batch) of device \(device.rawValue.prefix(8)) disappeared from \(location)") }
             throw failure(r, "GET \(batch)")
@@ -306,7 +333,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         } catch let e as RemoteError where e.tooLarge {
             // The connection closed on a large body: refused for its size if the batch is not
             // there (then a smaller one may fit); an ack if it was written after all.
-            let existing = try await send("GET", target)
+            let existing = try await send("GET", target, maxBody: BatchFile.maxBytes)
             if existing.status == 200 && BatchFile.holdsSame(Array(existing.body), as: bytes, device: device, name: batch) {
                 return .alreadyThere
             }
@@ -327,7 +354,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             return .created
         case 412:
             // Already there: an ack when it is the same batch (a retry after a lost answer).
-            let existing = try await send("GET", target)
+            let existing = try await send("GET", target, maxBody: BatchFile.maxBytes)
             guard existing.status == 200 else { throw failure(existing, "GET \(batch)") }
             guard BatchFile.holdsSame(Array(existing.body), as: bytes, device: device, name: batch) else {
                 throw RemoteError.permanent("batch \(batch) of device \(device.rawValue.prefix(8)) already exists on \(location) with different contents")

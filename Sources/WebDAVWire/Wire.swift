@@ -1,5 +1,5 @@
 /// The framed protocol between the sync engine (in `habitto`) and `habitto-webdav`, the
-/// helper process that holds the HTTP client (URLSession, hence libcurl), so that the
+/// helper process that holds the HTTP client (libcurl), so that the
 /// `habitto` binary does not link it. Pure Swift, no Foundation: both sides share it, and
 /// the fuzz tests feed it random bytes.
 ///
@@ -14,14 +14,20 @@ public enum Wire {
     /// Most headers in one request or reply.
     public static let maxHeaders = 256
     /// Most entries in one listing.
-    public static let maxEntries = 1_000_000
+    public static let maxEntries = 100_000
+    /// The largest answer body a request may ask the helper to keep (`WireRequest.maxBody`):
+    /// a batch or a listing is at most 16 MiB.
+    public static let maxBody = 16 << 20
     /// Longest method, URL, header name or value, href, or failure detail, in bytes.
     public static let maxText = 16 << 10
 
     /// `payload` as a frame: its length, then itself.
-    public static func frame(_ payload: [UInt8]) -> [UInt8] {
-        let n = UInt32(payload.count)
-        return [UInt8(n >> 24), UInt8((n >> 16) & 0xff), UInt8((n >> 8) & 0xff), UInt8(n & 0xff)] + payload
+    public static func frame(_ payload: [UInt8]) -> [UInt8] { prefix(payload.count) + payload }
+
+    /// The four bytes that start a frame of `count` bytes.
+    public static func prefix(_ count: Int) -> [UInt8] {
+        let n = UInt32(truncatingIfNeeded: count)
+        return [UInt8(n >> 24), UInt8((n >> 16) & 0xff), UInt8((n >> 8) & 0xff), UInt8(n & 0xff)]
     }
 }
 
@@ -171,15 +177,20 @@ public struct WireRequest: Equatable, Sendable {
     public var body: [UInt8]?
     /// Whether a 207 answer is to be parsed as a WebDAV multistatus (`WireReply.listing`).
     public var wantsListing: Bool
+    /// The longest answer body the helper keeps (at most `Wire.maxBody`); a longer one ends
+    /// the request as `answerTooLarge` (a listing: `WireListing.tooLarge`) while it streams.
+    public var maxBody: Int
 
     /// A request; `body` nil sends none.
-    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, wantsListing: Bool = false) {
+    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, wantsListing: Bool = false,
+                maxBody: Int = 64 << 10) {
         self.method = method; self.url = url; self.headers = headers; self.body = body; self.wantsListing = wantsListing
+        self.maxBody = min(max(maxBody, 0), Wire.maxBody)
     }
 
     public static func == (a: WireRequest, b: WireRequest) -> Bool {
         a.method == b.method && a.url == b.url && a.headers.elementsEqual(b.headers, by: { $0 == $1 })
-            && a.body == b.body && a.wantsListing == b.wantsListing
+            && a.body == b.body && a.wantsListing == b.wantsListing && a.maxBody == b.maxBody
     }
 
     /// The request as a payload (tag 1).
@@ -192,6 +203,7 @@ public struct WireRequest: Equatable, Sendable {
         w.u8(body == nil ? 0 : 1)
         if let body { w.data(body) }
         w.u8(wantsListing ? 1 : 0)
+        w.u32(UInt32(maxBody))
         return w.bytes
     }
 
@@ -210,6 +222,8 @@ public struct WireRequest: Equatable, Sendable {
         headers = try readHeaders(&r)
         body = try r.flag("the body flag") ? try r.data(max: Wire.maxFrame, "the body") : nil
         wantsListing = try r.flag("the listing flag")
+        maxBody = Int(try r.u32())
+        guard maxBody <= Wire.maxBody else { throw WireError("a body limit of \(maxBody) bytes is more than \(Wire.maxBody)") }
         try r.end()
     }
 }
@@ -229,7 +243,8 @@ public enum WireListing: Equatable, Sendable {
     case entries([WireEntry])
     /// The answer was not well-formed XML.
     case malformed
-    /// The answer was larger than the helper parses (32 MiB).
+    /// The answer was longer than the request's `maxBody`, or listed more than
+    /// `Wire.maxEntries` members.
     case tooLarge
 }
 
@@ -246,7 +261,7 @@ public enum WireFailureCode: UInt8, Equatable, Sendable, CaseIterable {
     case connectionLost = 4
     /// Anything else (timeouts, refused connections, names that do not resolve).
     case unreachable = 5
-    /// The answer was larger than a frame may be.
+    /// The answer was longer than the request's `maxBody` (or than a frame may be).
     case answerTooLarge = 6
     /// The helper could not read the request (a bug or a version mismatch).
     case badRequest = 7
@@ -266,24 +281,36 @@ public enum WireReply: Equatable, Sendable {
         }
     }
 
+    /// The bytes of an answer's payload before and after its body (the body's length is
+    /// the last field of `head`): `head + body + tail` is `encoded()`, so that a large body
+    /// is written out without being copied.
+    public static func responseParts(status: Int, headers: [(name: String, value: String)], bodyCount: Int,
+                                     listing: WireListing) -> (head: [UInt8], tail: [UInt8]) {
+        var w = WireWriter()
+        w.u8(1)
+        w.u16(UInt16(clamping: status))
+        writeHeaders(headers, to: &w)
+        w.u32(UInt32(bodyCount))
+        var t = WireWriter()
+        switch listing {
+        case .none: t.u8(0)
+        case .entries(let entries):
+            t.u8(1)
+            t.u32(UInt32(entries.count))
+            for e in entries { t.text(e.href); t.u8(e.isCollection ? 1 : 0) }
+        case .malformed: t.u8(2)
+        case .tooLarge: t.u8(3)
+        }
+        return (w.bytes, t.bytes)
+    }
+
     /// The reply as a payload (tag 1, an answer; tag 2, a failure).
     public func encoded() -> [UInt8] {
         var w = WireWriter()
         switch self {
         case let .response(status, headers, body, listing):
-            w.u8(1)
-            w.u16(UInt16(clamping: status))
-            writeHeaders(headers, to: &w)
-            w.data(body)
-            switch listing {
-            case .none: w.u8(0)
-            case .entries(let entries):
-                w.u8(1)
-                w.u32(UInt32(entries.count))
-                for e in entries { w.text(e.href); w.u8(e.isCollection ? 1 : 0) }
-            case .malformed: w.u8(2)
-            case .tooLarge: w.u8(3)
-            }
+            let (head, tail) = WireReply.responseParts(status: status, headers: headers, bodyCount: body.count, listing: listing)
+            return head + body + tail
         case let .failure(code, detail):
             w.u8(2)
             w.u8(code.rawValue)

@@ -388,11 +388,11 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(b.ok("export"), a.ok("export"))
     }
 
-    /// HTTPS against a server whose certificate comes from a CA made for the test. A per-remote
-    /// CA file cannot be honoured with URLSession on Linux (it pins libcurl to the system
-    /// bundle), so `ca_file` is refused with that reason; without it, the untrusted
-    /// certificate is a permanent failure that says so, never retried in a loop or ignored.
-    func testHTTPSWithAnUntrustedCertificateFailsClearlyAndCAFileIsRefusedWithTheReason() throws {
+    /// HTTPS against a server whose certificate comes from a CA made for the test: without
+    /// `ca_file` the untrusted certificate is a permanent failure that says so, never retried
+    /// in a loop or ignored; a `ca_file` that is not a readable file is one line; the CA's
+    /// file as `ca_file` makes the server trusted and the queue drains.
+    func testHTTPSWithAnUntrustedCertificateFailsClearlyAndACAFileMakesItTrusted() throws {
         let server = try startServer(tls: true)
         let caFile = try XCTUnwrap(server.caFile)
         a.ok("add", "Water", "--goal", "8")
@@ -413,13 +413,20 @@ final class WebDAVTests: XCTestCase {
         XCTAssertTrue(again.stderr.lowercased().contains("certificate"), again.stderr)
         XCTAssertEqual(try status(a)["pending"] as? Int, 2, "the queue is intact")
 
-        try writeConfig(a, "ca_file = \(caFile)\n")
+        try writeConfig(a, "ca_file = \(caFile).missing\n")
         let refused = run(a, "sync")
         XCTAssertEqual(refused.status, 4)
-        XCTAssertTrue(refused.stderr.contains("cannot trust an extra CA") && refused.stderr.contains("update-ca-certificates"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("ca_file = \(caFile).missing is not a readable file; fix the path in the config file or remove ca_file"), refused.stderr)
         st = try status(a)
         XCTAssertEqual(st["mode"] as? String, "failed")
         XCTAssertEqual(a.journalBytes(), journal, "nothing local changed")
+
+        try writeConfig(a, "ca_file = \(caFile)\n")
+        let trusted = run(a, "sync")
+        XCTAssertEqual(trusted.status, 0, trusted.stderr)
+        st = try status(a)
+        XCTAssertEqual(st["mode"] as? String, "online", "\(st)")
+        XCTAssertEqual(st["pending"] as? Int, 0, "the queue drained over the trusted connection")
     }
 
     func testThePasswordNeverAppearsInOutputStateOrConfig() throws {
