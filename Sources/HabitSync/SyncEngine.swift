@@ -408,9 +408,23 @@ public actor SyncEngine {
 
     /// The most skipped remote entries kept in the status (then a count).
     static let maxRemoteProblems = 50
+    /// The most other devices kept in `sync.json` and shown by `status`: more device
+    /// folders with batches than one person's devices can be is a remote filled by mistake or
+    /// on purpose. Every listed device is still read; only the record is bounded.
+    public static let maxDevices = 200
+
+    /// `present` (devices with batches) cut to `maxDevices`: those this device has
+    /// operations of first, then in name order.
+    private func devicesKept(_ present: Set<String>, problems: inout [String]) async -> Set<String> {
+        guard present.count > SyncEngine.maxDevices else { return present }
+        let seen = await repository.state.seen
+        let known = present.filter { DeviceID($0).map { seen[$0] != nil } ?? false }.sorted()
+        let rest = present.subtracting(known).sorted()
+        problems.append("\(present.count - SyncEngine.maxDevices) more devices with batches are not kept in the status (at most \(SyncEngine.maxDevices))")
+        return Set((known + rest).prefix(SyncEngine.maxDevices))
+    }
 
     private func pull(_ remote: any Remote, _ report: inout SyncReport) async throws {
-        let me = repository.device
         var problems: [String] = []
         let account = state.account
         try checkNotStopped()
@@ -418,7 +432,11 @@ public actor SyncEngine {
         await publish()
         let devices = try await call { try await remote.listDevices(account: account) }
         var skipped = devices.skipped
-        for device in devices.items where device != me {
+        // Devices that are on the remote with a batch, or were known and could not be read
+        // this round; the others are forgotten (a folder with no batch is not a device yet).
+        var present = Set<String>()
+        for device in devices.items where device != repository.device {
+            let wasSeen = state.devicesSeen[device.rawValue] != nil
             do {
                 var seen = await repository.state.seen[device] ?? 0
                 var newest: Int64 = 0
@@ -434,14 +452,20 @@ public actor SyncEngine {
                     seen = batch.last
                     newest = max(newest, ops.map(\.hlc.wallMillis).max() ?? 0)
                 }
+                guard !listing.items.isEmpty else { continue }
+                present.insert(device.rawValue)
                 state.devicesSeen[device.rawValue] = clock()
                 let ahead = Double(newest) / 1000 - clock().timeIntervalSince1970
                 if ahead > 60 { state.clockAhead[device.rawValue] = ahead } else if newest > 0 { state.clockAhead[device.rawValue] = nil }
             } catch let e as RemoteError where e.kind == .permanent {
                 // One bad device never blocks the others.
                 problems.append(e.message)
+                if wasSeen { present.insert(device.rawValue) }
             }
         }
+        let kept = await devicesKept(present, problems: &skipped)
+        state.devicesSeen = state.devicesSeen.filter { kept.contains($0.key) }
+        state.clockAhead = state.clockAhead.filter { kept.contains($0.key) }
         // One snapshot after the whole pull, however many batches it folded in.
         if report.pulled > 0 { try? await repository.snapshotIfDue() }
         if !problems.isEmpty { report.error = problems.joined(separator: "; ") }
@@ -482,9 +506,10 @@ public actor SyncEngine {
     /// The round was stopped by going offline.
     struct RoundStopped: Error {}
 
-    /// Throws `RoundStopped` when the user went offline, here or in another process.
+    /// Throws `RoundStopped` when the user went offline, here or in another process. Reads
+    /// only the small settings file (`remote`), whatever `sync.json` has grown to.
     private func checkNotStopped() throws {
-        if stopRequested || (try? SyncState.load(paths))?.offline == true {
+        if stopRequested || (try? RemoteSettings.load(paths))??.offline == true {
             stopRequested = true
             throw RoundStopped()
         }

@@ -40,6 +40,33 @@ final class EngineTests: XCTestCase {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
+    /// Device folders with no batch (3,000 of them, as a hostile device can make) are read
+    /// but not remembered; a device whose folder goes is forgotten; the status lists only
+    /// devices with batches.
+    func testEmptyDeviceFoldersAreNotRememberedAndAGoneDeviceIsForgotten() async throws {
+        let (other, otherEngine) = try await device("other")
+        let h = HabitID(value: 0xE7)
+        try await other.commit { _, _ in [.create(h, HabitFields(name: "Tea", startDate: engineTestStart))] }
+        await syncOK(otherEngine)
+        for i in 0..<3_000 {
+            let id = String(format: "%032x", 0xF000_0000 + i)
+            try FileManager.default.createDirectory(atPath: root + "/remote/users/me/devices/\(id)/ops", withIntermediateDirectories: true)
+        }
+        let (me, engine) = try await device("me")
+        for _ in 0..<2 { await syncOK(engine) }
+        let listed = await engine.status().devices.map(\.id)
+        XCTAssertEqual(listed, [other.device], "only the device with batches is listed")
+        let saved = try SyncState.load(DataPaths(directory: root + "/me"))
+        XCTAssertEqual(Array(saved.devicesSeen.keys), [other.device.rawValue])
+        let state = await me.state
+        XCTAssertNotNil(state.habit(h), "the real device's operations arrived")
+
+        try FileManager.default.removeItem(atPath: root + "/remote/users/me/devices/\(other.device.rawValue)")
+        await syncOK(engine)
+        let after = await engine.status().devices
+        XCTAssertTrue(after.isEmpty, "a device no longer on the remote is forgotten: \(after)")
+    }
+
     func testABadBatchFromOneDeviceIsReportedAndTheOthersStillSync() async throws {
         let (good, goodEngine) = try await device("good")
         let h = HabitID(value: 0xE1)
