@@ -63,4 +63,46 @@ public enum Export {
         ].merging(f.position.map { ["position": .string($0)] } ?? [:]) { a, _ in a }
          .merging(f.reminders.isEmpty ? [:] : ["reminders": .array(f.reminders.map { .string($0.description) })]) { a, _ in a }
     }
+
+    // MARK: CSV
+
+    /// The CSV export: `habits.csv` (one row per habit, by id) and `checkins.csv` (one row per
+    /// habit-day with anything recorded), each with its header line, RFC 4180 quoted, with
+    /// CRLF line ends. Text a person wrote (names, units, icons, colours, groups, notes) is
+    /// kept from being taken for a formula (`csvField`); numbers, dates and ids are written
+    /// as they are.
+    public static func csv(_ state: HabitState) -> (habits: String, checkins: String) {
+        var h = "id,name,kind,goal,unit,schedule,start_date,archived_from,icon,color,group,notes,reminders\r\n"
+        var c = "habit_id,habit,date,progress,skipped,difficulty,note\r\n"
+        for habit in state.habits.sorted(by: { $0.id < $1.id }) {
+            let f = habit.fields
+            let name = csvField(f.name, text: true)
+            h += [habit.id.rawValue, name, f.kind.rawValue, csvField(Amount.format(f.goal)), csvField(f.unit ?? "", text: true),
+                  csvField(f.schedule.description), f.startDate.description, f.archivedFrom?.description ?? "",
+                  csvField(f.icon ?? "", text: true), csvField(f.color ?? "", text: true), csvField(f.group ?? "", text: true),
+                  csvField(f.notes ?? "", text: true), csvField(ReminderTime.format(f.reminders))].joined(separator: ",") + "\r\n"
+            for (day, rec) in (state.entries[habit.id]?.days ?? [:]).sorted(by: { $0.key < $1.key })
+            where rec.progress > 0 || rec.isSkipped || rec.rating != nil || rec.note != nil {
+                c += [habit.id.rawValue, name, day.description, csvField(Amount.format(habit.shown(progress: rec.progress))),
+                      rec.isSkipped ? "true" : "false", rec.rating.map(String.init) ?? "",
+                      csvField(rec.note ?? "", text: true)].joined(separator: ",") + "\r\n"
+            }
+        }
+        return (h, c)
+    }
+
+    /// One CSV field: quoted when it holds a comma, quote or line break, quotes doubled (RFC
+    /// 4180). A `text` field that begins with `=`, `+`, `-`, `@`, a tab or a carriage return
+    /// gets a `'` in front, so that a spreadsheet shows it as text instead of running it as
+    /// a formula (OWASP's rule against CSV injection).
+    public static func csvField(_ s: String, text: Bool = false) -> String {
+        var s = s
+        if text, let first = s.unicodeScalars.first, formulaStarts.contains(first) { s = "'" + s }
+        // By scalar: a CRLF inside is one Character, equal to neither "\r" nor "\n".
+        guard s.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        return "\"" + s.replacingAll("\"", with: "\"\"") + "\""
+    }
+
+    /// What a spreadsheet may read as the start of a formula.
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
 }

@@ -212,21 +212,8 @@ extension Runner {
     // MARK: export --format csv
 
     func exportCSV(_ state: HabitState) throws {
-        let habits = state.habits.sorted { $0.id < $1.id }
-        var h = "id,name,kind,goal,unit,schedule,start_date,archived_from,icon,color,group,notes,reminders\r\n"
-        var c = "habit_id,habit,date,progress,skipped,difficulty,note\r\n"
-        for habit in habits {
-            let f = habit.fields
-            h += [habit.id.rawValue, f.name, f.kind.rawValue, Amount.format(f.goal), f.unit ?? "", f.schedule.description,
-                  f.startDate.description, f.archivedFrom?.description ?? "", f.icon ?? "", f.color ?? "", f.group ?? "", f.notes ?? "",
-                  ReminderTime.format(f.reminders)]
-                .map(Self.csvField).joined(separator: ",") + "\r\n"
-            for (day, rec) in (state.entries[habit.id]?.days ?? [:]).sorted(by: { $0.key < $1.key })
-            where rec.progress > 0 || rec.isSkipped || rec.rating != nil || rec.note != nil {
-                c += [habit.id.rawValue, f.name, day.description, Amount.format(habit.shown(progress: rec.progress)), rec.isSkipped ? "true" : "false",
-                      rec.rating.map(String.init) ?? "", rec.note ?? ""].map(Self.csvField).joined(separator: ",") + "\r\n"
-            }
-        }
+        let habits = state.habits
+        let (h, c) = Export.csv(state)
         if let out = invocation.value("--output") {
             guard !out.isEmpty else { throw CLIError.usage("--output needs a folder name") }
             let dir = try outputPath(out)
@@ -237,12 +224,6 @@ extension Runner {
         } else {
             Output.raw(h + "\r\n" + c)
         }
-    }
-
-    /// RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled.
-    static func csvField(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-        return "\"" + s.replacingAll("\"", with: "\"\"") + "\""
     }
 
     // MARK: doctor
