@@ -245,7 +245,7 @@ public enum Backups {
     /// Sets the damaged files aside and starts the journal over from `records` under a new
     /// device id, with the directory lock held (see `replaceDamagedJournal`).
     static func startOver(paths: DataPaths, records: [UInt8], now: Date) throws -> String {
-        try Sys.withLock(paths.lock) { try startOverLocked(paths: paths, records: records, now: now) }
+        try Sys.withLock(paths.lock, name: DataPaths.lockName) { try startOverLocked(paths: paths, records: records, now: now) }
     }
 
     private static func startOverLocked(paths: DataPaths, records: [UInt8], now: Date) throws -> String {
@@ -253,7 +253,10 @@ public enum Backups {
         try Sys.makeOwnFolder(paths.recovered)
         try Sys.makeOwnFolder(saved)
         for file in [paths.journal, paths.snapshot, paths.device] {
-            if let bytes = try Sys.readFile(file) {
+            if Doctor.notRegular(file) != nil {
+                // A folder, a FIFO, a link: moved there as it is, never read or followed.
+                _ = try Sys.setAside(file, into: saved, now: now)
+            } else if let bytes = try Sys.readFile(file) {
                 try Sys.writeAtomically(bytes, to: saved + "/" + file.pathLastComponent)
             }
         }

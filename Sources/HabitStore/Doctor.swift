@@ -13,7 +13,8 @@ public struct Finding: Sendable, Equatable {
     public let fix: String
     /// True when `doctor --repair` fixes it safely.
     public let repairable: Bool
-    /// What kind of repair (`truncate-tail`, `rebuild-snapshot`, `requeue`).
+    /// What kind of repair (`truncate-tail`, `rebuild-snapshot`, `rebuild-from-snapshot`, `requeue:N`,
+    /// `move-aside:NAME`).
     public let repair: String?
     public init(check: String, problem: String, fix: String, repair: String? = nil) {
         self.check = check; self.problem = problem; self.fix = fix; self.repairable = repair != nil; self.repair = repair
@@ -64,6 +65,9 @@ public enum Doctor {
                 return
             }
             bytes = b
+        } catch let busy as StoreError where busy.isLockBusy {
+            out.findings.append(Finding(check: "journal", problem: "not checked: \(busy)", fix: "then run habitto doctor again"))
+            return
         } catch {
             out.findings.append(Finding(check: "journal", problem: "cannot be read (\(error))", fix: "check the file's permissions"))
             return
@@ -151,8 +155,9 @@ public enum Doctor {
     }
 
     static func checkSnapshot(_ paths: DataPaths, _ out: inout LocalCheck) {
-        guard out.state != nil, FileManager.default.fileExists(atPath: paths.snapshot) else {
-            if out.state != nil { out.passed.append("snapshot: none (start-up replays the journal; one is written as it grows)") }
+        guard out.state != nil, notRegular(paths.snapshot) == nil else { return } // not a file: see checkFileKinds
+        guard (try? Sys.entryStatus(paths.snapshot)) != nil else {
+            out.passed.append("snapshot: none (start-up replays the journal; one is written as it grows)")
             return
         }
         let rebuild = "run habitto doctor --repair to rebuild it from the journal (it is only a cache)"
@@ -185,9 +190,22 @@ public enum Doctor {
     }
 
     /// The data directory's files must be files (and its folders folders) for any command
-    /// to open them: a directory named `lock` stops every command.
+    /// to open them: a directory named `lock` stops every command. A cache that is not a
+    /// regular file (see `caches`) is moved aside by the repair when it can be.
     static func checkFileKinds(_ paths: DataPaths, _ out: inout LocalCheck) {
-        let files = [paths.journal, paths.snapshot, paths.lock, paths.directory + "/sync.json", paths.directory + "/remote",
+        for cache in caches(paths) {
+            guard let kind = notRegular(cache) else { continue }
+            let problem = "\(cache) is \(kind), not a regular file, so Habitto cannot use it as its cache"
+            if let refused = moveAsideRefused(paths) {
+                out.findings.append(Finding(check: "files", problem: problem,
+                                            fix: "the repair cannot move it (\(refused)); move it out of the data directory: mv -- \(shellQuoted(cache)) \(shellQuoted(cache + ".aside"))"))
+            } else {
+                out.findings.append(Finding(check: "files", problem: problem,
+                                            fix: "run habitto doctor --repair to move it to recovered/ (Habitto makes the cache again)",
+                                            repair: moveAsidePrefix + cache.pathLastComponent))
+            }
+        }
+        let files = [paths.journal, paths.lock, paths.directory + "/sync.json", paths.directory + "/remote",
                      paths.directory + "/sync.json.lock", paths.directory + "/imports.json"]
         var st = stat()
         for file in files where stat(file, &st) == 0 && st.st_mode & S_IFMT != S_IFREG {
@@ -236,11 +254,73 @@ public enum Doctor {
     /// doctor only reads: the lock file is opened read-only, and not created (a read-only
     /// data directory can still be checked).
     static func withDirectoryLock<T>(_ paths: DataPaths, _ body: () throws -> T) throws -> T {
-        guard let fd = try? Sys.open(paths.lock, O_RDONLY) else { return try body() }
+        // Never waits to open (a FIFO there would wait for a writer).
+        guard let fd = try? Sys.open(paths.lock, O_RDONLY | O_NONBLOCK) else { return try body() }
         defer { Sys.close(fd) }
-        try Sys.lock(fd, path: paths.lock)
+        try Sys.lock(fd, path: paths.lock, name: DataPaths.lockName)
         defer { Sys.unlock(fd) }
         return try body()
+    }
+
+    // MARK: Caches that are not regular files
+
+    /// The files of the data directory that Habitto makes again when they are missing: the
+    /// snapshot, the prompt segment's cache and what `remind` has sent. One that is not a
+    /// regular file (a folder, a FIFO, a socket, a device, a symbolic link: links are never
+    /// followed inside the data directory) is never read or written through, and commands do
+    /// not replace it; the doctor reports it, and the repair moves it to `recovered/`.
+    public static func caches(_ paths: DataPaths) -> [String] {
+        [paths.snapshot, SegmentCache.path(paths), paths.remindersSent]
+    }
+
+    /// What the entry at `path` is, in words ("a folder"), when there is one and it is not a
+    /// regular file (a link is not followed); nil otherwise.
+    public static func notRegular(_ path: String) -> String? {
+        guard let st = try? Sys.entryStatus(path), st.st_mode & S_IFMT != S_IFREG else { return nil }
+        return Sys.kind(st.st_mode)
+    }
+
+    /// The `Finding.repair` of a cache to move aside: this, then the file's name.
+    static let moveAsidePrefix = "move-aside:"
+
+    /// Why the repair cannot move a cache aside (`recovered/` is not a real folder, or the data
+    /// directory is not writable); nil when it can.
+    static func moveAsideRefused(_ paths: DataPaths) -> String? {
+        if let kind = notFolder(paths.recovered) { return "\(paths.recovered) is \(kind), not a folder" }
+        if access(paths.directory, W_OK) != 0 { return "the data directory is not writable" }
+        return nil
+    }
+
+    /// What the entry at `path` is, in words, when there is one and it is not a real folder.
+    static func notFolder(_ path: String) -> String? {
+        guard let st = try? Sys.entryStatus(path), st.st_mode & S_IFMT != S_IFDIR else { return nil }
+        return Sys.kind(st.st_mode)
+    }
+
+    /// `text` as one word for a POSIX shell (single-quoted).
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingAll("'", with: "'\\''") + "'"
+    }
+
+    /// The repair of a `move-aside:` finding (`repair` is the finding's `repair`): moves the
+    /// cache, whatever it is (a link itself, never what it points to), to `recovered/` (see
+    /// `Sys.setAside`) with the data lock held, then rebuilds the snapshot when it was the
+    /// snapshot. Returns what was done, in one line.
+    public static func moveAside(paths: DataPaths, repair: String, now: Date) async throws -> String {
+        let name = String(repair.dropFirst(moveAsidePrefix.count))
+        guard repair.hasPrefix(moveAsidePrefix), let cache = caches(paths).first(where: { $0.pathLastComponent == name }) else {
+            throw StoreError.unreadable(path: name, detail: "is not a cache of the data directory; nothing was moved")
+        }
+        let moved = try Sys.withLock(paths.lock, name: DataPaths.lockName) { () throws -> String? in
+            guard let kind = notRegular(cache) else { return nil } // replaced meanwhile: nothing to do
+            return "\(kind) moved to " + (try Sys.setAside(cache, into: paths.recovered, now: now))
+        }
+        guard let moved else { return "\(name): already a regular file" }
+        if cache == paths.snapshot {
+            try await rebuildSnapshot(paths: paths)
+            return "\(name): \(moved); the snapshot was rebuilt from the journal"
+        }
+        return "\(name): \(moved); Habitto makes it again when needed"
     }
 
     static func hex(_ v: UInt32) -> String {

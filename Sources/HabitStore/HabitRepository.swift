@@ -27,6 +27,8 @@ public struct DataPaths: Sendable {
     public var journal: String { directory + "/journal.hbj" }
     public var snapshot: String { directory + "/snapshot.bin" }
     public var lock: String { directory + "/lock" }
+    /// How messages name `lock` (one waited for too long: `Sys.lock`).
+    public static let lockName = "the data lock"
     public var device: String { directory + "/device" }
     public var recovered: String { directory + "/recovered" }
     /// What `habitto remind` has notified of (see `SentReminders`).
@@ -317,10 +319,11 @@ final class LocalStore {
             lockFD = try Sys.open(paths.lock, O_RDWR | O_CREAT)
         } catch StoreError.io(_, _, let e) where (e == EROFS || e == EACCES || e == EPERM)
                     && FileManager.default.fileExists(atPath: paths.lock) {
-            lockFD = try Sys.open(paths.lock, O_RDONLY) // reading stays possible; writes report why not
+            // Reading stays possible; writes report why not. Never waits to open (a FIFO there).
+            lockFD = try Sys.open(paths.lock, O_RDONLY | O_NONBLOCK)
         }
         do {
-            try Sys.lock(lockFD, path: paths.lock)
+            try Sys.lock(lockFD, path: paths.lock, name: DataPaths.lockName)
         } catch {
             Sys.close(lockFD)
             throw error
@@ -348,12 +351,18 @@ final class LocalStore {
         // the warning is given once, not by every later command replaying the whole journal.
         var rebuild = false
         let snapshotFile: MappedFile?
+        // Something other than a file there (a folder, a FIFO, a link) is neither read nor
+        // replaced: `doctor --repair` moves it aside (see `Doctor.caches`).
+        var notAFile: String?
         do {
             snapshotFile = try MappedFile(path: paths.snapshot)
         } catch {
             snapshotFile = nil
             rebuild = true
-            warnings.append("warning: the snapshot \(paths.snapshot) could not be read (\(error)); state rebuilt from the journal")
+            notAFile = Doctor.notRegular(paths.snapshot)
+            if notAFile == nil {
+                warnings.append("warning: the snapshot \(paths.snapshot) could not be read (\(error)); state rebuilt from the journal")
+            }
         }
         if let file = snapshotFile {
             let (loaded, why) = Snapshot.load(from: file, journal: journal, repair: repairDays(paths, sink: sink),
@@ -376,7 +385,11 @@ final class LocalStore {
         warnings += try store.catchUp(locked: true)
         // A replay from the start has just checked every record.
         if replayedAll { store.verifiedOffset = journal.endOffset }
-        if store.snapshotIsDue || (rebuild && journal.readOnlyReason == nil) { try? store.writeSnapshot() }
+        if let notAFile {
+            warnings.append("warning: the snapshot \(paths.snapshot) is \(notAFile), not a regular file, so it was not read; state rebuilt from the journal; run habitto doctor --repair to move it to recovered/")
+        } else if store.snapshotIsDue || (rebuild && journal.readOnlyReason == nil) {
+            try? store.writeSnapshot()
+        }
         return (store, device, warnings)
     }
 
@@ -429,7 +442,7 @@ final class LocalStore {
     }
 
     func withLock<T>(_ body: () throws -> T) throws -> T {
-        try Sys.lock(lockFD, path: paths.lock)
+        try Sys.lock(lockFD, path: paths.lock, name: DataPaths.lockName)
         defer { Sys.unlock(lockFD) }
         return try body()
     }
@@ -559,6 +572,10 @@ final class LocalStore {
     /// snapshot (the state came from records that were intact when read, and is what a repair
     /// rebuilds from); it leaves a warning in `sink`, and is checked again by the next one.
     func writeSnapshot() throws {
+        // Never in the place of something that is not a file (`Doctor.caches`).
+        if let kind = Doctor.notRegular(paths.snapshot) {
+            throw StoreError.unreadable(path: paths.snapshot, detail: "is \(kind), not a regular file; run habitto doctor --repair to move it to recovered/")
+        }
         var verified = verifiedOffset
         var damage: String?
         do {

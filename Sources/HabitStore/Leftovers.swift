@@ -44,9 +44,10 @@ public enum Leftovers {
     /// made before an import makes its folder, removed once no import folder is left.
     public static var importMarker: String { temporaryDirectory + "/habitto-imports-\(getuid())" }
 
-    /// Leaves the marker that makes the next start look for stale import folders.
+    /// Leaves the marker that makes the next start look for stale import folders. Opening
+    /// never waits (a FIFO put in its place has no reader: the marker is then not made).
     static func markImportFolders() {
-        let fd = open(importMarker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = open(importMarker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         if fd >= 0 { close(fd) }
     }
 

@@ -108,12 +108,16 @@ public enum SegmentCache {
 
     /// Stores `entry` for `key`, replacing the file at once (never half written). Best
     /// effort: a failure (read-only directory, full disk) leaves the next count uncached.
+    /// Something that is not a regular file there (a folder, a FIFO, a link) is left as it
+    /// is, for `doctor --repair` to move aside (`Doctor.caches`).
     public static func write(_ paths: DataPaths, key: Key, entry: Entry) {
+        guard Doctor.notRegular(path(paths)) == nil else { return }
         try? Sys.writeAtomically(encode(entry, key: key), to: path(paths), durable: false)
     }
 
-    /// Removes the cache (when the journal is started over).
+    /// Removes the cache (when the journal is started over); only a regular file.
     public static func remove(_ paths: DataPaths) {
+        guard Doctor.notRegular(path(paths)) == nil else { return }
         _ = unlink(path(paths))
     }
 }

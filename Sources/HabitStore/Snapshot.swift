@@ -24,12 +24,13 @@ final class MappedFile: SnapshotBytes, @unchecked Sendable {
     private let base: UnsafeRawPointer?
     let count: Int
 
-    /// Maps `path`; nil when it does not exist.
+    /// Maps `path`; nil when it does not exist. Only a regular file, never through a symbolic
+    /// link (it is a file of the data directory): anything else throws
+    /// `StoreError.unreadable` saying what it is, and a FIFO is never waited on.
     init?(path: String) throws {
-        let fd: Int32
-        do { fd = try Sys.open(path, O_RDONLY) } catch StoreError.io(_, _, let e) where e == ENOENT { return nil }
+        guard let (fd, st) = try Sys.openRegularFile(path, followLinks: false) else { return nil }
         defer { Sys.close(fd) }
-        count = try Sys.size(fd, path: path)
+        count = Int(st.st_size)
         if count == 0 { base = nil; return }
         let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
         guard let p, p != MAP_FAILED else { throw StoreError.io(operation: "map", path: path, errno: errno) }

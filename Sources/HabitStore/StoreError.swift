@@ -13,6 +13,16 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unreadable(path: String, detail: String)
     /// The configuration file is invalid (the message names the line).
     case config(String)
+    /// Another process held a lock for longer than the wait allowed (`Sys.lock`). `lock` names
+    /// it ("the data lock"), `holder` says who holds it ("habitto (process 4242)", or "another
+    /// process" when that cannot be told), `seconds` is how long was waited.
+    case lockBusy(path: String, lock: String, holder: String, seconds: Double)
+
+    /// Whether this is a lock held by another process for longer than the wait allowed.
+    public var isLockBusy: Bool {
+        if case .lockBusy = self { return true }
+        return false
+    }
 
     public var description: String {
         switch self {
@@ -33,6 +43,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             return "\(path): \(detail)"
         case .config(let m):
             return m
+        case .lockBusy(let path, let lock, let holder, let seconds):
+            let waited = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+            return "\(holder) has held \(lock) \(path) for more than \(waited) s; close it or try again"
         }
     }
 }

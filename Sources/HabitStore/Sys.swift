@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HabitCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -100,20 +101,100 @@ public enum Sys {
         return Int(st.st_size)
     }
 
-    /// Blocks until the exclusive advisory lock on `fd` is held.
-    public static func lock(_ fd: Int32, path: String) throws {
-        var r: Int32
-        repeat { r = flock(fd, LOCK_EX) } while r < 0 && errno == EINTR
-        try check(r, "lock", path)
+    /// How long a lock is waited for when the caller names no limit, in seconds: 10 for a
+    /// command or the terminal UI (a person waits that long before wondering). A prompt
+    /// segment lowers it for its whole process (`Segment`): it must never hold up a prompt.
+    public static var lockWait: Double {
+        get { lockWaitSetting.withLock { lockWaitValue } }
+        set { lockWaitSetting.withLock { lockWaitValue = newValue } }
+    }
+    /// The wait of a command or the terminal UI.
+    public static let commandLockWait = 10.0
+    private static let lockWaitSetting = Lock()
+    nonisolated(unsafe) private static var lockWaitValue = commandLockWait
+
+    /// Takes the exclusive advisory lock on `fd`, waiting at most `timeLimit` seconds
+    /// (`lockWait` when nil) while another process holds it: the lock is tried without
+    /// blocking, again after a pause that doubles from 1 ms up to 50 ms, until the time is up.
+    /// Then throws `StoreError.lockBusy`, naming `lock` ("the data lock"), `path` and, when
+    /// the system tells, the process holding it: looked up only after a wait of a second or
+    /// more (a shorter one is a prompt segment's, which shows no message and must not spend
+    /// the time the system takes to list its locks).
+    public static func lock(_ fd: Int32, path: String, name lock: String = "the lock", timeLimit: Double? = nil) throws {
+        let limit = timeLimit ?? lockWait
+        var deadline: Double?
+        var pause = 0.001
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
+            let e = errno
+            if e == EINTR { continue }
+            guard e == EWOULDBLOCK else { throw StoreError.io(operation: "lock", path: path, errno: e) }
+            let now = monotonicSeconds()
+            let end = deadline ?? now + limit
+            deadline = end
+            guard now < end else {
+                throw StoreError.lockBusy(path: path, lock: lock, holder: limit >= 1 ? lockHolder(fd) : "another process", seconds: limit)
+            }
+            let nap = min(pause, end - now)
+            var ts = timespec(tv_sec: Int(nap), tv_nsec: Int((nap - nap.rounded(.down)) * 1e9)), rest = timespec()
+            while nanosleep(&ts, &rest) < 0 && errno == EINTR { ts = rest }
+            pause = min(pause * 2, 0.05)
+        }
+    }
+
+    /// Seconds on the monotonic clock (which no change of the wall clock moves).
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// Who holds the `flock` lock of the file open as `fd`, from `/proc/locks`: "NAME (process
+    /// PID)", or "another process" when it is not listed there (another machine on a
+    /// network file system, a process this one cannot see).
+    static func lockHolder(_ fd: Int32) -> String {
+        var st = Glibc.stat()
+        guard fstat(fd, &st) == 0, let table = procFile("/proc/locks") else { return "another process" }
+        let dev = UInt64(st.st_dev)
+        let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfff), minor = (dev & 0xff) | ((dev >> 12) & ~0xff)
+        func hex2(_ v: UInt64) -> String { v < 16 ? "0" + String(v, radix: 16) : String(v, radix: 16) }
+        // `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF` (device `%02x:%02x`, inode in
+        // decimal); a waiter's line has `->` after the number. Read as bytes: no text is needed.
+        let file = Array("\(hex2(major)):\(hex2(minor)):\(st.st_ino)".utf8), flockType = Array("FLOCK".utf8)
+        for line in table.split(separator: 0x0A) {
+            let f = line.split(separator: 0x20)
+            guard f.count >= 6, Array(f[1]) == flockType, Array(f[5]) == file,
+                  let pid = pid_t(String(decoding: f[4], as: UTF8.self)), pid > 0, pid != getpid() else { continue }
+            let comm = procFile("/proc/\(pid)/comm").map { Sanitize.display(String(decoding: $0, as: UTF8.self).trimmingWhitespace) } ?? ""
+            return comm.isEmpty ? "process \(pid)" : "\(comm) (process \(pid))"
+        }
+        return "another process"
+    }
+
+    /// The text of a file under /proc (whose size the system gives as 0: read to its end),
+    /// at most 4 MB; nil when it cannot be read.
+    static func procFile(_ path: String) -> [UInt8]? {
+        guard let fd = try? open(path, O_RDONLY | O_NONBLOCK) else { return nil }
+        defer { close(fd) }
+        var out: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 16_384)
+        while out.count < 1 << 22 {
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return n == 0 ? out : nil }
+            out += chunk[0..<n]
+        }
+        return out
     }
 
     public static func unlock(_ fd: Int32) { _ = flock(fd, LOCK_UN) }
 
-    /// Runs `body` holding the exclusive lock on the file at `path`, created when missing.
-    public static func withLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    /// Runs `body` holding the exclusive lock on the file at `path`, created when missing,
+    /// waiting for it as `lock` does.
+    public static func withLock<T>(_ path: String, name: String = "the lock", timeLimit: Double? = nil,
+                                   _ body: () throws -> T) throws -> T {
         let fd = try open(path, O_RDWR | O_CREAT)
         defer { close(fd) }
-        try lock(fd, path: path)
+        try lock(fd, path: path, name: name, timeLimit: timeLimit)
         defer { unlock(fd) }
         return try body()
     }
@@ -198,6 +279,18 @@ public enum Sys {
     /// FIFO, a device, a folder) is refused without being read: opening never blocks. With
     /// `followLinks` false a symbolic link is refused too (for files inside the data directory).
     public static func readFile(_ path: String, limit: Int = 1 << 30, followLinks: Bool = true) throws -> [UInt8]? {
+        guard let (fd, st) = try openRegularFile(path, followLinks: followLinks) else { return nil }
+        defer { close(fd) }
+        let size = Int(st.st_size)
+        guard size <= limit else { throw StoreError.unreadable(path: path, detail: "is larger than \(limit) bytes") }
+        return try pread(fd, count: size, offset: 0, path: path)
+    }
+
+    /// A regular file opened for reading, with its status, or nil when nothing is at `path`.
+    /// Anything else (a FIFO, a device, a folder; a symbolic link with `followLinks` false)
+    /// throws `StoreError.unreadable` saying what it is: opening never blocks, and the
+    /// descriptor is never a FIFO's.
+    public static func openRegularFile(_ path: String, followLinks: Bool = true) throws -> (Int32, stat)? {
         let fd: Int32
         do {
             guard let opened = try openIfPresent(path, O_RDONLY | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW)) else { return nil }
@@ -205,14 +298,16 @@ public enum Sys {
         } catch StoreError.io(_, _, let e) where e == ELOOP && !followLinks {
             throw StoreError.unreadable(path: path, detail: linkRefused)
         }
-        defer { close(fd) }
-        let st = try status(fd, path: path)
-        guard st.st_mode & S_IFMT == S_IFREG else {
-            throw StoreError.unreadable(path: path, detail: "is \(kind(st.st_mode)), not a regular file; it was not read")
+        do {
+            let st = try status(fd, path: path)
+            guard st.st_mode & S_IFMT == S_IFREG else {
+                throw StoreError.unreadable(path: path, detail: "is \(kind(st.st_mode)), not a regular file; it was not read")
+            }
+            return (fd, st)
+        } catch {
+            close(fd)
+            throw error
         }
-        let size = Int(st.st_size)
-        guard size <= limit else { throw StoreError.unreadable(path: path, detail: "is larger than \(limit) bytes") }
-        return try pread(fd, count: size, offset: 0, path: path)
     }
 
     /// Why a symbolic link inside the data directory is refused.

@@ -136,7 +136,7 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// Runs `body` with the settings lock held: every read-modify-write of `sync.json`
     /// (by the engine or a command, in any process) goes through it, so none is lost.
     public static func withLock<T>(_ paths: DataPaths, _ body: () throws -> T) throws -> T {
-        try Sys.withLock(paths.directory + "/sync.json.lock", body)
+        try Sys.withLock(paths.directory + "/sync.json.lock", name: "the sync state lock", body)
     }
 
     /// Changes the stored state under the lock and returns the result.

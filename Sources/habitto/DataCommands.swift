@@ -256,6 +256,8 @@ extension Runner {
                 case "rebuild-snapshot"?:
                     try await Doctor.rebuildSnapshot(paths: paths)
                     repaired.append("snapshot: rebuilt from the journal")
+                case let r? where r.hasPrefix("move-aside:"):
+                    repaired.append("files: " + (try await Doctor.moveAside(paths: paths, repair: r, now: env.now)))
                 case let r? where r.hasPrefix("requeue:"):
                     let to = f.repair.flatMap { UInt64($0.dropFirst("requeue:".count)) } ?? 0
                     try SyncState.update(paths) { s in s.ackedSeq = min(s.ackedSeq, to); s.scanOffset = 0; s.failed = false }

@@ -12,6 +12,10 @@ struct Segment {
     /// What a segment shows (what its cache keeps).
     typealias Values = SegmentCache.Entry
 
+    /// How long the segment waits for a lock another process holds, in seconds: a shell
+    /// prompt must not be held up (`statusShort`).
+    static let lockWait = 0.04
+
     /// The format used without `--format`: the done glyph, done/due, then the sync part.
     static let defaultFormat = "%g%d/%t%S"
 
@@ -120,9 +124,14 @@ extension Runner {
         return values
     }
 
-    /// `status --short` and `status --format FORMAT`, when the cache did not answer.
+    /// `status --short` and `status --format FORMAT`, when the cache did not answer. A lock
+    /// another process holds is waited for at most `Segment.lockWait`; then the line is left
+    /// out (nothing printed, exit 0): a prompt is never held up.
     func statusShort() async throws {
         let format = try Segment.format(invocation)
-        Output.line(Segment.line(format, try await segmentValues()))
+        Sys.lockWait = Segment.lockWait
+        let values: Segment.Values
+        do { values = try await segmentValues() } catch let e as StoreError where e.isLockBusy { return }
+        Output.line(Segment.line(format, values))
     }
 }

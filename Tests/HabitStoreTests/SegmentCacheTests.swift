@@ -92,7 +92,12 @@ final class SegmentCacheTests: StoreTestCase {
         try FileManager.default.removeItem(atPath: SegmentCache.path(paths))
         XCTAssertEqual(mkfifo(SegmentCache.path(paths), 0o600), 0)
         XCTAssertNil(SegmentCache.read(paths, key: k), "a FIFO was read")
-        // Writing replaces what is there (the FIFO), and the line is read back.
+        // Writing leaves the FIFO as it is (`doctor --repair` moves it aside): still a miss.
+        SegmentCache.write(paths, key: k, entry: .init(done: 1, due: 2, queue: nil, failed: false))
+        XCTAssertNil(SegmentCache.read(paths, key: k))
+        XCTAssertEqual(Doctor.notRegular(SegmentCache.path(paths)), "a FIFO (named pipe)")
+        // Once it is gone, the line is written and read back.
+        try FileManager.default.removeItem(atPath: SegmentCache.path(paths))
         SegmentCache.write(paths, key: k, entry: .init(done: 1, due: 2, queue: nil, failed: false))
         XCTAssertEqual(SegmentCache.read(paths, key: k), .init(done: 1, due: 2, queue: nil, failed: false))
     }
