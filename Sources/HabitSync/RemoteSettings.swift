@@ -41,7 +41,7 @@ public struct RemoteSettings: Equatable, Sendable {
     var text: String? {
         guard self != RemoteSettings() else { return nil }
         var lines = ["# Habitto's sync settings for this data directory ('habitto remote set' and 'habitto offline' change them).",
-                     "# No password is kept here: see WebDAV in the README."]
+                     "# No password is kept here: see WebDAV in docs/sync.md."]
         if let remote { lines.append("remote = \(remote)") }
         if account != "default" { lines.append("account = \(account)") }
         if let user { lines.append("user = \(user)") }

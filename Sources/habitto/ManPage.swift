@@ -89,7 +89,7 @@ enum ManPage {
                                       (3, "a storage error"), (4, "sync failed (or offline, for sync)"),
                                       (5, "the doctor found problems")]
         for (code, what) in codes { s += ".TP\n" + bold(String(code)) + "\n" + escape(what) + "\n" }
-        s += ".SH SEE ALSO\n" + lines("The README of the source tree: rules, sync, themes, configuration and performance.")
+        s += ".SH SEE ALSO\n" + lines("The docs folder of the source tree (docs/): the UI, commands, rules, sync, themes, configuration and performance.")
         return s
     }
 }

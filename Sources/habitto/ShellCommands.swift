@@ -8,7 +8,7 @@ extension Specs {
     static let globalOptions: [OptionSpec] = [
         OptionSpec(name: "--home", value: "DIR", help: "the data directory (default $HABITTO_HOME, else $XDG_DATA_HOME/habitto)",
                    completes: .directory),
-        OptionSpec(name: "--theme", value: "NAME", help: "the UI's theme (see Themes in the README)", completes: .theme),
+        OptionSpec(name: "--theme", value: "NAME", help: "the UI's theme (see Themes in docs/ui.md)", completes: .theme),
         OptionSpec(name: "--ascii", value: nil, help: "ASCII output only (also under a locale that is not UTF-8)"),
         OptionSpec(name: "--help", value: nil, help: "the commands, or a command's options"),
         OptionSpec(name: "--version", value: nil, help: "print the version"),
@@ -20,7 +20,7 @@ extension Specs {
         CommandSpec(name: "completions", arguments: ["bash|zsh|fish"],
                     summary: "Print a shell completion script (commands, options, their values, habit names).",
                     options: [],
-                    notes: "bash: source <(habitto completions bash) in ~/.bashrc; zsh: save it as _habitto in a directory of $fpath;\nfish: save it as ~/.config/fish/completions/habitto.fish. See the README's Completions."),
+                    notes: "bash: source <(habitto completions bash) in ~/.bashrc; zsh: save it as _habitto in a directory of $fpath;\nfish: save it as ~/.config/fish/completions/habitto.fish. See docs/shell.md."),
         CommandSpec(name: "__complete", arguments: ["habits|themes"], summary: "Print habit or theme names, one a line (for completion).",
                     options: [], hidden: true),
         CommandSpec(name: "__man", arguments: [], summary: "Print the man page habitto.1 (roff).", options: [], hidden: true),

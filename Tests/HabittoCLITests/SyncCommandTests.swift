@@ -538,7 +538,7 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(before, ["1-1.batch", "2-2.batch", "3-3.batch"])
         XCTAssertEqual(try String(contentsOfFile: a.home + "/remote", encoding: .utf8),
                        "# Habitto's sync settings for this data directory ('habitto remote set' and 'habitto offline' change them).\n"
-                       + "# No password is kept here: see WebDAV in the README.\nremote = dir:\(folder!)\naccount = anna\noffline = on\n")
+                       + "# No password is kept here: see WebDAV in docs/sync.md.\nremote = dir:\(folder!)\naccount = anna\noffline = on\n")
         let cursor = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: a.home + "/sync.json"))) as? [String: Any])
         XCTAssertEqual(Set(cursor.keys).intersection(["remote", "account", "user", "offline"]), [], "the settings are in one place")
         a.ok("offline", "off")
