@@ -313,6 +313,10 @@ public actor SyncEngine {
         } catch let e as RemoteError {
             report.error = e.message
             outcome = e.kind == .transient ? .unreachable(e.message, retryAfter: e.retryAfter) : .failed(e.message)
+        } catch let e as StoreError where e.isLockBusy {
+            // Another process holds a local lock: it lets go, so the round is retried.
+            report.error = "\(e)"
+            outcome = .unreachable("\(e)", retryAfter: nil)
         } catch {
             report.error = "\(error)"
             outcome = .failed("\(error)")

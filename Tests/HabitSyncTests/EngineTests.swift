@@ -67,6 +67,31 @@ final class EngineTests: XCTestCase {
         XCTAssertTrue(after.isEmpty, "a device no longer on the remote is forgotten: \(after)")
     }
 
+    /// A data lock another process holds past its wait ends the round as a transient
+    /// problem, retried with backoff, not as `failed`; the next round syncs.
+    func testADataLockHeldElsewhereIsRetriedNotFailed() async throws {
+        let (other, otherEngine) = try await device("other")
+        let h = HabitID(value: 0xE8)
+        try await other.commit { _, _ in [.create(h, HabitFields(name: "Tea", startDate: engineTestStart))] }
+        await syncOK(otherEngine)
+        let (me, engine) = try await device("me")
+        let saved = Sys.lockWait
+        Sys.lockWait = 0.2
+        defer { Sys.lockWait = saved }
+        let holder = open(root + "/me/lock", O_RDWR)
+        XCTAssertGreaterThanOrEqual(holder, 0)
+        XCTAssertEqual(flock(holder, LOCK_EX | LOCK_NB), 0, "the test holds the data lock")
+        let report = await engine.syncOnce()
+        XCTAssertTrue(report.error?.contains("has held the data lock") == true, report.error ?? "no error")
+        let status = await engine.status()
+        XCTAssertEqual(status.mode, .unreachable, "a held lock is retried")
+        XCTAssertNotNil(status.nextRetryAt)
+        close(holder)
+        await syncOK(engine)
+        let state = await me.state
+        XCTAssertNotNil(state.habit(h))
+    }
+
     func testABadBatchFromOneDeviceIsReportedAndTheOthersStillSync() async throws {
         let (good, goodEngine) = try await device("good")
         let h = HabitID(value: 0xE1)
