@@ -11,7 +11,7 @@
  * Swift 6 refuses to reference because they are mutable globals. They hold no state.
  *
  * The library itself is not linked: HabitTerminal loads it with dlopen when the UI starts
- * (README, Performance: loading it cost every command about 0.4 ms), and calls it through
+ * (so that the commands that need no UI do not load it), and calls it through
  * this table of the functions it uses, filled with dlsym. The types are the header's own. */
 typedef struct {
     __typeof__(&newterm) newterm;

@@ -1,7 +1,7 @@
 import Glibc
 
 /// The few `printf` formats the program prints with, without Foundation's
-/// `String(format:)` (which links all of swift-corelibs-foundation: README, Performance).
+/// `String(format:)` (which links all of swift-corelibs-foundation).
 public enum Format {
     /// `v` with `places` decimals, as `%.Nf` writes it (the C library's own rounding of
     /// the exact binary value, so `0.25` to one place is `0.2`).

@@ -2,7 +2,7 @@ import Glibc
 
 /// A mutual-exclusion lock over a `pthread_mutex_t`, in place of Foundation's `NSLock`
 /// (which would link all of swift-corelibs-foundation, and with it ICU, into every
-/// command: README, Performance). Not recursive; `lock()` and `unlock()` pair on the
+/// command). Not recursive; `lock()` and `unlock()` pair on the
 /// same thread, as with `NSLock`.
 public final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>

@@ -1,5 +1,5 @@
 /// File paths as text, the way Foundation's `NSString` path methods treat them, with the
-/// standard library alone (README, Performance: no swift-corelibs-foundation in `habitto`).
+/// standard library alone (no swift-corelibs-foundation in `habitto`).
 /// Slashes at the end are ignored; the root stays the root.
 extension String {
     /// The last component: `"/a/b.txt"` → `"b.txt"`, `"/a/b/"` → `"b"`, `"/"` → `"/"`.

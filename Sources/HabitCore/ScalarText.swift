@@ -4,7 +4,7 @@
 /// quote followed by a combining accent) would not be found, where Foundation's
 /// `replacingOccurrences(of:with:)` finds it: a shell quote left unescaped that way would be
 /// an injection. These find every occurrence of the target's scalars, as Foundation does,
-/// without linking it (README, Performance).
+/// without linking it.
 extension StringProtocol {
     /// Every non-overlapping occurrence of `target`, from the start, replaced by
     /// `replacement`. An empty target changes nothing.

@@ -1,6 +1,6 @@
 /// Trimming with the standard library alone. Foundation's `trimmingCharacters(in:)` goes
 /// through `CharacterSet` and string bridging, and its first use made every command pay the
-/// runtime's scan of all protocol conformances of the binary (`perf record`).
+/// runtime's scan of all protocol conformances of the binary.
 extension StringProtocol {
     /// Without the blanks at either end: spaces and tabs, not line breaks (Foundation's
     /// `.whitespaces`: Unicode space separators and the tab).

@@ -1,8 +1,7 @@
 import FoundationEssentials
 
 /// UTC timestamps as text, written by hand: a `DateFormatter` or `ISO8601DateFormatter`
-/// loads ICU's data when first used, which cost `habitto status` about 2 ms (README,
-/// Performance). The day comes from `LocalDay` (proleptic Gregorian), the time of day from
+/// loads ICU's data when first used, a large part of a short command's time. The day comes from `LocalDay` (proleptic Gregorian), the time of day from
 /// the seconds; the instant is taken to the nearest millisecond and its fraction of a
 /// second dropped, as the formatters do.
 public enum UTCTime {

@@ -47,9 +47,8 @@ public actor HabitRepository {
     /// Warnings that arise later (a damaged snapshot block found when first read).
     public nonisolated let warnings: WarningSink
 
-    /// Records between snapshots. Every command replays the records after the snapshot
-    /// (about 2.3 µs each on 365,000 check-ins), and a snapshot costs a rewrite (77 ms there):
-    /// 250 keeps both small on average (README, Performance; it was 1,000).
+    /// Records between snapshots. Every command replays the records after the snapshot, and
+    /// a snapshot costs a rewrite: 250 keeps both small on average (docs/performance.md).
     public static let snapshotInterval = 250
 
     /// The default actor whose executor the repository shares (its own, in effect), or nil
@@ -73,8 +72,8 @@ public actor HabitRepository {
     /// With `keepDecodedDays` false, a habit's full day records are decoded from the
     /// snapshot each time they are needed and not kept; the rules' columns always are.
     /// With `onMainThread`, its work runs on the main thread's executor: a one-shot command
-    /// that runs on the main actor then never starts the thread pool (about 0.4 ms of a
-    /// check-in: README, Performance). The main thread must not block while it awaits.
+    /// that runs on the main actor then never starts the thread pool. The main thread must
+    /// not block while it awaits.
     public init(directory: String, now: @escaping @Sendable () -> Date = { Date() }, io: FileIO = .live,
                 snapshotEvery: Int = HabitRepository.snapshotInterval, keepDecodedDays: Bool = true,
                 onMainThread: Bool = false) throws {

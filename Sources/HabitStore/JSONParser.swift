@@ -1,8 +1,7 @@
 import HabitCore
 
 /// Reading JSON text (RFC 8259) into `JSON`, with the standard library alone: Foundation's
-/// `JSONSerialization` would link all of swift-corelibs-foundation into `habitto` (README,
-/// Performance). Strict: one value, optionally after a UTF-8 byte order mark, with only
+/// `JSONSerialization` would link all of swift-corelibs-foundation into `habitto`. Strict: one value, optionally after a UTF-8 byte order mark, with only
 /// white space around it; strings of valid UTF-8 with no raw control characters and no
 /// unpaired surrogate escapes; at most `maxDepth` nested arrays and objects (deeper input
 /// is refused, not recursed into). A repeated key in an object keeps its last value.

@@ -91,7 +91,7 @@ public enum Leftovers {
     /// trailing slash.
     public static var temporaryDirectory: String {
         // As NSTemporaryDirectory() finds it, without Foundation (which cost every command the
-        // runtime's scan of all protocol conformances, about 0.1 ms).
+        // runtime's scan of all protocol conformances).
         var base = getenv("TMPDIR").map { String(cString: $0) } ?? ""
         if base.isEmpty { base = "/tmp" }
         while base.count > 1 && base.hasSuffix("/") { base.removeLast() }

@@ -34,7 +34,7 @@ func progressText(_ s: HabitSummary, _ g: Glyphs, unit withUnit: Bool = true) ->
 
 /// The columns of a today row, left to right. `givesWay` orders the optional ones: as the
 /// screen narrows, the column with the lowest number is left out first, until the name
-/// has at least `minimumNameWidth` cells. The README's "Any width" states this order.
+/// has at least `minimumNameWidth` cells. docs/ui.md ("Any width") states this order.
 enum RowColumn: Hashable, CaseIterable {
     /// The selection mark, the day's state glyph, and a cell kept for the day-note mark.
     case mark, glyph, noteMark

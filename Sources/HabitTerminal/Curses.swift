@@ -2,8 +2,8 @@ import CNcursesw
 import Glibc
 
 /// The ncurses library, loaded when the UI starts rather than linked: a linked library is
-/// loaded and relocated by every command, `habitto --version` included, and ncursesw with
-/// its terminfo library cost each about 0.4 ms (README, Performance). Only `Terminal` uses
+/// loaded and relocated by every command, `habitto --version` included, which only the UI
+/// needs (docs/performance.md). Only `Terminal` uses
 /// it, through `api`, the table of the functions it calls.
 enum Curses {
     /// The library's file names to try, the versioned one first (Debian's `libncursesw6`).

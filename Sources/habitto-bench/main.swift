@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 // habitto-bench [--quick] [--habitto PATH]: prepares its own data sets in a temporary
-// folder and prints a Markdown table of figures and ratios (see the README's Performance).
+// folder and prints a Markdown table of figures and ratios (docs/performance.md).
 
 func benchMain() async -> Int32 {
     var quick = false

@@ -64,7 +64,7 @@ enum ASCIIText {
     }
 
     /// Accents and width removed, scalar by scalar, as Foundation's diacritic- and
-    /// width-insensitive folding would (without linking it: README, Performance): combining
+    /// width-insensitive folding would (without linking Foundation): combining
     /// marks are dropped, a Latin letter "with" marks becomes its base letter (found from the
     /// scalar's Unicode name: `LATIN SMALL LETTER E WITH ACUTE` is `e`), a full-width ASCII
     /// form its ASCII character and the ideographic space a space. Anything else is kept.

@@ -49,8 +49,8 @@ enum ValueKind: Equatable {
 /// One option of a command.
 ///
 /// The help texts are built when read, not when the table is: every command parses its
-/// arguments against the table, and building every text (joined lists, interpolations) was
-/// about 5 % of `habitto --version` in `perf record`.
+/// arguments against the table, and building every text (joined lists, interpolations)
+/// would cost every command's start-up.
 struct OptionSpec {
     let name: String
     /// The placeholder of its value (`N`, `DATE`), or nil for a flag.
@@ -113,7 +113,7 @@ struct Invocation {
     var arguments: [String] = []
     var values: [String: String] = [:]
     /// The flags given (a few at most: an array, whose type every command has built
-    /// already, where the first `Set<String>` of a process cost 3 % of a prompt segment).
+    /// already, where a `Set<String>` would be the process's first and cost its metadata).
     var flags: [String] = []
     var home: String?
     /// The UI's theme and ASCII switch (global options).

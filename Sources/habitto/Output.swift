@@ -16,7 +16,7 @@ enum Output {
 
     static func line(_ s: String) {
         // A plain loop: the generic `joined` made every command's first line pay the
-        // runtime's lookup of its associated types (2 % of `habitto --version`).
+        // runtime's lookup of its associated types.
         var out = "", first = true
         for part in s.split(separator: "\n", omittingEmptySubsequences: false) {
             if !first { out += "\n" }

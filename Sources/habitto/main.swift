@@ -10,8 +10,8 @@ signal(SIGPIPE, SIG_IGN)
 
 // On the main actor: what needs no awaiting (parsing, --version, --help, the environment)
 // runs on the main thread, and the concurrency runtime starts its worker threads only when
-// a command awaits the repository or the network. Starting them was 0.4 ms of every
-// start-up (README, Performance); each awaited call below still runs off the main thread.
+// a command awaits the repository or the network, which keeps a short command's start-up
+// small; each awaited call below still runs off the main thread.
 @MainActor
 func runMain() async -> Int32 {
     let args = Array(CommandLine.arguments.dropFirst())
