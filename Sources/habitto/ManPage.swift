@@ -31,6 +31,32 @@ enum ManPage {
             .map { escape(String($0.drop(while: { $0 == " " }))) }.joined(separator: "\n.br\n") + "\n"
     }
 
+    /// The files Habitto reads and writes, and what each is.
+    static let files: [(String, String)] = [
+        ("$XDG_DATA_HOME/habitto/", "the data directory (default ~/.local/share/habitto; --home or $HABITTO_HOME replace it): journal.hbj (the truth), snapshot.bin (a cache), device, lock, backups/, recovered/, imports.json, remote (the sync settings), sync.json (the sync cursor and status)"),
+        ("$XDG_CONFIG_HOME/habitto/config", "the config file (default ~/.config/habitto/config): key = value lines"),
+        ("$XDG_CONFIG_HOME/habitto/themes/", "your themes, NAME.theme"),
+        ("$XDG_CONFIG_HOME/habitto/keys", "your key bindings"),
+        ("PREFIX/share/habitto/themes/", "the bundled themes, found next to the installed binary (../share/habitto/themes)"),
+    ]
+
+    /// The environment variables Habitto reads.
+    static let environment: [(String, String)] = [
+        ("HABITTO_HOME", "the data directory, when --home is not given"),
+        ("HABITTO_NOW", "an ISO-8601 date-time that replaces the clock (tests and demos), e.g. 2026-11-21T09:30:00"),
+        ("HABITTO_THEMES_DIR", "a further directory of bundled themes"),
+        ("HABITTO_WEBDAV_PASSWORD", "the WebDAV password (else password_command or password_file in the config)"),
+        ("XDG_DATA_HOME, XDG_CONFIG_HOME", "where the data and config directories are (default ~/.local/share and ~/.config)"),
+        ("NO_COLOR", "when set and not empty, the UI uses no colours"),
+        ("LC_ALL, LC_CTYPE, LANG", "the first one set decides the character set: a locale that is not UTF-8 gives ASCII output, as --ascii does"),
+        ("TZ", "the time zone of \"today\""),
+    ]
+
+    /// The exit statuses of commands.
+    static let exitCodes: [(Int, String)] = [(0, "success"), (1, "invalid input or an unknown habit"), (2, "a usage error"),
+                                             (3, "a storage error"), (4, "sync failed (or offline, for sync)"),
+                                             (5, "the doctor found problems")]
+
     static func render(_ specs: [CommandSpec], keys: KeyMap = .defaults) -> String {
         var s = ".TH HABITTO 1 \"\" \"habitto \(habittoVersion)\" \"User Commands\"\n"
         s += ".SH NAME\nhabitto \\- a keyboard\\-driven habit tracker for the terminal\n"
@@ -64,31 +90,11 @@ enum ManPage {
             }
         }
         s += ".SH FILES\n"
-        let files: [(String, String)] = [
-            ("$XDG_DATA_HOME/habitto/", "the data directory (default ~/.local/share/habitto; --home or $HABITTO_HOME replace it): journal.hbj (the truth), snapshot.bin (a cache), device, lock, backups/, recovered/, imports.json, remote (the sync settings), sync.json (the sync cursor and status)"),
-            ("$XDG_CONFIG_HOME/habitto/config", "the config file (default ~/.config/habitto/config): key = value lines"),
-            ("$XDG_CONFIG_HOME/habitto/themes/", "your themes, NAME.theme"),
-            ("$XDG_CONFIG_HOME/habitto/keys", "your key bindings"),
-            ("PREFIX/share/habitto/themes/", "the bundled themes, found next to the installed binary (../share/habitto/themes)"),
-        ]
-        for (path, what) in files { s += ".TP\n" + italic(path) + "\n" + escape(what) + "\n" }
+        for (path, what) in ManPage.files { s += ".TP\n" + italic(path) + "\n" + escape(what) + "\n" }
         s += ".SH ENVIRONMENT\n"
-        let environment: [(String, String)] = [
-            ("HABITTO_HOME", "the data directory, when --home is not given"),
-            ("HABITTO_NOW", "an ISO-8601 date-time that replaces the clock (tests and demos), e.g. 2026-11-21T09:30:00"),
-            ("HABITTO_THEMES_DIR", "a further directory of bundled themes"),
-            ("HABITTO_WEBDAV_PASSWORD", "the WebDAV password (else password_command or password_file in the config)"),
-            ("XDG_DATA_HOME, XDG_CONFIG_HOME", "where the data and config directories are (default ~/.local/share and ~/.config)"),
-            ("NO_COLOR", "when set and not empty, the UI uses no colours"),
-            ("LC_ALL, LC_CTYPE, LANG", "the first one set decides the character set: a locale that is not UTF-8 gives ASCII output, as --ascii does"),
-            ("TZ", "the time zone of \"today\""),
-        ]
-        for (name, what) in environment { s += ".TP\n" + bold(name) + "\n" + escape(what) + "\n" }
+        for (name, what) in ManPage.environment { s += ".TP\n" + bold(name) + "\n" + escape(what) + "\n" }
         s += ".SH EXIT STATUS\n"
-        let codes: [(Int, String)] = [(0, "success"), (1, "invalid input or an unknown habit"), (2, "a usage error"),
-                                      (3, "a storage error"), (4, "sync failed (or offline, for sync)"),
-                                      (5, "the doctor found problems")]
-        for (code, what) in codes { s += ".TP\n" + bold(String(code)) + "\n" + escape(what) + "\n" }
+        for (code, what) in ManPage.exitCodes { s += ".TP\n" + bold(String(code)) + "\n" + escape(what) + "\n" }
         s += ".SH SEE ALSO\n" + lines("The docs folder of the source tree (docs/): the UI, commands, rules, sync, themes, configuration and performance.")
         return s
     }

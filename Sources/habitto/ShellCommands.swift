@@ -24,11 +24,13 @@ extension Specs {
         CommandSpec(name: "__complete", arguments: ["habits|themes"], summary: "Print habit or theme names, one a line (for completion).",
                     options: [], hidden: true),
         CommandSpec(name: "__man", arguments: [], summary: "Print the man page habitto.1 (roff).", options: [], hidden: true),
+        CommandSpec(name: "__reference", arguments: [], summary: "Print the command and key reference (Markdown, docs/reference.md).",
+                    options: [], hidden: true),
     ]
 }
 
 extension Specs {
-    /// What `completions SHELL` and `__man` print (nil for other commands): documents made
+    /// What `completions SHELL`, `__man` and `__reference` print (nil for other commands): documents made
     /// from the command table alone, without reading data or config.
     static func document(_ inv: Invocation) throws -> String? {
         switch inv.command {
@@ -39,6 +41,7 @@ extension Specs {
             }
             return script
         case "__man": return ManPage.render(all)
+        case "__reference": return Reference.render(all)
         default: return nil
         }
     }
