@@ -33,7 +33,7 @@ enum ManPage {
 
     /// The files Habitto reads and writes, and what each is.
     static let files: [(String, String)] = [
-        ("$XDG_DATA_HOME/habitto/", "the data directory (default ~/.local/share/habitto; --home or $HABITTO_HOME replace it): journal.hbj (the truth), snapshot.bin (a cache), device, lock, backups/, recovered/, imports.json, remote (the sync settings), sync.json (the sync cursor and status)"),
+        ("$XDG_DATA_HOME/habitto/", "the data directory (default ~/.local/share/habitto; --home or $HABITTO_HOME replace it): journal.hbj (the truth), snapshot.bin (a cache), device, lock, backups/, recovered/, imports.json, remote (the sync settings), sync.json (the sync cursor and status), sync.json.lock and sync.lock (held while sync.json is rewritten and while a round runs), reminders-sent and reminders-sent.lock (the reminders shown), segment (the prompt segment's cache)"),
         ("$XDG_CONFIG_HOME/habitto/config", "the config file (default ~/.config/habitto/config): key = value lines"),
         ("$XDG_CONFIG_HOME/habitto/themes/", "your themes, NAME.theme"),
         ("$XDG_CONFIG_HOME/habitto/keys", "your key bindings"),
