@@ -206,6 +206,23 @@ public enum Sys {
     /// id, or the error number when it could not be started.
     public static func spawn(_ path: String, _ arguments: [String],
                              files: (inout posix_spawn_file_actions_t) -> Void) -> Result<pid_t, SpawnFailure> {
+        start(path, arguments, environment: environ, newSession: false, files: files)
+    }
+
+    /// `spawn`, with the child's environment as `NAME=value` entries, and with `newSession`
+    /// in a session of its own (so without a controlling terminal, and the leader of a process
+    /// group whose id is its process id).
+    public static func spawn(_ path: String, _ arguments: [String], environment: [String], newSession: Bool,
+                             files: (inout posix_spawn_file_actions_t) -> Void) -> Result<pid_t, SpawnFailure> {
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
+        return envp.withUnsafeBufferPointer { entries in
+            start(path, arguments, environment: UnsafeMutablePointer(mutating: entries.baseAddress!), newSession: newSession, files: files)
+        }
+    }
+
+    private static func start(_ path: String, _ arguments: [String], environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+                              newSession: Bool, files: (inout posix_spawn_file_actions_t) -> Void) -> Result<pid_t, SpawnFailure> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -219,11 +236,13 @@ public enum Sys {
         for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP] { sigaddset(&defaults, s) }
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // POSIX_SPAWN_SETSID (glibc 2.26), which Swift's Glibc module does not name.
+        let setsid: Int32 = 0x80
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (newSession ? setsid : 0)))
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environment)
         return rc == 0 ? .success(child) : .failure(SpawnFailure(errno: rc))
     }
 
@@ -385,35 +404,37 @@ public enum Sys {
     /// Removes a file (never what a link points to); errors are ignored.
     public static func removeFile(_ path: String) { _ = unlink(path) }
 
-    /// Whether the process `pid` still exists (on this machine). A process of another user
-    /// exists too; only "no such process" says it is gone.
-    public static func processExists(_ pid: pid_t) -> Bool {
-        guard pid > 0 else { return false }
-        return kill(pid, 0) == 0 || errno != ESRCH
+    /// Moves the entry at `path`, whatever it is (a link is moved, never followed), into the
+    /// folder `folder` (made when missing: see `makeOwnFolder`) as `NAME-YYYYMMDD-HHMMSS-PID`,
+    /// with `-2`, `-3`, … when that is taken; returns its new path. For something in the
+    /// place of one of Habitto's files that Habitto cannot use, kept rather than removed.
+    public static func setAside(_ path: String, into folder: String, now: Date) throws -> String {
+        try makeOwnFolder(folder)
+        let stem = "\(folder)/\(path.pathLastComponent)-\(UTCTime.compact(now))-\(getpid())"
+        var target = stem
+        var n = 1
+        while try entryStatus(target) != nil { n += 1; target = "\(stem)-\(n)" }
+        try check(rename(path, target), "move aside", path)
+        try syncDirectory(folder)
+        try syncDirectory(path.pathParent)
+        return target
     }
 
-    /// Waits for the child process `pid` to end and returns its exit status (-1 when a
-    /// signal ended it), or kills it and returns nil after `timeLimit` seconds.
-    public static func waitForExit(_ pid: pid_t, timeLimit: Double, path: String) throws -> Int32? {
-        let deadline = Date().addingTimeInterval(timeLimit)
-        var status: Int32 = 0
-        var pause: useconds_t = 1_000
-        while true {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { break }
-            if r < 0 {
-                if errno == EINTR { continue }
-                throw StoreError.io(operation: "wait for", path: path, errno: errno)
-            }
-            if Date() >= deadline {
-                kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                return nil
-            }
-            usleep(pause)
-            pause = min(pause * 2, 50_000)
-        }
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+    /// Whether the process `pid` still exists (on this machine). A process of another user
+    /// exists too; "no such process" says it is gone, and so does a zombie (it has ended,
+    /// and only waits to be reaped: by no one, where the first process does not reap).
+    public static func processExists(_ pid: pid_t) -> Bool {
+        guard pid > 0 else { return false }
+        guard kill(pid, 0) == 0 || errno != ESRCH else { return false }
+        // "PID (NAME) STATE …": the state follows the name's closing parenthesis. (A file of
+        // /proc tells no size, so it is read as far as it goes.)
+        let fd = openRetrying("/proc/\(pid)/stat", O_RDONLY, 0)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        var stat = [UInt8](repeating: 0, count: 4096)
+        let n = read(fd, &stat, stat.count)
+        guard n > 0, let name = stat[..<n].lastIndex(of: UInt8(ascii: ")")), name + 2 < n else { return true }
+        return stat[name + 2] != UInt8(ascii: "Z")
     }
 
     /// The path with every symbolic link, `.` and `..` resolved, for the part that exists;

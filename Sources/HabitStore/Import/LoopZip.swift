@@ -13,8 +13,12 @@ enum LoopZip {
     static let unzipPaths = ["/usr/bin/unzip", "/bin/unzip"]
     /// The most a zip may unpack to.
     static let maxUnpackedBytes = ImportSupport.maxFileBytes * 8
-    /// The longest `unzip` may run, in seconds (a Loop export unpacks in well under one).
+    /// The longest each run of `unzip` may take, in seconds: a zip of at most 16 MB that
+    /// unpacks to at most 128 MB takes about a second (a Loop export far less).
     static let timeLimit = 60.0
+    /// The most of `unzip`'s listing of a zip read: a line per entry, and an entry takes at
+    /// least 76 bytes of the zip, so a zip of at most 16 MB is listed in far less.
+    static let maxListingBytes = 64 << 20
 
     /// Runs `body` on the unpacked export; the temporary folder is removed however it ends.
     /// `tools` lists where `unzip` may be (tests pass a list without one, or another tool).
@@ -33,11 +37,10 @@ enum LoopZip {
             // Also any folder a killed import left, and the marker when none is left.
             Leftovers.removeStaleImportFolders()
         }
-        try checkListing(zip, unzip: unzip, temp: temp, timeLimit: timeLimit)
+        try checkListing(zip, unzip: unzip, timeLimit: timeLimit)
         let files = temp + "/files"
-        let log = temp + "/unzip.log"
         // -P "": an encrypted entry that slipped past the listing fails instead of asking.
-        let status = try run(unzip, ["-qq", "-o", "-P", "", zip, "-d", files], output: log, timeLimit: timeLimit)
+        let (status, log) = try run(unzip, ["-qq", "-o", "-P", "", zip, "-d", files], timeLimit: timeLimit)
         guard status != 82 else { throw encrypted(zip) }
         guard status == 0 || status == 1 else {
             throw ImportError("\(zip): unzip could not unpack it (\(firstLine(of: log) ?? "exit status \(status)")); check that it is Loop's export, or unpack it yourself and import the folder")
@@ -66,9 +69,8 @@ enum LoopZip {
 
     /// Refuses a zip that says it unpacks to more than `maxUnpackedBytes`, or that holds an
     /// encrypted entry (Loop's export never does; unzip would ask for a password).
-    static func checkListing(_ zip: String, unzip: String, temp: String, timeLimit: Double) throws {
-        let listing = temp + "/list.txt"
-        let status = try run(unzip, ["-Z", "-t", zip], output: listing, timeLimit: timeLimit)
+    static func checkListing(_ zip: String, unzip: String, timeLimit: Double) throws {
+        let (status, listing) = try run(unzip, ["-Z", "-t", zip], timeLimit: timeLimit)
         guard status == 0 else {
             throw ImportError("\(zip): is not a zip file unzip can read (\(firstLine(of: listing) ?? "exit status \(status)")); check that it is Loop's export")
         }
@@ -81,9 +83,8 @@ enum LoopZip {
         // zipinfo's short listing, one line per entry:
         // "-rw-r--r--  3.0 unx     1234 tx defN 26-Nov-21 09:00 Habits.csv"; the fifth field
         // is the type, in upper case ("TX", "BX") when the entry is encrypted.
-        let entries = temp + "/entries.txt"
-        guard try run(unzip, ["-Z", "-s", zip], output: entries, timeLimit: timeLimit) == 0,
-              let bytes = try? Sys.readFile(entries, limit: 64 << 20) else {
+        let (listed, bytes) = try run(unzip, ["-Z", "-s", zip], outputLimit: maxListingBytes, whole: true, timeLimit: timeLimit)
+        guard listed == 0 else {
             throw ImportError("\(zip): unzip could not list it; check that it is Loop's export, or unpack it yourself and import the folder")
         }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
@@ -121,43 +122,31 @@ enum LoopZip {
         }
     }
 
-    /// Runs `tool` with `arguments`, stdin from /dev/null and stdout and stderr into
-    /// `output`, in a new session (so it has no controlling terminal: nothing it runs can
-    /// open /dev/tty to ask a question), and returns its exit status (-1 when a signal ended
-    /// it). After `timeLimit` seconds it is killed, and that is an error.
-    static func run(_ tool: String, _ arguments: [String], output: String, timeLimit: Double = timeLimit) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // POSIX_SPAWN_SETSID (glibc 2.26), which Swift's Glibc module does not name.
-        posix_spawnattr_setflags(&attributes, 0x80)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let words: [String] = [tool] + arguments
-        let environment: [String] = ["PATH=/usr/bin:/bin", "LC_ALL=C"]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) }
-        defer { (argv + envp).forEach { free($0) } }
-        var pid = pid_t()
-        let started = posix_spawn(&pid, tool, &actions, &attributes, argv + [nil], envp + [nil])
-        guard started == 0 else {
-            throw ImportError("\(tool): cannot be started (\(String(cString: strerror(started)))); unpack the zip yourself and import the folder")
+    /// Runs `tool` with `arguments` (see `OutsideProgram`: standard input from /dev/null, a
+    /// session of its own, so nothing it runs can open /dev/tty to ask a question), with
+    /// only `PATH` and `LC_ALL=C` in its environment, and returns its exit status (-1 when a
+    /// signal ended it) and the first `outputLimit` bytes of its output and errors. Being
+    /// still at work after `timeLimit` seconds (it is then killed), or not starting, is an
+    /// error; so is more output than `outputLimit` when `whole`.
+    static func run(_ tool: String, _ arguments: [String], outputLimit: Int = 64 << 10, whole: Bool = false,
+                    timeLimit: Double = timeLimit) throws -> (status: Int32, output: [UInt8]) {
+        let result = OutsideProgram(tool, arguments, timeLimit: timeLimit, outputLimit: outputLimit, errors: .merge,
+                                    environment: .exactly(["PATH=/usr/bin:/bin", "LC_ALL=C"])).run()
+        switch result.outcome {
+        case .exited(let status):
+            if whole && result.outputCut {
+                throw ImportError("\(tool): wrote more than \(outputLimit >> 20) MB about the zip, which Loop's export never makes it do; unpack the zip yourself and import the folder")
+            }
+            return (status, result.output)
+        case .signalled: return (-1, result.output)
+        case .killedAfterTimeLimit, .couldNotStart:
+            let problem = result.problem ?? ""
+            throw ImportError("\(tool): \(problem); unpack the zip yourself and import the folder")
         }
-        guard let status = try Sys.waitForExit(pid, timeLimit: timeLimit, path: tool) else {
-            let seconds = Int(timeLimit.rounded(.up))
-            throw ImportError("\(tool): did not finish within \(seconds) second\(seconds == 1 ? "" : "s") and was stopped; unpack the zip yourself and import the folder")
-        }
-        return status
     }
 
-    /// The first line of a small text file, for a message.
-    static func firstLine(of path: String) -> String? {
-        guard let bytes = try? Sys.readFile(path, limit: 4096) else { return nil }
-        let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map(String.init)
-        return line.map { ImportText.shown(ImportText.trimmed($0)) }
+    /// The first line of a tool's output, for a message.
+    static func firstLine(of output: [UInt8]) -> String? {
+        OutsideProgram.firstLine(output).map { ImportText.shown(ImportText.trimmed($0)) }
     }
 }

@@ -1,0 +1,269 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One run of another program (`notify-send`, `systemctl`, `unzip`, a `password_command`),
+/// bounded in time and size: its standard input is /dev/null; it runs in a session of its
+/// own (no terminal to ask on, and a process group of its own); at most `outputLimit` bytes
+/// of its output are kept and the rest is read and dropped, so it never blocks writing; after
+/// `timeLimit` seconds it is killed with SIGKILL, with every process of its group. Habitto's
+/// secrets (`secretVariables`) are left out of its environment unless the caller passes them.
+public struct OutsideProgram: Sendable {
+    /// What the program's standard error is connected to.
+    public enum Errors: Sendable, Equatable {
+        /// /dev/null.
+        case discard
+        /// Habitto's own standard error (the user sees it).
+        case inherit
+        /// The same stream as its output (`Result.output`).
+        case merge
+        /// A stream of its own (`Result.errors`), with the same limit as the output.
+        case collect
+    }
+
+    /// The program's environment.
+    public enum Environment: Sendable, Equatable {
+        /// This process's, without `secretVariables`.
+        case inherited
+        /// This process's as it is, secrets included (for a program that needs one).
+        case inheritedWithSecrets
+        /// Exactly these `NAME=value` entries.
+        case exactly([String])
+    }
+
+    /// How a run ended.
+    public enum Outcome: Sendable, Equatable {
+        /// It exited with this status.
+        case exited(Int32)
+        /// A signal ended it (not Habitto's: it was within its time).
+        case signalled(Int32)
+        /// It was still running at its time limit, and was killed.
+        case killedAfterTimeLimit
+        /// It could not be started, for this reason.
+        case couldNotStart(String)
+    }
+
+    /// What a run produced.
+    public struct Result: Sendable {
+        public let outcome: Outcome
+        /// The first `outputLimit` bytes of its standard output (and standard error, with `.merge`).
+        public let output: [UInt8]
+        /// The first `outputLimit` bytes of its standard error, with `.collect`.
+        public let errors: [UInt8]
+        /// Whether it wrote more output than was kept.
+        public let outputCut: Bool
+        /// The time limit it ran under, in seconds (for messages).
+        public let timeLimit: Double
+
+        /// Whether it exited with status 0.
+        public var succeeded: Bool { outcome == .exited(0) }
+
+        /// What went wrong, in words that follow the program's name ("did not finish within 5
+        /// seconds and was stopped"); nil when it exited with status 0. An exit status comes
+        /// with the first line the program wrote on its collected standard error, if any.
+        public var problem: String? {
+            switch outcome {
+            case .exited(0): return nil
+            case .exited(let status):
+                let said = OutsideProgram.firstLine(errors) ?? OutsideProgram.firstLine(output)
+                return "failed (exit status \(status)\(said.map { ": " + $0 } ?? ""))"
+            case .signalled(let signal): return "was ended by signal \(signal)"
+            case .killedAfterTimeLimit: return "did not finish within \(OutsideProgram.seconds(timeLimit)) and was stopped"
+            case .couldNotStart(let reason): return "could not be started (\(reason))"
+            }
+        }
+    }
+
+    /// The environment variables that hold Habitto's secrets.
+    public static let secretVariables = ["HABITTO_WEBDAV_PASSWORD"]
+
+    /// The program's absolute path.
+    public var path: String
+    /// Its arguments, after its name.
+    public var arguments: [String]
+    /// The longest it may run, in seconds.
+    public var timeLimit: Double
+    /// The most bytes of output (and of collected errors) kept.
+    public var outputLimit: Int
+    public var errors: Errors
+    public var environment: Environment
+
+    public init(_ path: String, _ arguments: [String], timeLimit: Double, outputLimit: Int = 64 << 10,
+                errors: Errors = .discard, environment: Environment = .inherited) {
+        self.path = path
+        self.arguments = arguments
+        self.timeLimit = timeLimit
+        self.outputLimit = outputLimit
+        self.errors = errors
+        self.environment = environment
+    }
+
+    /// The first executable regular file `name` in the directories of `searchPath` (a
+    /// `PATH` value; the usual one when nil), or nil.
+    public static func find(_ name: String, searchPath: String?) -> String? {
+        for dir in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !dir.isEmpty {
+            let path = "\(dir)/\(name)"
+            if let st = Sys.status(followingLinks: path), st.st_mode & S_IFMT == S_IFREG, access(path, X_OK) == 0 { return path }
+        }
+        return nil
+    }
+
+    /// Runs the program to its end or its time limit (blocking the calling thread).
+    public func run() -> Result {
+        var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
+        func failed(_ reason: String) -> Result {
+            for fd in out + err where fd >= 0 { close(fd) }
+            return Result(outcome: .couldNotStart(reason), output: [], errors: [], outputCut: false, timeLimit: timeLimit)
+        }
+        // Socket pairs made close-on-exec at once, so that no other child inherits their ends.
+        let socketType = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, socketType, 0, &out) == 0 else { return failed(String(cString: strerror(errno))) }
+        if errors == .collect, socketpair(AF_UNIX, socketType, 0, &err) != 0 { return failed(String(cString: strerror(errno))) }
+        let errors = self.errors
+        let started = Sys.spawn(path, [path] + arguments, environment: environmentEntries(), newSession: true) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+            switch errors {
+            case .discard: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            case .inherit: break
+            case .merge: posix_spawn_file_actions_adddup2(&actions, out[1], 2)
+            case .collect: posix_spawn_file_actions_adddup2(&actions, err[1], 2)
+            }
+        }
+        close(out[1])
+        if err[1] >= 0 { close(err[1]) }
+        out[1] = -1; err[1] = -1
+        let child: pid_t
+        switch started {
+        case .success(let pid): child = pid
+        case .failure(let e): return failed(e.description)
+        }
+        defer { close(out[0]); if err[0] >= 0 { close(err[0]) } }
+        var streams = [Stream(fd: out[0], limit: outputLimit)]
+        if err[0] >= 0 { streams.append(Stream(fd: err[0], limit: outputLimit)) }
+        let outcome = wait(for: child, reading: &streams)
+        return Result(outcome: outcome, output: streams[0].kept, errors: streams.count > 1 ? streams[1].kept : [],
+                      outputCut: streams[0].cut, timeLimit: timeLimit)
+    }
+
+    /// Reads the child's streams until it exits, or kills its process group at the time limit.
+    private func wait(for child: pid_t, reading streams: inout [Stream]) -> Outcome {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int64(max(0, timeLimit) * 1000)))
+        // The child's end shows as the end of its output, or (when something it started keeps
+        // the output open) by asking; the pause between asks grows while nothing happens.
+        var pause: Int32 = 1
+        while true {
+            if let status = Self.reap(child, blocking: false) {
+                for i in streams.indices { streams[i].drainWithoutWaiting() }
+                return status
+            }
+            let left = clock.now.duration(to: deadline)
+            if left <= .zero {
+                // Its own session made it a process group leader: the group goes with it.
+                kill(-child, SIGKILL)
+                kill(child, SIGKILL)
+                _ = Self.reap(child, blocking: true)
+                return .killedAfterTimeLimit
+            }
+            let leftMilliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+            let open = streams.indices.filter { !streams[$0].ended }
+            var fds = open.map { pollfd(fd: streams[$0].fd, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), Int32(min(Int64(pause), leftMilliseconds)))
+            if ready > 0 {
+                for (k, i) in open.enumerated() where fds[k].revents != 0 { streams[i].readOnce() }
+                pause = 1
+            } else {
+                pause = min(pause * 2, 50)
+            }
+        }
+    }
+
+    /// The child's outcome once it has ended (nil while it runs, when not `blocking`).
+    private static func reap(_ child: pid_t, blocking: Bool) -> Outcome? {
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(child, &status, blocking ? 0 : WNOHANG)
+            if r == child { break }
+            if r == 0 { return nil }
+            if errno == EINTR { continue }
+            return .couldNotStart("its end could not be seen: \(String(cString: strerror(errno)))")
+        }
+        // WIFEXITED / WEXITSTATUS, else WTERMSIG.
+        return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
+    }
+
+    /// The `NAME=value` entries the program gets.
+    private func environmentEntries() -> [String] {
+        switch environment {
+        case .exactly(let entries): return entries
+        case .inherited, .inheritedWithSecrets:
+            var entries: [String] = []
+            var entry = environ
+            while let p = entry.pointee {
+                let pair = String(cString: p)
+                entry += 1
+                if environment == .inherited, Self.secretVariables.contains(where: { pair.hasPrefix($0 + "=") }) { continue }
+                entries.append(pair)
+            }
+            return entries
+        }
+    }
+
+    /// One of the child's output streams, read as it comes.
+    private struct Stream {
+        let fd: Int32
+        let limit: Int
+        var kept: [UInt8] = []
+        var cut = false
+        var ended = false
+
+        init(fd: Int32, limit: Int) { self.fd = fd; self.limit = limit }
+
+        /// One read (poll said there is something, or the end).
+        mutating func readOnce() {
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { return }
+            guard n > 0 else { ended = true; return }
+            keep(chunk[0..<n])
+        }
+
+        /// What is already there, once the child has ended.
+        mutating func drainWithoutWaiting() {
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while !ended {
+                let n = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { ended = true; return }
+                keep(chunk[0..<n])
+            }
+        }
+
+        private mutating func keep(_ bytes: ArraySlice<UInt8>) {
+            let room = limit - kept.count
+            if bytes.count > room { cut = true }
+            if room > 0 { kept += bytes.prefix(room) }
+        }
+    }
+
+    /// "1 second", "5 seconds" (a time limit, rounded up to whole seconds).
+    public static func seconds(_ limit: Double) -> String {
+        let whole = Int(limit.rounded(.up))
+        return "\(whole) second\(whole == 1 ? "" : "s")"
+    }
+
+    /// The first non-blank line of a program's output, trimmed and at most 200 characters
+    /// (for a message), or nil.
+    public static func firstLine(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+            let start = line.drop(while: blank)
+            let trimmed = String(start[..<(start.lastIndex { !blank($0) }.map(start.index(after:)) ?? start.startIndex)])
+            if !trimmed.isEmpty { return trimmed.count > 200 ? String(trimmed.prefix(200)) + "…" : trimmed }
+        }
+        return nil
+    }
+}
