@@ -136,32 +136,14 @@ struct AppEnvironment {
     }
 
     /// How the sync remote gets its password and CA: `HABITTO_WEBDAV_PASSWORD`, else the
-    /// config's `password_command` (its first line of output), else `password_file` (which
-    /// must not be readable by group or others). Looked up only when a remote needs it.
+    /// config's `password_command`, else its `password_file` (see `PasswordSource`). Looked
+    /// up only when a remote needs it.
     func remoteAccess() -> RemoteAccess {
-        let env = ProcessEnvironment.value
-        let config = self.config
+        let config = self.config, configPath = self.configPath
         return RemoteAccess(password: {
-            if let p = env("HABITTO_WEBDAV_PASSWORD") { return p }
-            if let command = config.passwordCommand {
-                let run: (status: Int32, output: [UInt8])
-                do { run = try ProcessEnvironment.shellOutput(command) } catch {
-                    throw CoreError.invalid("password_command could not be run: \(error)")
-                }
-                guard run.status == 0 else {
-                    throw CoreError.invalid("password_command failed (exit \(run.status)); check it in the config")
-                }
-                return String(decoding: run.output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            }
-            if let path = config.passwordFile {
-                var st = stat()
-                guard stat(path, &st) == 0 else { throw CoreError.invalid("password_file \(path) cannot be read: \(String(cString: strerror(errno)))") }
-                guard st.st_mode & 0o077 == 0 else {
-                    throw CoreError.invalid("password_file \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run chmod 600 on it")
-                }
-                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            }
+            if let p = ProcessEnvironment.value("HABITTO_WEBDAV_PASSWORD") { return p }
+            if let command = config.passwordCommand { return try PasswordSource.run(command, configPath: configPath) }
+            if let path = config.passwordFile { return try PasswordSource.read(path, configPath: configPath) }
             return nil
         }, caFile: config.caFile)
     }

@@ -40,45 +40,6 @@ extension ProcessEnvironment {
         return "/"
     }
 
-    /// Runs `/bin/sh -c command` with no input and its errors discarded, and returns its
-    /// exit status and at most `limit` bytes of its output (the rest is read and dropped, so
-    /// that the command is never blocked writing). Throws when it cannot be started.
-    static func shellOutput(_ command: String, limit: Int = 1 << 16) throws -> (status: Int32, output: [UInt8]) {
-        var ends: [Int32] = [-1, -1]
-        // A socket pair made close-on-exec at once (the C library's pipe2 is not visible to
-        // Swift here), so that no other child inherits its ends.
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else { throw SpawnError(reason: String(cString: strerror(errno))) }
-        let started = Sys.spawn("/bin/sh", ["/bin/sh", "-c", command]) { actions in
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        }
-        close(ends[1])
-        defer { close(ends[0]) }
-        let child: pid_t
-        switch started {
-        case .success(let pid): child = pid
-        case .failure(let e): throw SpawnError(reason: e.description)
-        }
-        var output: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(ends[0], &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            if output.count < limit { output += chunk[0..<min(n, limit - output.count)] }
-        }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        // As the shell reports it: the exit code, or 128 + the signal that ended it.
-        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (code, output)
-    }
-
-    struct SpawnError: Error, CustomStringConvertible {
-        let reason: String
-        var description: String { reason }
-    }
-
     /// Runs `body` on a new thread with a stack of `stackSize` bytes (the UI loop's renders
     /// recurse deeper than a secondary thread's default allows). Returns false when the
     /// thread cannot be made.
