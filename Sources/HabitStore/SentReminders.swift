@@ -1,5 +1,8 @@
 import FoundationEssentials
 import HabitCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One notification `habitto remind` sent: a habit, a habit day and a reminder time.
 public struct SentReminder: Hashable, Sendable, Comparable {
@@ -12,10 +15,23 @@ public struct SentReminder: Hashable, Sendable, Comparable {
     }
 }
 
-/// The file `reminders-sent` in the data directory: one line per reminder sent,
-/// `YYYY-MM-DD HH:MM HABITID`, sorted. It is read and rewritten (durably and atomically)
-/// with the data directory's lock held, so two `habitto remind` running at once never
-/// claim the same reminder. Entries for days before the one kept from are dropped.
+/// The right to send reminders, held by one process at a time: an exclusive lock on
+/// `reminders-sent.lock` in the data directory, taken without waiting (`HabitRepository.
+/// lockReminderSending`) and released when this is released.
+public final class ReminderSendingLock: Sendable {
+    private let fd: Int32
+    fileprivate init(fd: Int32) { self.fd = fd }
+    deinit { Sys.close(fd) }
+}
+
+/// The file `reminders-sent` in the data directory: one line per reminder shown,
+/// `YYYY-MM-DD HH:MM HABITID`, sorted. A reminder is written there only after it was shown,
+/// one at a time, durably and atomically with the data directory's lock held; and one
+/// process at a time sends reminders (`ReminderSendingLock`), so two `habitto remind`
+/// running at once never show the same reminder. Entries for days before the one kept
+/// from are dropped. It is a cache of what was shown: a damaged file is started afresh, and
+/// anything but a regular file in its place (a folder, a link, a FIFO) is moved to
+/// `recovered/` first, with a one-line warning either way.
 public enum SentReminders {
     /// The file's lines, or nil when a line is not one this file holds.
     static func parse(_ bytes: [UInt8]) -> Set<SentReminder>? {
@@ -35,33 +51,85 @@ public enum SentReminders {
         Array(sent.sorted().map { "\($0.day) \($0.time) \($0.habit)\n" }.joined().utf8)
     }
 
-    /// With the lock held: reads what was sent (a damaged or unreadable file counts as
-    /// empty, with a one-line warning), keeps the `wanted` reminders not sent yet, records
-    /// them as sent together with the earlier ones from `keepFrom` on, and returns them.
-    static func claim(_ wanted: [SentReminder], path: String, keepFrom: LocalDay) throws -> (claimed: [SentReminder], warning: String?) {
-        var warning: String?
-        var sent = Set<SentReminder>()
-        do {
-            if let bytes = try Sys.readFile(path, limit: 1 << 20, followLinks: false) {
-                if let parsed = parse(bytes) { sent = parsed } else {
-                    warning = "warning: \(path) is damaged; it was started afresh (a reminder of today may come again)"
-                }
-            }
-        } catch {
-            warning = "warning: \(path) could not be read (\(error)); it was started afresh (a reminder of today may come again)"
+    /// The lock file beside the record.
+    static func lockPath(_ paths: DataPaths) -> String { paths.remindersSent + ".lock" }
+
+    /// Takes the sending lock without waiting; nil when another process holds it.
+    static func lockSending(_ paths: DataPaths, now: Date) throws -> (lock: ReminderSendingLock?, warning: String?) {
+        let path = lockPath(paths)
+        let warning = try setAsideIfNotAFile(path, paths: paths, now: now, what: "the lock of sending reminders")
+        let fd = try Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK)
+        var r: Int32
+        repeat { r = flock(fd, LOCK_EX | LOCK_NB) } while r < 0 && errno == EINTR
+        if r < 0 {
+            let e = errno
+            Sys.close(fd)
+            guard e == EWOULDBLOCK else { throw StoreError.io(operation: "lock", path: path, errno: e) }
+            return (nil, warning)
         }
-        let claimed = wanted.filter { !sent.contains($0) }
-        let kept = sent.filter { $0.day >= keepFrom }.union(claimed)
-        if kept != sent || warning != nil { try Sys.writeAtomically(encode(kept), to: path) }
-        return (claimed, warning)
+        return (ReminderSendingLock(fd: fd), warning)
+    }
+
+    /// What was shown before, with the data directory's lock held: a damaged or unreadable
+    /// record counts as empty and is started afresh (anything but a regular file is moved to
+    /// `recovered/` first), with a one-line warning.
+    static func read(_ paths: DataPaths, now: Date) throws -> (sent: Set<SentReminder>, warning: String?) {
+        let path = paths.remindersSent
+        let again = "it was started afresh (a reminder of today may come again)"
+        if let moved = try setAsideIfNotAFile(path, paths: paths, now: now, what: "the record of reminders shown") {
+            return ([], moved + "; " + again)
+        }
+        let warning: String
+        do {
+            guard let bytes = try Sys.readFile(path, limit: 1 << 20, followLinks: false) else { return ([], nil) }
+            if let parsed = parse(bytes) { return (parsed, nil) }
+            warning = "warning: \(path) is damaged; \(again)"
+        } catch {
+            warning = "warning: \(path) could not be read (\(error)); \(again)"
+        }
+        try Sys.writeAtomically([], to: path)
+        return ([], warning)
+    }
+
+    /// Records `shown` as shown, with the data directory's lock held, and drops the entries
+    /// of days before `keepFrom`.
+    static func record(_ shown: [SentReminder], paths: DataPaths, keepFrom: LocalDay, now: Date) throws -> String? {
+        let (sent, warning) = try read(paths, now: now)
+        let kept = sent.filter { $0.day >= keepFrom }.union(shown)
+        if kept != sent { try Sys.writeAtomically(encode(kept), to: paths.remindersSent) }
+        return warning
+    }
+
+    /// Moves anything but a regular file at `path` (a folder, a symbolic link, a FIFO) to
+    /// `recovered/`, and says so; nil when `path` is a regular file or missing.
+    static func setAsideIfNotAFile(_ path: String, paths: DataPaths, now: Date, what: String) throws -> String? {
+        guard let st = try Sys.entryStatus(path), st.st_mode & S_IFMT != S_IFREG else { return nil }
+        let moved = try Sys.setAside(path, into: paths.recovered, now: now)
+        return "warning: \(path) (\(what)) was \(Sys.kind(st.st_mode)), not a regular file; it was moved to \(moved)"
     }
 }
 
 extension HabitRepository {
-    /// Claims the `wanted` reminders that were not sent before (see `SentReminders`), with
-    /// the data directory's lock held; those returned are recorded as sent. Entries for
-    /// days before `keepFrom` are pruned.
-    public func claimReminders(_ wanted: [SentReminder], keepFrom: LocalDay) throws -> (claimed: [SentReminder], warning: String?) {
-        try withStore { store, _, _ in try SentReminders.claim(wanted, path: store.paths.remindersSent, keepFrom: keepFrom) }
+    /// The right to send reminders, taken without waiting: nil (and nothing sent) when
+    /// another process is sending them. A warning when something in the lock file's place
+    /// was moved to `recovered/`.
+    public func lockReminderSending() throws -> (lock: ReminderSendingLock?, warning: String?) {
+        try withStore { store, now, _ in try SentReminders.lockSending(store.paths, now: now) }
+    }
+
+    /// The `wanted` reminders not shown before (see `SentReminders`), and a warning when the
+    /// record was damaged and started afresh. Needs the sending lock.
+    public func unshownReminders(_ wanted: [SentReminder], holding: ReminderSendingLock) throws -> (unshown: [SentReminder], warning: String?) {
+        try withStore { store, now, _ in
+            let (sent, warning) = try SentReminders.read(store.paths, now: now)
+            return (wanted.filter { !sent.contains($0) }, warning)
+        }
+    }
+
+    /// Records reminders as shown (durably, under the data directory's lock), and drops the
+    /// entries of days before `keepFrom`. Needs the sending lock.
+    @discardableResult
+    public func recordRemindersShown(_ shown: [SentReminder], keepFrom: LocalDay, holding: ReminderSendingLock) throws -> String? {
+        try withStore { store, now, _ in try SentReminders.record(shown, paths: store.paths, keepFrom: keepFrom, now: now) }
     }
 }

@@ -17,8 +17,9 @@ extension Runner {
         A reminder fires once per habit, day and time, from its time until \(Reminders.graceMinutes / 60) hours later, for a habit
         due today that is not done (a limit habit: nothing recorded today) and not skipped. It goes to
         notify-send when DISPLAY or WAYLAND_DISPLAY is set and notify-send is on PATH, else to standard
-        output; --json prints the reminders as JSON instead. What was sent is kept in reminders-sent
-        in the data directory.
+        output; --json prints the reminders as JSON instead. What was shown is kept in reminders-sent
+        in the data directory; a reminder notify-send could not show (it failed, or took over
+        \(Int(Notifier.timeLimit)) seconds) is not kept, comes again at the next run, and makes the exit status 1.
         """)
 
     func remind() async throws {
@@ -36,81 +37,95 @@ extension Runner {
         let today = self.today
         let due = Reminders.due(in: state, now: env.now, today: today, local: AppEnvironment.localInstant,
                                 dayStartHour: env.config.dayStartHour, settings: settings)
-        let wanted = due.map { SentReminder(habit: $0.habit.id, day: $0.day, time: $0.time) }
-        // Two days back is enough to never send again what the grace window still allows.
-        let (claimed, warning) = try await repo.claimReminders(wanted, keepFrom: today.adding(-2))
+        func key(_ d: DueReminder) -> SentReminder { SentReminder(habit: d.habit.id, day: d.day, time: d.time) }
+        let json = invocation.has("--json")
+        // Nothing due (most runs of the timer): no file is touched.
+        if due.isEmpty {
+            if json { Output.raw(JSON.array([]).serialized()) }
+            return
+        }
+        // One process sends reminders at a time; one that finds another at it leaves them to it.
+        let (held, lockWarning) = try await repo.lockReminderSending()
+        if let lockWarning { Output.err(lockWarning) }
+        guard let lock = held else {
+            Output.warn("remind: another 'habitto remind' is sending the reminders now; nothing was sent here")
+            if json { Output.raw(JSON.array([]).serialized()) }
+            return
+        }
+        let (unshown, warning) = try await repo.unshownReminders(due.map(key), holding: lock)
         if let warning { Output.err(warning) }
-        let sending = due.filter { d in claimed.contains(SentReminder(habit: d.habit.id, day: d.day, time: d.time)) }
-        if invocation.has("--json") {
+        let sending = due.filter { unshown.contains(key($0)) }
+        // Two days back is enough to never show again what the grace window still allows.
+        let keepFrom = today.adding(-2)
+        func shown(_ reminders: [DueReminder]) async throws {
+            if let w = try await repo.recordRemindersShown(reminders.map(key), keepFrom: keepFrom, holding: lock) { Output.err(w) }
+        }
+        func progress(_ d: DueReminder) -> String {
+            Output.progressText(state.dayLine(d.habit, on: d.day, today: today, settings: settings))
+        }
+        if json {
             Output.raw(JSON.array(sending.map { d in
                 .object(["id": .string(d.habit.id.rawValue), "name": .string(d.habit.name), "day": .string(d.day.description),
-                         "time": .string(d.time.description),
-                         "progress": .string(Output.progressText(state.dayLine(d.habit, on: d.day, today: today, settings: settings)))])
+                         "time": .string(d.time.description), "progress": .string(progress(d))])
             }).serialized())
+            try await shown(sending)
             return
         }
         let notifier = Notifier(env: process)
-        for d in sending {
-            let progress = Output.progressText(state.dayLine(d.habit, on: d.day, today: today, settings: settings))
-            let body = "Reminder \(d.time): not done today (\(progress))"
-            if !notifier.notify(title: "Habitto: " + Sanitize.display(d.habit.name), body: body) {
-                Output.line("Reminder \(d.time): \(Output.icon(d.habit))\(Sanitize.display(d.habit.name)) is not done today (\(progress))")
-            }
+        if notifier.missing && !sending.isEmpty {
+            Output.warn("remind: notify-send is not installed, so reminders are printed here; install it with 'sudo apt install libnotify-bin'")
         }
+        // Each reminder counts as shown, and is recorded, only once it was: one that could not
+        // be shown is tried again at the next run.
+        var failed: [(reminder: DueReminder, problem: String)] = []
+        for d in sending {
+            if notifier.program != nil {
+                let body = "Reminder \(d.time): not done today (\(progress(d)))"
+                if let problem = notifier.notify(title: "Habitto: " + Sanitize.display(d.habit.name), body: body) {
+                    failed.append((d, problem))
+                    continue
+                }
+            } else {
+                Output.line("Reminder \(d.time): \(Output.icon(d.habit))\(Sanitize.display(d.habit.name)) is not done today (\(progress(d)))")
+            }
+            try await shown([d])
+        }
+        guard let first = failed.first else { return }
+        let which = "the \(first.reminder.time) reminder for \(Output.title(first.reminder.habit))"
+        throw CLIError.invalid(failed.count == 1
+            ? "remind: \(which) was not shown: notify-send \(first.problem); it is tried again at the next run"
+            : "remind: \(failed.count) reminders were not shown (\(which), first: notify-send \(first.problem)); they are tried again at the next run")
     }
 }
 
 /// Desktop notifications through `notify-send`, when a desktop session is there.
 struct Notifier {
+    /// The longest `notify-send` may take, in seconds (it returns as soon as the
+    /// notification server has the notification).
+    static let timeLimit = 5.0
     let program: String?
+    /// A desktop session is there, but `notify-send` is not.
+    let missing: Bool
 
     /// `notify-send` from PATH when DISPLAY or WAYLAND_DISPLAY is set; else none.
     init(env: [String: String]) {
         let desktop = [env["DISPLAY"], env["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
-        program = desktop ? Programs.find("notify-send", env: env) : nil
+        program = desktop ? OutsideProgram.find("notify-send", searchPath: env["PATH"]) : nil
+        missing = desktop && program == nil
     }
 
-    /// Sends one notification; false when there is no notify-send or it failed (the caller
-    /// prints a line instead). The body is escaped, since notification servers read markup.
-    func notify(title: String, body: String) -> Bool {
-        guard let program else { return false }
-        let escaped = body.replacingAll("&", with: "&amp;").replacingAll("<", with: "&lt;")
-            .replacingAll(">", with: "&gt;")
-        return Programs.run(program, ["--app-name=Habitto", title, escaped], quiet: true) == 0
-    }
-}
-
-/// Finding and running other programs.
-enum Programs {
-    /// The first executable regular file `name` in PATH's directories, or nil.
-    static func find(_ name: String, env: [String: String]) -> String? {
-        for dir in (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !dir.isEmpty {
-            let path = "\(dir)/\(name)"
-            if let st = Sys.status(followingLinks: path), st.st_mode & S_IFMT == S_IFREG, access(path, X_OK) == 0 { return path }
-        }
-        return nil
+    /// Sends one notification; nil when notify-send showed it, else what went wrong. Title
+    /// and body are escaped, since notification servers read markup in them.
+    func notify(title: String, body: String) -> String? {
+        guard let program else { return "is not installed" }
+        return OutsideProgram(program, ["--app-name=Habitto", Self.markupEscaped(title), Self.markupEscaped(body)],
+                              timeLimit: Self.timeLimit, errors: .collect).run().problem
     }
 
-    /// Runs a program to its end with standard input from /dev/null and standard output
-    /// discarded (standard error too when `quiet`); its exit status, or nil when it could
-    /// not start or was killed.
-    static func run(_ path: String, _ args: [String], quiet: Bool) -> Int32? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
-        let argv = ([path] + args).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { return nil }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return nil }
-        }
-        // WIFEXITED / WEXITSTATUS.
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : nil
+    /// `text` with the characters of notification markup (`&`, `<`, `>`, quotes) as entities.
+    static func markupEscaped(_ text: String) -> String {
+        text.replacingAll("&", with: "&amp;").replacingAll("<", with: "&lt;").replacingAll(">", with: "&gt;")
+            .replacingAll("\"", with: "&quot;").replacingAll("'", with: "&apos;")
     }
 }
 
@@ -139,19 +154,29 @@ struct RemindTimer {
     /// The command the timer runs: this binary on this data directory.
     var command: [String] { [Self.executable, "--home", home, "remind"] }
 
+    /// Why systemd cannot run this program, or nil: it refuses a program's path that holds
+    /// a quote, a backslash or a control character (systemd.service(5)).
+    static func unitRefusal(_ program: String) -> String? {
+        guard program.unicodeScalars.contains(where: { $0 == "\"" || $0 == "'" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+        return "the path of this program (\(program)) holds a quote, a backslash or a control character, which systemd does not accept in a program's path"
+    }
+
     var serviceText: String {
-        // systemd reads a quoted word with C-style escapes; % starts a specifier.
-        func quoted(_ s: String) -> String {
-            "\"" + s.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"")
-                .replacingAll("%", with: "%%") + "\""
+        // systemd.syntax(7) and systemd.service(5): a quoted word takes C-style escapes and
+        // % starts a specifier (%% is the character); in the arguments, not in the program's
+        // path, $ starts an environment variable ($$ is the character).
+        func quoted(_ s: String, program: Bool) -> String {
+            let text = s.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").replacingAll("%", with: "%%")
+            return "\"" + (program ? text : text.replacingAll("$", with: "$$")) + "\""
         }
+        let words = command.enumerated().map { quoted($0.element, program: $0.offset == 0) }
         return """
         [Unit]
         Description=Habitto reminders (habitto remind)
 
         [Service]
         Type=oneshot
-        ExecStart=\(command.map(quoted).joined(separator: " "))
+        ExecStart=\(words.joined(separator: " "))
 
         """
     }
@@ -175,17 +200,36 @@ struct RemindTimer {
         return "*/5 * * * * " + command.map(quoted).joined(separator: " ")
     }
 
-    /// Runs `systemctl --user ARGS`; true when it exits 0.
+    /// The longest one `systemctl --user` call may take, in seconds (`enable --now` waits for
+    /// the timer to start).
+    static let systemctlTimeLimit = 15.0
+
+    /// `systemctl` from PATH, or nil.
+    var systemctlPath: String? { OutsideProgram.find("systemctl", searchPath: env["PATH"]) }
+
+    /// Runs `systemctl --user ARGS`; true when it exits 0. Its first line of errors, or that it
+    /// did not finish in time, is one line on standard error.
     func systemctl(_ args: [String]) -> Bool {
-        guard let program = Programs.find("systemctl", env: env) else { return false }
-        return Programs.run(program, ["--user"] + args, quiet: false) == 0
+        guard let program = systemctlPath else { return false }
+        let run = OutsideProgram(program, ["--user"] + args, timeLimit: Self.systemctlTimeLimit, errors: .collect).run()
+        if run.outcome == .exited(0) { return true }
+        if case .exited = run.outcome, let said = OutsideProgram.firstLine(run.errors) {
+            Output.err("systemctl: " + said)
+        } else if let problem = run.problem {
+            Output.warn("'systemctl --user \(args.joined(separator: " "))' \(problem)")
+        }
+        return false
     }
 
     func install() throws {
         if home.contains(where: \.isNewline) {
             throw CLIError.invalid("the data directory's path contains a line break; a timer cannot name it")
         }
-        if systemctl(["show-environment"]) {
+        if systemctlPath == nil {
+            Output.line("systemctl is not installed (Debian package systemd), so no systemd timer was installed.")
+        } else if let refusal = Self.unitRefusal(command[0]) {
+            Output.line(refusal + ", so no systemd timer was installed.")
+        } else if systemctl(["show-environment"]) {
             try Sys.makeDirectories(directory)
             try Sys.writeAtomically(Array(serviceText.utf8), to: directory + "/" + Self.service, mode: 0o644)
             try Sys.writeAtomically(Array(Self.timerText.utf8), to: directory + "/" + Self.timer, mode: 0o644)

@@ -93,33 +93,91 @@ final class ReminderStoreTests: StoreTestCase {
         }
     }
 
-    /// A reminder is claimed once; a damaged record of sent reminders is reported and
-    /// started afresh; old days are pruned.
-    func testRemindersAreClaimedOnceAndOldOnesPruned() async throws {
+    /// Only what was recorded as shown counts as sent; a damaged record of sent reminders is
+    /// reported and started afresh; old days are pruned.
+    func testOnlyRecordedRemindersCountAsShownAndOldOnesArePruned() async throws {
         let repo = try HabitRepository(directory: path("sent"), now: Fixture.clock)
         let day = LocalDay("2026-11-21")!
         let a = SentReminder(habit: Fixture.read, day: day, time: times[0])
         let b = SentReminder(habit: Fixture.water, day: day, time: times[1])
-        let first = try await repo.claimReminders([a], keepFrom: day)
-        XCTAssertEqual(first.claimed, [a])
+        let taken = try await repo.lockReminderSending().lock
+        let lock = try XCTUnwrap(taken)
+        let first = try await repo.unshownReminders([a, b], holding: lock)
+        XCTAssertEqual(first.unshown, [a, b])
         XCTAssertNil(first.warning)
-        let second = try await repo.claimReminders([a, b], keepFrom: day).claimed
-        let third = try await repo.claimReminders([a, b], keepFrom: day).claimed
-        XCTAssertEqual(second, [b])
-        XCTAssertEqual(third, [])
+        let asked = try await repo.unshownReminders([a, b], holding: lock).unshown
+        XCTAssertEqual(asked, [a, b], "asking records nothing")
+        try await repo.recordRemindersShown([a], keepFrom: day, holding: lock)
+        let afterA = try await repo.unshownReminders([a, b], holding: lock).unshown
+        XCTAssertEqual(afterA, [b])
+        try await repo.recordRemindersShown([b], keepFrom: day, holding: lock)
+        let afterB = try await repo.unshownReminders([a, b], holding: lock).unshown
+        XCTAssertEqual(afterB, [])
         XCTAssertEqual(String(decoding: try fileBytes(repo.paths.remindersSent), as: UTF8.self),
                        "2026-11-21 08:00 \(Fixture.read)\n2026-11-21 20:30 \(Fixture.water)\n")
         // The next day: yesterday's entries are pruned.
         let c = SentReminder(habit: Fixture.read, day: day.adding(1), time: times[0])
-        let nextDay = try await repo.claimReminders([c], keepFrom: day.adding(1)).claimed
-        XCTAssertEqual(nextDay, [c])
+        try await repo.recordRemindersShown([c], keepFrom: day.adding(1), holding: lock)
         XCTAssertEqual(String(decoding: try fileBytes(repo.paths.remindersSent), as: UTF8.self), "2026-11-22 08:00 \(Fixture.read)\n")
 
         try Data("2026-11-22 8h \u{1B}[31m\n".utf8).write(to: URL(fileURLWithPath: repo.paths.remindersSent))
-        let afresh = try await repo.claimReminders([c], keepFrom: day.adding(1))
-        XCTAssertEqual(afresh.claimed, [c])
+        let afresh = try await repo.unshownReminders([c], holding: lock)
+        XCTAssertEqual(afresh.unshown, [c])
         XCTAssertTrue(afresh.warning?.contains("is damaged") == true, afresh.warning ?? "no warning")
-        let again = try await repo.claimReminders([c], keepFrom: day.adding(1)).claimed
-        XCTAssertEqual(again, [], "rewritten whole")
+        XCTAssertEqual(try fileBytes(repo.paths.remindersSent), [], "started afresh")
+        let next = try await repo.unshownReminders([c], holding: lock)
+        XCTAssertNil(next.warning, "reported once")
+    }
+
+    /// One process at a time holds the right to send reminders; it is free again once
+    /// released.
+    func testOneProcessAtATimeSendsReminders() async throws {
+        let repo = try HabitRepository(directory: path("sent"), now: Fixture.clock)
+        var held = try await repo.lockReminderSending().lock
+        XCTAssertNotNil(held)
+        // Another open file description stands for another process (flock locks belong to those).
+        let other = try HabitRepository(directory: path("sent"), now: Fixture.clock)
+        let meanwhile = try await other.lockReminderSending().lock
+        XCTAssertNil(meanwhile, "taken while the first holds it")
+        held = nil
+        let later = try await other.lockReminderSending().lock
+        XCTAssertNotNil(later, "free once released")
+    }
+
+    /// A folder, a link or a FIFO where the record of sent reminders (or its lock) belongs is
+    /// moved to recovered/, with its content, and the record starts afresh.
+    func testSomethingOtherThanAFileInPlaceOfTheRecordIsMovedToRecovered() async throws {
+        let repo = try HabitRepository(directory: path("sent"), now: Fixture.clock)
+        let paths = repo.paths
+        let day = LocalDay("2026-11-21")!
+        let a = SentReminder(habit: Fixture.read, day: day, time: times[0])
+        try FileManager.default.createDirectory(atPath: paths.remindersSent + ".lock", withIntermediateDirectories: false)
+        let (held, lockWarning) = try await repo.lockReminderSending()
+        let lock = try XCTUnwrap(held)
+        XCTAssertTrue(lockWarning?.contains("reminders-sent.lock (the lock of sending reminders) was a folder, not a regular file; it was moved to \(paths.recovered)/reminders-sent.lock-") == true,
+                      lockWarning ?? "no warning")
+        let kinds: [(String, () throws -> Void)] = [
+            ("a folder", { try FileManager.default.createDirectory(atPath: paths.remindersSent + "/inside", withIntermediateDirectories: true) }),
+            ("a symbolic link", { try FileManager.default.createSymbolicLink(atPath: paths.remindersSent, withDestinationPath: "/etc/hostname") }),
+            ("a FIFO (named pipe)", { XCTAssertEqual(mkfifo(paths.remindersSent, 0o600), 0) }),
+        ]
+        for (kind, make) in kinds {
+            try make()
+            let before = try FileManager.default.contentsOfDirectory(atPath: paths.recovered).count
+            let (unshown, warning) = try await repo.unshownReminders([a], holding: lock)
+            XCTAssertEqual(unshown, [a], kind)
+            XCTAssertTrue(warning?.contains("reminders-sent (the record of reminders shown) was \(kind), not a regular file; it was moved to \(paths.recovered)/reminders-sent-") == true,
+                          warning ?? "no warning")
+            XCTAssertTrue(warning?.hasSuffix("; it was started afresh (a reminder of today may come again)") == true, warning ?? "")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: paths.recovered).count, before + 1, "kept, not removed")
+            try await repo.recordRemindersShown([a], keepFrom: day, holding: lock)
+            XCTAssertEqual(String(decoding: try fileBytes(paths.remindersSent), as: UTF8.self), "2026-11-21 08:00 \(Fixture.read)\n")
+            let again = try await repo.unshownReminders([a], holding: lock).unshown
+            XCTAssertEqual(again, [])
+            try FileManager.default.removeItem(atPath: paths.remindersSent)
+        }
+        let moved = try FileManager.default.contentsOfDirectory(atPath: paths.recovered)
+        XCTAssertTrue(moved.contains { $0.hasPrefix("reminders-sent-") && FileManager.default.fileExists(atPath: paths.recovered + "/" + $0 + "/inside") },
+                      "the folder is there with what it held: \(moved)")
     }
 }

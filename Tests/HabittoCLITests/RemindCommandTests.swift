@@ -1,5 +1,8 @@
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `habitto remind` and `--remind` through the real binary, with a fake `notify-send` and a
 /// fake `systemctl` on PATH that record their arguments (one line each, a `--` line after
@@ -78,13 +81,87 @@ final class RemindCommandTests: XCTestCase {
         XCTAssertEqual(box.ok("remind"), "", "not twice")
     }
 
-    func testWhenNotifySendFailsTheReminderIsPrinted() {
-        fake("notify-send", log: notifyLog, status: 1)
+    func testWhenNotifySendFailsTheReminderIsNotRecordedAndComesAgain() throws {
+        // It fails for Read only: Walk is shown and recorded, Read is tried again.
+        try box.script(bin + "/notify-send", "for a in \"$@\"; do printf '%s\\n' \"$a\"; done >> '\(notifyLog)'\necho -- >> '\(notifyLog)'\n"
+                       + "case \"$2\" in *Read*) echo 'GDBus.Error: no notification server' >&2; exit 1;; esac")
         box.extraEnv["DISPLAY"] = ""
         box.extraEnv["WAYLAND_DISPLAY"] = "wayland-0"
         box.ok("add", "Read", "--remind", "08:00")
-        XCTAssertEqual(box.ok("remind"), "Reminder 08:00: Read is not done today (0/1)\n")
-        XCTAssertEqual(calls(notifyLog).count, 1, "notify-send was tried")
+        box.ok("add", "Walk", "--remind", "08:00")
+        let r = box.run("remind")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertEqual(r.stderr, "habitto: remind: the 08:00 reminder for 'Read' was not shown: notify-send failed (exit status 1: GDBus.Error: no notification server); it is tried again at the next run\n")
+        XCTAssertEqual(calls(notifyLog).map { $0[1] }, ["Habitto: Read", "Habitto: Walk"])
+        fake("notify-send", log: notifyLog)
+        XCTAssertEqual(box.ok("remind"), "")
+        XCTAssertEqual(calls(notifyLog).map { $0[1] }, ["Habitto: Read", "Habitto: Walk", "Habitto: Read"], "only Read again")
+        XCTAssertEqual(box.ok("remind"), "")
+        XCTAssertEqual(calls(notifyLog).count, 3)
+    }
+
+    func testANotifySendThatNeverReturnsIsStoppedAndItsRemindersComeAgain() throws {
+        try box.script(bin + "/notify-send", "echo $$ >> '\(box.root)/pids'\nexec sleep 300")
+        box.ok("add", "Read", "--remind", "08:00")
+        box.ok("add", "Walk", "--remind", "08:00")
+        let started = Date()
+        let r = try box.runWithin(120, ["remind"])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertEqual(r.stderr, "habitto: remind: 2 reminders were not shown (the 08:00 reminder for 'Read', first: notify-send did not finish within 5 seconds and was stopped); they are tried again at the next run\n")
+        let pids = try String(contentsOfFile: box.root + "/pids", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(pids.count, 2, "each reminder was tried")
+        for pid in pids {
+            try Data(pid.utf8).write(to: URL(fileURLWithPath: box.root + "/pid"))
+            XCTAssertTrue(processInFileEnds(box.root + "/pid"), "notify-send \(pid) was killed")
+        }
+        XCTAssertEqual((try? String(contentsOfFile: box.home + "/reminders-sent", encoding: .utf8)) ?? "", "", "nothing recorded as sent")
+        fake("notify-send", log: notifyLog)
+        XCTAssertEqual(box.ok("remind"), "")
+        XCTAssertEqual(calls(notifyLog).map { $0[1] }, ["Habitto: Read", "Habitto: Walk"])
+    }
+
+    func testNotifySendGetsEscapedMarkupAndNoPassword() throws {
+        try box.script(bin + "/notify-send", "env > '\(box.root)/env'\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> '\(notifyLog)'\necho -- >> '\(notifyLog)'")
+        box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = "s3cret-pw"
+        box.ok("add", "Tom & <b>Jerry</b> \"1\" 'x'", "--remind", "08:00")
+        box.ok("remind")
+        XCTAssertEqual(calls(notifyLog), [["--app-name=Habitto", "Habitto: Tom &amp; &lt;b&gt;Jerry&lt;/b&gt; &quot;1&quot; &apos;x&apos;",
+                                           "Reminder 08:00: not done today (0/1)"]])
+        let env = try String(contentsOfFile: box.root + "/env", encoding: .utf8)
+        XCTAssertTrue(env.contains("DISPLAY=:0"), env)
+        XCTAssertFalse(env.contains("s3cret-pw"), "the password is not passed on: \(env)")
+        XCTAssertFalse(env.contains("HABITTO_WEBDAV_PASSWORD"), env)
+    }
+
+    func testWithoutNotifySendTheRemindersArePrintedAndItsPackageNamed() {
+        box.extraEnv["PATH"] = bin
+        try? FileManager.default.removeItem(atPath: bin + "/notify-send")
+        box.ok("add", "Read", "--remind", "08:00")
+        let r = box.run("remind")
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.stdout, "Reminder 08:00: Read is not done today (0/1)\n")
+        XCTAssertEqual(r.stderr, "habitto: remind: notify-send is not installed, so reminders are printed here; install it with 'sudo apt install libnotify-bin'\n")
+        XCTAssertEqual(box.run("remind").stderr, "", "nothing left to send, nothing said")
+    }
+
+    func testARecordOfSentRemindersThatIsAFolderIsMovedToRecoveredAndStartedAfresh() throws {
+        box.ok("add", "Read", "--remind", "08:00")
+        try FileManager.default.createDirectory(atPath: box.home + "/reminders-sent/inside", withIntermediateDirectories: true)
+        let r = box.run("remind")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("warning: \(box.home)/reminders-sent (the record of reminders shown) was a folder, not a regular file; it was moved to \(box.home)/recovered/reminders-sent-"), r.stderr)
+        XCTAssertEqual(calls(notifyLog).count, 1)
+        let recovered = try FileManager.default.contentsOfDirectory(atPath: box.home + "/recovered")
+        XCTAssertEqual(recovered.count, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: box.home + "/recovered/" + recovered[0] + "/inside"), "kept with what it held")
+        let again = box.run("remind")
+        XCTAssertEqual(again.status, 0)
+        XCTAssertEqual(again.stderr, "")
+        XCTAssertEqual(calls(notifyLog).count, 1, "recorded in a new file")
     }
 
     func testJSONListsTheRemindersAndRecordsThem() throws {
@@ -155,6 +232,63 @@ final class RemindCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/habitto-remind.timer"))
         XCTAssertEqual(calls(systemctlLog).suffix(2), [["--user", "disable", "--now", "habitto-remind.timer"], ["--user", "daemon-reload"]])
         XCTAssertTrue(box.ok("remind", "--uninstall").hasPrefix("No reminder timer is installed"))
+    }
+
+    /// The binary linked (not copied) into `folder` in the sandbox, run from there.
+    private func runBinary(from folder: String) throws {
+        let dir = box.root + "/" + folder
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        XCTAssertEqual(link(Sandbox.binary, dir + "/habitto"), 0, String(cString: strerror(errno)))
+        box.binaryPath = dir + "/habitto"
+    }
+
+    func testTheTimerUnitNamesPathsWithDollarPercentSpacesAndQuotesVerbatim() throws {
+        try box.script(bin + "/systemctl", "env > '\(box.root)/env'\nexit 0")
+        box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = "s3cret-pw"
+        try runBinary(from: "bin $PATH 5%")
+        let home = box.root + "/a $HOME ${USER} %h 100% \"q\" 'x' back\\slash"
+        box.ok("--home", home, "add", "Read")
+        XCTAssertTrue(box.ok("--home", home, "remind", "--install").hasPrefix("Installed "))
+        let service = try String(contentsOfFile: box.config + "/systemd/user/habitto-remind.service", encoding: .utf8)
+        // systemd.service(5): % is a specifier everywhere; $ a variable in the arguments only.
+        let expected = "ExecStart=\"\(box.root)/bin $PATH 5%%/habitto\" \"--home\" "
+            + "\"\(box.root)/a $$HOME $${USER} %%h 100%% \\\"q\\\" 'x' back\\\\slash\" \"remind\"\n"
+        XCTAssertTrue(service.contains(expected), "\(service)\nwanted: \(expected)")
+        let env = try String(contentsOfFile: box.root + "/env", encoding: .utf8)
+        XCTAssertTrue(env.contains("PATH=\(bin)"), env)
+        XCTAssertFalse(env.contains("s3cret-pw"), "the password is not passed on to systemctl: \(env)")
+    }
+
+    func testAProgramPathSystemdRefusesGetsTheCrontabLine() throws {
+        fake("systemctl", log: systemctlLog)
+        try runBinary(from: "it's here")
+        let out = box.ok("remind", "--install")
+        XCTAssertEqual(out, """
+            the path of this program (\(box.root)/it's here/habitto) holds a quote, a backslash or a control character, which systemd does not accept in a program's path, so no systemd timer was installed.
+            To check reminders every 5 minutes with cron instead, add this line with 'crontab -e':
+            */5 * * * * '\(box.root)/it'\\''s here/habitto' '--home' '\(box.home)' 'remind'
+
+            """)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.config + "/systemd"))
+    }
+
+    func testASystemctlThatNeverReturnsIsStoppedAndTheCrontabLineGiven() throws {
+        try box.script(bin + "/systemctl", "echo $$ > '\(box.root)/pid'\nexec sleep 300")
+        let started = Date()
+        let r = try box.runWithin(120, ["remind", "--install"])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "habitto: 'systemctl --user show-environment' did not finish within 15 seconds and was stopped\n")
+        XCTAssertTrue(r.stdout.hasPrefix("'systemctl --user' does not work here, so no systemd timer was installed.\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("*/5 * * * * "), r.stdout)
+        XCTAssertTrue(processInFileEnds(box.root + "/pid"), "systemctl was killed")
+    }
+
+    func testWithoutSystemctlInstallNamesItsPackageAndGivesTheCrontabLine() {
+        box.extraEnv["PATH"] = bin
+        let r = box.run("remind", "--install")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("systemctl is not installed (Debian package systemd), so no systemd timer was installed.\nTo check reminders every 5 minutes with cron instead"), r.stdout)
     }
 
     func testWithoutAWorkingSystemctlInstallPrintsTheCrontabLine() {
