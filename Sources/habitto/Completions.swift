@@ -1,7 +1,9 @@
 /// Shell completion scripts, generated from the command table (`Specs.all`, the one the
 /// help and the parser read): a command, option or value added there completes without
 /// editing anything here. Habit and theme names are read at completion time through
-/// `habitto __complete habits|themes`, one name a line.
+/// `habitto __complete habits|themes`, one name a line, and each shell inserts a name
+/// escaped for the quoting it lands in (none, `'…'` or `"…"`): a name, which another
+/// device may have chosen, is never run as a command.
 enum Completions {
     /// The script for `shell` (bash, zsh or fish), or nil for another shell. Hidden
     /// commands are left out.
@@ -66,29 +68,76 @@ enum Completions {
     }
 
     static let bashDriver = #"""
-    # Names from 'habitto __complete habits|themes' that start with $2, quoted for the
-    # command line (or left as they are after an opening quote).
+    # Names from 'habitto __complete habits|themes' that start with the word being completed,
+    # each written so that the shell reads it back as that name and nothing else. $2 is the
+    # word as typed (from COMP_WORDS), $3 its end that readline replaces: after an opening
+    # quote, what follows the quote, and the name is escaped for that quote.
     _habitto_names() {
-        local what=$1 cur=$2 quoted= name
-        case $cur in
-            \'*|\"*) quoted=1; cur=${cur:1};;
-            *) cur=$(printf '%s' "$cur" | sed 's/\\\(.\)/\1/g');;
-        esac
+        local what=$1 word=$2 text=$3 quote= c value= typed= context= name rest out
+        local -i i=0 cut found=0
+        [[ $word == *"$text" ]] || return 0
+        cut=$(( ${#word} - ${#text} ))
+        # The word as the shell reads it (quotes removed, backslashes applied), and the
+        # quote readline's text starts in.
+        while (( i <= ${#word} )); do
+            (( i == cut )) && { typed=$value; context=$quote; found=1; }
+            (( i == ${#word} )) && break
+            c=${word:i:1}
+            i+=1
+            case $quote$c in
+                \'\'|\"\") quote=;;
+                \'?) value+=$c;;
+                \"\\) if [[ ${word:i:1} == [\\\$\`\"] ]]; then value+=${word:i:1}; i+=1; else value+=$c; fi;;
+                \"?) value+=$c;;
+                \'|\") quote=$c;;
+                \\) value+=${word:i:1}; i+=1;;
+                *) value+=$c;;
+            esac
+        done
+        (( found )) || return 0
         local -a names
         mapfile -t names < <("${_habitto_cmd[@]}" __complete "$what" 2>/dev/null)
         for name in "${names[@]}"; do
-            [[ $name == "$cur"* ]] || continue
-            [[ -n $quoted ]] || printf -v name '%q' "$name"
-            COMPREPLY+=("$name")
+            [[ $name == "$value"* ]] || continue
+            rest=${name:${#typed}}
+            out=
+            case $context in
+                \')
+                    for (( i = 0; i < ${#rest}; i++ )); do
+                        c=${rest:i:1}
+                        if [[ $c == \' ]]; then out+="'\''"; else out+=$c; fi
+                    done;;
+                \")
+                    # ! is history expansion even inside double quotes: it goes outside them.
+                    for (( i = 0; i < ${#rest}; i++ )); do
+                        c=${rest:i:1}
+                        case $c in
+                            [\\\$\`\"]) out+=\\$c;;
+                            !) out+='"\!"';;
+                            *) out+=$c;;
+                        esac
+                    done;;
+                *) [[ -z $rest ]] || printf -v out %q "$rest";;
+            esac
+            if [[ -n $context ]]; then
+                # readline closes the quote after the only match, unless the character
+                # before the cursor is the quote character (the last one inserted, or the
+                # opening quote when nothing is): then the script closes it.
+                [[ -z $out || $out == *"$context" ]] && out+=$context
+                # A match that starts with the quote character replaces the opening quote.
+                [[ $out == "$context"* ]] && out=$context$out
+            fi
+            COMPREPLY+=("$out")
         done
     }
 
+    # Completes a value of kind $1; $2 is the word as typed, $3 the text readline replaces.
     _habitto_reply() {
         local kind=$1 cur=$2
         case $kind in
             w:*) COMPREPLY=($(compgen -W "${kind#w:}" -- "$cur"));;
-            h) _habitto_names habits "$cur";;
-            t) _habitto_names themes "$cur";;
+            h) _habitto_names habits "$cur" "$3";;
+            t) _habitto_names themes "$cur" "$3";;
             f) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur"));;
             d) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur"));;
         esac
@@ -96,14 +145,17 @@ enum Completions {
 
     _habitto() {
         COMPREPLY=()
-        local cur=${COMP_WORDS[COMP_CWORD]} cmd= word opt= REPLY
+        local cur=${COMP_WORDS[COMP_CWORD]} text=$2 cmd= word opt= ended= REPLY
         local -i i=1 n=0
         local -a _habitto_cmd=("${COMP_WORDS[0]}")
         # bash splits --option=value at the '='.
         [[ $cur == = ]] && cur=
         while (( i < COMP_CWORD )); do
             word=${COMP_WORDS[i]}
-            if [[ $word == -* ]]; then
+            # After --, every word is an argument (a habit name may start with -).
+            if [[ -z $ended && $word == -- ]]; then
+                ended=1
+            elif [[ -z $ended && $word == -* ]]; then
                 if _habitto_value "$cmd" "$word"; then
                     [[ ${COMP_WORDS[i+1]} == = ]] && i+=1
                     i+=1
@@ -121,14 +173,14 @@ enum Completions {
             i+=1
         done
         if [[ -n $opt ]]; then
-            _habitto_value "$cmd" "$opt" && _habitto_reply "$REPLY" "$cur"
-        elif [[ $cur == -* ]]; then
+            _habitto_value "$cmd" "$opt" && _habitto_reply "$REPLY" "$cur" "$text"
+        elif [[ -z $ended && $cur == -* ]]; then
             if [[ -z $cmd ]]; then REPLY=$_habitto_globals; else _habitto_options "$cmd"; fi
             COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
         elif [[ -z $cmd ]]; then
             COMPREPLY=($(compgen -W "$_habitto_commands" -- "$cur"))
         elif _habitto_argument "$cmd" "$n"; then
-            _habitto_reply "$REPLY" "$cur"
+            _habitto_reply "$REPLY" "$cur" "$text"
         fi
     }
 
@@ -141,6 +193,7 @@ enum Completions {
     }
 
     static let zshDriver = #"""
+    # compadd without -Q quotes each name for the quoting the cursor is in.
     _habitto_reply() {
         local -a items
         case $1 in
@@ -154,15 +207,18 @@ enum Completions {
     }
 
     _habitto() {
-        local cur=${words[CURRENT]} cmd= word opt= REPLY
+        local cur=${words[CURRENT]} cmd= word opt= ended= REPLY
         local -i i=2 n=0
         local -a _habitto_cmd
         _habitto_cmd=(${words[1]})
         while (( i < CURRENT )); do
             word=${words[i]}
-            if [[ $word == --*=* ]]; then
+            # After --, every word is an argument (a habit name may start with -).
+            if [[ -z $ended && $word == -- ]]; then
+                ended=1
+            elif [[ -z $ended && $word == --*=* ]]; then
                 :
-            elif [[ $word == -* ]]; then
+            elif [[ -z $ended && $word == -* ]]; then
                 if _habitto_value "$cmd" "$word"; then
                     (( i++ ))
                     if (( i >= CURRENT )); then
@@ -178,14 +234,14 @@ enum Completions {
             fi
             (( i++ ))
         done
-        if [[ -z $opt && $cur == --*=* ]]; then
+        if [[ -z $opt && -z $ended && $cur == --*=* ]]; then
             opt=${cur%%=*}
             compset -P '*='
         fi
         local -a items
         if [[ -n $opt ]]; then
             _habitto_value "$cmd" "$opt" && _habitto_reply "$REPLY"
-        elif [[ $cur == -* ]]; then
+        elif [[ -z $ended && $cur == -* ]]; then
             if [[ -z $cmd ]]; then REPLY=$_habitto_globals; else _habitto_options "$cmd"; fi
             items=(${=REPLY})
             compadd -a items
@@ -219,7 +275,8 @@ enum Completions {
 
     static func fish(_ specs: [CommandSpec], _ globals: [OptionSpec]) -> String {
         var s = """
-        # Names from 'habitto __complete habits|themes', read from the data directory of --home when given.
+        # Names from 'habitto __complete habits|themes', read from the data directory of --home when given;
+        # fish escapes each one for the quoting the cursor is in.
         function __habitto_names
             set -l tokens (commandline -opc)
             set -l args

@@ -160,12 +160,15 @@ final class ShellIntegrationTests: XCTestCase {
     // MARK: Completions
 
     /// bash's completion of the command line `words` (after `habitto`, the last one being
-    /// completed), with the script from `completions bash` sourced.
+    /// completed), with the script from `completions bash` sourced. The function gets, as
+    /// from readline, the text it replaces: the last word, after its opening quote if any.
     func bash(_ words: [String], file: StaticString = #filePath, line: UInt = #line) -> [String] {
         let all = [Sandbox.binary] + words
-        let quoted = all.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let program = "source <('\(Sandbox.binary)' completions bash) || exit 9; COMP_WORDS=(\(quoted)); COMP_CWORD=\(all.count - 1); "
-            + "_habitto; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let last = all[all.count - 1]
+        let text = last.hasPrefix("\"") || last.hasPrefix("'") ? String(last.dropFirst()) : last == "=" ? "" : last
+        func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let program = "source <('\(Sandbox.binary)' completions bash) || exit 9; COMP_WORDS=(\(all.map(quoted).joined(separator: " "))); "
+            + "COMP_CWORD=\(all.count - 1); _habitto habitto \(quoted(text)) \(quoted(all[all.count - 2])); printf '%s\\n' \"${COMPREPLY[@]}\""
         let r = box.run(["-c", program], program: "/bin/bash", file: file, line: line)
         XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
         return r.stdout.split(separator: "\n").map(String.init)
@@ -210,7 +213,7 @@ final class ShellIntegrationTests: XCTestCase {
 
     /// The path of `tool`; a machine without it fails the test, never skips it (.ci/test.sh
     /// installs it), as a missing tmux does.
-    func tool(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    static func tool(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
         for dir in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: dir + "/" + name) {
             return dir + "/" + name
         }
@@ -219,7 +222,7 @@ final class ShellIntegrationTests: XCTestCase {
     }
 
     func testTheZshAndFishScriptsAreValidAndFishCompletesNamesAndValues() throws {
-        let zsh = try tool("zsh"), fish = try tool("fish")
+        let zsh = try Self.tool("zsh"), fish = try Self.tool("fish")
         let zshScript = box.root + "/_habitto", fishScript = box.root + "/habitto.fish"
         try box.ok("completions", "zsh").write(toFile: zshScript, atomically: true, encoding: .utf8)
         try box.ok("completions", "fish").write(toFile: fishScript, atomically: true, encoding: .utf8)
@@ -274,7 +277,7 @@ final class ShellIntegrationTests: XCTestCase {
     func testMakeInstallPutsEveryFileInPlaceAndUninstallRemovesThem() throws {
         let dest = box.root + "/dest"
         let binDir = (Sandbox.binary as NSString).deletingLastPathComponent
-        let make = try tool("make")
+        let make = try Self.tool("make")
         let args = ["-C", Self.repository, "DESTDIR=" + dest, "PREFIX=/usr", "BUILT=" + binDir]
         let installed = box.run(args + ["install"], program: make)
         XCTAssertEqual(installed.status, 0, installed.stderr)
