@@ -1,0 +1,73 @@
+import FoundationEssentials
+
+/// When a habit is due.
+public enum Schedule: Hashable, Sendable, CustomStringConvertible {
+    /// Every day.
+    case daily
+    /// On the chosen weekdays (a non-empty set).
+    case weekdays(Set<Weekday>)
+    /// Every `n` days (n ≥ 2) counted from the start date.
+    case everyNDays(Int)
+    /// `n` times in each week (1–7), on any days.
+    case perWeek(Int)
+
+    /// Parses `daily`, `weekdays`, `weekends`, `mon,wed,fri`, `every:3`, `3/week`.
+    public init(parsing text: String) throws {
+        let t = text.trimmingBlanks.lowercased()
+        switch t {
+        case "daily", "every:1", "7/week": self = .daily; return
+        case "weekdays": self = .weekdays([.monday, .tuesday, .wednesday, .thursday, .friday]); return
+        case "weekends": self = .weekdays([.saturday, .sunday]); return
+        default: break
+        }
+        if t.hasPrefix("every:") {
+            guard let n = Int(t.dropFirst(6)), (1...365).contains(n) else {
+                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): every:N needs a whole number N from 1 to 365")
+            }
+            self = n == 1 ? .daily : .everyNDays(n)
+            return
+        }
+        if t.hasSuffix("/week") {
+            guard let n = Int(t.dropLast(5)), (1...7).contains(n) else {
+                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): N/week needs a whole number N from 1 to 7")
+            }
+            self = n == 7 ? .daily : .perWeek(n)
+            return
+        }
+        var days = Set<Weekday>()
+        for part in t.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let d = Weekday(name: part.trimmingBlanks) else {
+                throw CoreError.invalid(
+                    "schedule \(Sanitize.quoted(text)) not understood: use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
+            }
+            days.insert(d)
+        }
+        self = days.count == 7 ? .daily : .weekdays(days)
+    }
+
+    /// The canonical text form, which `init(parsing:)` reads back.
+    public var description: String {
+        switch self {
+        case .daily: return "daily"
+        case .weekdays(let set):
+            if set == [.monday, .tuesday, .wednesday, .thursday, .friday] { return "weekdays" }
+            if set == [.saturday, .sunday] { return "weekends" }
+            return set.sorted().map(\.shortName).joined(separator: ",")
+        case .everyNDays(let n): return "every:\(n)"
+        case .perWeek(let n): return "\(n)/week"
+        }
+    }
+
+    /// Loop Habit Tracker's frequency as numerator / denominator: times per number of days.
+    public var frequency: (numerator: Int, denominator: Int) {
+        switch self {
+        case .daily: return (1, 1)
+        case .weekdays(let set): return (set.count, 7)
+        case .everyNDays(let n): return (1, n)
+        case .perWeek(let n): return (n, 7)
+        }
+    }
+
+    /// True for schedules whose streaks count weeks instead of days.
+    public var isWeekly: Bool { if case .perWeek = self { return true } else { return false } }
+}

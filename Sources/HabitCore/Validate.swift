@@ -1,0 +1,104 @@
+import FoundationEssentials
+
+/// The rules for user-entered text. Each throws `CoreError.invalid` with a message that
+/// says what is allowed.
+public enum Validate {
+    /// 1–64 characters, no control characters, no invisible characters (see
+    /// `Sanitize.invisibleScalar(in:)`), no leading or trailing space.
+    public static func name(_ s: String) throws {
+        if s.isEmpty || s.allSatisfy(\.isWhitespace) { throw CoreError.invalid("habit name is empty: give 1 to 64 characters") }
+        if s.count > 64 { throw CoreError.invalid("habit name is \(s.count) characters long: use at most 64") }
+        try fitsEncoding(s, what: "habit name")
+        try noControl(s, what: "habit name", allowNewline: false)
+        try noInvisible(s, what: "habit name")
+        if s.first!.isWhitespace || s.last!.isWhitespace {
+            throw CoreError.invalid("habit name must not start or end with a space")
+        }
+    }
+    /// Exactly one character (an emoji counts as one).
+    public static func icon(_ s: String) throws {
+        guard s.count == 1, !s.first!.isWhitespace else { throw CoreError.invalid("icon must be exactly one character or emoji") }
+        try fitsEncoding(s, what: "icon")
+        try noControl(s, what: "icon", allowNewline: false)
+        try noInvisible(s, what: "icon")
+    }
+    /// Named colours and `#RRGGBB`.
+    public static let colorNames = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
+                                    "orange", "purple", "pink", "gray"]
+    public static func color(_ s: String) throws {
+        let lower = s.lowercased()
+        if colorNames.contains(lower) { return }
+        let hexDigits = lower.dropFirst()
+        if lower.hasPrefix("#"), hexDigits.count == 6, hexDigits.allSatisfy(\.isHexDigit) { return }
+        throw CoreError.invalid("color '\(Sanitize.display(s))' not understood: use #RRGGBB or one of \(colorNames.joined(separator: ", "))")
+    }
+    /// Goals are thousandths (see `Amount`): build habits need a goal above 0 (0.001 at
+    /// least), limit habits 0 or more; at most 1,000,000 units.
+    public static func goal(_ g: Int, kind: HabitKind) throws {
+        let minimum = kind == .build ? 1 : 0
+        guard g >= minimum, g <= Limits.maxGoal else {
+            throw CoreError.invalid("goal \(Amount.format(g)) is out of range: a \(kind.rawValue) habit needs \(kind == .build ? "more than 0" : "0 or more") and at most \(Amount.format(Limits.maxGoal))")
+        }
+    }
+    /// 1–24 characters, no control characters.
+    public static func unit(_ s: String) throws {
+        guard !s.isEmpty, s.count <= 24 else { throw CoreError.invalid("unit must be 1 to 24 characters") }
+        try fitsEncoding(s, what: "unit")
+        try noControl(s, what: "unit", allowNewline: false)
+        try noInvisible(s, what: "unit")
+    }
+    /// 1–32 characters, no control characters, no leading or trailing space.
+    /// An order key: 1 to `OrderKey.maxLength` characters of `OrderKey.digits`, not ending
+    /// in the lowest digit (so that a key between any two always exists).
+    public static func position(_ s: String) throws {
+        guard OrderKey.isValid(s) else {
+            throw CoreError.invalid("order key '\(Sanitize.display(String(s.prefix(OrderKey.maxLength + 1))))' is not valid: use 1 to \(OrderKey.maxLength) of 0-9, A-Z, a-z, not ending in 0")
+        }
+    }
+    public static func group(_ s: String) throws {
+        guard !s.isEmpty, s.count <= 32 else { throw CoreError.invalid("group must be 1 to 32 characters") }
+        try fitsEncoding(s, what: "group")
+        try noControl(s, what: "group", allowNewline: false)
+        try noInvisible(s, what: "group")
+        if s.first!.isWhitespace || s.last!.isWhitespace {
+            throw CoreError.invalid("group must not start or end with a space")
+        }
+    }
+    /// A day's note: 1–2,000 characters; newlines allowed, other control characters not.
+    public static func dayNote(_ s: String) throws {
+        guard !s.isEmpty, s.count <= 2000 else { throw CoreError.invalid("a day's note must be 1 to 2000 characters") }
+        try fitsEncoding(s, what: "note")
+        try noControl(s, what: "note", allowNewline: true)
+    }
+    /// At most 2,000 characters; newlines allowed, other control characters not.
+    public static func notes(_ s: String) throws {
+        guard s.count <= 2000 else { throw CoreError.invalid("notes are \(s.count) characters long: use at most 2000") }
+        try fitsEncoding(s, what: "notes")
+        try noControl(s, what: "notes", allowNewline: true)
+    }
+
+    /// At most the 65,536 UTF-8 bytes `ByteReader.string` reads back: one character can
+    /// carry any number of combining marks, so counting characters does not bound the size.
+    static func fitsEncoding(_ s: String, what: String) throws {
+        guard s.utf8.count <= 65_536 else { throw CoreError.invalid("\(what) is too long: use at most 65536 bytes of text") }
+    }
+
+    static func noControl(_ s: String, what: String, allowNewline: Bool) throws {
+        for scalar in s.unicodeScalars where Sanitize.isForbidden(scalar) {
+            if allowNewline && scalar == "\n" { continue }
+            throw CoreError.invalid("\(what) contains a control character (\(codePoint(scalar))): remove it")
+        }
+    }
+
+    /// Labels (names, icons, units, groups) must show what they hold.
+    static func noInvisible(_ s: String, what: String) throws {
+        if let scalar = Sanitize.invisibleScalar(in: s) {
+            throw CoreError.invalid("\(what) contains an invisible character (\(codePoint(scalar))): remove it")
+        }
+    }
+
+    static func codePoint(_ u: Unicode.Scalar) -> String {
+        let code = String(u.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
+    }
+}
