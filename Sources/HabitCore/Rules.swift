@@ -1,40 +1,10 @@
 import FoundationEssentials
-import Glibc
 
 /// Settings the rules depend on.
 public struct RuleSettings: Hashable, Sendable {
     /// The first day of a week, for N-times-per-week habits.
     public var weekStart: Weekday
     public init(weekStart: Weekday = .monday) { self.weekStart = weekStart }
-}
-
-/// XP earned per successful habit-day and per perfect day.
-public let xpPerHabitDay = 50
-public let xpPerPerfectDay = 50
-
-/// A level and the XP around it. Level L is reached at 50·L·(L−1) XP.
-public struct LevelInfo: Hashable, Sendable {
-    public let level: Int
-    /// XP earned since reaching this level.
-    public let xpIntoLevel: Int
-    /// XP between this level and the next (100·L).
-    public let xpForNextLevel: Int
-    /// XP still missing to reach the next level.
-    public var xpToNextLevel: Int { xpForNextLevel - xpIntoLevel }
-
-    /// The level for a total XP.
-    public init(xp: Int) {
-        let total = max(0, xp)
-        // Solve 50·L·(L−1) ≤ xp, then correct rounding.
-        var l = max(1, Int((1 + (1 + Double(total) / 12.5).squareRoot()) / 2))
-        while 50 * l * (l - 1) > total { l -= 1 }
-        while 50 * (l + 1) * l <= total { l += 1 }
-        level = l
-        xpIntoLevel = total - 50 * l * (l - 1)
-        xpForNextLevel = 100 * l
-    }
-    /// The XP at which a level starts.
-    public static func threshold(level: Int) -> Int { 50 * level * (level - 1) }
 }
 
 /// One habit-day as a check-in's confirmation shows it: what `HabitSummary` says without
@@ -74,25 +44,6 @@ public struct HabitSummary: Hashable, Sendable {
     public subscript<T>(dynamicMember path: KeyPath<DayLine, T>) -> T { line[keyPath: path] }
 }
 
-/// Whole-account figures.
-public struct Stats: Hashable, Sendable {
-    /// Settled XP: every day before today, and what today has earned for good.
-    public let xp: Int
-    public let level: LevelInfo
-    /// Settled XP earned on today's date.
-    public let xpToday: Int
-    /// XP that today will add when it ends as it stands: its limit habits that are within
-    /// their limit, and today's perfect day when a limit habit takes part in it. Not in `xp`.
-    public let xpProvisional: Int
-    /// Settled perfect days.
-    public let perfectDays: Int
-    /// Habits that exist and are not archived today; archived ones.
-    public let habits: Int
-    public let archivedHabits: Int
-    /// Units of progress recorded on existing habits (sum over all days).
-    public let checkIns: Int
-}
-
 extension HabitState {
     /// A habit's recorded days as the rules read them, fetched once per rule evaluation.
     /// A habit's days as the rules read them (a yes/no habit's progress at most its goal).
@@ -119,146 +70,6 @@ extension HabitState {
             d = d.adding(1)
         }
         return before < n
-    }
-
-    /// Current and best streak as of `asOf`, with `today` the day still in progress: a
-    /// pending (not yet successful) today neither counts nor breaks, and a limit habit's
-    /// today neither counts nor breaks until it is over.
-    public func streaks(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings = .init())
-        -> (current: Int, best: Int)
-    {
-        streaks(habit, asOf: asOf, today: today, settings: settings, days: daysOf(habit))
-    }
-
-    func streaks(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns)
-        -> (current: Int, best: Int)
-    {
-        let runs = streakRuns(habit, asOf: asOf, today: today, settings: settings, days: recorded)
-        return (runs.last(where: \.isCurrent)?.length ?? 0, runs.map(\.length).max() ?? 0)
-    }
-
-    /// Every streak up to `asOf`, oldest first, by the streak rules: days (weeks for
-    /// N-per-week habits) that succeeded in a row, skipped days neither counting nor
-    /// breaking, today pending (a limit habit's today neither counts nor breaks until it is
-    /// over). The last run is flagged current when it has not been broken.
-    func streakRuns(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns)
-        -> [StreakRun]
-    {
-        streakWalk(habit, asOf: asOf, today: today, settings: settings, days: recorded, from: nil).runs
-    }
-
-    /// The streak rules' walk, from the habit's start or, with `from`, from the start of the
-    /// week that holds `from` (days and weeks before it are not looked at). `broke` tells
-    /// whether a day or week in the walk broke a streak: then the current run began after
-    /// that break, and a walk from the habit's start would end with the same current run
-    /// (each day's, and each week's, outcome depends on that day or week alone).
-    func streakWalk(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns,
-                    from: LocalDay?) -> (runs: [StreakRun], broke: Bool)
-    {
-        let end = min(asOf, habit.lastActiveDay ?? asOf)
-        guard end >= habit.startDate else { return ([], false) }
-        let first = max(habit.startDate, from?.startOfWeek(settings.weekStart) ?? habit.startDate)
-        // Weekly habits look at the whole week that holds `end` (its skips count).
-        let days = DayTable(recorded, from: first, to: end.startOfWeek(settings.weekStart).adding(6))
-        var runs: [StreakRun] = []
-        var run = 0, runStart = first, runEnd = first
-        var broke = false
-        func close(current: Bool) {
-            if run > 0 { runs.append(StreakRun(start: runStart, end: runEnd, length: run, isCurrent: current)) }
-            if !current { broke = true }
-            run = 0
-        }
-        if habit.schedule.isWeekly {
-            var weekStart = first.startOfWeek(settings.weekStart)
-            while weekStart <= end {
-                let weekEnd = weekStart.adding(6)
-                let week = weekTally(habit, days, weekStart: weekStart, through: end)
-                if week.required > 0 {
-                    if week.done >= week.required {
-                        if run == 0 { runStart = max(weekStart, habit.startDate) }
-                        run += 1
-                        runEnd = min(weekEnd, end)
-                    } else if weekEnd < today { close(current: false) }
-                    // else: the week is still running: neither counts nor breaks.
-                }
-                weekStart = weekStart.adding(7)
-            }
-            close(current: true)
-            return (runs, broke)
-        }
-        // A limit day is settled only once it is over: today it neither counts nor breaks.
-        let settledBefore = habit.kind == .limit ? today : .latest
-        var d = first
-        while d <= end {
-            if habit.isScheduledDay(d) {
-                let o = outcome(habit, days, d)
-                if !o.skipped && d < settledBefore {
-                    if o.success {
-                        if run == 0 { runStart = d }
-                        run += 1
-                        runEnd = d
-                    } else if d < today { close(current: false) }
-                }
-            }
-            d = d.adding(1)
-        }
-        close(current: true)
-        return (runs, broke)
-    }
-
-    /// Loop Habit Tracker's habit score on `asOf` (0–1), computed from the start date with
-    /// multiplier 0.5^(√f/13). Build habits use Loop's boolean rolling window (numerator
-    /// and denominator doubled below one per day); limit habits Loop's "at most" rule with
-    /// target goal × numerator. The window holds the last `denominator` days that are not
-    /// skipped: it stretches past skipped days (as Loop does since its fix for skips on
-    /// non-daily habits), so a skipped day neither counts nor takes a slot, and the score
-    /// on a skipped day is the day before's.
-    public func strength(_ habit: Habit, asOf: LocalDay) -> Double {
-        strength(habit, asOf: asOf, days: daysOf(habit))
-    }
-
-    func strength(_ habit: Habit, asOf: LocalDay, days: DayColumns) -> Double {
-        let end = min(asOf, habit.lastActiveDay ?? asOf)
-        guard end >= habit.startDate else { return habit.kind == .limit ? 1 : 0 }
-        return scoreWalk(habit, through: end, days: days) { _, _ in }
-    }
-
-    /// Loop's score day by day from the start date through `end` (not before it): `body`
-    /// gets each day's index from the start date and its score (a skipped day's is the day
-    /// before's). Returns the score on `end`. The one computation behind `strength` and the
-    /// score chart, in one pass.
-    func scoreWalk(_ habit: Habit, through end: LocalDay, days: DayColumns, _ body: (Int, Double) -> Void) -> Double {
-        var (numerator, denominator) = habit.schedule.frequency
-        let frequency = Double(numerator) / Double(denominator)
-        let multiplier = pow(0.5, frequency.squareRoot() / 13.0)
-        let isLimit = habit.kind == .limit
-        if !isLimit && frequency < 1 { numerator *= 2; denominator *= 2 }
-        let target = Double(habit.goal * numerator)
-        // The values of the last `denominator` days that were not skipped, as a ring.
-        var window = Array(repeating: 0, count: denominator)
-        var slot = 0
-        var rolling = 0
-        var score = isLimit ? 1.0 : 0.0
-        let recorded = DayTable(days, from: habit.startDate, to: end)
-        let count = max(0, habit.startDate.days(to: end) + 1)
-        for i in 0..<count {
-            if recorded.skipped[i] { body(i, score); continue }
-            let progress = recorded.progress[i]
-            let value = isLimit ? progress : (habit.succeeds(progress: progress) ? 1 : 0)
-            rolling += value - window[slot]
-            window[slot] = value
-            slot = slot + 1 == denominator ? 0 : slot + 1
-            let completed: Double
-            if isLimit {
-                if target > 0 { completed = min(1, max(0, 1 - (Double(rolling) - target) / target)) }
-                else { completed = rolling > 0 ? 0 : 1 }
-            } else {
-                completed = min(1, Double(rolling) / Double(numerator))
-            }
-            score = score * multiplier + completed * (1 - multiplier)
-            body(i, score)
-        }
-        return score
     }
 
     /// The average difficulty over the last `count` rated days up to `asOf`.
@@ -337,64 +148,6 @@ extension HabitState {
         return weekTally(habit, DayTable(days, from: weekStart, to: weekStart.adding(6)), weekStart: weekStart, through: day)
     }
 
-    /// XP, level, perfect days and totals, counted from each habit's start up to `today`.
-    /// XP: 50 per habit-day that earns it (see `DayVerdict`), plus 50 per perfect day: at
-    /// least one habit earned XP that day, and every habit-day that was due and not skipped
-    /// succeeded (N-per-week habits take part only on days they earn XP). A limit habit's
-    /// day is settled only once it is over: today's limit days, and today's perfect day when
-    /// a limit habit takes part in it, are provisional (`xpProvisional`), so creating a limit
-    /// habit earns nothing yet, and going over a limit never takes back XP already shown.
-    public func stats(today: LocalDay, settings: RuleSettings = .init()) -> Stats {
-        let all = habits
-        let habitsCount = all.filter { $0.isActive(on: today) || $0.startDate > today }.count
-        let archivedCount = all.filter { ($0.fields.archivedFrom ?? .latest) <= today }.count
-        guard let ledger = xpLedger(today: today, settings: settings) else {
-            return Stats(xp: 0, level: LevelInfo(xp: 0), xpToday: 0, xpProvisional: 0, perfectDays: 0,
-                         habits: habitsCount, archivedHabits: archivedCount, checkIns: checkIns(all))
-        }
-        var xp = 0, perfect = 0
-        for i in 0..<ledger.span {
-            xp += ledger.settledXP(i)
-            if ledger.isPerfect(i) { perfect += 1 }
-        }
-        let t = ledger.span - 1
-        var xpProvisional = ledger.openEarned * xpPerHabitDay
-        if ledger.hasOpen && Int(ledger.earned[t]) + ledger.openEarned > 0
-            && Int(ledger.met[t]) + ledger.openMet == Int(ledger.obligated[t]) + ledger.openObligated {
-            xpProvisional += xpPerPerfectDay
-        }
-        return Stats(xp: xp, level: LevelInfo(xp: xp), xpToday: ledger.settledXP(t), xpProvisional: xpProvisional,
-                     perfectDays: perfect, habits: habitsCount, archivedHabits: archivedCount, checkIns: ledger.checkIns)
-    }
-
-    /// Every day's habit-days from the first habit's start through `today`: the one count
-    /// behind the XP of `stats` and of the weekly XP chart. Nil when no habit has started.
-    func xpLedger(today: LocalDay, settings: RuleSettings) -> XPLedger? {
-        let all = habits
-        guard let first = all.map(\.startDate).min(), first <= today else { return nil }
-        let span = first.days(to: today) + 1
-        var ledger = XPLedger(first: first, span: span)
-        for habit in all {
-            // Fetched once: a state that does not keep decoded days decodes them once here.
-            let recorded = daysOf(habit)
-            ledger.checkIns += recorded.totalProgress
-            let end = min(today, habit.lastActiveDay ?? today)
-            guard end >= habit.startDate else { continue }
-            let days = DayTable(recorded, from: habit.startDate, to: end)
-            judgeDays(habit, days, today: today, settings: settings) { d, v in
-                if d == today && habit.kind == .limit {
-                    if v.obligated { ledger.openObligated += 1; if v.completed { ledger.openMet += 1 } }
-                    if v.earnsXP { ledger.openEarned += 1 }
-                    return
-                }
-                let i = first.days(to: d)
-                if v.obligated { ledger.obligated[i] += 1; if v.completed { ledger.met[i] += 1 } }
-                if v.earnsXP { ledger.earned[i] += 1 }
-            }
-        }
-        return ledger
-    }
-
     /// Walks a habit's days from its start date through `last` (the end of `days` when nil),
     /// judging each one, with `today` the day in progress (the days before it are over).
     /// The one place that counts an N-per-week habit's successes within its week.
@@ -429,39 +182,6 @@ extension HabitState {
             body(d, v)
             d = d.adding(1)
         }
-    }
-
-    private func checkIns(_ all: [Habit]) -> Int {
-        all.reduce(0) { sum, h in sum + daysOf(h).totalProgress }
-    }
-}
-
-/// Per day from `first`: habit-days due and not skipped, those that succeeded, those that
-/// earned XP; and today's limit habit-days, which are provisional (not in the arrays).
-struct XPLedger {
-    let first: LocalDay
-    let span: Int
-    var obligated: [Int32], met: [Int32], earned: [Int32]
-    var openObligated = 0, openMet = 0, openEarned = 0
-    var checkIns = 0
-
-    init(first: LocalDay, span: Int) {
-        self.first = first; self.span = span
-        obligated = Array(repeating: 0, count: span); met = obligated; earned = obligated
-    }
-
-    /// Whether today holds a limit habit-day, which leaves today's perfect day provisional.
-    var hasOpen: Bool { openObligated != 0 || openEarned != 0 }
-
-    /// A settled perfect day: some habit earned XP and every obligation was met (today's
-    /// only when no limit habit takes part in it).
-    func isPerfect(_ i: Int) -> Bool {
-        earned[i] > 0 && met[i] == obligated[i] && (i < span - 1 || !hasOpen)
-    }
-
-    /// The settled XP of day `i`: 50 per habit-day that earned it, 50 for a perfect day.
-    func settledXP(_ i: Int) -> Int {
-        Int(earned[i]) * xpPerHabitDay + (isPerfect(i) ? xpPerPerfectDay : 0)
     }
 }
 
