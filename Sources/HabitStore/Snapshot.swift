@@ -403,26 +403,8 @@ struct Snapshot {
             // The meta is copied out of the file but for the undo items' encodings, which
             // stay there until one is needed (`UndoHistory`): they can be most of it (a
             // thousand check-ins, or one import), and copying them cost every command a
-            // page fault for every 4 KB. The part before the history is read from its first
-            // kilobytes, or from the whole meta when it is longer (many devices).
-            var headLength = min(metaLength, metaHeadLength)
-            var head: (covered: Int, last: (Int, UInt32)?, seen: [DeviceID: UInt64], clock: HLC, end: Int)
-            while true {
-                var h = ByteReader(file.bytes(metaRange.lowerBound..<(metaRange.lowerBound + headLength)))
-                do {
-                    let covered = try h.offset()
-                    var last: (Int, UInt32)?
-                    if try h.bool() { last = (try h.offset(), try h.u32le()) }
-                    var seen: [DeviceID: UInt64] = [:]
-                    let deviceCount = try h.count(max: 1 << 24)
-                    seen.reserveCapacity(deviceCount)
-                    for _ in 0..<deviceCount { let d = try h.device(); seen[d] = try h.varint() }
-                    head = (covered, last, seen, try h.hlc(), metaRange.lowerBound + h.position)
-                    break
-                } catch where headLength < metaLength {
-                    headLength = metaLength
-                }
-            }
+            // page fault for every 4 KB. What comes before the history: `metaHead`.
+            let head = try metaHead(in: file, metaRange)
             let (covered, last, seen, clock) = (head.covered, head.last, head.seen, head.clock)
             let (undo, undoEnd) = try UndoHistory.decode(in: file, from: head.end, to: metaRange.upperBound)
             var r = ByteReader(file.bytes(undoEnd..<metaRange.upperBound))
@@ -463,6 +445,32 @@ struct Snapshot {
                              verifiedOffset: min(max(verified, Journal.headerSize), covered)), nil)
         } catch {
             return (nil, "\(error)")
+        }
+    }
+
+    /// The meta's part before the undo history: the journal offset covered, the last
+    /// record's offset and checksum, the version vector and the clock, and where that part
+    /// ends. Read from the meta's first `metaHeadLength` bytes, or from the whole meta when
+    /// it is longer (many devices).
+    static func metaHead(in file: SnapshotBytes, _ metaRange: Range<Int>) throws
+        -> (covered: Int, last: (Int, UInt32)?, seen: [DeviceID: UInt64], clock: HLC, end: Int)
+    {
+        let metaLength = metaRange.count
+        var headLength = min(metaLength, metaHeadLength)
+        while true {
+            var h = ByteReader(file.bytes(metaRange.lowerBound..<(metaRange.lowerBound + headLength)))
+            do {
+                let covered = try h.offset()
+                var last: (Int, UInt32)?
+                if try h.bool() { last = (try h.offset(), try h.u32le()) }
+                var seen: [DeviceID: UInt64] = [:]
+                let deviceCount = try h.count(max: 1 << 24)
+                seen.reserveCapacity(deviceCount)
+                for _ in 0..<deviceCount { let d = try h.device(); seen[d] = try h.varint() }
+                return (covered, last, seen, try h.hlc(), metaRange.lowerBound + h.position)
+            } catch where headLength < metaLength {
+                headLength = metaLength
+            }
         }
     }
 }
