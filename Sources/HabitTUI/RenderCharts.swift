@@ -7,11 +7,27 @@ import HabitCore
 /// change them), then the chart drawn by `TextChart` from the series in HabitCore, in the
 /// room down to the message line. Below 16 rows the title is one line.
 func detailChartPage(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit) {
-    let g = state.glyphs
-    let cg = ChartGlyphs.of(ascii: g == .ascii)
+    let cg = ChartGlyphs.of(ascii: state.glyphs == .ascii)
     let bottom = state.height - 4
     let width = state.width - 2
     let tall = state.height >= 16
+    var y = detailChartTitle(&b, state, habit, tall: tall)
+    let height = bottom - y + 1
+    guard let (lines, summary) = detailChart(state, habit, width: width, height: height, tall: tall, glyphs: cg) else {
+        return
+    }
+    if tall, let summary {
+        b.put(TextWidth.fit(summary, width), x: 1, y: y, role: .normal)
+        y += 1
+    }
+    chartLines(&b, lines, x: 1, y: y, bottom: bottom, glyphs: cg, color: ThemeColor(habitColor: habit.fields.color))
+}
+
+/// A chart page's title: "Habitto · name" on a tall screen, then the page line ("Score ·
+/// last year  2/6", and the keys at the right when they fit). Returns the row below it.
+private func detailChartTitle(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit, tall: Bool) -> Int {
+    let g = state.glyphs
+    let width = state.width - 2
     let page = state.detailPage
     let pageNumber = "\(DetailPage.allCases.firstIndex(of: page)! + 1)/\(DetailPage.allCases.count)"
     let name = Sanitize.display(habit.name)
@@ -38,14 +54,20 @@ func detailChartPage(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit)
     if x + 2 + TextWidth.of(keys) <= state.width - 1 {
         b.put(keys, x: state.width - 1 - TextWidth.of(keys), y: y, role: .dim)
     }
-    y += tall ? 2 : 1
+    return y + (tall ? 2 : 1)
+}
+
+/// The chart of the page shown, in the `height` rows below the title (a tall screen gives
+/// one of them to the summary line), and that summary; nil for the calendar.
+private func detailChart(_ state: AppState, _ habit: Habit, width: Int, height: Int, tall: Bool, glyphs cg: ChartGlyphs)
+    -> (lines: [String], summary: String?)?
+{
     let s = state.habits, today = state.today
-    let height = bottom - y + 1
     var lines: [String]
     var summary: String?
-    switch page {
+    switch state.detailPage {
     case .calendar:
-        return
+        return nil
     case .score:
         let points = s.scoreSeries(habit, today: today, span: state.scoreSpan, points: max(1, width - 6))
         if let last = points.last {
@@ -105,11 +127,7 @@ func detailChartPage(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit)
                                    format: { Format.fixed($0, places: 0) }, top: 5)
         }
     }
-    if tall, let summary {
-        b.put(TextWidth.fit(summary, width), x: 1, y: y, role: .normal)
-        y += 1
-    }
-    chartLines(&b, lines, x: 1, y: y, bottom: bottom, glyphs: cg, color: ThemeColor(habitColor: habit.fields.color))
+    return (lines, summary)
 }
 
 /// "last 3 months", "last year", "all".

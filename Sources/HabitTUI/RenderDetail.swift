@@ -24,20 +24,7 @@ func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
     let weeks = monthWeeks(year: cursor.components.year, month: cursor.components.month)
     let dayLines = flow([[Run(dayDescription(habit, cursor, state, name: false), .accent)]], width: width)
     if 1 + dayLines.count + 2 + weeks > bottom + 1 {
-        // Too short to stack text over a month: the month at the left from the top row, the
-        // text beside it.
-        monthGrid(&b, x: 1, y: -1, year: cursor.components.year, month: cursor.components.month, bottom: bottom,
-                  habit: habit, byDay: byDay, today: today, cursor: cursor, glyphs: g)
-        let side = 24, sideWidth = state.width - side - 1
-        var y = 0
-        let lines = [[Run(TextWidth.fit(icon + habit.name, sideWidth), .header)],
-                     [Run("\(monthNames[cursor.components.month - 1]) \(cursor.components.year)", .title)]]
-            + flow([[Run(dayDescription(habit, cursor, state, name: false, width: sideWidth), .accent)]], width: sideWidth)
-        let about = flow(infoPhrases(info), width: sideWidth)
-        for line in lines + (lines.count + about.count <= bottom + 1 ? about : []) where y <= bottom {
-            put(&b, line, x: side, y: y); y += 1
-        }
-        return
+        return detailBesideMonth(&b, state, habit, cursor: cursor, byDay: byDay, icon: icon, info: info)
     }
     var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
     x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
@@ -60,8 +47,36 @@ func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
     var y = 1
     for line in about + day + figures { put(&b, line, x: 1, y: y); y += 1 }
     if room > 0 { y += 1 }
-    // Heat map: month grids, as many as fit side by side (stacked when the screen is tall
-    // enough); the last one shown is today's month, or the cursor's when it went further back.
+    heatMap(&b, state, habit, y: y, cursor: cursor, byDay: byDay)
+}
+
+/// The detail calendar on a screen too short to stack text over a month: the cursor's
+/// month at the left from the top row, the name, the month, the day and the description
+/// beside it.
+private func detailBesideMonth(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit, cursor: LocalDay,
+                               byDay: [LocalDay: DaySummary], icon: String, info: String) {
+    let bottom = state.height - 4
+    monthGrid(&b, x: 1, y: -1, year: cursor.components.year, month: cursor.components.month, bottom: bottom,
+              habit: habit, byDay: byDay, today: state.today, cursor: cursor, glyphs: state.glyphs)
+    let side = 24, sideWidth = state.width - side - 1
+    var y = 0
+    let lines = [[Run(TextWidth.fit(icon + habit.name, sideWidth), .header)],
+                 [Run("\(monthNames[cursor.components.month - 1]) \(cursor.components.year)", .title)]]
+        + flow([[Run(dayDescription(habit, cursor, state, name: false, width: sideWidth), .accent)]], width: sideWidth)
+    let about = flow(infoPhrases(info), width: sideWidth)
+    for line in lines + (lines.count + about.count <= bottom + 1 ? about : []) where y <= bottom {
+        put(&b, line, x: side, y: y); y += 1
+    }
+}
+
+/// The heat map from row `y`: month grids, as many as fit side by side (stacked when the
+/// screen is tall enough); the last one shown is today's month, or the cursor's when it
+/// went further back. The habit's day notes go under it.
+private func heatMap(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit, y: Int, cursor: LocalDay,
+                     byDay: [LocalDay: DaySummary]) {
+    let g = state.glyphs
+    let today = state.today
+    let bottom = state.height - 4
     let monthWidth = 23
     let perRow = max(1, (state.width - 1) / monthWidth)
     var rowsOfMonths = max(1, (bottom - y + 1) / 9)
