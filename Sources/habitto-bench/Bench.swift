@@ -105,7 +105,44 @@ final class Bench {
     // MARK: 1. Check-in cost against history
 
     func checkInCost() async throws {
-        // About 1,000, 100,000 and 1,000,000 operations (nine days in ten are checked in).
+        let sets = try await checkInSets()
+        let (floor, noFloor) = floorProgram()
+        settle()
+        let times = try measureCheckIns(sets, floor: floor)
+        let lateChecks = try await lateCheckIns(sets)
+        let v = median(times.version), small = median(times.checks[0]), large = median(times.checks[sets.count - 1])
+        record("`habitto --version` (median of \(runs))", ms(v))
+        for (i, set) in sets.enumerated() {
+            record("`habitto check`, \(count(set.1)) operations", ms(median(times.checks[i])))
+        }
+        record("check at \(count(sets.last!.1)) ÷ check at \(count(sets[0].1)) ops", ratio(large / small), goal: "≤ 1.3", met: large / small <= 1.3)
+        record("check ÷ `--version` (at \(count(sets.last!.1)))", ratio(large / v), goal: "≤ 1.5", met: large / v <= 1.5)
+        let since = HabitRepository.snapshotInterval - runs - 5
+        record("`habitto check`, \(count(sets.last!.1)) operations, \(since)–\(since + runs - 1) records after the snapshot (one is written every \(HabitRepository.snapshotInterval))",
+               ms(median(lateChecks)))
+        record("that check ÷ check at \(count(sets.last!.1)) just after the snapshot", ratio(median(lateChecks) / large))
+        record("`habitto list --json`, 10 habits", ms(median(times.lists)))
+        let short = median(times.warmSegment), cold = median(times.segment)
+        record("`habitto status --short` (prompt segment), \(count(sets.last!.1)) operations, from its cache", ms(short))
+        record("`status --short` ÷ `--version`", ratio(short / v), goal: "≤ 1.2", met: short / v <= 1.2)
+        record("`habitto status --short` after a change (counts, writes its cache)", ms(cold))
+        record("`status --short` after a change ÷ `--version`", ratio(cold / v))
+        guard floor != nil else {
+            record("floor: a Swift program that only prints", "not measured: \(noFloor)")
+            return
+        }
+        let f = median(times.floors), sync = median(times.syncs), list = median(times.lists)
+        record("floor: a Swift program that only prints (`swiftc -O -static-stdlib`)", ms(f))
+        record("one append + fdatasync (102 bytes)", ms(sync))
+        record("`--version` ÷ floor", ratio(v / f), goal: "≤ 1.5", met: v / f <= 1.5)
+        record("check at \(count(sets.last!.1)) ÷ (floor + one fdatasync)", ratio(large / (f + sync)), goal: "≤ 2", met: large / (f + sync) <= 2)
+        record("`list --json`, 10 habits ÷ floor", ratio(list / f), goal: "≤ 2.5", met: list / f <= 2.5)
+        record("shared libraries `habitto` loads (`ldd`)", sharedLibraries(habitto) + "; the floor: " + sharedLibraries(floor!))
+    }
+
+    /// The data sets the check-in is measured on: about 1,000, 100,000 and 1,000,000
+    /// operations (nine days in ten are checked in), each as its path and operation count.
+    func checkInSets() async throws -> [(String, Int)] {
         let sizes = quick ? [(10, 100), (10, 1_000), (20, 1_000)] : [(10, 112), (100, 1_112), (100, 11_112)]
         var sets: [(String, Int)] = []
         for (h, d) in sizes {
@@ -114,38 +151,49 @@ final class Bench {
             FileHandle.standardError.write(Data("  made \(set.1) operations in \(String(format: "%.1f", now() - t)) s\n".utf8))
             sets.append(set)
         }
-        let (floor, noFloor) = floorProgram()
-        settle()
+        return sets
+    }
+
+    /// The seconds each run took: of the floor program, `--version`, a check-in on each data
+    /// set, `list --json`, one fdatasync, and the prompt segment without and with its cache.
+    struct CheckInTimes {
+        var version: [Double] = [], floors: [Double] = [], syncs: [Double] = [], lists: [Double] = []
+        var segment: [Double] = [], warmSegment: [Double] = []
+        var checks: [[Double]]
+    }
+
+    /// Runs each measured process `runs` times, in turn, so that what the ratios compare is
+    /// measured alternately in the same run.
+    func measureCheckIns(_ sets: [(String, Int)], floor: String?) throws -> CheckInTimes {
         let syncFile = root + "/fdatasync.bin"
         let syncFD = open(syncFile, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         defer { close(syncFD); unlink(syncFile) }
-        var version: [Double] = [], floors: [Double] = [], syncs: [Double] = [], lists: [Double] = [], segment: [Double] = [], warmSegment: [Double] = []
-        var checks = [[Double]](repeating: [], count: sets.count)
+        var times = CheckInTimes(checks: [[Double]](repeating: [], count: sets.count))
         let record102 = [UInt8](repeating: 0x2A, count: 102)
         for _ in 0..<runs {
             if let floor {
                 let f = spawn(floor, [], env: env(root + "/none"))
                 guard f.status == 0 else { throw BenchError("the floor program failed") }
-                floors.append(f.seconds)
+                times.floors.append(f.seconds)
             }
             let v = spawn(habitto, ["--version"], env: env(root + "/none"))
             guard v.status == 0 else { throw BenchError("habitto --version failed") }
-            version.append(v.seconds)
+            times.version.append(v.seconds)
             for (i, set) in sets.enumerated() {
                 let r = spawn(habitto, ["check", "Habit 001"], env: env(set.0))
                 guard r.status == 0, r.output.contains(" times, done") else {
                     throw BenchError("habitto check did not check in on \(set.1) operations: \(r.output)")
                 }
-                checks[i].append(r.seconds)
+                times.checks[i].append(r.seconds)
             }
             let l = spawn(habitto, ["list", "--json"], env: env(sets[0].0))
             guard l.status == 0, l.output.hasPrefix("[") else { throw BenchError("habitto list --json failed: \(l.output.prefix(200))") }
-            lists.append(l.seconds)
+            times.lists.append(l.seconds)
             // One fdatasync of a check-in's size, on the same file system as the data sets.
             let t = now()
             _ = record102.withUnsafeBytes { write(syncFD, $0.baseAddress, $0.count) }
             guard fdatasync(syncFD) == 0 else { throw BenchError("fdatasync failed") }
-            syncs.append(now() - t)
+            times.syncs.append(now() - t)
             // The prompt segment, run at every prompt: on the largest history, first without
             // its cache, as after a change to the data (it counts, and keeps the count in its
             // cache; the check-in above may have changed nothing: a yes/no habit done today),
@@ -153,16 +201,20 @@ final class Bench {
             unlink(sets[sets.count - 1].0 + "/segment")
             let s = spawn(habitto, ["status", "--short"], env: env(sets[sets.count - 1].0))
             guard s.status == 0 else { throw BenchError("habitto status --short failed: \(s.output)") }
-            segment.append(s.seconds)
+            times.segment.append(s.seconds)
             let w = spawn(habitto, ["status", "--short"], env: env(sets[sets.count - 1].0))
             guard w.status == 0, w.output == s.output else {
                 throw BenchError("habitto status --short from its cache gave '\(w.output)', not '\(s.output)'")
             }
-            warmSegment.append(w.seconds)
+            times.warmSegment.append(w.seconds)
         }
-        // The same check-in when the records since the snapshot, which every command
-        // replays, are near the most there can be (`HabitRepository.snapshotInterval`; the
-        // figures above replay at most one per run).
+        return times
+    }
+
+    /// The same check-in on the largest set when the records since the snapshot, which
+    /// every command replays, are near the most there can be
+    /// (`HabitRepository.snapshotInterval`; the measures before replay at most one per run).
+    func lateCheckIns(_ sets: [(String, Int)]) async throws -> [Double] {
         let largest = sets[sets.count - 1].0
         do {
             let repo = try HabitRepository(directory: largest, now: { Date(timeIntervalSince1970: 1_795_000_000) })
@@ -180,34 +232,7 @@ final class Bench {
             }
             lateChecks.append(r.seconds)
         }
-        let v = median(version), small = median(checks[0]), large = median(checks[sets.count - 1])
-        record("`habitto --version` (median of \(runs))", ms(v))
-        for (i, set) in sets.enumerated() {
-            record("`habitto check`, \(count(set.1)) operations", ms(median(checks[i])))
-        }
-        record("check at \(count(sets.last!.1)) ÷ check at \(count(sets[0].1)) ops", ratio(large / small), goal: "≤ 1.3", met: large / small <= 1.3)
-        record("check ÷ `--version` (at \(count(sets.last!.1)))", ratio(large / v), goal: "≤ 1.5", met: large / v <= 1.5)
-        let since = HabitRepository.snapshotInterval - runs - 5
-        record("`habitto check`, \(count(sets.last!.1)) operations, \(since)–\(since + runs - 1) records after the snapshot (one is written every \(HabitRepository.snapshotInterval))",
-               ms(median(lateChecks)))
-        record("that check ÷ check at \(count(sets.last!.1)) just after the snapshot", ratio(median(lateChecks) / large))
-        record("`habitto list --json`, 10 habits", ms(median(lists)))
-        let short = median(warmSegment), cold = median(segment)
-        record("`habitto status --short` (prompt segment), \(count(sets.last!.1)) operations, from its cache", ms(short))
-        record("`status --short` ÷ `--version`", ratio(short / v), goal: "≤ 1.2", met: short / v <= 1.2)
-        record("`habitto status --short` after a change (counts, writes its cache)", ms(cold))
-        record("`status --short` after a change ÷ `--version`", ratio(cold / v))
-        guard floor != nil else {
-            record("floor: a Swift program that only prints", "not measured: \(noFloor)")
-            return
-        }
-        let f = median(floors), sync = median(syncs), list = median(lists)
-        record("floor: a Swift program that only prints (`swiftc -O -static-stdlib`)", ms(f))
-        record("one append + fdatasync (102 bytes)", ms(sync))
-        record("`--version` ÷ floor", ratio(v / f), goal: "≤ 1.5", met: v / f <= 1.5)
-        record("check at \(count(sets.last!.1)) ÷ (floor + one fdatasync)", ratio(large / (f + sync)), goal: "≤ 2", met: large / (f + sync) <= 2)
-        record("`list --json`, 10 habits ÷ floor", ratio(list / f), goal: "≤ 2.5", met: list / f <= 2.5)
-        record("shared libraries `habitto` loads (`ldd`)", sharedLibraries(habitto) + "; the floor: " + sharedLibraries(floor!))
+        return lateChecks
     }
 
     /// The shared libraries `ldd` lists for `binary`, by name, without the kernel's vDSO and
