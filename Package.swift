@@ -20,6 +20,11 @@ let package = Package(
         .target(name: "HabitCore", swiftSettings: strict),
         // Journal, snapshots, file lock, the repository actor, config, export.
         .target(name: "HabitStore", dependencies: ["HabitCore", "CRC32CInstruction"], swiftSettings: strict),
+        // Readers of other trackers' files (legacy app, Loop, harsh, Habitto's JSON export)
+        // that produce import plans, and the importer that writes a plan through the
+        // repository. HabitStore gives them its system-call wrapper, outside programs (unzip)
+        // and JSON parser.
+        .target(name: "HabitImport", dependencies: ["HabitCore", "HabitStore"], swiftSettings: strict),
         // The processor's CRC-32C instruction, for HabitStore's checksums (C: Swift has no
         // way to name it).
         .target(name: "CRC32CInstruction"),
@@ -45,7 +50,8 @@ let package = Package(
         // The terminal driver: draws a ScreenBuffer, reads keys, handles resize and signals.
         .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
         // Argument parsing and wiring only.
-        .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal"],
+        .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "HabitTUI",
+                                                         "HabitTerminal"],
                           swiftSettings: strict, linkerSettings: startsFast + findLinkScripts),
         // A real Apache mod_dav server on loopback, started and stopped by the WebDAV tests
         // and the benchmark (Foundation only).
@@ -54,10 +60,15 @@ let package = Package(
         .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVHarness"],
                           swiftSettings: strict, linkerSettings: findLinkScripts),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
-        .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore", "CRC32CInstruction"], swiftSettings: strict),
-        .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVClient", "CHTTPTransfer"], swiftSettings: strict),
+        // Also the importer, for reminders carried through an export and an import.
+        .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "CRC32CInstruction"],
+                    swiftSettings: strict),
+        .testTarget(name: "HabitImportTests", dependencies: ["HabitCore", "HabitStore", "HabitImport"], swiftSettings: strict),
+        .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVClient",
+                                                           "CHTTPTransfer"], swiftSettings: strict),
         // Seeded fuzzing of every decoder of outside bytes (HABITTO_FUZZ_SEED, HABITTO_FUZZ_FACTOR).
-        .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVWire", "WebDAVClient"], swiftSettings: strict),
+        .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVWire",
+                                                           "WebDAVClient"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
         // The habitto executable's generators (completion scripts, man page) given other

@@ -288,9 +288,18 @@ extension HabitRepository {
     /// Brings the state to a backup's (`.replace`) or adds what it has that the state lacks
     /// (`.merge`), as one journal append of ordinary operations, so it syncs and undoes.
     public func restore(_ backup: LoadedBackup, mode: ReconcileMode) throws -> (CommitResult, Reconciliation) {
+        try reconcile(to: TargetHabit.all(of: backup.state), mode: mode, label: "restore backup \(backup.info.id)")
+    }
+
+    /// Writes what `Reconcile.plan` asks for to bring the state to `targets` in `mode` (a
+    /// restore, an import), as one journal append of ordinary operations labelled `label`.
+    /// The plan is made with the lock held, on the state that includes every other
+    /// process's writes; returns the write and that plan.
+    public func reconcile(to targets: [TargetHabit], mode: ReconcileMode, label: String) throws
+        -> (CommitResult, Reconciliation)
+    {
         let box = ReconcileBox()
-        let targets = TargetHabit.all(of: backup.state)
-        let result = try commit(label: "restore backup \(backup.info.id)") { state, _ in
+        let result = try commit(label: label) { state, _ in
             let plan = Reconcile.plan(current: state, targets: targets, mode: mode)
             box.set(plan)
             return plan.changes

@@ -46,7 +46,7 @@ public enum Leftovers {
 
     /// Leaves the marker that makes the next start look for stale import folders. Opening
     /// never waits (a FIFO put in its place has no reader: the marker is then not made).
-    static func markImportFolders() {
+    public static func markImportFolders() {
         let fd = open(importMarker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         if fd >= 0 { close(fd) }
     }

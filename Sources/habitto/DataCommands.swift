@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
+import HabitImport
 import HabitSync
 #if canImport(Glibc)
 import Glibc

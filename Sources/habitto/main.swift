@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
+import HabitImport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import HabitCore
 @testable import HabitStore
+@testable import HabitImport
 @testable import HabitSync
 
 /// Random and mutated bytes fed to every decoder of outside input: operations, states,
@@ -264,7 +265,7 @@ final class DecoderFuzzTests: XCTestCase {
         XCTAssertGreaterThan(accepted, 0, "no mutated batch decoded: the re-encoding went untested")
     }
 
-    // MARK: Importers (HabitStore/Import)
+    // MARK: Importers (HabitImport)
 
     /// Feeds mutations of one file of `files` (relative path → bytes) to the reader of
     /// `format`, reading the folder (or `entry` inside it).

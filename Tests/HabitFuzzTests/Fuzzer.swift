@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import HabitCore
 @testable import HabitStore
+@testable import HabitImport
 
 /// Seeded mutation of valid inputs. Every run with the same seed feeds the same bytes, so a
 /// failure names its seed and iteration and replays exactly:

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import HabitCore
 @testable import HabitStore
+import HabitImport
 
 /// Reminder times in the stored formats: older snapshots and backups (without the register)
 /// read as before, the new ones hold it, export and import carry it, and the record of sent

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import HabitCore
 import HabitStore
+import HabitImport
 @testable import HabitSync
 
 

@@ -4,7 +4,8 @@ import Glibc
 #endif
 import XCTest
 import HabitCore
-@testable import HabitStore
+import HabitStore
+@testable import HabitImport
 
 /// The Loop CSV and harsh readers against the shared fixtures (read as they are) and
 /// against broken inputs written into a private temporary folder.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitStore
 
 /// The formats `habitto import` reads.
 public enum ImportFormat: String, Sendable, CaseIterable {

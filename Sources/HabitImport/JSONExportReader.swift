@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitStore
 
 /// Reads Habitto's own export (`habitto export --format json`, see `Export`):
 /// `{"format": "habitto-export", "version": 1, "habits": [...]}`, each habit with its id,

@@ -4,7 +4,8 @@ import Glibc
 #endif
 import XCTest
 import HabitCore
-@testable import HabitStore
+import HabitStore
+@testable import HabitImport
 
 /// The legacy UserDefaults reader on the shared fixture and on damaged copies of it, and the
 /// reader for Habitto's own JSON export.

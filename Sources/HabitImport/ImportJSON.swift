@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitStore
 
 /// Shared JSON helpers for the readers that walk a parsed document as `Any` values:
 /// parsing (with `JSON.parse`) with an error that names the line, telling JSON types apart

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HabitStore
 #if canImport(Glibc)
 import Glibc
 #endif

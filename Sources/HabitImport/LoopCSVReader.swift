@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitStore
 #if canImport(Glibc)
 import Glibc
 #endif

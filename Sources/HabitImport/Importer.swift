@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitStore
 
 /// Where an import (a migration from another tracker) stands. Recorded in `imports.json`
 /// before each step, so an interrupted import is resumed and a finished one not repeated.
@@ -174,21 +175,16 @@ public enum Importer {
         record.backup = backup.id
         report.backup = backup.id
         try step(.importing)
-        let box = ReconcileBox()
         // After a rollback (which deleted what the import had added) a retry brings the
         // habits back; otherwise a habit deleted here stays deleted.
         let mode: ReconcileMode = previous?.phase == .rolledBack ? .merge : .importing
         do {
-            try await repo.commit(label: "import \(plan.format.rawValue) \((plan.files.first ?? "").pathLastComponent)") { state, _ in
-                let r = Reconcile.plan(current: state, targets: targets, mode: mode)
-                box.set(r)
-                return r.changes
-            }
+            let label = "import \(plan.format.rawValue) \((plan.files.first ?? "").pathLastComponent)"
+            report.reconciliation = try await repo.reconcile(to: targets, mode: mode, label: label).1
         } catch {
             try? step(.failed, error: "\(error)")
             throw error
         }
-        report.reconciliation = box.get() ?? Reconciliation()
         record.changes = report.reconciliation.changes.count
         try step(.verifying)
         // Read the journal back from disk, as a new process would, and check that nothing is
