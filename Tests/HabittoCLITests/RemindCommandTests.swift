@@ -234,11 +234,13 @@ final class RemindCommandTests: XCTestCase {
         XCTAssertTrue(box.ok("remind", "--uninstall").hasPrefix("No reminder timer is installed"))
     }
 
-    /// The binary linked (not copied) into `folder` in the sandbox, run from there.
+    /// The binary in `folder` in the sandbox (a hard link, else a copy), run from there.
     private func runBinary(from folder: String) throws {
         let dir = box.root + "/" + folder
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        XCTAssertEqual(link(Sandbox.binary, dir + "/habitto"), 0, String(cString: strerror(errno)))
+        if link(Sandbox.binary, dir + "/habitto") != 0 {
+            try FileManager.default.copyItem(atPath: Sandbox.binary, toPath: dir + "/habitto")
+        }
         box.binaryPath = dir + "/habitto"
     }
 
