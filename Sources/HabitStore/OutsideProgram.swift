@@ -198,17 +198,23 @@ public struct OutsideProgram: Sendable {
     private func environmentEntries() -> [String] {
         switch environment {
         case .exactly(let entries): return entries
-        case .inherited, .inheritedWithSecrets:
-            var entries: [String] = []
-            var entry = environ
-            while let p = entry.pointee {
-                let pair = String(cString: p)
-                entry += 1
-                if environment == .inherited, Self.secretVariables.contains(where: { pair.hasPrefix($0 + "=") }) { continue }
-                entries.append(pair)
-            }
-            return entries
+        case .inherited: return Self.inheritedEnvironment(withSecrets: false)
+        case .inheritedWithSecrets: return Self.inheritedEnvironment(withSecrets: true)
         }
+    }
+
+    /// This process's environment as `NAME=value` entries, without `secretVariables` unless
+    /// `withSecrets`: for any child that needs none of them.
+    public static func inheritedEnvironment(withSecrets: Bool) -> [String] {
+        var entries: [String] = []
+        var entry = environ
+        while let p = entry.pointee {
+            let pair = String(cString: p)
+            entry += 1
+            if !withSecrets, secretVariables.contains(where: { pair.hasPrefix($0 + "=") }) { continue }
+            entries.append(pair)
+        }
+        return entries
     }
 
     /// One of the child's output streams, read as it comes.

@@ -80,7 +80,8 @@ final class WebDAVHelper: @unchecked Sendable {
             throw RemoteError.transient("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))")
         }
         let arguments: [String] = [path, "--timeout", String(timeout)] + (caFile.map { ["--ca-file", $0] } ?? [])
-        let started = Sys.spawn(path, arguments) { actions in
+        // The password travels in each request's header; the helper's environment has none.
+        let started = Sys.spawn(path, arguments, environment: OutsideProgram.inheritedEnvironment(withSecrets: false), newSession: false) { actions in
             posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
             posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
             // libcurl's or Foundation's own messages must not land on the UI's screen.

@@ -219,7 +219,7 @@ final class HostileServerTests: XCTestCase {
         return nil
     }
 
-    func testTheHelperEndsWhenTheCommandThatStartedItIsKilled() throws {
+    func testTheHelperHasNoPasswordInItsEnvironmentAndEndsWhenItsCommandIsKilled() throws {
         let server = try HostileServer("trickle", log: logs + "/trickle.log")
         let box = sandbox()
         let (command, tag) = try box.start(["remote", "set", server.url + "/dav", "--user", "me"])
@@ -230,6 +230,10 @@ final class HostileServerTests: XCTestCase {
             if pid == nil { usleep(20_000) }
         }
         let child = try XCTUnwrap(pid, "the command started its helper")
+        // The password goes in each request's header; the helper's environment has none.
+        let environ = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/environ"))) ?? Data()
+        XCTAssertFalse(environ.isEmpty, "the helper's environment was read")
+        XCTAssertFalse(String(decoding: environ, as: UTF8.self).contains("HABITTO_WEBDAV_PASSWORD"))
         kill(command.processIdentifier, SIGKILL)
         _ = box.finish(command, tag)
         let gone = Date().addingTimeInterval(10)
