@@ -53,7 +53,7 @@ enum ManPage {
     ]
 
     /// The exit statuses of commands.
-    static let exitCodes: [(Int, String)] = [(0, "success"), (1, "invalid input or an unknown habit"), (2, "a usage error"),
+    static let exitCodes: [(Int, String)] = [(0, "success"), (1, "invalid input or an unknown habit, or (remind) a reminder that could not be shown"), (2, "a usage error"),
                                              (3, "a storage error"), (4, "sync failed (or offline, for sync)"),
                                              (5, "the doctor found problems")]
 
