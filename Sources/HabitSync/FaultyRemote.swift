@@ -86,6 +86,7 @@ public struct FaultPlan: Equatable, Sendable, CustomStringConvertible {
 /// the same on every run. For tests and demos (`HABITTO_FAULTS`).
 public final class FaultyRemote: Remote, @unchecked Sendable {
     private let inner: any Remote
+    private let clock: any SyncClock
     private let lock = Lock()
     // Guarded by `lock`.
     private var _plan: FaultPlan
@@ -93,9 +94,11 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
     private var _calls = 0
     private var _writes = 0
 
-    /// `inner` with the faults of `plan`; `seed` makes the random failures repeatable.
-    public init(_ inner: any Remote, plan: FaultPlan, seed: UInt64? = nil) {
+    /// `inner` with the faults of `plan`; `seed` makes the random failures repeatable, and
+    /// the latency is waited on `clock`.
+    public init(_ inner: any Remote, plan: FaultPlan, seed: UInt64? = nil, clock: any SyncClock = LiveClock()) {
         self.inner = inner
+        self.clock = clock
         self._plan = plan
         self.seeded = seed.map(SplitMix64.init(seed:))
     }
@@ -164,7 +167,7 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
             return (_plan, nextUnit(), nextUnit())
         }
         if plan.latency > 0 {
-            try await Task.sleep(nanoseconds: UInt64(plan.latency * 1_000_000_000))
+            try await clock.sleep(seconds: plan.latency)
         }
         if plan.unreachable {
             throw RemoteError.transient("remote unreachable (injected by HABITTO_FAULTS)")

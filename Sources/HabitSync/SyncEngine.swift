@@ -78,7 +78,7 @@ public struct SyncReport: Equatable, Sendable {
 public actor SyncEngine {
     public let repository: HabitRepository
     let paths: DataPaths
-    let clock: @Sendable () -> Date
+    let clock: any SyncClock
     let faults: FaultPlan?
     let access: RemoteAccess
     public private(set) var state: SyncState
@@ -91,7 +91,9 @@ public actor SyncEngine {
     /// Abandons the remote call in flight (set while one runs).
     private var abandonCall: (@Sendable () -> Void)?
     private var subscribers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
-    private var wake: CheckedContinuation<Void, Never>?
+    /// The background loop's wait in progress, and which one it is (see `sleep`).
+    private var wake: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
+    private var waits: UInt64 = 0
     private var wakeRequested = false
 
     /// Backoff: full jitter on base · 2^attempts seconds, capped.
@@ -99,6 +101,9 @@ public actor SyncEngine {
     public static let backoffCap = 300.0
     /// Why a round did not run: another process holds this data directory's sync lock.
     public static let lockBusy = "another process is syncing this data directory"
+    /// How long the background loop waits after a poke, so that a burst of writes goes in
+    /// one round (seconds).
+    public static let gatherWrites = 0.25
     /// How often the background loop pulls when nothing else happens (seconds).
     public static let pullInterval = 30.0
     /// This engine's pull interval (the demo pulls more often).
@@ -127,8 +132,9 @@ public actor SyncEngine {
 
     /// With `onMainThread` (a one-shot command, whose repository is there too), its work runs
     /// on the main thread's executor: reading the status starts no worker thread. Remote calls
-    /// still run off it, so a round's time limit holds.
-    public init(repository: HabitRepository, clock: @escaping @Sendable () -> Date = { Date() }, faults: FaultPlan? = nil,
+    /// still run off it, so a round's time limit holds. Every time read and every wait goes
+    /// through `clock`, the fault injection's latency too.
+    public init(repository: HabitRepository, clock: any SyncClock = LiveClock(), faults: FaultPlan? = nil,
                 access: RemoteAccess = RemoteAccess(), onMainThread: Bool = false) throws {
         home = onMainThread ? nil : ExecutorHome()
         self.repository = repository
@@ -266,7 +272,7 @@ public actor SyncEngine {
         if let cached = remoteCache, cached.spec == spec { return cached.remote }
         var r: any Remote
         do { r = try makeRemote(spec, user: state.user, access: access) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
-        if let faults { r = FaultyRemote(r, plan: faults) }
+        if let faults { r = FaultyRemote(r, plan: faults, clock: clock) }
         r.assumeExisting(Set(learnt?.existing ?? []))
         remoteCache = (spec, r)
         return r
@@ -294,7 +300,7 @@ public actor SyncEngine {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { report.skipped = SyncEngine.lockBusy; return report }
         defer { flock(fd, LOCK_UN) }
         state = (try? SyncState.load(paths)) ?? state
-        state.lastAttemptAt = clock()
+        state.lastAttemptAt = clock.now()
         var used: (any Remote)?
         var outcome: RoundOutcome?
         do {
@@ -330,9 +336,9 @@ public actor SyncEngine {
             await publish()
             return report
         }
-        state.record(outcome, at: clock(), jitter: Double.random(in: 0...1))
+        state.record(outcome, at: clock.now(), jitter: Double.random(in: 0...1))
         roundsEnded += 1
-        state.history.append(SyncState.Attempt(at: clock(), pushed: report.pushed, pulled: report.pulled, error: report.error))
+        state.history.append(SyncState.Attempt(at: clock.now(), pushed: report.pushed, pulled: report.pulled, error: report.error))
         if state.history.count > 20 { state.history.removeFirst(state.history.count - 20) }
         do { try saveProgress() } catch { report.error = report.error ?? "\(error)" }
         await publish()
@@ -458,8 +464,8 @@ public actor SyncEngine {
                 }
                 guard !listing.items.isEmpty else { continue }
                 present.insert(device.rawValue)
-                state.devicesSeen[device.rawValue] = clock()
-                let ahead = Double(newest) / 1000 - clock().timeIntervalSince1970
+                state.devicesSeen[device.rawValue] = clock.now()
+                let ahead = Double(newest) / 1000 - clock.now().timeIntervalSince1970
                 if ahead > 60 { state.clockAhead[device.rawValue] = ahead } else if newest > 0 { state.clockAhead[device.rawValue] = nil }
             } catch let e as RemoteError where e.kind == .permanent {
                 // One bad device never blocks the others.
@@ -526,9 +532,9 @@ public actor SyncEngine {
         try checkNotStopped()
         let answer = OneAnswer<T>()
         let work = Task { answer.give(await Result(catching: { try await body() })) }
-        let limit = callLimit
+        let limit = callLimit, clock = clock
         let timer = Task {
-            do { try await Task.sleep(nanoseconds: UInt64(limit * 1e9)) } catch { return }
+            do { try await clock.sleep(seconds: limit) } catch { return }
             answer.give(.failure(RemoteError.transient("the remote did not answer within \(Int(limit.rounded(.up))) s")))
             work.cancel()
         }
@@ -548,7 +554,7 @@ public actor SyncEngine {
     /// Wakes the background loop soon (after a local write, or going online).
     public func poke() {
         wakeRequested = true
-        wake?.resume()
+        wake?.continuation.resume()
         wake = nil
     }
 
@@ -567,41 +573,44 @@ public actor SyncEngine {
     public func run() async {
         wakeRequested = true // a first round at once, so the status is fresh when the UI opens
         while !Task.isCancelled {
-            let now = clock()
+            let now = clock.now()
             var due: Double = pullEvery
             if let next = state.nextRetryAt { due = min(due, max(0, next.timeIntervalSince(now))) }
             if !wakeRequested { await sleep(seconds: due) }
             if Task.isCancelled { return }
             let poked = wakeRequested
             wakeRequested = false
-            if poked { try? await Task.sleep(nanoseconds: 250_000_000) } // gather a burst of writes
+            if poked { try? await clock.sleep(seconds: SyncEngine.gatherWrites) }
             state = (try? SyncState.load(paths)) ?? state
             if state.remote == nil || state.offline || (state.failed && !poked) { continue }
-            if let next = state.nextRetryAt, next > clock(), !poked { continue }
+            if let next = state.nextRetryAt, next > clock.now(), !poked { continue }
             // Another process is syncing: try again shortly, so the round asked for (and the
             // "Syncing…" waiting for it) ends soon after theirs, not a pull interval later.
             if await syncOnce().skipped == SyncEngine.lockBusy { wakeRequested = true }
         }
     }
 
+    /// Waits until `poke`, until `seconds` have passed on the clock, or until the task is
+    /// cancelled. The clock's sleep ends with the wait, so it never ends a later one.
     private func sleep(seconds: Double) async {
+        waits += 1
+        let id = waits, clock = clock
+        let timer = Task { [weak self] in
+            do { try await clock.sleep(seconds: seconds) } catch { return }
+            await self?.timeUp(id)
+        }
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                wake = c
-                let ns = UInt64(max(0, seconds) * 1e9)
-                Task { [weak self] in
-                    try? await Task.sleep(nanoseconds: ns)
-                    await self?.timerFired(c)
-                }
-            }
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in wake = (id, c) }
         } onCancel: {
             Task { await self.poke() }
         }
+        timer.cancel()
     }
 
-    private func timerFired(_ c: CheckedContinuation<Void, Never>) {
-        // Only resume if this continuation is still the one waiting.
-        if wake != nil { wake?.resume(); wake = nil }
+    private func timeUp(_ id: UInt64) {
+        guard let w = wake, w.id == id else { return }
+        wake = nil
+        w.continuation.resume()
     }
 }
 

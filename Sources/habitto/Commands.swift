@@ -556,7 +556,7 @@ extension Runner {
 
 extension Runner {
     func engine(_ repo: HabitRepository) throws -> SyncEngine {
-        return try SyncEngine(repository: repo, clock: env.clock, faults: try env.faultPlan(), access: env.remoteAccess(),
+        return try SyncEngine(repository: repo, clock: LiveClock(now: env.clock), faults: try env.faultPlan(), access: env.remoteAccess(),
                               onMainThread: true)
     }
 

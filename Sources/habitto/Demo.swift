@@ -44,13 +44,13 @@ enum Demo {
             let history = changes
             try await repo.commit(label: "demo history") { _, _ in history }
         }
-        let engine = try SyncEngine(repository: repo, clock: clock)
+        let engine = try SyncEngine(repository: repo, clock: LiveClock(now: clock))
         try await engine.setRemote("dir:" + remoteDir, account: "demo")
         _ = await engine.syncOnce()
 
         // The other device: pulls, then checks in on something every few seconds.
         let other = try HabitRepository(directory: otherDir, now: clock)
-        let otherEngine = try SyncEngine(repository: other, clock: clock)
+        let otherEngine = try SyncEngine(repository: other, clock: LiveClock(now: clock))
         try await otherEngine.setRemote("dir:" + remoteDir, account: "demo")
         _ = await otherEngine.syncOnce()
         let companion: @Sendable () async -> Void = {

@@ -96,7 +96,7 @@ enum TerminalApp {
 
         // Sync runs in the background while the UI is open.
         let faults = try options.faults ?? env.faultPlan()
-        let engine = try SyncEngine(repository: repo, clock: env.clock, faults: faults, access: env.remoteAccess())
+        let engine = try SyncEngine(repository: repo, clock: LiveClock(now: env.clock), faults: faults, access: env.remoteAccess())
         if let every = options.pullEvery { await engine.setPullInterval(every) }
         let syncLoop = Task { await engine.run() }
         defer { syncLoop.cancel() }

@@ -24,7 +24,7 @@ final class ConvergenceTests: XCTestCase {
 
     func replica(_ name: String, faults: FaultPlan? = nil) async throws -> Replica {
         let repo = try HabitRepository(directory: root + "/" + name, now: { Date(timeIntervalSince1970: 1_795_000_000) })
-        let engine = try SyncEngine(repository: repo, clock: { Date(timeIntervalSince1970: 1_795_000_000) }, faults: faults)
+        let engine = try SyncEngine(repository: repo, clock: LiveClock(now: { Date(timeIntervalSince1970: 1_795_000_000) }), faults: faults)
         try await engine.setRemote("dir:" + root + "/remote", account: "me")
         return Replica(repo: repo, engine: engine, faulty: nil)
     }
@@ -34,7 +34,7 @@ final class ConvergenceTests: XCTestCase {
     /// Syncs every replica until all have everything, as after a restart with the network
     /// back: fresh engines without injected faults, online.
     func settle(_ replicas: [Replica], file: StaticString = #filePath, line: UInt = #line) async throws {
-        let healthy = try replicas.map { try SyncEngine(repository: $0.repo, clock: { Date(timeIntervalSince1970: 1_795_000_000) }) }
+        let healthy = try replicas.map { try SyncEngine(repository: $0.repo, clock: LiveClock(now: { Date(timeIntervalSince1970: 1_795_000_000) })) }
         for e in healthy { try await e.setOffline(false) }
         for _ in 0..<3 {
             for e in healthy {

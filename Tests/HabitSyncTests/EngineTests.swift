@@ -28,7 +28,7 @@ final class EngineTests: XCTestCase {
 
     func device(_ name: String, clock: @escaping @Sendable () -> Date = { Date() }) async throws -> (HabitRepository, SyncEngine) {
         let repo = try HabitRepository(directory: root + "/" + name, now: clock)
-        let engine = try SyncEngine(repository: repo, clock: clock)
+        let engine = try SyncEngine(repository: repo, clock: LiveClock(now: clock))
         try await engine.setRemote("dir:" + root + "/remote", account: "me")
         return (repo, engine)
     }
@@ -319,52 +319,37 @@ final class EngineTests: XCTestCase {
         }
     }
 
-    /// Waits until a sync round holds the data directory's sync lock, as the kernel lists it
-    /// in /proc/locks. Looking must not take the lock: a probe that took it for an instant
-    /// (as this did) made a round starting at that instant give up with "another process is
-    /// syncing", which a loaded CI machine hit.
-    func waitForRoundInProgress(_ dir: String, file: StaticString = #filePath, line: UInt = #line) {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            var st = stat()
-            if stat(dir + "/sync.lock", &st) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8),
-               locks.split(separator: "\n").contains(where: { entry in
-                   // "1: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF" (a waiter's line has "->" after the number)
-                   let f = entry.split(separator: " ")
-                   return f.count >= 6 && f[1] == "FLOCK" && f[3] == "WRITE" && f[5].hasSuffix(":\(st.st_ino)")
-               }) {
-                return
-            }
-            usleep(2_000)
-        }
-        XCTFail("no sync round started", file: file, line: line)
-    }
-
     func testSettingsChangedDuringASyncRoundAreKept() async throws {
         let dir = root + "/race"
         let repo = try HabitRepository(directory: dir)
-        let slow = try SyncEngine(repository: repo, faults: FaultPlan(latency: 0.3))
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let slow = try SyncEngine(repository: repo, clock: clock, faults: FaultPlan(latency: 0.3))
         try await slow.setRemote("dir:" + root + "/remote", account: "me")
         let h = HabitID(value: 0xF4)
         try await repo.commit { _, _ in [.create(h, HabitFields(name: "Race", startDate: engineTestStart))] }
-        // A round in progress; meanwhile the user goes offline from another process.
+        // A round sending its batch (after prepare and the list of this device's batches on a
+        // new remote, each request waiting on the clock); meanwhile the user goes offline from
+        // another process.
         let round = Task { await slow.syncOnce() }
-        waitForRoundInProgress(dir)
+        await clock.answer(2, latency: 0.3)
+        await clock.sleeping(2)
         let other = try SyncEngine(repository: repo)
         try await other.setOffline(true)
-        let report = await round.value
+        clock.advance(by: 0.3)
+        let report = await ended(round, clock: clock)
         XCTAssertNil(report.error)
         XCTAssertEqual(report.skipped, "offline", "going offline stopped the round")
+        XCTAssertEqual(report.pushed, 1, "after the batch in flight")
         XCTAssertEqual(try SyncState.load(repo.paths).offline, true, "the offline switch survived the round")
-        XCTAssertEqual(try SyncState.load(repo.paths).ackedSeq, UInt64(report.pushed), "and so did the round's progress")
+        XCTAssertEqual(try SyncState.load(repo.paths).ackedSeq, 1, "and so did the round's progress")
         // A remote changed mid-round: the round's progress is not written over the new remote.
         try await other.setOffline(false)
         try await repo.commit { _, _ in [.progress(h, engineTestStart, delta: 1)] }
         try FileManager.default.createDirectory(atPath: root + "/remote2", withIntermediateDirectories: true)
         let second = Task { await slow.syncOnce() }
-        waitForRoundInProgress(dir)
+        await clock.sleeping(2)
         try await other.setRemote("dir:" + root + "/remote2", account: "me")
-        let report2 = await second.value
+        let report2 = await ended(second, clock: clock, advancing: 0.3)
         XCTAssertTrue(report2.error?.contains("the remote was changed while syncing") == true, report2.error ?? "no error")
         let saved = try SyncState.load(repo.paths)
         XCTAssertEqual(saved.remote, "dir:" + root + "/remote2")

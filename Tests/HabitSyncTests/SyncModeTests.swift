@@ -80,9 +80,9 @@ final class SyncModeTests: XCTestCase {
 
     // MARK: The engine
 
-    func device(_ name: String, faults: FaultPlan? = FaultPlan()) async throws -> (HabitRepository, SyncEngine) {
+    func device(_ name: String, faults: FaultPlan? = FaultPlan(), clock: any SyncClock = LiveClock()) async throws -> (HabitRepository, SyncEngine) {
         let repo = try HabitRepository(directory: root + "/" + name)
-        let engine = try SyncEngine(repository: repo, faults: faults)
+        let engine = try SyncEngine(repository: repo, clock: clock, faults: faults)
         try await engine.setRemote("dir:" + root + "/remote", account: "me")
         return (repo, engine)
     }
@@ -106,13 +106,10 @@ final class SyncModeTests: XCTestCase {
     func waitForStatus(_ engine: SyncEngine, _ what: String, file: StaticString = #filePath, line: UInt = #line,
                        _ condition: @escaping @Sendable (SyncStatus) -> Bool) async {
         let stream = await engine.updates()
-        let found = Task { () -> Bool in
+        let ok = await within {
             for await s in stream where condition(s) { return true }
             return false
         }
-        let timeout = Task { try await Task.sleep(nanoseconds: 10_000_000_000); found.cancel() }
-        let ok = await found.value
-        timeout.cancel()
         XCTAssertTrue(ok, "no status update showed \(what)", file: file, line: line)
     }
 
@@ -157,36 +154,49 @@ final class SyncModeTests: XCTestCase {
         XCTAssertNil(status.nextRetryAt)
     }
 
+    /// The engine's faulty remote (`device` gives it faults).
+    func faultyRemote(_ engine: SyncEngine) async throws -> FaultyRemote {
+        let remote = try await engine.remote()
+        return try XCTUnwrap(remote as? FaultyRemote)
+    }
+
     func testGoingOfflineWhileABatchIsInFlightSendsNothingMore() async throws {
-        let (repo, engine) = try await device("a", faults: FaultPlan(latency: 0.4))
+        let clock = ManualClock(now: Self.now)
+        let (repo, engine) = try await device("a", faults: FaultPlan(latency: 0.4), clock: clock)
         let h = HabitID(value: 0xA2)
         try await checkIn(repo, h, create: true)
         let round = Task { await engine.syncOnce() }
+        // The first requests to a new remote: prepare, and the list of this device's batches.
+        await clock.answer(2, latency: 0.4)
         await waitForStatus(engine, "a batch in flight") { $0.inFlight > 0 }
+        // The batch's request waits out its latency.
+        await clock.sleeping(2)
         try await engine.setOffline(true)
         var status = await engine.status()
         XCTAssertEqual(status.mode, .offline)
         XCTAssertEqual(status.inFlight, 0, "the bar shows nothing in flight once offline")
-        let report = await round.value
+        let report = await ended(round, clock: clock)
         XCTAssertEqual(report.skipped, "offline")
         XCTAssertNil(report.error)
         XCTAssertEqual(report.pushed, 0)
+        // The abandoned request was cancelled while it waited, before it reached the remote.
+        XCTAssertEqual(clock.deadlines, [], "the request in flight and its deadline were cancelled")
         // A check-in made just after stays queued; rounds do nothing while offline.
         try await checkIn(repo, h)
         let skipped = await engine.syncOnce().skipped
         XCTAssertEqual(skipped, "offline")
-        // Longer than the latency the abandoned call waited: still nothing on the remote.
-        try await Task.sleep(nanoseconds: 1_000_000_000)
+        // Past the latency the abandoned request waited: still nothing on the remote.
+        clock.advance(by: 1)
         XCTAssertEqual(remoteBatches(), [], "no batch was written after going offline")
-        let remote = try await engine.remote()
-        let faulty = try XCTUnwrap(remote as? FaultyRemote)
+        let faulty = try await faultyRemote(engine)
         XCTAssertEqual(faulty.writes, 0)
+        XCTAssertEqual(faulty.calls, 3, "nothing was asked of the remote after the abandoned batch")
         status = await engine.status()
         XCTAssertEqual(status.pending, 3)
         XCTAssertEqual(status.mode, .offline, "a stopped round records no outcome")
         // Online again: the queue drains in one round.
         try await engine.setOffline(false)
-        let back = await engine.syncOnce()
+        let back = await ended(Task { await engine.syncOnce() }, clock: clock, advancing: 0.4)
         XCTAssertNil(back.error)
         XCTAssertEqual(back.pushed, 3)
         XCTAssertEqual(remoteBatches().count, 1)
@@ -195,33 +205,43 @@ final class SyncModeTests: XCTestCase {
     }
 
     func testGoingOfflineInAnotherProcessStopsTheRoundBeforeItsNextRequest() async throws {
-        let (repo, engine) = try await device("a", faults: FaultPlan(latency: 0.3))
+        let clock = ManualClock(now: Self.now)
+        let (repo, engine) = try await device("a", faults: FaultPlan(latency: 0.3), clock: clock)
         let (other, otherEngine) = try await device("b", faults: nil)
         let h = HabitID(value: 0xA3), g = HabitID(value: 0xA4)
         try await checkIn(other, g, create: true)
         await otherEngine.syncOnce()
         try await checkIn(repo, h, create: true)
         let round = Task { await engine.syncOnce() }
+        await clock.answer(2, latency: 0.3)
         await waitForStatus(engine, "a batch in flight") { $0.inFlight > 0 }
+        await clock.sleeping(2)
         // `habitto offline on` in another process: only the file changes.
         let cli = try SyncEngine(repository: repo)
         try await cli.setOffline(true)
-        let report = await round.value
+        // The request in flight gets its answer; the round then stops.
+        clock.advance(by: 0.3)
+        let report = await ended(round, clock: clock)
         XCTAssertEqual(report.skipped, "offline")
         XCTAssertEqual(report.pushed, 2, "the batch in flight finished")
-        XCTAssertEqual(report.pulled, 0, "and nothing was asked for after it")
+        XCTAssertEqual(report.pulled, 0)
+        let calls = try await faultyRemote(engine).calls
+        XCTAssertEqual(calls, 3, "nothing was asked for after the batch")
         XCTAssertEqual(try SyncState.load(repo.paths).ackedSeq, 2, "its acknowledgement was kept")
         let mode = await engine.status().mode
         XCTAssertEqual(mode, .offline)
     }
 
     func testARoundThatHangsPastItsTimeoutEndsAsUnreachable() async throws {
-        let (repo, engine) = try await device("a", faults: FaultPlan(latency: 5))
+        let clock = ManualClock(now: Self.now)
+        let (repo, engine) = try await device("a", faults: FaultPlan(latency: 5), clock: clock)
         await engine.setCallTimeout(0.2)
         try await checkIn(repo, HabitID(value: 0xA5), create: true)
-        let started = Date()
-        let report = await engine.syncOnce()
-        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "it did not wait for the hung call")
+        let round = Task { await engine.syncOnce() }
+        await clock.sleeping(2)
+        // The deadline passes; the call's latency never does.
+        clock.advance(by: 0.2)
+        let report = await ended(round, clock: clock)
         XCTAssertEqual(report.error, "the remote did not answer within 1 s")
         let status = await engine.status()
         XCTAssertEqual(status.mode, .unreachable)
@@ -231,7 +251,8 @@ final class SyncModeTests: XCTestCase {
     }
 
     func testTheLoopRunsTheRoundAskedForOnceAnotherProcessHasFinishedSyncing() async throws {
-        let (repo, engine) = try await device("a", faults: nil)
+        let clock = ManualClock(now: Self.now)
+        let (repo, engine) = try await device("a", faults: nil, clock: clock)
         try await checkIn(repo, HabitID(value: 0xA7), create: true)
         // Another process holds the sync lock when the loop's first round is due.
         let fd = open(root + "/a/sync.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -239,23 +260,54 @@ final class SyncModeTests: XCTestCase {
         XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
         let loop = Task { await engine.run() }
         defer { loop.cancel() }
-        try await Task.sleep(nanoseconds: 600_000_000)
-        var status = await engine.status()
-        XCTAssertEqual(status.roundsEnded, 0, "no round while the other process syncs")
+        // A round is due after the pause that gathers writes. Finding the lock held, the loop
+        // asks for the round again: the same pause (the loop's only wait on the clock), not
+        // a pull interval.
+        for attempt in 1...3 {
+            await clock.waiting([SyncEngine.gatherWrites])
+            let rounds = await engine.status().roundsEnded
+            XCTAssertEqual(rounds, 0, "no round while the other process syncs (attempt \(attempt))")
+            if attempt < 3 { clock.advance(by: SyncEngine.gatherWrites) }
+        }
+        // The other process is done: the next attempt is the round.
         flock(fd, LOCK_UN)
+        clock.advance(by: SyncEngine.gatherWrites)
         await waitForStatus(engine, "the round ended") { $0.roundsEnded == 1 && $0.pending == 0 }
-        status = await engine.status()
+        let status = await engine.status()
         XCTAssertEqual(status.mode, .online)
+    }
+
+    func testAChangeDuringTheWaitForTheNextPullStartsTheWaitAfresh() async throws {
+        let clock = ManualClock(now: Self.now)
+        let (repo, engine) = try await device("a", faults: nil, clock: clock)
+        let loop = Task { await engine.run() }
+        defer { loop.cancel() }
+        // The first round, when the loop starts, then a pull interval's wait.
+        await clock.waiting([SyncEngine.gatherWrites])
+        clock.advance(by: SyncEngine.gatherWrites)
+        await clock.waiting([SyncEngine.pullInterval])
+        // A check-in part-way through the wait: its round, then a whole pull interval again.
+        clock.advance(by: 10)
+        try await checkIn(repo, HabitID(value: 0xA8), create: true)
+        await engine.poke()
+        await clock.waiting([SyncEngine.gatherWrites])
+        clock.advance(by: SyncEngine.gatherWrites)
+        await clock.waiting([SyncEngine.pullInterval])
+        let status = await engine.status()
+        XCTAssertEqual(status.roundsEnded, 2)
+        XCTAssertEqual(status.pending, 0)
     }
 
     func testPullingShowsAsActivityAndEndsWithTheRound() async throws {
         let (other, otherEngine) = try await device("b", faults: nil)
         try await checkIn(other, HabitID(value: 0xA6), create: true)
         await otherEngine.syncOnce()
-        let (_, engine) = try await device("a", faults: FaultPlan(latency: 0.2))
+        let clock = ManualClock(now: Self.now)
+        let (_, engine) = try await device("a", faults: FaultPlan(latency: 0.2), clock: clock)
         let round = Task { await engine.syncOnce() }
+        await clock.answer(2, latency: 0.2)
         await waitForStatus(engine, "pulling") { $0.pulling && $0.inFlight == 0 }
-        let report = await round.value
+        let report = await ended(round, clock: clock, advancing: 0.2)
         XCTAssertEqual(report.pulled, 2)
         let status = await engine.status()
         XCTAssertFalse(status.pulling)
