@@ -46,13 +46,19 @@ public final class Journal {
         self.io = io
         var reason: Int32?
         do {
-            fd = try Sys.open(path, O_RDWR | O_CREAT)
+            // Never waits: a FIFO in the journal's place is refused below, not waited on.
+            fd = try Sys.open(path, O_RDWR | O_CREAT | O_NONBLOCK)
         } catch StoreError.io(_, _, let e) where e == EROFS || e == EACCES || e == EPERM {
             guard FileManager.default.fileExists(atPath: path) else { throw StoreError.io(operation: "create", path: path, errno: e) }
-            fd = try Sys.open(path, O_RDONLY)
+            fd = try Sys.open(path, O_RDONLY | O_NONBLOCK)
             reason = e
         }
         readOnlyReason = reason
+        let st = try Sys.status(fd, path: path)
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            Sys.close(fd)
+            throw StoreError.unreadable(path: path, detail: "is \(Sys.kind(st.st_mode)), not a regular file; move it out of the data directory (Habitto's journal is a file)")
+        }
         do {
             let size = try Sys.size(fd, path: path)
             if size == 0 {

@@ -168,6 +168,25 @@ final class HostileLocalFilesTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("problem: files: \(box.home)/lock is not a regular file, so commands that use it fail"), r.stdout)
     }
 
+    /// The journal is the truth, not a cache: a FIFO in its place is never waited on, and
+    /// every command stops in one line saying what to move, writing nothing.
+    func testAFIFOWhereTheJournalShouldBeStopsEveryCommandInOneLine() throws {
+        box.ok("add", "Water")
+        let journal = box.home + "/journal.hbj"
+        XCTAssertEqual(rename(journal, journal + ".kept"), 0)
+        XCTAssertEqual(mkfifo(journal, 0o600), 0)
+        for args in [["list"], ["check", "Water"], ["status", "--short"]] {
+            let (r, _) = runWithin(20, args)
+            XCTAssertFalse(r.killed, "\(args)")
+            if args == ["status", "--short"] { continue }
+            XCTAssertEqual(r.status, 3, "\(args): \(r.stderr)")
+            XCTAssertEqual(r.stderr, "habitto: \(journal): is a FIFO (named pipe), not a regular file; move it out of the data directory (Habitto's journal is a file)\n", "\(args)")
+        }
+        var st = stat()
+        XCTAssertEqual(lstat(journal, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "nothing replaced it")
+    }
+
     func testASnapshotThatIsAFolderIsMovedAsideByTheRepairNotAdvertisedAsRemovable() throws {
         box.ok("add", "Water")
         box.ok("check", "Water")
