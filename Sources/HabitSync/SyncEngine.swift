@@ -47,13 +47,27 @@ public struct SyncStatus: Equatable, Sendable {
             && a.remoteProblems == b.remoteProblems
     }
 
+    /// A habit's part in sync; the raw value is the word `list --json` shows.
+    public enum HabitStatus: String, Sendable {
+        /// No remote is set.
+        case local
+        /// Every operation of it is on the remote.
+        case synced
+        /// It has operations not yet on the remote.
+        case pending
+        /// It has operations in the batch being sent.
+        case syncing
+        /// It has operations not yet on the remote, and sync failed.
+        case failed
+    }
+
     /// A habit's sync status: `local` without a remote, else `syncing`, `failed`, `pending`
     /// or `synced`.
-    public func habitStatus(_ id: HabitID) -> String {
-        if remote == nil { return "local" }
-        if syncingHabits.contains(id) { return "syncing" }
-        if pendingHabits.contains(id) { return mode == .failed ? "failed" : "pending" }
-        return "synced"
+    public func habitStatus(_ id: HabitID) -> HabitStatus {
+        if remote == nil { return .local }
+        if syncingHabits.contains(id) { return .syncing }
+        if pendingHabits.contains(id) { return mode == .failed ? .failed : .pending }
+        return .synced
     }
 }
 
@@ -63,11 +77,30 @@ public struct SyncReport: Equatable, Sendable {
     public var batches = 0
     public var pulled = 0
     public var error: String?
-    public var skipped: String?
+    /// Why the round did not run, or stopped before the end.
+    public var skipped: Skip?
     /// Entries of the remote this round's pull skipped (every one, as in the status).
     public var remoteProblems: [String] = []
     /// Those of them the previous complete pull had not reported.
     public var newRemoteProblems: [String] = []
+
+    /// Why a round did not run or stopped; `description` is what the commands print.
+    public enum Skip: Equatable, Sendable, CustomStringConvertible {
+        /// No remote is set.
+        case noRemote
+        /// The offline switch is on, or went on during the round.
+        case offline
+        /// Another process holds this data directory's sync lock.
+        case anotherProcessSyncing
+
+        public var description: String {
+            switch self {
+            case .noRemote: "no remote is set (habitto remote set dir:/path)"
+            case .offline: "offline"
+            case .anotherProcessSyncing: "another process is syncing this data directory"
+            }
+        }
+    }
 }
 
 /// Pushes this device's unacknowledged operations and pulls other devices' operations
@@ -99,8 +132,6 @@ public actor SyncEngine {
     /// Backoff: full jitter on base · 2^attempts seconds, capped.
     public static let backoffBase = 1.0
     public static let backoffCap = 300.0
-    /// Why a round did not run: another process holds this data directory's sync lock.
-    public static let lockBusy = "another process is syncing this data directory"
     /// How long the background loop waits after a poke, so that a burst of writes goes in
     /// one round (seconds).
     public static let gatherWrites = 0.25
@@ -281,7 +312,7 @@ public actor SyncEngine {
     /// One round: push everything pending, then pull what other devices wrote. It runs
     /// after a permanent failure too (an explicit `habitto sync`), never while offline:
     /// going offline mid-round (here or in another process) stops it before its next
-    /// remote call, with `skipped` "offline".
+    /// remote call, with `skipped` `.offline`.
     @discardableResult
     public func syncOnce() async -> SyncReport {
         var report = SyncReport()
@@ -289,15 +320,15 @@ public actor SyncEngine {
             report.error = "\(error)"
             return report
         }
-        guard state.remote != nil else { report.skipped = "no remote is set (habitto remote set dir:/path)"; return report }
-        if state.offline { report.skipped = "offline"; return report }
+        guard state.remote != nil else { report.skipped = .noRemote; return report }
+        if state.offline { report.skipped = .offline; return report }
         stopRequested = false
         // One round at a time per data directory, across processes.
         let lockPath = paths.directory + "/sync.lock"
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { report.error = "cannot open \(lockPath): \(String(cString: strerror(errno)))"; return report }
         defer { close(fd) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { report.skipped = SyncEngine.lockBusy; return report }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { report.skipped = .anotherProcessSyncing; return report }
         defer { flock(fd, LOCK_UN) }
         state = (try? SyncState.load(paths)) ?? state
         state.lastAttemptAt = clock.now()
@@ -315,7 +346,7 @@ public actor SyncEngine {
             // others: the mode stays online and the next round tries it again.
             outcome = .synced(note: report.error)
         } catch is RoundStopped {
-            report.skipped = "offline"
+            report.skipped = .offline
         } catch let e as RemoteError {
             report.error = e.message
             outcome = e.kind == .transient ? .unreachable(e.message, retryAfter: e.retryAfter) : .failed(e.message)
@@ -586,7 +617,7 @@ public actor SyncEngine {
             if let next = state.nextRetryAt, next > clock.now(), !poked { continue }
             // Another process is syncing: try again shortly, so the round asked for (and the
             // "Syncing…" waiting for it) ends soon after theirs, not a pull interval later.
-            if await syncOnce().skipped == SyncEngine.lockBusy { wakeRequested = true }
+            if await syncOnce().skipped == .anotherProcessSyncing { wakeRequested = true }
         }
     }
 

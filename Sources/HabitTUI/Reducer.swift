@@ -62,7 +62,7 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         let ended = info.roundsEnded > state.sync.roundsEnded ? info.history.last : nil
         state.sync = info
         // The round `S` or going online asked for has ended: its result replaces "Syncing…".
-        if state.awaitingRound, info.mode == "offline" || info.remote == nil {
+        if state.awaitingRound, info.mode == .offline || info.remote == nil {
             state.awaitingRound = false
         } else if state.awaitingRound, let round = ended {
             state.awaitingRound = false
@@ -83,32 +83,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if mode == .note, case .note(let prompt) = state.overlay {
         return promptKey(key, prompt, .note, &state, cancelled: "Cancelled: the note is as it was", overlay: Overlay.note, submit: submitNote)
     }
-    if mode == .form, case .form(var form) = state.overlay {
-        let command = state.keyMap.command(for: key, in: .form)
-        switch command {
-        case .nextField?: form.move(1)
-        case .previousField?: form.move(-1)
-        case .erase?: form.erase()
-        case .nextChoice?, .previousChoice?: form.pickGroup(state.habits.groups, command == .nextChoice ? 1 : -1)
-        case .cancel?:
-            state.overlay = nil
-            state.message = Message("Cancelled")
-            return []
-        case .submit?:
-            let base = form.editing.flatMap { state.habits.habit($0)?.fields }
-            switch form.fields(base: base, in: state.habits) {
-            case .success(let fields):
-                state.overlay = nil
-                return [.write(form.editing.map { .edit($0, fields) } ?? .add(fields))]
-            case .failure(let e):
-                form.formError = e.description
-            }
-        default:
-            if case .char(let c) = key { form.type(c) }
-        }
-        state.overlay = .form(form)
-        return []
-    }
+    if mode == .form, case .form(let form) = state.overlay { return formKey(key, form, &state) }
     guard let command = state.keyMap.command(for: key, in: mode) else {
         switch mode {
         case .rating:
@@ -138,19 +113,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         }
         return []
     case .help:
-        let pages = helpLayout(state).pages
-        if command == .moveDown { state.helpPage = min(pages - 1, state.helpPage + 1) }
-        if command == .moveUp { state.helpPage = max(0, state.helpPage - 1) }
-        if command == .back, case .help(let from) = state.screen {
-            switch from {
-            case .detail: state.screen = state.selectedID.map(Screen.detail) ?? .today
-            case .week: state.screen = .week
-            case .sync: state.screen = .sync
-            case .catchUp: state.screen = .catchUp
-            case .overview: state.screen = .overview
-            default: state.screen = .today
-            }
-        }
+        helpKey(command, &state)
         return []
     case .rating:
         guard case .rating(let h, let day) = state.overlay else { return [] }
@@ -158,20 +121,73 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         if let r = command.rating { return write(.rate(h, day, r), &state) }
         return []
     case .confirm:
-        let overlay = state.overlay
-        state.overlay = nil
-        guard command == .confirm else {
-            state.message = Message("Cancelled: nothing changed")
-            return []
-        }
-        switch overlay {
-        case .confirmArchive(let h)?:
-            return write(state.habits.habit(h)?.fields.archivedFrom != nil ? .unarchive(h) : .archive(h), &state)
-        case .confirmDelete(let h)?: return write(.delete(h), &state)
-        default: return []
-        }
+        return confirmKey(command, &state)
     case .form, .amount, .note:
         return []
+    }
+}
+
+/// A key in the habit form: moving between fields, editing, cancel, or submit (the
+/// form's fields as one write; a problem stays on the form).
+func formKey(_ key: Key, _ form: HabitForm, _ state: inout AppState) -> [Effect] {
+    var form = form
+    let command = state.keyMap.command(for: key, in: .form)
+    switch command {
+    case .nextField?: form.move(1)
+    case .previousField?: form.move(-1)
+    case .erase?: form.erase()
+    case .nextChoice?, .previousChoice?: form.pickGroup(state.habits.groups, command == .nextChoice ? 1 : -1)
+    case .cancel?:
+        state.overlay = nil
+        state.message = Message("Cancelled")
+        return []
+    case .submit?:
+        let base = form.editing.flatMap { state.habits.habit($0)?.fields }
+        switch form.fields(base: base, in: state.habits) {
+        case .success(let fields):
+            state.overlay = nil
+            return [.write(form.editing.map { .edit($0, fields) } ?? .add(fields))]
+        case .failure(let e):
+            form.formError = e.description
+        }
+    default:
+        if case .char(let c) = key { form.type(c) }
+    }
+    state.overlay = .form(form)
+    return []
+}
+
+/// The help screen: paging, and back to the screen it was opened from.
+func helpKey(_ command: Command, _ state: inout AppState) {
+    let pages = helpLayout(state).pages
+    if command == .moveDown { state.helpPage = min(pages - 1, state.helpPage + 1) }
+    if command == .moveUp { state.helpPage = max(0, state.helpPage - 1) }
+    if command == .back, case .help(let from) = state.screen {
+        switch from {
+        case .detail: state.screen = state.selectedID.map(Screen.detail) ?? .today
+        case .week: state.screen = .week
+        case .sync: state.screen = .sync
+        case .catchUp: state.screen = .catchUp
+        case .overview: state.screen = .overview
+        default: state.screen = .today
+        }
+    }
+}
+
+/// The answer to "Archive …?" (or unarchive) and "Delete …?": confirm writes, any other
+/// command cancels.
+func confirmKey(_ command: Command, _ state: inout AppState) -> [Effect] {
+    let overlay = state.overlay
+    state.overlay = nil
+    guard command == .confirm else {
+        state.message = Message("Cancelled: nothing changed")
+        return []
+    }
+    switch overlay {
+    case .confirmArchive(let h)?:
+        return write(state.habits.habit(h)?.fields.archivedFrom != nil ? .unarchive(h) : .archive(h), &state)
+    case .confirmDelete(let h)?: return write(.delete(h), &state)
+    default: return []
     }
 }
 
@@ -199,23 +215,17 @@ func promptKey<P: LinePrompt>(_ key: Key, _ prompt: P, _ mode: Mode, _ state: in
 /// note; a note the rules refuse keeps the prompt open with the reason.
 func submitNote(_ prompt: NotePrompt, _ state: inout AppState) -> [Effect] {
     var prompt = prompt
-    guard let habit = state.habits.habit(prompt.habit) else { state.overlay = nil; return [] }
-    let note: String?
+    guard state.habits.habit(prompt.habit) != nil else { state.overlay = nil; return [] }
     do {
-        note = try prompt.note()
-        if try Edits.note(habit, on: prompt.day, note, today: state.today, in: state.habits).isEmpty {
-            state.overlay = nil
-            state.message = Message(note == nil ? "There is no note on \(prompt.day) to clear: nothing changed"
-                                                : "The note is unchanged")
-            return []
-        }
+        let w = Write.note(prompt.habit, prompt.day, try prompt.note())
+        _ = try w.changes(today: state.today, in: state.habits)
+        state.overlay = nil
+        return write(w, &state)
     } catch {
-        prompt.error = (error as? CoreError)?.description ?? "\(error)"
+        prompt.error = reason(error)
         state.overlay = .note(prompt)
         return []
     }
-    state.overlay = nil
-    return [.write(.note(habit.id, prompt.day, note))]
 }
 
 /// Enter in the amount prompt: one write (one undo step), then the difficulty question
@@ -225,7 +235,7 @@ func submitAmount(_ prompt: AmountPrompt, _ state: inout AppState) -> [Effect] {
     guard let habit = state.habits.habit(prompt.habit) else { state.overlay = nil; return [] }
     let entry: AmountPrompt.Entry
     do { entry = try AmountPrompt.parse(prompt.text) } catch {
-        prompt.error = (error as? CoreError)?.description ?? "\(error)"
+        prompt.error = reason(error)
         state.overlay = .amount(prompt)
         return []
     }
@@ -266,7 +276,7 @@ func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: in
         return write(.skip(habit.id, day, !s.skipped), &state)
     case .amount, .total:
         do { try Edits.checkDay(habit, day, today: state.today) } catch {
-            state.message = Message((error as? CoreError)?.description ?? "\(error)", .error)
+            state.message = Message(reason(error), .error)
             return []
         }
         var prompt = AmountPrompt(habit: habit.id, day: day)
@@ -275,7 +285,7 @@ func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: in
         return []
     case .note:
         do { try Edits.checkDay(habit, day, today: state.today) } catch {
-            state.message = Message((error as? CoreError)?.description ?? "\(error)", .error)
+            state.message = Message(reason(error), .error)
             return []
         }
         state.overlay = .note(NotePrompt(habit: habit.id, day: day, text: state.habits.note(habit.id, day) ?? ""))
@@ -290,78 +300,37 @@ func isDayCommand(_ command: Command) -> Bool {
     [.checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total, .note].contains(command)
 }
 
-/// Checks a write against the rules before asking for it; shows the reason when refused.
+/// Checks a write against the rules before asking for it (`Write.changes`, as the repository
+/// runs them again): shows the reason when refused, and what is so when it would change
+/// nothing. A form's add or edit comes checked by the form (the same rules); a delete
+/// needs none.
 func write(_ w: Write, _ state: inout AppState) -> [Effect] {
-    let s = state.habits
+    switch w {
+    case .add, .edit, .delete: return [.write(w)]
+    default: break
+    }
+    // Its habit was deleted elsewhere: the question or prompt that asked went with it.
+    guard let h = w.habit, state.habits.habit(h) != nil else { return [] }
     do {
-        switch w {
-        case .setTotal(let h, let day, let total):
-            guard let habit = s.habit(h) else { return [] }
-            if try Edits.setTotal(habit, on: day, total, today: state.today, in: s).isEmpty {
-                state.message = Message("\(Sanitize.display(habit.name)) already has \(Amount.format(total)) on \(day): nothing changed")
-                return []
-            }
-        case .progress(let h, let day, let delta):
-            guard let habit = s.habit(h) else { return [] }
-            if delta > 0 {
-                _ = try Edits.checkIn(habit, on: day, amount: delta, today: state.today, in: s)
-            } else {
-                _ = try Edits.uncheck(habit, on: day, amount: -delta, today: state.today, in: s)
-            }
-        case .skip(let h, let day, let on):
-            guard let habit = s.habit(h) else { return [] }
-            _ = try Edits.setSkipped(habit, on: day, on, today: state.today, in: s)
-        case .rate(let h, let day, let r):
-            guard let habit = s.habit(h) else { return [] }
-            _ = try Edits.rate(habit, on: day, r, today: state.today, in: s)
-        case .archive(let h):
-            guard let habit = s.habit(h) else { return [] }
-            _ = try Edits.archive(habit, today: state.today, in: s)
-        case .unarchive(let h):
-            guard let habit = s.habit(h) else { return [] }
-            _ = try Edits.unarchive(habit)
-        case .move(let h, let target):
-            guard let habit = s.habit(h) else { return [] }
-            if try Edits.move(h, to: target, in: s).isEmpty {
-                state.message = Message("'\(Sanitize.display(habit.name))' is already there: nothing changed")
-                return []
-            }
-        case .answer(let h, let day, let answer):
-            guard let habit = s.habit(h) else { return [] }
-            _ = try CatchUp.changes(answer, for: CatchUpItem(habit: habit, day: day), today: state.today, in: s)
-        case .note(let h, let day, let text):
-            guard let habit = s.habit(h) else { return [] }
-            _ = try Edits.note(habit, on: day, text, today: state.today, in: s)
-        case .add, .edit, .delete:
-            break
+        if try w.changes(today: state.today, in: state.habits).isEmpty, let text = w.nothingChanged(in: state.habits) {
+            state.message = Message(text)
+            return []
         }
-    } catch let e as CoreError {
-        state.message = Message(e.description, .error)
-        return []
     } catch {
-        state.message = Message("\(error)", .error)
+        state.message = Message(reason(error), .error)
         return []
     }
     return [.write(w)]
 }
 
+/// An error's one-line reason.
+func reason(_ error: any Error) -> String { (error as? CoreError)?.description ?? "\(error)" }
+
 func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     let row = state.selected
     switch command {
     case .moveDown, .moveUp, .first, .last:
-        // Through the habits' rows and the folded groups' headings.
-        let selectable = state.lines.indices.filter { state.lines[$0].isSelectable }
-        guard !selectable.isEmpty else { return [] }
-        let last = selectable.count - 1
-        let current = state.selectedLine.flatMap { selectable.firstIndex(of: $0) } ?? 0
-        let next: Int
-        switch command {
-        case .moveDown: next = min(last, current + 1)
-        case .moveUp: next = max(0, current - 1)
-        case .first: next = 0
-        default: next = last
-        }
-        state.select(state.lines[selectable[next]])
+        moveSelection(command, &state)
         return []
     case .fold:
         return fold(&state)
@@ -397,30 +366,14 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         state.overlay = .confirmDelete(row.habit.id)
         return []
     case .moveHabitUp, .moveHabitDown:
-        guard let i = state.selectedIndex, let row else { return noHabit(&state) }
-        let up = command == .moveHabitUp
-        // Within its group, as the screen shows them (a group's habits stay together under
-        // its heading, so moving past the group's end would change nothing on the screen).
-        let group = row.habit.fields.group
-        let section = state.rows.indices.filter { state.rows[$0].habit.fields.group == group }
-        guard let k = section.firstIndex(of: i), section.indices.contains(up ? k - 1 : k + 1) else {
-            let within = group.map { " in \(Sanitize.display($0))" } ?? (state.rows.contains { $0.habit.fields.group != nil } ? " of the habits without a group" : "")
-            state.message = Message("'\(Sanitize.display(row.habit.name))' is already \(up ? "first" : "last")\(within)\(state.showAll ? "" : " of those shown (v shows them all)")")
-            return []
-        }
-        let other = state.rows[section[up ? k - 1 : k + 1]].habit.id
-        return write(.move(row.habit.id, up ? .before(other) : .after(other)), &state)
+        return moveHabit(up: command == .moveHabitUp, &state)
     case .detail:
         guard let row else { return noHabit(&state) }
         state.screen = .detail(row.habit.id)
         state.cursorDay = max(row.habit.startDate, state.date)
         return []
     case .week:
-        state.screen = .week
-        state.weekOffset = 0
-        state.cursorDay = state.date
-        state.cursorHabit = state.selectedID.flatMap { id in state.weekHabits.first { $0.id == id }?.id }
-            ?? state.weekHabits.first?.id
+        openWeek(&state)
         return []
     case .overview:
         state.screen = .overview
@@ -438,13 +391,7 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         state.screen = .sync
         return []
     case .catchUp:
-        state.catchUp = CatchUp.items(state.habits, today: state.today, settings: state.settings)
-        state.catchUpIndex = 0
-        if state.catchUp.isEmpty {
-            state.message = Message("Nothing to catch up: every due day of the last \(CatchUp.defaultDays) days and today has something recorded")
-        } else {
-            state.screen = .catchUp
-        }
+        openCatchUp(&state)
         return []
     case .help:
         openHelp(from: .today, &state)
@@ -456,13 +403,66 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     }
 }
 
+/// Moves the today screen's selection through the habits' rows and the folded groups'
+/// headings: one down or up, or to the first or last.
+func moveSelection(_ command: Command, _ state: inout AppState) {
+    let selectable = state.lines.indices.filter { state.lines[$0].isSelectable }
+    guard !selectable.isEmpty else { return }
+    let last = selectable.count - 1
+    let current = state.selectedLine.flatMap { selectable.firstIndex(of: $0) } ?? 0
+    let next: Int
+    switch command {
+    case .moveDown: next = min(last, current + 1)
+    case .moveUp: next = max(0, current - 1)
+    case .first: next = 0
+    default: next = last
+    }
+    state.select(state.lines[selectable[next]])
+}
+
+/// Moves the selected habit up or down past the next habit shown in its group (as the
+/// screen shows them: a group's habits stay together under its heading, so moving past the
+/// group's end would change nothing on the screen); at the end it says so.
+func moveHabit(up: Bool, _ state: inout AppState) -> [Effect] {
+    guard let i = state.selectedIndex, let row = state.selected else { return noHabit(&state) }
+    let group = row.habit.fields.group
+    let section = state.rows.indices.filter { state.rows[$0].habit.fields.group == group }
+    guard let k = section.firstIndex(of: i), section.indices.contains(up ? k - 1 : k + 1) else {
+        let within = group.map { " in \(Sanitize.display($0))" } ?? (state.rows.contains { $0.habit.fields.group != nil } ? " of the habits without a group" : "")
+        state.message = Message("'\(Sanitize.display(row.habit.name))' is already \(up ? "first" : "last")\(within)\(state.showAll ? "" : " of those shown (v shows them all)")")
+        return []
+    }
+    let other = state.rows[section[up ? k - 1 : k + 1]].habit.id
+    return write(.move(row.habit.id, up ? .before(other) : .after(other)), &state)
+}
+
+/// Opens the week overview on the date, its cursor on the selected habit.
+func openWeek(_ state: inout AppState) {
+    state.screen = .week
+    state.weekOffset = 0
+    state.cursorDay = state.date
+    state.cursorHabit = state.selectedID.flatMap { id in state.weekHabits.first { $0.id == id }?.id }
+        ?? state.weekHabits.first?.id
+}
+
+/// Opens the catch-up screen on the habit-days to catch up on, or says there are none.
+func openCatchUp(_ state: inout AppState) {
+    state.catchUp = CatchUp.items(state.habits, today: state.today, settings: state.settings)
+    state.catchUpIndex = 0
+    if state.catchUp.isEmpty {
+        state.message = Message("Nothing to catch up: every due day of the last \(CatchUp.defaultDays) days and today has something recorded")
+    } else {
+        state.screen = .catchUp
+    }
+}
+
 func syncCommand(_ command: Command, _ state: inout AppState) -> [Effect] {
     guard state.sync.remote != nil else {
         state.message = Message("No remote: data stays on this machine ('habitto remote set dir:/path' connects one)")
         return []
     }
     if command == .syncNow {
-        guard state.sync.mode != "offline" else {
+        guard state.sync.mode != .offline else {
             state.message = Message(SyncInfo.offlineHint, .warning)
             return []
         }
@@ -470,8 +470,8 @@ func syncCommand(_ command: Command, _ state: inout AppState) -> [Effect] {
         state.awaitingRound = true
         return [.syncNow]
     }
-    let goingOffline = state.sync.mode != "offline"
-    state.sync.mode = goingOffline ? "offline" : "online"
+    let goingOffline = state.sync.mode != .offline
+    state.sync.mode = goingOffline ? .offline : .online
     if goingOffline {
         // Nothing is in flight any more: the engine abandons the call and sends nothing.
         state.sync.inFlight = 0

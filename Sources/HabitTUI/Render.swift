@@ -137,13 +137,13 @@ func syncSummary(_ state: AppState) -> (String, String, Role) {
     var parts: [String] = []
     let icon: String, role: Role
     switch sync.mode {
-    case "online": icon = g.syncSynced; role = .syncSynced; parts.append("online")
-    case "offline": icon = g.syncPending; role = .statusWarn; parts.append("offline")
-    case "unreachable":
+    case .online: icon = g.syncSynced; role = .syncSynced; parts.append("online")
+    case .offline: icon = g.syncPending; role = .statusWarn; parts.append("offline")
+    case .unreachable:
         icon = g.syncFailed; role = .statusWarn; parts.append("unreachable")
         if let next = sync.nextRetryAt { parts.append("retry in \(span(next.timeIntervalSince(state.now)))") }
-    case "failed": icon = g.syncFailed; role = .syncFailed; parts.append("sync failed")
-    default: return (g.syncLocal, "local only", .syncLocal)
+    case .failed: icon = g.syncFailed; role = .syncFailed; parts.append("sync failed")
+    case .local: return (g.syncLocal, "local only", .syncLocal)
     }
     if sync.inFlight > 0 { parts.append("\(g.syncSyncing) syncing \(sync.inFlight)") }
     else if sync.pulling { parts.append("\(g.syncSyncing) pulling") }
@@ -159,10 +159,10 @@ func syncIcon(_ id: HabitID, _ state: AppState) -> (String, Role) {
     let g = state.glyphs
     guard state.sync.remote != nil else { return (g.syncLocal, .syncLocal) }
     switch state.sync.habitStatus[id] {
-    case "pending"?: return (g.syncPending, .syncPending)
-    case "syncing"?: return (g.syncSyncing, .syncPending)
-    case "failed"?: return (g.syncFailed, .syncFailed)
-    default: return (g.syncSynced, .syncSynced)
+    case .pending?: return (g.syncPending, .syncPending)
+    case .syncing?: return (g.syncSyncing, .syncPending)
+    case .failed?: return (g.syncFailed, .syncFailed)
+    case nil: return (g.syncSynced, .syncSynced)
     }
 }
 

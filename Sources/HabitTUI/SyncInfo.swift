@@ -4,8 +4,31 @@ import HabitCore
 /// What the UI knows about sync, as plain values (the executable fills it from the sync
 /// engine; HabitTUI does not depend on it).
 public struct SyncInfo: Hashable, Sendable {
-    /// `local`, `online`, `offline`, `unreachable` or `failed`.
-    public var mode: String
+    /// How sync stands.
+    public enum Mode: Hashable, Sendable {
+        /// No remote is set.
+        case local
+        /// The last round pushed and pulled everything.
+        case online
+        /// The offline switch is on: nothing is sent.
+        case offline
+        /// The last round could not reach the remote; it is retried.
+        case unreachable
+        /// The last round was refused; it waits for the user.
+        case failed
+    }
+
+    /// A habit's part in sync, when it is not simply synced.
+    public enum HabitStatus: Hashable, Sendable {
+        /// It has operations not yet on the remote.
+        case pending
+        /// It has operations in the batch being sent.
+        case syncing
+        /// It has operations not yet on the remote, and sync failed.
+        case failed
+    }
+
+    public var mode: Mode
     public var remote: String?
     public var pending: Int
     public var inFlight: Int
@@ -16,8 +39,8 @@ public struct SyncInfo: Hashable, Sendable {
     public var lastSyncAt: Date?
     public var nextRetryAt: Date?
     public var lastError: String?
-    /// Per habit: `pending`, `syncing`, `failed`, `synced` (absent: synced, or local without a remote).
-    public var habitStatus: [HabitID: String]
+    /// Habits with operations not yet on the remote (absent: synced, or local without a remote).
+    public var habitStatus: [HabitID: HabitStatus]
     /// The queue, oldest first.
     public var queue: [QueueItem]
     public var attempts: Int
@@ -49,9 +72,9 @@ public struct SyncInfo: Hashable, Sendable {
     /// What `S` (and `habitto sync`) says while offline.
     public static let offlineHint = "offline: press o to go online"
 
-    public init(mode: String = "local", remote: String? = nil, pending: Int = 0, inFlight: Int = 0, pulling: Bool = false,
+    public init(mode: Mode = .local, remote: String? = nil, pending: Int = 0, inFlight: Int = 0, pulling: Bool = false,
                 roundsEnded: Int = 0, lastSyncAt: Date? = nil,
-                nextRetryAt: Date? = nil, lastError: String? = nil, habitStatus: [HabitID: String] = [:],
+                nextRetryAt: Date? = nil, lastError: String? = nil, habitStatus: [HabitID: HabitStatus] = [:],
                 queue: [QueueItem] = [], attempts: Int = 0, history: [Attempt] = [], devices: [Device] = [],
                 remoteProblems: [String] = []) {
         self.mode = mode; self.remote = remote; self.pending = pending; self.inFlight = inFlight

@@ -448,7 +448,7 @@ struct Runner {
         if invocation.has("--json") {
             Output.raw(JSON.array(summaries.map { s in
                 guard case .object(var o) = Output.json(s) else { return Output.json(s) }
-                o["syncStatus"] = .string(sync?.habitStatus(s.habit.id) ?? "local")
+                o["syncStatus"] = .string((sync?.habitStatus(s.habit.id) ?? .local).rawValue)
                 return .object(o)
             }).serialized())
             return
@@ -601,7 +601,7 @@ extension Runner {
             let report = await engine.syncOnce()
             Self.warnNewRemoteProblems(report)
             if let skipped = report.skipped {
-                Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). \(skipped == "offline" ? "Run 'habitto offline off'" : "Run 'habitto sync'") to push and verify")
+                Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). \(skipped == .offline ? "Run 'habitto offline off'" : "Run 'habitto sync'") to push and verify")
                 return
             }
             if let error = report.error {
@@ -624,8 +624,8 @@ extension Runner {
         let engine = try engine(repo)
         let report = await engine.syncOnce()
         if let skipped = report.skipped {
-            if report.error == nil && skipped.hasPrefix("no remote") { throw CLIError.invalid(skipped) }
-            if skipped == "offline" { throw CLIError(message: SyncInfo.offlineHint + " ('habitto offline off' from a shell)", code: 4) }
+            if report.error == nil && skipped == .noRemote { throw CLIError.invalid(skipped.description) }
+            if skipped == .offline { throw CLIError(message: SyncInfo.offlineHint + " ('habitto offline off' from a shell)", code: 4) }
             Output.line("Not synced: \(skipped)")
             return
         }

@@ -160,8 +160,8 @@ enum TerminalApp {
 
     /// The UI's view of the sync engine's status.
     static func syncInfo(_ st: SyncStatus, engine: SyncEngine, repo: HabitRepository) async -> SyncInfo {
-        var statuses: [HabitID: String] = [:]
-        for h in st.pendingHabits.union(st.syncingHabits) { statuses[h] = st.habitStatus(h) }
+        var statuses: [HabitID: SyncInfo.HabitStatus] = [:]
+        for h in st.pendingHabits.union(st.syncingHabits) { statuses[h] = SyncInfo.HabitStatus(st.habitStatus(h)) }
         let state = await repo.state
         let queue = await engine.pendingOperations(limit: 50).map { op in
             SyncInfo.QueueItem(habit: state.entries[op.change.habit].map { Sanitize.display($0.fields.name) } ?? "a habit",
@@ -170,7 +170,7 @@ enum TerminalApp {
         }
         let engineState = await engine.state
         let ahead = Dictionary(uniqueKeysWithValues: st.clockAhead.map { ($0.id, $0.seconds) })
-        return SyncInfo(mode: st.mode.rawValue, remote: st.remote, pending: st.pending, inFlight: st.inFlight, pulling: st.pulling,
+        return SyncInfo(mode: SyncInfo.Mode(st.mode), remote: st.remote, pending: st.pending, inFlight: st.inFlight, pulling: st.pulling,
                         roundsEnded: st.roundsEnded,
                         lastSyncAt: st.lastSyncAt, nextRetryAt: st.nextRetryAt, lastError: st.lastError,
                         habitStatus: statuses, queue: queue, attempts: engineState.attempts,
@@ -310,6 +310,31 @@ enum TerminalApp {
     static func abbreviate(_ path: String) -> String {
         let home = ProcessEnvironment.homeDirectory
         return !home.isEmpty && home != "/" && path.hasPrefix(home + "/") ? "~" + path.dropFirst(home.count) : path
+    }
+}
+
+extension SyncInfo.Mode {
+    /// The UI's name for the engine's mode.
+    init(_ mode: SyncStatus.Mode) {
+        switch mode {
+        case .local: self = .local
+        case .online: self = .online
+        case .offline: self = .offline
+        case .unreachable: self = .unreachable
+        case .failed: self = .failed
+        }
+    }
+}
+
+extension SyncInfo.HabitStatus {
+    /// The UI's name for a habit's sync status; nil for one the UI shows as synced or local.
+    init?(_ status: SyncStatus.HabitStatus) {
+        switch status {
+        case .pending: self = .pending
+        case .syncing: self = .syncing
+        case .failed: self = .failed
+        case .local, .synced: return nil
+        }
     }
 }
 

@@ -357,21 +357,21 @@ final class ConvergenceTests: XCTestCase {
         try await a.repo.commit { _, _ in [.create(h, HabitFields(name: "Walk", startDate: LocalDay("2026-11-01")!))] }
         try await a.repo.commit { _, _ in [.progress(h, LocalDay("2026-11-02")!, delta: 1)] }
         let skipped = await a.engine.syncOnce().skipped
-        XCTAssertEqual(skipped, "offline")
+        XCTAssertEqual(skipped, .offline)
         // Restart: a new repository and engine on the same directory.
         let repo2 = try HabitRepository(directory: root + "/off")
         let engine2 = try SyncEngine(repository: repo2)
         var status = await engine2.status()
         XCTAssertEqual(status.mode, .offline)
         XCTAssertEqual(status.pending, 2)
-        XCTAssertEqual(status.habitStatus(h), "pending")
+        XCTAssertEqual(status.habitStatus(h), .pending)
         try await engine2.setOffline(false)
         let round = await engine2.syncOnce()
         XCTAssertNil(round.error)
         status = await engine2.status()
         XCTAssertEqual(status.mode, .online)
         XCTAssertEqual(status.pending, 0)
-        XCTAssertEqual(status.habitStatus(h), "synced")
+        XCTAssertEqual(status.habitStatus(h), .synced)
     }
 
     func testAnUnreachableRemoteBacksOffAndRecoversWithoutLosingAnything() async throws {

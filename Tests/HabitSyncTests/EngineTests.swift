@@ -338,7 +338,7 @@ final class EngineTests: XCTestCase {
         clock.advance(by: 0.3)
         let report = await ended(round, clock: clock)
         XCTAssertNil(report.error)
-        XCTAssertEqual(report.skipped, "offline", "going offline stopped the round")
+        XCTAssertEqual(report.skipped, .offline, "going offline stopped the round")
         XCTAssertEqual(report.pushed, 1, "after the batch in flight")
         XCTAssertEqual(try SyncState.load(repo.paths).offline, true, "the offline switch survived the round")
         XCTAssertEqual(try SyncState.load(repo.paths).ackedSeq, 1, "and so did the round's progress")

@@ -134,7 +134,7 @@ final class SyncModeTests: XCTestCase {
         status = await engine.status()
         XCTAssertEqual(status.mode, .unreachable)
         XCTAssertNotNil(status.nextRetryAt, "backoff")
-        XCTAssertEqual(status.habitStatus(h), "pending", "not shown as failed")
+        XCTAssertEqual(status.habitStatus(h), .pending, "not shown as failed")
         // And back: online, the queue drained.
         faulty.plan = FaultPlan()
         report = await engine.syncOnce()
@@ -176,7 +176,7 @@ final class SyncModeTests: XCTestCase {
         XCTAssertEqual(status.mode, .offline)
         XCTAssertEqual(status.inFlight, 0, "the bar shows nothing in flight once offline")
         let report = await ended(round, clock: clock)
-        XCTAssertEqual(report.skipped, "offline")
+        XCTAssertEqual(report.skipped, .offline)
         XCTAssertNil(report.error)
         XCTAssertEqual(report.pushed, 0)
         // The abandoned request was cancelled while it waited, before it reached the remote.
@@ -184,7 +184,7 @@ final class SyncModeTests: XCTestCase {
         // A check-in made just after stays queued; rounds do nothing while offline.
         try await checkIn(repo, h)
         let skipped = await engine.syncOnce().skipped
-        XCTAssertEqual(skipped, "offline")
+        XCTAssertEqual(skipped, .offline)
         // Past the latency the abandoned request waited: still nothing on the remote.
         clock.advance(by: 1)
         XCTAssertEqual(remoteBatches(), [], "no batch was written after going offline")
@@ -222,7 +222,7 @@ final class SyncModeTests: XCTestCase {
         // The request in flight gets its answer; the round then stops.
         clock.advance(by: 0.3)
         let report = await ended(round, clock: clock)
-        XCTAssertEqual(report.skipped, "offline")
+        XCTAssertEqual(report.skipped, .offline)
         XCTAssertEqual(report.pushed, 2, "the batch in flight finished")
         XCTAssertEqual(report.pulled, 0)
         let calls = try await faultyRemote(engine).calls

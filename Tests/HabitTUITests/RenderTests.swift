@@ -163,9 +163,9 @@ final class RenderTests: XCTestCase {
         var app = World.app()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         _ = reduce(&app, .tick(now))
-        _ = reduce(&app, .syncChanged(SyncInfo(mode: "unreachable", remote: "dir:/mnt/shared", pending: 3, inFlight: 0,
+        _ = reduce(&app, .syncChanged(SyncInfo(mode: .unreachable, remote: "dir:/mnt/shared", pending: 3, inFlight: 0,
                                                lastSyncAt: now.addingTimeInterval(-120), nextRetryAt: now.addingTimeInterval(42),
-                                               lastError: "cannot reach /mnt/shared", habitStatus: [World.water: "pending"])))
+                                               lastError: "cannot reach /mnt/shared", habitStatus: [World.water: .pending])))
         var bar = render(app).line(22)
         XCTAssertTrue(bar.contains("unreachable · retry in 42s · queue 3 · synced 2m ago · cannot reach"), bar)
         XCTAssertTrue(render(app).line(2).hasSuffix("↑"), "the pending habit's icon: \(render(app).line(2))")
@@ -173,15 +173,15 @@ final class RenderTests: XCTestCase {
         _ = reduce(&app, .tick(now.addingTimeInterval(40)))
         bar = render(app).line(22)
         XCTAssertTrue(bar.contains("retry in 2s"), "the countdown moves while idle: \(bar)")
-        _ = reduce(&app, .syncChanged(SyncInfo(mode: "online", remote: "dir:/mnt/shared", pending: 3, inFlight: 3,
-                                               lastSyncAt: now, habitStatus: [World.water: "syncing"])))
+        _ = reduce(&app, .syncChanged(SyncInfo(mode: .online, remote: "dir:/mnt/shared", pending: 3, inFlight: 3,
+                                               lastSyncAt: now, habitStatus: [World.water: .syncing])))
         bar = render(app).line(22)
         XCTAssertTrue(bar.contains("online · ⟳ syncing 3 · queue 3"), bar)
         XCTAssertEqual(press(&app, .char("o")), [.setOffline(true)])
         XCTAssertTrue(render(app).line(22).contains("offline"))
         XCTAssertEqual(press(&app, .char("S")), [], "offline: nothing is sent")
         XCTAssertEqual(app.message?.text, "offline: press o to go online")
-        _ = reduce(&app, .syncChanged(SyncInfo(mode: "unreachable", remote: "dir:/mnt/shared", pending: 2, inFlight: 0,
+        _ = reduce(&app, .syncChanged(SyncInfo(mode: .unreachable, remote: "dir:/mnt/shared", pending: 2, inFlight: 0,
                                                lastSyncAt: now.addingTimeInterval(-300), nextRetryAt: now.addingTimeInterval(60),
                                                lastError: "cannot reach /mnt/shared",
                                                queue: [SyncInfo.QueueItem(habit: "Drink water", kind: "check-in", madeAt: now.addingTimeInterval(-90)),
@@ -203,7 +203,7 @@ final class RenderTests: XCTestCase {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         _ = reduce(&app, .tick(now))
         let problems = (0..<12).map { "devices/eeeeeeee…/ops/\($0)-\($0).batch: a FIFO (named pipe), not a batch file" }
-        _ = reduce(&app, .syncChanged(SyncInfo(mode: "online", remote: "dir:/mnt/shared", lastSyncAt: now, remoteProblems: problems)))
+        _ = reduce(&app, .syncChanged(SyncInfo(mode: .online, remote: "dir:/mnt/shared", lastSyncAt: now, remoteProblems: problems)))
         XCTAssertTrue(render(app).line(22).contains("online · queue 0 · synced 0s ago · remote entries skipped (y)"),
                       render(app).line(22))
         press(&app, .char("y"))

@@ -51,8 +51,8 @@ enum Account {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         _ = reduce(&app, .tick(now))
         _ = reduce(&app, .syncChanged(SyncInfo(
-            mode: "online", remote: "dir:/mnt/shared", pending: 1, lastSyncAt: now.addingTimeInterval(-120),
-            habitStatus: [water: "pending"],
+            mode: .online, remote: "dir:/mnt/shared", pending: 1, lastSyncAt: now.addingTimeInterval(-120),
+            habitStatus: [water: .pending],
             queue: [SyncInfo.QueueItem(habit: "Drink a glass of water before every meal", kind: "check-in",
                                        madeAt: now.addingTimeInterval(-30))],
             history: [SyncInfo.Attempt(at: now.addingTimeInterval(-120), pushed: 3, pulled: 2, error: nil)],

@@ -393,6 +393,8 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(noRemote.stdout, "")
         XCTAssertEqual(noRemote.stderr, "habitto: no remote is set (habitto remote set dir:/path)\n")
         unchanged("sync without a remote")
+        XCTAssertEqual(a.ok("offline", "off"), "Online; not synced now: no remote is set (habitto remote set dir:/path)\n")
+        unchanged("going online without a remote")
 
         let ftp = a.run("remote", "set", "ftp://x")
         XCTAssertEqual(ftp.status, 1)
