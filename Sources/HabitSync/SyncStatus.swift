@@ -1,0 +1,104 @@
+import FoundationEssentials
+import HabitCore
+import HabitStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the status bar and `habitto status` show. Derived from durable state, except
+/// what is in flight right now.
+public struct SyncStatus: Equatable, Sendable {
+    public enum Mode: String, Sendable {
+        case local, online, offline, unreachable, failed
+    }
+    public var mode: Mode
+    public var remote: String?
+    public var account: String
+    public var device: DeviceID
+    /// Operations of this device not yet acknowledged by the remote.
+    public var pending: Int
+    /// Operations in the batch being sent now.
+    public var inFlight: Int
+    /// A round is reading other devices' batches now.
+    public var pulling = false
+    /// Rounds this engine has ended with an outcome (the last one is `history.last`), so a
+    /// watcher tells a new round from an identical one.
+    public var roundsEnded = 0
+    public var lastSyncAt: Date?
+    public var lastError: String?
+    public var nextRetryAt: Date?
+    public var devices: [(id: DeviceID, lastSeen: Date)]
+    /// Habits with unacknowledged operations, and those in the batch being sent.
+    public var pendingHabits: Set<HabitID>
+    public var syncingHabits: Set<HabitID>
+    /// Devices whose operations came from a clock more than a minute ahead (seconds).
+    public var clockAhead: [(id: DeviceID, seconds: Double)]
+    public var history: [SyncState.Attempt]
+    /// Entries of the remote the last complete pull skipped, one line each (see `SyncState`).
+    public var remoteProblems: [String]
+
+    public static func == (a: SyncStatus, b: SyncStatus) -> Bool {
+        a.mode == b.mode && a.remote == b.remote && a.account == b.account && a.device == b.device
+            && a.pending == b.pending && a.inFlight == b.inFlight && a.pulling == b.pulling && a.roundsEnded == b.roundsEnded && a.lastSyncAt == b.lastSyncAt
+            && a.lastError == b.lastError && a.nextRetryAt == b.nextRetryAt
+            && a.devices.map(\.id) == b.devices.map(\.id) && a.devices.map(\.lastSeen) == b.devices.map(\.lastSeen)
+            && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
+            && a.clockAhead.map(\.id) == b.clockAhead.map(\.id) && a.history == b.history
+            && a.remoteProblems == b.remoteProblems
+    }
+
+    /// A habit's part in sync; the raw value is the word `list --json` shows.
+    public enum HabitStatus: String, Sendable {
+        /// No remote is set.
+        case local
+        /// Every operation of it is on the remote.
+        case synced
+        /// It has operations not yet on the remote.
+        case pending
+        /// It has operations in the batch being sent.
+        case syncing
+        /// It has operations not yet on the remote, and sync failed.
+        case failed
+    }
+
+    /// A habit's sync status: `local` without a remote, else `syncing`, `failed`, `pending`
+    /// or `synced`.
+    public func habitStatus(_ id: HabitID) -> HabitStatus {
+        if remote == nil { return .local }
+        if syncingHabits.contains(id) { return .syncing }
+        if pendingHabits.contains(id) { return mode == .failed ? .failed : .pending }
+        return .synced
+    }
+}
+
+/// What one round did.
+public struct SyncReport: Equatable, Sendable {
+    public var pushed = 0
+    public var batches = 0
+    public var pulled = 0
+    public var error: String?
+    /// Why the round did not run, or stopped before the end.
+    public var skipped: Skip?
+    /// Entries of the remote this round's pull skipped (every one, as in the status).
+    public var remoteProblems: [String] = []
+    /// Those of them the previous complete pull had not reported.
+    public var newRemoteProblems: [String] = []
+
+    /// Why a round did not run or stopped; `description` is what the commands print.
+    public enum Skip: Equatable, Sendable, CustomStringConvertible {
+        /// No remote is set.
+        case noRemote
+        /// The offline switch is on, or went on during the round.
+        case offline
+        /// Another process holds this data directory's sync lock.
+        case anotherProcessSyncing
+
+        public var description: String {
+            switch self {
+            case .noRemote: "no remote is set (habitto remote set dir:/path)"
+            case .offline: "offline"
+            case .anotherProcessSyncing: "another process is syncing this data directory"
+            }
+        }
+    }
+}
