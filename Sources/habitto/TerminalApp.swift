@@ -128,30 +128,17 @@ enum TerminalApp {
             }
         }
         defer { events.cancel() }
-        // Writes run one after another, in the order the keys asked for them.
-        let (writes, writer) = AsyncStream.makeStream(of: Effect.self)
-        let worker = Task {
-            for await effect in writes {
-                switch effect {
-                case .setOffline(let on):
-                    do { try await engine.setOffline(on) } catch { inbox.post(.failed("\(error)")) }
-                case .syncNow:
-                    await engine.retryNow()
-                default:
-                    inbox.post(await perform(effect, repo: repo, env: env))
-                }
-            }
-        }
-        defer { writer.finish(); worker.cancel() }
+        let runner = EffectRunner(repo: repo, engine: engine, env: env, inbox: inbox, terminal: terminal, catalog: catalog)
+        defer { runner.stop() }
 
-        let loop = UILoop(state: state, terminal: terminal, pipe: pipe, inbox: inbox, catalog: catalog, env: env,
+        let loop = UILoop(state: state, terminal: terminal, pipe: pipe, inbox: inbox, runner: runner, env: env,
                           exitAfterFirstFrame: ProcessEnvironment.value("HABITTO_EXIT_AFTER_FIRST_FRAME") == "1")
         let code: Int32 = await withCheckedContinuation { done in
             let started = ProcessEnvironment.startThread(stackSize: 8 << 20) {
-                let code = loop.run(writes: writer, refresh: { Task { try? await repo.refresh() } })
+                let code = loop.run(refresh: { Task { try? await repo.refresh() } })
                 done.resume(returning: code)
             }
-            if !started { done.resume(returning: loop.run(writes: writer, refresh: { Task { try? await repo.refresh() } })) }
+            if !started { done.resume(returning: loop.run(refresh: { Task { try? await repo.refresh() } })) }
         }
         terminal.shutdown()
         for w in repo.warnings.drain() { Output.warn(w) }
@@ -189,107 +176,6 @@ enum TerminalApp {
         case .skip: "skip"
         case .rate: "rating"
         case .note: "note"
-        }
-    }
-
-    /// Runs one write or undo against the repository; returns the action reporting it.
-    static func perform(_ effect: Effect, repo: HabitRepository, env: AppEnvironment) async -> Action {
-        do {
-            let today = env.today
-            switch effect {
-            case .undo:
-                guard let item = try await repo.undo() else { return .done("Nothing to undo on this device") }
-                return .done("Undid: \(item.label)")
-            case .write(let w):
-                var rng = SystemRandomNumberGenerator()
-                let newID = HabitID.random(using: &rng)
-                let result = try await repo.commit { state, _ in
-                    try changes(for: w, newID: newID, today: today, state: state)
-                }
-                // Another process may have made the same move first.
-                if case .move = w, result.operations.isEmpty { return .done("Already there: nothing changed") }
-                return .done(describe(w, newID: newID, state: result.state, today: today, settings: env.config.rules))
-            default:
-                return .done("")
-            }
-        } catch let e as CoreError {
-            return .failed(e.description)
-        } catch let e as StoreError {
-            return .failed(e.description)
-        } catch {
-            return .failed("\(error)")
-        }
-    }
-
-    /// The changes a write asks for, by the shared rules (checked again under the lock).
-    static func changes(for w: Write, newID: HabitID, today: LocalDay, state: HabitState) throws -> [Change] {
-        func habit(_ id: HabitID) throws -> Habit {
-            guard let h = state.habit(id) else { throw CoreError.invalid("that habit no longer exists (deleted elsewhere?)") }
-            return h
-        }
-        switch w {
-        case .progress(let id, let day, let delta):
-            let h = try habit(id)
-            return delta > 0 ? try Edits.checkIn(h, on: day, amount: delta, today: today, in: state)
-                             : try Edits.uncheck(h, on: day, amount: -delta, today: today, in: state)
-        case .setTotal(let id, let day, let total): return try Edits.setTotal(try habit(id), on: day, total, today: today, in: state)
-        case .skip(let id, let day, let on): return try Edits.setSkipped(try habit(id), on: day, on, today: today, in: state)
-        case .rate(let id, let day, let r): return try Edits.rate(try habit(id), on: day, r, today: today, in: state)
-        case .add(let fields): return try Edits.add(newID, fields, in: state)
-        case .edit(let id, let fields): return try Edits.update(try habit(id), to: fields, in: state)
-        case .archive(let id): return try Edits.archive(try habit(id), today: today, in: state)
-        case .unarchive(let id): return try Edits.unarchive(try habit(id))
-        case .move(let id, let target): return try Edits.move(try habit(id).id, to: target, in: state)
-        case .delete(let id): return Edits.delete(try habit(id))
-        case .answer(let id, let day, let answer):
-            return try CatchUp.changes(answer, for: CatchUpItem(habit: try habit(id), day: day), today: today, in: state)
-        case .note(let id, let day, let text): return try Edits.note(try habit(id), on: day, text, today: today, in: state)
-        }
-    }
-
-    /// The confirmation shown after a write.
-    static func describe(_ w: Write, newID: HabitID, state: HabitState, today: LocalDay, settings: RuleSettings) -> String {
-        func name(_ id: HabitID) -> String { state.habit(id).map { "'\(Sanitize.display($0.name))'" } ?? "the habit" }
-        switch w {
-        case .progress(let id, let day, _), .setTotal(let id, let day, _):
-            guard let h = state.habit(id) else { return "Done" }
-            let s = state.summary(h, on: day, today: today, settings: settings)
-            let unit = h.fields.unit.map { " " + $0 } ?? ""
-            let progress = Amount.format(s.progress), goal = Amount.format(h.goal)
-            let amount = h.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) (at most \(goal))\(unit)"
-            if case .progress(_, _, let d) = w, d < 0, h.isYesNo { return "Marked \(name(id)) not done\(day == today ? "" : " on \(day)")" }
-            let verb: String
-            switch w {
-            case .progress(_, _, Amount.scale): verb = "Checked in"
-            case .progress(_, _, -Amount.scale): verb = "Took back one from"
-            case .progress(_, _, let d) where d > 0: verb = "Added \(Amount.format(d)) to"
-            case .progress(_, _, let d): verb = "Took back \(Amount.format(-d)) from"
-            default: verb = "Set"
-            }
-            let extra = h.kind == .build && s.completed ? " — done! streak \(s.streak)" : s.exceeded ? " — over the limit" : ""
-            return "\(verb) \(name(id)): \(amount)\(day == today ? "" : " on \(day)")\(extra)"
-        case .skip(let id, let day, let on): return on ? "Skipped \(name(id)) on \(day): the streak is safe" : "Unskipped \(name(id)) on \(day)"
-        case .rate(let id, _, let r): return r.map { "Rated \(name(id)) \($0) of 5" } ?? "Cleared the rating of \(name(id))"
-        case .add: return "Added \(name(newID))"
-        case .edit(let id, _): return "Saved \(name(id))"
-        case .archive(let id): return "Archived \(name(id)); its history stays (u undoes)"
-        case .unarchive(let id): return "Unarchived \(name(id)) (u undoes)"
-        case .move(let id, let target):
-            switch target {
-            case .before: return "Moved \(name(id)) up"
-            case .after: return "Moved \(name(id)) down"
-            case .top: return "Moved \(name(id)) to the top"
-            case .bottom: return "Moved \(name(id)) to the bottom"
-            }
-        case .delete: return "Deleted the habit and its history (u undoes)"
-        case .note(let id, let day, let text):
-            return text == nil ? "Cleared the note of \(name(id)) on \(day) (u undoes)" : "Noted on \(name(id)) on \(day) (u undoes)"
-        case .answer(let id, let day, _):
-            guard let h = state.habit(id) else { return "Done" }
-            let s = state.summary(h, on: day, today: today, settings: settings)
-            let unit = h.fields.unit.map { " " + $0 } ?? ""
-            let what = s.skipped ? "skipped" : "\(Amount.format(s.progress))/\(Amount.format(h.goal))\(unit)\(s.completed ? ", done" : "")"
-            return "Recorded \(name(id)) on \(day): \(what)\(s.difficulty.map { ", difficulty \($0)" } ?? "")"
         }
     }
 
@@ -346,18 +232,18 @@ final class UILoop: @unchecked Sendable {
     let terminal: Terminal
     let pipe: WakePipe
     let inbox: Inbox
-    let catalog: ThemeCatalog
+    let runner: EffectRunner
     let env: AppEnvironment
     let exitAfterFirstFrame: Bool
 
-    init(state: AppState, terminal: Terminal, pipe: WakePipe, inbox: Inbox, catalog: ThemeCatalog, env: AppEnvironment,
+    init(state: AppState, terminal: Terminal, pipe: WakePipe, inbox: Inbox, runner: EffectRunner, env: AppEnvironment,
          exitAfterFirstFrame: Bool) {
         self.state = state
-        self.terminal = terminal; self.pipe = pipe; self.inbox = inbox; self.catalog = catalog
+        self.terminal = terminal; self.pipe = pipe; self.inbox = inbox; self.runner = runner
         self.env = env; self.exitAfterFirstFrame = exitAfterFirstFrame
     }
 
-    func run(writes: AsyncStream<Effect>.Continuation, refresh: () -> Void) -> Int32 {
+    func run(refresh: () -> Void) -> Int32 {
         state.now = Date()
         terminal.draw(render(state))
         if exitAfterFirstFrame { return 0 }
@@ -383,24 +269,105 @@ final class UILoop: @unchecked Sendable {
             actions.append(.tick(now))
             guard actions.count > 1 || state.sync.nextRetryAt != nil || state.sync.lastSyncAt != nil else { continue }
             for action in actions {
-                for effect in reduce(&state, action) {
-                    switch effect {
-                    case .quit:
-                        return 0
-                    case .loadTheme(let name):
-                        let (theme, problems) = catalog.load(name)
-                        terminal.setTheme(theme)
-                        _ = reduce(&state, .themeLoaded(theme.name, problems: problems.map { TerminalApp.shortenThemePaths($0, catalog) }))
-                        // The choice is kept: `theme = NAME` in the config, the user's other lines untouched.
-                        do { try Config.saveTheme(theme.name, path: env.configPath) } catch {
-                            _ = reduce(&state, .warning("Theme \(theme.name) not saved to the config: \(error)"))
-                        }
-                    case .write, .undo, .setOffline, .syncNow:
-                        writes.yield(effect)
-                    }
-                }
+                for effect in reduce(&state, action) where !runner.run(effect, &state) { return 0 }
             }
             terminal.draw(render(state))
+        }
+    }
+}
+
+/// Carries out the reducer's effects, every one of them: quitting and a theme at once, on
+/// the UI loop's thread (they touch the terminal and the state); writes, undo and the sync
+/// switches one after another on a worker, in the order the keys asked for them, each
+/// reporting back through the inbox.
+final class EffectRunner: @unchecked Sendable {
+    let repo: HabitRepository
+    let engine: SyncEngine
+    let env: AppEnvironment
+    let inbox: Inbox
+    /// Touched only by the UI loop's thread.
+    let terminal: Terminal
+    let catalog: ThemeCatalog
+    private let jobs: AsyncStream<@Sendable () async -> Void>.Continuation
+    private let worker: Task<Void, Never>
+
+    init(repo: HabitRepository, engine: SyncEngine, env: AppEnvironment, inbox: Inbox, terminal: Terminal, catalog: ThemeCatalog) {
+        self.repo = repo; self.engine = engine; self.env = env; self.inbox = inbox
+        self.terminal = terminal; self.catalog = catalog
+        let (stream, jobs) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+        self.jobs = jobs
+        worker = Task { for await job in stream { await job() } }
+    }
+
+    /// Carries out one effect; false for `.quit`.
+    func run(_ effect: Effect, _ state: inout AppState) -> Bool {
+        switch effect {
+        case .quit:
+            return false
+        case .loadTheme(let name):
+            loadTheme(name, &state)
+        case .write(let w):
+            later { [self] in inbox.post(await write(w)) }
+        case .undo:
+            later { [self] in inbox.post(await undo()) }
+        case .setOffline(let on):
+            later { [self] in
+                do { try await engine.setOffline(on) } catch { inbox.post(.failed("\(error)")) }
+            }
+        case .syncNow:
+            later { [self] in await engine.retryNow() }
+        }
+        return true
+    }
+
+    /// Stops the worker; jobs not started are dropped.
+    func stop() {
+        jobs.finish()
+        worker.cancel()
+    }
+
+    private func later(_ job: @escaping @Sendable () async -> Void) { jobs.yield(job) }
+
+    /// Loads a theme into the terminal and keeps the choice: `theme = NAME` in the config,
+    /// the user's other lines untouched.
+    private func loadTheme(_ name: String, _ state: inout AppState) {
+        let (theme, problems) = catalog.load(name)
+        terminal.setTheme(theme)
+        _ = reduce(&state, .themeLoaded(theme.name, problems: problems.map { TerminalApp.shortenThemePaths($0, catalog) }))
+        do { try Config.saveTheme(theme.name, path: env.configPath) } catch {
+            _ = reduce(&state, .warning("Theme \(theme.name) not saved to the config: \(error)"))
+        }
+    }
+
+    /// Commits a write (its changes by the shared rules, checked again under the lock) and
+    /// says what it did; another process may have made it so first.
+    private func write(_ w: Write) async -> Action {
+        let today = env.today
+        var rng = SystemRandomNumberGenerator()
+        let newID = HabitID.random(using: &rng)
+        do {
+            let result = try await repo.commit { state, _ in try w.changes(newID: newID, today: today, in: state) }
+            if result.operations.isEmpty, let text = w.nothingChanged(in: result.state) { return .done(text) }
+            return .done(w.confirmation(newID: newID, state: result.state, today: today, settings: env.config.rules))
+        } catch {
+            return failure(error)
+        }
+    }
+
+    private func undo() async -> Action {
+        do {
+            guard let item = try await repo.undo() else { return .done("Nothing to undo on this device") }
+            return .done("Undid: \(item.label)")
+        } catch {
+            return failure(error)
+        }
+    }
+
+    private func failure(_ error: any Error) -> Action {
+        switch error {
+        case let e as CoreError: .failed(e.description)
+        case let e as StoreError: .failed(e.description)
+        default: .failed("\(error)")
         }
     }
 }
