@@ -257,10 +257,10 @@ struct Runner {
         try applyFieldOptions(&fields)
         var rng = SystemRandomNumberGenerator()
         let id = HabitID.random(using: &rng)
-        let chosen = fields
+        let chosen = fields, today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            return try Edits.add(id, chosen, in: state)
+            return try Write.add(chosen).changes(newID: id, today: today, in: state)
         }
         let habit = result.state.habit(id)!
         Output.line("Added \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate)); id \(id)")
@@ -270,13 +270,13 @@ struct Runner {
         let optionsGiven = !invocation.values.isEmpty || !invocation.flags.isEmpty
         guard optionsGiven else { throw CLIError.usage("edit needs at least one option to change; see 'habitto edit --help'") }
         let query = invocation.arguments[0]
-        let runner = self
+        let runner = self, today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
             let habit = try Edits.find(query, in: state)
             var fields = habit.fields
             try runner.applyFieldOptions(&fields)
-            return try Edits.update(habit, to: fields, in: state)
+            return try Write.edit(habit.id, fields).changes(today: today, in: state)
         }
         guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
             Output.line("Nothing to change: \(Output.title(try Edits.find(query, in: result.state))) already has those values")
@@ -290,8 +290,8 @@ struct Runner {
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            let habit = try Edits.find(query, in: state)
-            return on ? try Edits.archive(habit, today: today, in: state) : try Edits.unarchive(habit)
+            let id = try Edits.find(query, in: state).id
+            return try (on ? Write.archive(id) : .unarchive(id)).changes(today: today, in: state)
         }
         let habit = result.state.habit(result.operations[0].change.habit)!
         if let from = habit.fields.archivedFrom {
@@ -309,6 +309,7 @@ struct Runner {
             throw CLIError.usage("\(why): give exactly one of --before OTHER, --after OTHER, --top, --bottom")
         }
         let before = invocation.value("--before"), after = invocation.value("--after")
+        let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit(label: nil) { state, _ in
             let habit = try Edits.find(query, in: state)
@@ -319,7 +320,7 @@ struct Runner {
             } else {
                 target = places[0] == "--top" ? .top : .bottom
             }
-            return try Edits.move(habit.id, to: target, in: state)
+            return try Write.move(habit.id, target).changes(today: today, in: state)
         }
         let habit = try Edits.find(query, in: result.state)
         let order = result.state.habits
@@ -339,9 +340,9 @@ struct Runner {
             throw CLIError.usage("delete removes a habit and all its history: add --yes to confirm ('habitto undo' brings it back)")
         }
         let repo = try openRepository()
-        let before = await repo.state
+        let before = await repo.state, today = self.today
         let result = try await repo.commit { state, _ in
-            return Edits.delete(try Edits.find(query, in: state))
+            return try Write.delete(try Edits.find(query, in: state).id).changes(today: today, in: state)
         }
         let id = result.operations[0].change.habit
         Output.line("Deleted \(Output.title(before.habit(id) ?? Habit(id: id, fields: HabitFields(name: query, startDate: today)))) and its history ('habitto undo' brings it back)")
@@ -377,14 +378,13 @@ struct Runner {
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            try Edits.setSkipped(try Edits.find(query, in: state), on: date, on, today: today, in: state)
+            try Write.skip(try Edits.find(query, in: state).id, date, on).changes(today: today, in: state)
         }
         let habit = try Edits.find(query, in: result.state)
         if result.operations.isEmpty {
             Output.line("\(Output.title(habit)) is \(on ? "already" : "not") skipped on \(date); nothing changed")
         } else {
-            Output.line(on ? "Skipped \(Output.title(habit)) on \(date): the day neither counts nor breaks the streak"
-                           : "Unskipped \(Output.title(habit)) on \(date)")
+            Output.line(Write.skip(habit.id, date, on).statement(state: result.state, today: today, settings: settings))
         }
     }
 
@@ -396,13 +396,13 @@ struct Runner {
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            try Edits.note(try Edits.find(query, in: state), on: date, value, today: today, in: state)
+            try Write.note(try Edits.find(query, in: state).id, date, value).changes(today: today, in: state)
         }
         let habit = try Edits.find(query, in: result.state)
         if result.operations.isEmpty {
             Output.line("\(Output.title(habit)) already has that note on \(date); nothing changed")
         } else {
-            Output.line(value == nil ? "Cleared the note of \(Output.title(habit)) on \(date)" : "Noted on \(Output.title(habit)) on \(date)")
+            Output.line(Write.note(habit.id, date, value).statement(state: result.state, today: today, settings: settings))
         }
     }
 
@@ -414,7 +414,7 @@ struct Runner {
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            try Edits.rate(try Edits.find(query, in: state), on: date, value, today: today, in: state)
+            try Write.rate(try Edits.find(query, in: state).id, date, value).changes(today: today, in: state)
         }
         let habit = try Edits.find(query, in: result.state)
         if let value {
