@@ -58,21 +58,8 @@ enum TerminalApp {
         let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: false)
         var startMessages = repo.openingWarnings.map { Message($0, .warning) }
 
-        // Themes and keys from the config directory (problems are shown, defaults used).
-        let configDir = env.configPath.pathParent
-        let catalog = ThemeCatalog(
-            userDirectory: configDir + "/themes",
-            bundledDirectories: ThemeCatalog.bundledDirectories(executablePath: executablePath(), environment: ProcessEnvironment.current),
-            listFiles: ThemeCatalog.live.listFiles, readFile: ThemeCatalog.live.readFile)
-        let themeName = options.theme ?? env.config.theme ?? "default"
-        let (theme, themeProblems) = catalog.load(themeName)
-        startMessages += themeProblems.map { Message(shortenThemePaths($0, catalog), .warning) }
-        var keyMap = KeyMap.defaults
-        if let text = ThemeCatalog.live.readFile(configDir + "/keys") {
-            let (map, problems) = keyMap.applying(text, file: configDir + "/keys")
-            keyMap = map
-            startMessages += problems.map { Message($0, .warning) }
-        }
+        let (catalog, theme, keyMap, lookProblems) = look(env: env, options: options)
+        startMessages += lookProblems
 
         let pipe = try WakePipe()
         pipe.routeTerminationSignals()
@@ -109,24 +96,7 @@ enum TerminalApp {
         }
         defer { syncEvents.cancel() }
 
-        // Repository events become actions; a local write wakes the sync engine.
-        let events = Task {
-            var first = true
-            for await event in await repo.events() {
-                switch event {
-                case .changed(let s):
-                    inbox.post(.stateChanged(s))
-                    if !first {
-                        await engine.poke()
-                        // Through the engine's one ordered stream (below): a status computed
-                        // before this write can never arrive after one computed after it.
-                        await engine.publishNow()
-                    }
-                    first = false
-                case .warning(let w): inbox.post(.warning(w))
-                }
-            }
-        }
+        let events = forwardEvents(of: repo, to: inbox, waking: engine)
         defer { events.cancel() }
         let runner = EffectRunner(repo: repo, engine: engine, env: env, inbox: inbox, terminal: terminal, catalog: catalog)
         defer { runner.stop() }
@@ -143,6 +113,47 @@ enum TerminalApp {
         terminal.shutdown()
         for w in repo.warnings.drain() { Output.warn(w) }
         return code
+    }
+
+    /// The theme and the key map from the config directory, and the problems found in them
+    /// (shown on the first frame; the defaults are used instead).
+    static func look(env: AppEnvironment, options: Options) -> (ThemeCatalog, Theme, KeyMap, [Message]) {
+        let configDir = env.configPath.pathParent
+        let catalog = ThemeCatalog(
+            userDirectory: configDir + "/themes",
+            bundledDirectories: ThemeCatalog.bundledDirectories(executablePath: executablePath(), environment: ProcessEnvironment.current),
+            listFiles: ThemeCatalog.live.listFiles, readFile: ThemeCatalog.live.readFile)
+        let themeName = options.theme ?? env.config.theme ?? "default"
+        let (theme, themeProblems) = catalog.load(themeName)
+        var messages = themeProblems.map { Message(shortenThemePaths($0, catalog), .warning) }
+        var keyMap = KeyMap.defaults
+        if let text = ThemeCatalog.live.readFile(configDir + "/keys") {
+            let (map, problems) = keyMap.applying(text, file: configDir + "/keys")
+            keyMap = map
+            messages += problems.map { Message($0, .warning) }
+        }
+        return (catalog, theme, keyMap, messages)
+    }
+
+    /// Repository events become actions in `inbox`; a local write wakes the sync engine.
+    static func forwardEvents(of repo: HabitRepository, to inbox: Inbox, waking engine: SyncEngine) -> Task<Void, Never> {
+        Task {
+            var first = true
+            for await event in await repo.events() {
+                switch event {
+                case .changed(let s):
+                    inbox.post(.stateChanged(s))
+                    if !first {
+                        await engine.poke()
+                        // Through the engine's one ordered stream: a status computed before
+                        // this write can never arrive after one computed after it.
+                        await engine.publishNow()
+                    }
+                    first = false
+                case .warning(let w): inbox.post(.warning(w))
+                }
+            }
+        }
     }
 
     /// The UI's view of the sync engine's status.
