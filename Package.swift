@@ -49,9 +49,14 @@ let package = Package(
                        providers: [.apt(["libncurses-dev"])]),
         // The terminal driver: draws a ScreenBuffer, reads keys, handles resize and signals.
         .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
-        // Argument parsing and wiring only.
-        .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "HabitTUI",
-                                                         "HabitTerminal"],
+        // The command line: one type per command (its spec and its run), the table built from
+        // them, the parser, help, completions, man page and output. No terminal library: the
+        // executable gives it the UI to open.
+        .target(name: "HabittoCLI", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "HabitTUI"],
+                swiftSettings: strict),
+        // Wiring only: the command line, and the full-screen UI it opens.
+        .executableTarget(name: "habitto", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabitTUI", "HabitTerminal",
+                                                         "HabittoCLI"],
                           swiftSettings: strict, linkerSettings: startsFast + findLinkScripts),
         // A real Apache mod_dav server on loopback, started and stopped by the WebDAV tests
         // and the benchmark (Foundation only).
@@ -71,11 +76,12 @@ let package = Package(
                                                            "WebDAVClient"], swiftSettings: strict),
         .testTarget(name: "HabitTUITests", dependencies: ["HabitTUI", "HabitCore"], exclude: ["Snapshots"],
                     swiftSettings: strict),
-        // The habitto executable's generators (completion scripts, man page) given other
-        // command tables.
-        .testTarget(name: "HabittoTests", dependencies: ["habitto", "HabitCore"], swiftSettings: strict),
-        // Runs the habitto binary as a process (built with everything by `swift build`).
-        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "WebDAVHarness", "WebDAVWire"],
+        // The command line's generators (completion scripts, man page) given other command
+        // tables, and its pure parts.
+        .testTarget(name: "HabittoTests", dependencies: ["HabittoCLI", "HabitCore"], swiftSettings: strict),
+        // Runs the habitto binary as a process (built with everything by `swift build`), or a
+        // command in process against HabittoCLI (`Sandbox(inProcess: true)`).
+        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "HabittoCLI", "WebDAVHarness", "WebDAVWire"],
                     swiftSettings: strict),
     ]
 )

@@ -2,6 +2,7 @@ import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitSync
+import HabittoCLI
 
 /// `habitto demo`: a throwaway data directory with two months of history, a directory
 /// remote, a second device that changes something every few seconds, and injected latency

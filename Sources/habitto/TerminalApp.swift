@@ -4,6 +4,7 @@ import HabitStore
 import HabitSync
 import HabitTUI
 import HabitTerminal
+import HabittoCLI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -121,7 +122,7 @@ enum TerminalApp {
         let configDir = env.configPath.pathParent
         let catalog = ThemeCatalog(
             userDirectory: configDir + "/themes",
-            bundledDirectories: ThemeCatalog.bundledDirectories(executablePath: executablePath(), environment: ProcessEnvironment.current),
+            bundledDirectories: ThemeCatalog.bundledDirectories(executablePath: ProcessEnvironment.executablePath, environment: ProcessEnvironment.current),
             listFiles: ThemeCatalog.live.listFiles, readFile: ThemeCatalog.live.readFile)
         let themeName = options.theme ?? env.config.theme ?? "default"
         let (theme, themeProblems) = catalog.load(themeName)
@@ -198,10 +199,6 @@ enum TerminalApp {
             m = m.replacingAll(dir.hasSuffix("/") ? dir : dir + "/", with: "")
         }
         return m
-    }
-
-    static func executablePath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     static func abbreviate(_ path: String) -> String {

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import habitto
+@testable import HabittoCLI
 
 /// ASCII output removes accents without Foundation's folding (README, Performance): the
 /// result is Foundation's diacritic- and width-insensitive folding for accented Latin text,

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import habitto
+@testable import HabittoCLI
 
 /// Where the data and the config are, from the environment; the user's home is looked up
 /// (HOME, else the password database) only when a path is made from it.

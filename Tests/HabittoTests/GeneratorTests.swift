@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import HabitCore
-@testable import habitto
+@testable import HabittoCLI
 
 /// The completion scripts and the man page are functions of the command table: a command
 /// added to the table completes and is documented without editing the generators.

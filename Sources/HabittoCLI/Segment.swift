@@ -97,10 +97,10 @@ extension Segment {
     }
 }
 
-extension Runner {
+extension StatusCommand {
     /// The values of the segment, read without writing the data (no data directory yet: all
     /// zero), then kept in the segment's cache when the read met no damage.
-    func segmentValues() async throws -> Segment.Values {
+    @MainActor func segmentValues() async throws -> Segment.Values {
         let paths = DataPaths(directory: env.home)
         // The key is taken before anything is read: what changes meanwhile makes it stale.
         guard let key = SegmentCache.Key.current(paths: paths, day: today, weekStart: settings.weekStart) else {
@@ -127,7 +127,7 @@ extension Runner {
     /// `status --short` and `status --format FORMAT`, when the cache did not answer. A lock
     /// another process holds is waited for at most `Segment.lockWait`; then the line is left
     /// out (nothing printed, exit 0): a prompt is never held up.
-    func statusShort() async throws {
+    @MainActor func statusShort() async throws {
         let format = try Segment.format(invocation)
         Sys.lockWait = Segment.lockWait
         let values: Segment.Values

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import HabitStore
 
@@ -5,13 +6,13 @@ import HabitStore
 /// (Habitto never changes its own environment). Foundation's `ProcessInfo.environment`
 /// made the runtime scan every protocol conformance of the binary the first time it was
 /// read, in every command (`perf record`: about 0.1 ms of each start).
-enum ProcessEnvironment {
+public enum ProcessEnvironment {
     /// One variable, straight from the C library (no dictionary built: the first hashed
     /// collection of strings in a process costs the runtime's conformance lookups).
-    static func value(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    public static func value(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// Every variable, for what passes the whole environment on.
-    static let current: [String: String] = {
+    public static let current: [String: String] = {
         var out: [String: String] = [:]
         var entry = environ
         while let p = entry.pointee {
@@ -29,7 +30,7 @@ enum ProcessEnvironment {
 extension ProcessEnvironment {
     /// The user's home directory as Foundation's `NSHomeDirectory()` finds it: `HOME`, else
     /// the password database's entry for this user, else `/`.
-    static var homeDirectory: String {
+    public static var homeDirectory: String {
         if let home = value("HOME"), !home.isEmpty { return home }
         var entry = passwd(), result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16_384)
@@ -43,7 +44,7 @@ extension ProcessEnvironment {
     /// Runs `body` on a new thread with a stack of `stackSize` bytes (the UI loop's renders
     /// recurse deeper than a secondary thread's default allows). Returns false when the
     /// thread cannot be made.
-    static func startThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) -> Bool {
+    public static func startThread(stackSize: Int, _ body: @escaping @Sendable () -> Void) -> Bool {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -57,6 +58,11 @@ extension ProcessEnvironment {
         }, box)
         if rc != 0 { Unmanaged<ThreadBody>.fromOpaque(box).release() }
         return rc == 0
+    }
+
+    /// The running executable's path (to find the bundled themes next to it).
+    public static var executablePath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 }
 

@@ -7,9 +7,14 @@ import HabitSync
 import Glibc
 #endif
 
-/// The data-safety commands: backup, import, export as CSV, doctor.
-extension Runner {
-    nonisolated static let backupSpecs: [CommandSpec] = [
+
+// The data-safety commands: backup, import, export, doctor.
+
+/// `habitto backup create|list|restore|prune`.
+struct BackupCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
         CommandSpec(name: "backup", arguments: ["create|list|restore|prune"],
                     summary: "Make, list, restore (--replace or --merge) and prune backups.",
                     options: [OptionSpec(name: "--note", value: "TEXT", help: "create: a note kept with the backup"),
@@ -24,28 +29,10 @@ extension Runner {
                     from 'backup list'; the restore is written as ordinary operations, so it syncs and
                     'habitto undo' takes it back.
                     """,
-                    optionalArguments: ["ID"]),
-        CommandSpec(name: "import", arguments: ["PATH"],
-                    summary: "Import from the legacy Habitto app, Loop, harsh or a Habitto JSON export.",
-                    options: [OptionSpec(name: "--from", value: "FORMAT", help: "habitto-legacy, loop-csv, harsh or json",
-                                         completes: .words(ImportFormat.allCases.map(\.rawValue))),
-                              OptionSpec(name: "--dry-run", value: nil, help: "report what would be imported; write nothing"),
-                              Specs.json],
-                    notes: """
-                    A backup is made first; everything is read and checked before anything is written, and
-                    the result is written in one step (all or nothing), then read back and verified.
-                    Importing the same files again changes nothing. loop-csv takes the folder of Loop's
-                    CSV export (or its zip); harsh takes the folder holding 'habits' and 'log'.
-                    """),
-        CommandSpec(name: "doctor", arguments: [],
-                    summary: "Check the journal, snapshot, config, permissions and remote (exit 5 on problems).",
-                    options: [OptionSpec(name: "--repair", value: nil, help: "make the safe fixes (after a backup); never deletes data"),
-                              Specs.json]),
-    ]
+                    optionalArguments: ["ID"])
+    }
 
-    // MARK: backup
-
-    func backup() async throws {
+    @MainActor func run() async throws {
         let action = invocation.arguments[0]
         let id = invocation.arguments.count > 1 ? invocation.arguments[1] : nil
         if action != "restore", id != nil { throw CLIError.usage("'backup \(action)' takes no ID") }
@@ -93,7 +80,7 @@ extension Runner {
         }
     }
 
-    func restore(paths: DataPaths, id: String?) async throws {
+    @MainActor func restore(paths: DataPaths, id: String?) async throws {
         guard let id else { throw CLIError.usage("backup restore needs an ID: 'habitto backup list' shows them") }
         let replace = invocation.has("--replace"), merge = invocation.has("--merge")
         guard replace != merge else { throw CLIError.usage("backup restore needs exactly one of --replace (make the data the backup's) or --merge (add what it has)") }
@@ -141,10 +128,27 @@ extension Runner {
     }
 
     static func iso(_ d: Date) -> String { UTCTime.iso8601(d) }
+}
+/// `habitto import PATH --from FORMAT`: another tracker's data, or an export.
+struct ImportCommand: Command {
+    let context: Context
 
-    // MARK: import
+    static var spec: CommandSpec {
+        CommandSpec(name: "import", arguments: ["PATH"],
+                    summary: "Import from the legacy Habitto app, Loop, harsh or a Habitto JSON export.",
+                    options: [OptionSpec(name: "--from", value: "FORMAT", help: "habitto-legacy, loop-csv, harsh or json",
+                                         completes: .words(ImportFormat.allCases.map(\.rawValue))),
+                              OptionSpec(name: "--dry-run", value: nil, help: "report what would be imported; write nothing"),
+                              Specs.json],
+                    notes: """
+                    A backup is made first; everything is read and checked before anything is written, and
+                    the result is written in one step (all or nothing), then read back and verified.
+                    Importing the same files again changes nothing. loop-csv takes the folder of Loop's
+                    CSV export (or its zip); harsh takes the folder holding 'habits' and 'log'.
+                    """)
+    }
 
-    func importData() async throws {
+    @MainActor func run() async throws {
         guard let name = invocation.value("--from") else {
             throw CLIError.usage("import needs --from: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -169,7 +173,7 @@ extension Runner {
     static func text(_ r: ImportReport) -> [String] {
         let source = r.files.first.map { $0.pathLastComponent } ?? ""
         if let done = r.alreadyDone {
-            return ["Already imported: \(r.format.rawValue) \(source) was imported on \(iso(done.updated))"
+            return ["Already imported: \(r.format.rawValue) \(source) was imported on \(BackupCommand.iso(done.updated))"
                     + (done.backup.map { " (backup before it: \($0))" } ?? "") + "; nothing to do"]
         }
         let rec = r.reconciliation
@@ -209,8 +213,36 @@ extension Runner {
             "kept": .array((rec.kept + rec.renamed).map(JSON.string)), "comparisons": .array(r.comparisons.map(JSON.string)),
         ])
     }
+}
+/// `habitto export`: all data as JSON or CSV.
+struct ExportCommand: Command {
+    let context: Context
 
-    // MARK: export --format csv
+    static var spec: CommandSpec {
+        CommandSpec(name: "export", arguments: [], summary: "Export all data; the same data on the same day gives the same bytes.",
+                    options: [OptionSpec(name: "--format", value: "FORMAT", help: "json (default) or csv", completes: .words(["json", "csv"])),
+                              OptionSpec(name: "--output", value: "PATH", help: "json: write to a file; csv: write habits.csv and checkins.csv into a folder",
+                                         completes: .file)],
+                    notes: "Without --output, csv prints habits.csv, a blank line, then checkins.csv.")
+    }
+
+    @MainActor func run() async throws {
+        let format = invocation.value("--format") ?? "json"
+        guard format == "json" || format == "csv" else {
+            throw CLIError.usage("export format '\(Sanitize.display(format))' is not supported: use --format json or csv")
+        }
+        let repo = try openRepository()
+        if format == "csv" { try exportCSV(await repo.state); return }
+        let text = Export.document(await repo.state, today: today).serialized()
+        if let path = invocation.value("--output") {
+            guard !path.isEmpty else { throw CLIError.usage("--output needs a file name") }
+            let full = try outputPath(path)
+            try Sys.writeAtomically(Array(text.utf8), to: full, mode: 0o600)
+            Output.err("Exported \(await repo.state.habits.count) habits to \(full)")
+        } else {
+            Output.raw(text)
+        }
+    }
 
     func exportCSV(_ state: HabitState) throws {
         let habits = state.habits
@@ -227,9 +259,29 @@ extension Runner {
         }
     }
 
-    // MARK: doctor
+    /// An export's `--output` as an absolute path. A path inside the data directory (after
+    /// resolving links, `.` and `..`) is refused: an export there could replace the journal
+    /// or any other of Habitto's files.
+    func outputPath(_ path: String) throws -> String {
+        let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        if Sys.isInside(full, folder: env.home) {
+            throw CLIError.invalid("--output \(Sanitize.display(full)) is inside the data directory \(Sanitize.display(env.home)), where an export could replace Habitto's own files (such as the journal); write it somewhere else")
+        }
+        return full
+    }
+}
+/// `habitto doctor [--repair]`: checks the data, config and remote.
+struct DoctorCommand: Command {
+    let context: Context
 
-    func doctor() async throws {
+    static var spec: CommandSpec {
+        CommandSpec(name: "doctor", arguments: [],
+                    summary: "Check the journal, snapshot, config, permissions and remote (exit 5 on problems).",
+                    options: [OptionSpec(name: "--repair", value: nil, help: "make the safe fixes (after a backup); never deletes data"),
+                              Specs.json])
+    }
+
+    @MainActor func run() async throws {
         let paths = DataPaths(directory: env.home)
         let repair = invocation.has("--repair")
         var check = Doctor.checkLocal(paths: paths, configPath: env.configPath)
@@ -290,8 +342,10 @@ extension Runner {
         if !findings.isEmpty { throw CLIError(message: "doctor found \(findings.count) problem\(findings.count == 1 ? "" : "s")", code: 5) }
     }
 
+    static var allowsConfigProblems: Bool { true }
+
     /// What this device has that the remote lacks, and the other way round.
-    func remoteFindings(paths: DataPaths, check: LocalCheck) async -> (passed: [String], findings: [Finding]) {
+    @MainActor func remoteFindings(paths: DataPaths, check: LocalCheck) async -> (passed: [String], findings: [Finding]) {
         let st: SyncState
         do { st = try SyncState.load(paths) } catch StoreError.config(let message) {
             return ([], [Finding(check: "sync", problem: "\(message), so sync, status, offline and remote fail",

@@ -7,20 +7,24 @@ import HabitStore
 import HabitSync
 
 /// Where data and config live, what time it is, and the settings in force.
-struct AppEnvironment {
-    let home: String
-    let configPath: String
-    let config: Config
+public struct AppEnvironment: Sendable {
+    public let home: String
+    public let configPath: String
+    public let config: Config
     /// The instant "now" for this run (HABITTO_NOW or the system clock).
-    let now: Date
-    let clock: @Sendable () -> Date
-    var today: LocalDay { Self.localDay(now, dayStartHour: config.dayStartHour) }
+    public let now: Date
+    public let clock: @Sendable () -> Date
+    public init(home: String, configPath: String, config: Config, now: Date, clock: @escaping @Sendable () -> Date) {
+        self.home = home; self.configPath = configPath; self.config = config; self.now = now; self.clock = clock
+    }
+
+    public var today: LocalDay { Self.localDay(now, dayStartHour: config.dayStartHour) }
 
     /// The local day holding `instant`, shifted by `dayStartHour`, in the process's time zone
     /// (`TZ`, else /etc/localtime, as `TimeZone.current`), through the C library's
     /// `localtime_r`: microseconds, where a Foundation `Calendar` costs about 2 ms at its
     /// first use, a fifth of a short command's start (see the README's Performance).
-    static func localDay(_ instant: Date, dayStartHour: Int) -> LocalDay {
+    public static func localDay(_ instant: Date, dayStartHour: Int) -> LocalDay {
         var t = time_t(instant.timeIntervalSince1970.rounded(.down)), parts = tm()
         guard localtime_r(&t, &parts) != nil,
               let day = LocalDay(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday)) else {
@@ -128,7 +132,7 @@ struct AppEnvironment {
     }
 
     /// Faults to inject into the sync remote: `HABITTO_FAULTS`, else the config's `faults`.
-    func faultPlan() throws -> FaultPlan? {
+    public func faultPlan() throws -> FaultPlan? {
         guard let text = ProcessEnvironment.value("HABITTO_FAULTS") ?? config.faults else { return nil }
         do { return try FaultPlan.parse(text) } catch let e as CoreError {
             throw CLIError.invalid("faults '\(Sanitize.display(text))': \(e.description)")
@@ -138,7 +142,7 @@ struct AppEnvironment {
     /// How the sync remote gets its password and CA: `HABITTO_WEBDAV_PASSWORD`, else the
     /// config's `password_command`, else its `password_file` (see `PasswordSource`). Looked
     /// up only when a remote needs it.
-    func remoteAccess() -> RemoteAccess {
+    public func remoteAccess() -> RemoteAccess {
         let config = self.config, configPath = self.configPath
         return RemoteAccess(password: {
             if let p = ProcessEnvironment.value("HABITTO_WEBDAV_PASSWORD") { return p }

@@ -10,11 +10,11 @@ import Glibc
 /// here, so no value from outside (a name, a path, a remote's answer) can reach the terminal
 /// as an escape sequence, whichever message quotes it. `raw` is for documents (JSON, CSV,
 /// help), which escape or validate what they hold.
-enum Output {
+public enum Output {
     /// ASCII output (`--ascii`, or a non-UTF-8 locale; see `ASCIIText.wanted`): set once at start.
     nonisolated(unsafe) static var ascii = false
 
-    static func line(_ s: String) {
+    public static func line(_ s: String) {
         // A plain loop: the generic `joined` made every command's first line pay the
         // runtime's lookup of its associated types.
         var out = "", first = true
@@ -27,14 +27,31 @@ enum Output {
     }
     /// Text for the terminal that is already safe (help, prompts): folded to ASCII when asked.
     static func text(_ s: String) { raw(ascii ? ASCIIText.fold(s) : s) }
+    /// Where output goes instead of the process's standard output and error (a command run
+    /// in process by the tests); nil: the process's.
+    nonisolated(unsafe) static var capture: Capture?
+
+    /// Output kept in memory: what a command run in process printed.
+    final class Capture: @unchecked Sendable {
+        private let lock = Lock()
+        private var out = "", err = ""
+        var stdout: String { lock.lock(); defer { lock.unlock() }; return out }
+        var stderr: String { lock.lock(); defer { lock.unlock() }; return err }
+        func write(_ s: String, error: Bool) { lock.lock(); if error { err += s } else { out += s }; lock.unlock() }
+    }
+
     /// Documents (JSON, CSV), written as they are.
-    static func raw(_ s: String) { print(s, terminator: "") }
+    static func raw(_ s: String) {
+        if let capture { capture.write(s, error: false) } else { print(s, terminator: "") }
+    }
     /// A habit's icon and a space, or nothing (no icons in ASCII output).
     static func icon(_ h: Habit) -> String { ascii ? "" : h.fields.icon.map { Sanitize.display($0) + " " } ?? "" }
     /// One line on standard error (a newline inside it is shown as U+FFFD).
     static func err(_ s: String) {
         let shown = Sanitize.display(s)
-        let bytes = Array(((ascii ? ASCIIText.fold(shown) : shown) + "\n").utf8)
+        let text = (ascii ? ASCIIText.fold(shown) : shown) + "\n"
+        if let capture { capture.write(text, error: true); return }
+        let bytes = Array(text.utf8)
         var done = 0
         while done < bytes.count {
             let n = bytes[done...].withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
@@ -42,7 +59,8 @@ enum Output {
             done += n
         }
     }
-    static func warn(_ s: String) { err("habitto: " + s) }
+    /// A warning on standard error, after "habitto: ".
+    public static func warn(_ s: String) { err("habitto: " + s) }
 
     static func title(_ h: Habit) -> String { "'\(Sanitize.display(h.name))'" }
 

@@ -5,24 +5,28 @@ import HabitStore
 import Glibc
 #endif
 
-extension Runner {
-    /// `habitto remind`, as data for the help and the parser.
-    nonisolated static let remindSpec = CommandSpec(
-        name: "remind", arguments: [],
-        summary: "Notify of due habits not done whose reminder time has passed (--install: every 5 minutes).",
-        options: [Specs.json,
-                  OptionSpec(name: "--install", value: nil, help: "run it every 5 minutes: a systemd user timer, else the crontab line to add"),
-                  OptionSpec(name: "--uninstall", value: nil, help: "remove the systemd user timer --install made")],
-        notes: """
-        A reminder fires once per habit, day and time, from its time until \(Reminders.graceMinutes / 60) hours later, for a habit
-        due today that is not done (a limit habit: nothing recorded today) and not skipped. It goes to
-        notify-send when DISPLAY or WAYLAND_DISPLAY is set and notify-send is on PATH, else to standard
-        output; --json prints the reminders as JSON instead. What was shown is kept in reminders-sent
-        in the data directory; a reminder notify-send could not show (it failed, or took over
-        \(Int(Notifier.timeLimit)) seconds) is not kept, comes again at the next run, and makes the exit status 1.
-        """)
+/// `habitto remind`: notifies of due habits not done whose reminder time has passed.
+struct RemindCommand: Command {
+    let context: Context
 
-    func remind() async throws {
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "remind", arguments: [],
+            summary: "Notify of due habits not done whose reminder time has passed (--install: every 5 minutes).",
+            options: [Specs.json,
+                      OptionSpec(name: "--install", value: nil, help: "run it every 5 minutes: a systemd user timer, else the crontab line to add"),
+                      OptionSpec(name: "--uninstall", value: nil, help: "remove the systemd user timer --install made")],
+            notes: """
+            A reminder fires once per habit, day and time, from its time until \(Reminders.graceMinutes / 60) hours later, for a habit
+            due today that is not done (a limit habit: nothing recorded today) and not skipped. It goes to
+            notify-send when DISPLAY or WAYLAND_DISPLAY is set and notify-send is on PATH, else to standard
+            output; --json prints the reminders as JSON instead. What was shown is kept in reminders-sent
+            in the data directory; a reminder notify-send could not show (it failed, or took over
+            \(Int(Notifier.timeLimit)) seconds) is not kept, comes again at the next run, and makes the exit status 1.
+            """)
+    }
+
+    @MainActor func run() async throws {
         let process = ProcessEnvironment.current
         let installing = invocation.has("--install"), uninstalling = invocation.has("--uninstall")
         if installing && uninstalling { throw CLIError.usage("--install and --uninstall contradict each other") }

@@ -22,13 +22,8 @@ extension Specs {
         OptionSpec(name: "--by", value: "PERIOD", help: "history bars per week, month (default), quarter or year",
                    completes: .words(ChartBucket.allCases.map(\.rawValue))),
     ]
-
-    static let graph = CommandSpec(
-        name: "graph", arguments: [],
-        summary: "Show every habit's days over the last weeks, the share done per day and the XP per week.",
-        options: [OptionSpec(name: "--weeks", value: "N", help: "how many weeks, 1 to 520 (default: as many as fit)"), json],
-        notes: "Cells: done, partly, missed, skipped, not due, today (not done yet); see the legend below the graph.")
 }
+
 
 /// The width charts are drawn at: the terminal's when standard output is one (its size, or
 /// $COLUMNS), else 80; never below `TextChart.minWidth`.
@@ -105,7 +100,7 @@ enum ChartColor {
     }
 }
 
-extension Runner {
+extension Command {
     /// One of a fixed set of words for an option, or a usage error that lists them.
     func choice<T: RawRepresentable & CaseIterable>(_ option: String, _ type: T.Type) throws -> T? where T.RawValue == String {
         guard let text = invocation.value(option) else { return nil }
@@ -116,9 +111,11 @@ extension Runner {
         }
         return v
     }
+}
 
+extension ShowCommand {
     /// `show HABIT --chart KIND`: true when the invocation asks for a chart (and it was printed).
-    func showChart() async throws -> Bool {
+    @MainActor func showChart() async throws -> Bool {
         let kind = try choice("--chart", ChartKind.self)
         let spanOption = try choice("--span", ChartSpan.self)
         let by = try choice("--by", ChartBucket.self)
@@ -136,85 +133,11 @@ extension Runner {
         let json = invocation.has("--json")
         var doc: [String: JSON] = ["id": .string(habit.id.description), "name": .string(habit.name),
                                    "chart": .string(kind.rawValue), "date": .string(today.description)]
-        var lines: [String] = []
-        let spanText = "since \(span.firstDay(today: today, start: habit.startDate))"
-        switch kind {
-        case .score:
-            doc["span"] = .string(span.rawValue)
-            let points = state.scoreSeries(habit, today: today, span: span, points: json ? Int.max : width - 6)
-            doc["points"] = .array(points.map { .object(["date": .string($0.day.description), "score": .double(JSON.rounded($0.score, 4))]) })
-            lines = ["Score of \(Output.title(habit)), \(spanText) (Loop's habit strength; now \(Output.strengthText(points.last?.score ?? 0)))"]
-            if let last = points.last {
-                // The first column stands for the span's first day onwards.
-                let first = span.firstDay(today: last.day, start: habit.startDate)
-                lines += TextChart.area(points.map(\.score), first: first, last: last.day, width: width, height: 12, glyphs: g)
-            }
-        case .history:
-            let bucket = by ?? .month
-            let series = state.historySeries(habit, today: today, bucket: bucket, span: span, settings: settings)
-            doc["span"] = .string(span.rawValue)
-            doc["by"] = .string(bucket.rawValue)
-            doc["measure"] = .string(series.measure.rawValue)
-            let isAmount = series.measure != .completions
-            doc["buckets"] = .array(series.buckets.map { b in
-                .object(["start": .string(b.start.description), "end": .string(b.end.description),
-                         "value": isAmount ? .amount(b.value) : .int(b.value),
-                         "goal": isAmount ? .amount(Int(b.goal.rounded())) : .double(JSON.rounded(b.goal, 2)),
-                         "done": .int(b.done), "due": .int(b.due), "skipped": .int(b.skipped), "amount": .amount(b.amount)])
-            })
-            let what: String
-            switch series.measure {
-            case .completions: what = "days done"
-            case .amount: what = "amount" + (habit.fields.unit.map { " (\($0))" } ?? "")
-            case .uses: what = "uses" + (habit.fields.unit.map { " (\($0))" } ?? "")
-            }
-            let goalName = series.measure == .uses ? "the limit" : "the goal"
-            lines = ["History of \(Output.title(habit)) per \(bucket.rawValue), \(spanText): \(what), \(g.goal) \(goalName)"]
-            let format: (Double) -> String = isAmount ? { Amount.format(Int($0.rounded())) } : { String(Int($0.rounded())) }
-            lines += TextChart.bars(series.buckets.map { Double($0.value) }, goals: series.buckets.map { $0.goal },
-                                    labels: series.buckets.map { TextChart.periodLabel($0.start, bucket) }, width: width, height: 12,
-                                    glyphs: g, format: format)
-        case .weekday:
-            let f = state.weekdayFrequency(habit, today: today, span: span, settings: settings)
-            doc["span"] = .string(span.rawValue)
-            doc["weekdays"] = .array(f.weekdays.enumerated().map { weekdayJSON($0.offset, $0.element) })
-            doc["months"] = .array(f.months.map { m in
-                .object(["month": .string(String(m.month.description.prefix(7))),
-                         "weekdays": .array(m.weekdays.enumerated().map { weekdayJSON($0.offset, $0.element) })])
-            })
-            lines = ["Days done by weekday, \(Output.title(habit)), \(spanText) (done / due)"]
-            lines += TextChart.weekdayBars(f.weekdays, width: width, glyphs: g)
-            lines.append("")
-            lines.append("By weekday and month:")
-            lines += TextChart.weekdayGrid(f.months, width: width, glyphs: g)
-        case .streaks:
-            let unit = habit.schedule.isWeekly ? "weeks" : "days"
-            let runs = state.bestStreaks(habit, today: today, top: 10, settings: settings)
-            doc["unit"] = .string(unit)
-            doc["streaks"] = .array(runs.map { r in
-                .object(["start": .string(r.start.description), "end": .string(r.end.description),
-                         "length": .int(r.length), "current": .bool(r.isCurrent)])
-            })
-            lines = ["Best streaks of \(Output.title(habit)) (\(unit))"]
-            lines += TextChart.streakList(runs, unit: unit, width: width, glyphs: g)
-        case .difficulty:
-            let weeks = state.difficultyWeeks(habit, today: today, span: span, settings: settings)
-            doc["span"] = .string(span.rawValue)
-            doc["weeks"] = .array(weeks.map { w in
-                .object(["weekStart": .string(w.weekStart.description), "average": .optional(w.average, places: 2),
-                         "rated": .int(w.rated)])
-            })
-            lines = ["Difficulty of \(Output.title(habit)) per week, \(spanText) (1 very easy … 5 very hard)"]
-            if weeks.allSatisfy({ $0.average == nil }) {
-                lines.append("(no day rated yet: 'habitto rate HABIT 1-5' or 'check --difficulty')")
-            } else {
-                lines += TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { TextChart.periodLabel($0.weekStart, .week) },
-                                        width: width, height: 10, glyphs: g, format: { Format.fixed($0, places: 0) }, top: 5)
-            }
-        }
+        let chart = HabitChart(state: state, habit: habit, today: today, span: span, settings: settings, width: width, g: g, json: json)
+        var lines = chart.lines(kind, by: by, &doc)
         if json { Output.raw(JSON.object(doc).serialized()); return true }
         if habit.startDate > today { lines = [lines[0], "(nothing yet: it starts on \(habit.startDate))"] }
-        for l in wrapped(lines[0], width: width) { Output.line(l) }
+        for l in GraphCommand.wrapped(lines[0], width: width) { Output.line(l) }
         let gridFrom = kind == .weekday ? lines.firstIndex(of: "By weekday and month:") : nil
         ChartColor.print(Array(lines.dropFirst())) { i, line, column, cell in
             if let gridFrom, i + 1 > gridFrom { return ChartColor.gridCell(line, cell, g) }
@@ -222,10 +145,147 @@ extension Runner {
         }
         return true
     }
+}
 
-    /// `graph [--weeks N]`: the consistency graph of every habit, the share done per day and
-    /// the XP per week with the level reached.
-    func graph() async throws {
+/// The text and JSON of one habit's chart (`show HABIT --chart KIND`): each kind's lines
+/// (a title, then the chart) and the fields it adds to the JSON document.
+struct HabitChart {
+    let state: HabitState
+    let habit: Habit
+    let today: LocalDay
+    let span: ChartSpan
+    let settings: RuleSettings
+    let width: Int
+    let g: ChartGlyphs
+    let json: Bool
+    var spanText: String { "since \(span.firstDay(today: today, start: habit.startDate))" }
+
+    /// The lines of a chart of `kind`, adding its fields to `doc`.
+    func lines(_ kind: ChartKind, by: ChartBucket?, _ doc: inout [String: JSON]) -> [String] {
+        switch kind {
+        case .score: return score(&doc)
+        case .history: return history(by ?? .month, &doc)
+        case .weekday: return weekday(&doc)
+        case .streaks: return streaks(&doc)
+        case .difficulty: return difficulty(&doc)
+        }
+    }
+
+    /// Loop's habit strength over the span.
+    func score(_ doc: inout [String: JSON]) -> [String] {
+        var lines: [String] = []
+        doc["span"] = .string(span.rawValue)
+        let points = state.scoreSeries(habit, today: today, span: span, points: json ? Int.max : width - 6)
+        doc["points"] = .array(points.map { .object(["date": .string($0.day.description), "score": .double(JSON.rounded($0.score, 4))]) })
+        lines = ["Score of \(Output.title(habit)), \(spanText) (Loop's habit strength; now \(Output.strengthText(points.last?.score ?? 0)))"]
+        if let last = points.last {
+            // The first column stands for the span's first day onwards.
+            let first = span.firstDay(today: last.day, start: habit.startDate)
+            lines += TextChart.area(points.map(\.score), first: first, last: last.day, width: width, height: 12, glyphs: g)
+        }
+        return lines
+    }
+
+    /// Bars per period against the goal.
+    func history(_ bucket: ChartBucket, _ doc: inout [String: JSON]) -> [String] {
+        var lines: [String] = []
+        let series = state.historySeries(habit, today: today, bucket: bucket, span: span, settings: settings)
+        doc["span"] = .string(span.rawValue)
+        doc["by"] = .string(bucket.rawValue)
+        doc["measure"] = .string(series.measure.rawValue)
+        let isAmount = series.measure != .completions
+        doc["buckets"] = .array(series.buckets.map { b in
+            .object(["start": .string(b.start.description), "end": .string(b.end.description),
+                     "value": isAmount ? .amount(b.value) : .int(b.value),
+                     "goal": isAmount ? .amount(Int(b.goal.rounded())) : .double(JSON.rounded(b.goal, 2)),
+                     "done": .int(b.done), "due": .int(b.due), "skipped": .int(b.skipped), "amount": .amount(b.amount)])
+        })
+        let what: String
+        switch series.measure {
+        case .completions: what = "days done"
+        case .amount: what = "amount" + (habit.fields.unit.map { " (\($0))" } ?? "")
+        case .uses: what = "uses" + (habit.fields.unit.map { " (\($0))" } ?? "")
+        }
+        let goalName = series.measure == .uses ? "the limit" : "the goal"
+        lines = ["History of \(Output.title(habit)) per \(bucket.rawValue), \(spanText): \(what), \(g.goal) \(goalName)"]
+        let format: (Double) -> String = isAmount ? { Amount.format(Int($0.rounded())) } : { String(Int($0.rounded())) }
+        lines += TextChart.bars(series.buckets.map { Double($0.value) }, goals: series.buckets.map { $0.goal },
+                                labels: series.buckets.map { TextChart.periodLabel($0.start, bucket) }, width: width, height: 12,
+                                glyphs: g, format: format)
+        return lines
+    }
+
+    /// Days done by weekday, and by weekday and month.
+    func weekday(_ doc: inout [String: JSON]) -> [String] {
+        var lines: [String] = []
+        let f = state.weekdayFrequency(habit, today: today, span: span, settings: settings)
+        doc["span"] = .string(span.rawValue)
+        doc["weekdays"] = .array(f.weekdays.enumerated().map { weekdayJSON($0.offset, $0.element) })
+        doc["months"] = .array(f.months.map { m in
+            .object(["month": .string(String(m.month.description.prefix(7))),
+                     "weekdays": .array(m.weekdays.enumerated().map { weekdayJSON($0.offset, $0.element) })])
+        })
+        lines = ["Days done by weekday, \(Output.title(habit)), \(spanText) (done / due)"]
+        lines += TextChart.weekdayBars(f.weekdays, width: width, glyphs: g)
+        lines.append("")
+        lines.append("By weekday and month:")
+        lines += TextChart.weekdayGrid(f.months, width: width, glyphs: g)
+        return lines
+    }
+
+    /// The best streaks.
+    func streaks(_ doc: inout [String: JSON]) -> [String] {
+        var lines: [String] = []
+        let unit = habit.schedule.isWeekly ? "weeks" : "days"
+        let runs = state.bestStreaks(habit, today: today, top: 10, settings: settings)
+        doc["unit"] = .string(unit)
+        doc["streaks"] = .array(runs.map { r in
+            .object(["start": .string(r.start.description), "end": .string(r.end.description),
+                     "length": .int(r.length), "current": .bool(r.isCurrent)])
+        })
+        lines = ["Best streaks of \(Output.title(habit)) (\(unit))"]
+        lines += TextChart.streakList(runs, unit: unit, width: width, glyphs: g)
+        return lines
+    }
+
+    /// The average difficulty per week.
+    func difficulty(_ doc: inout [String: JSON]) -> [String] {
+        var lines: [String] = []
+        let weeks = state.difficultyWeeks(habit, today: today, span: span, settings: settings)
+        doc["span"] = .string(span.rawValue)
+        doc["weeks"] = .array(weeks.map { w in
+            .object(["weekStart": .string(w.weekStart.description), "average": .optional(w.average, places: 2),
+                     "rated": .int(w.rated)])
+        })
+        lines = ["Difficulty of \(Output.title(habit)) per week, \(spanText) (1 very easy … 5 very hard)"]
+        if weeks.allSatisfy({ $0.average == nil }) {
+            lines.append("(no day rated yet: 'habitto rate HABIT 1-5' or 'check --difficulty')")
+        } else {
+            lines += TextChart.bars(weeks.map { $0.average ?? 0 }, goals: [], labels: weeks.map { TextChart.periodLabel($0.weekStart, .week) },
+                                    width: width, height: 10, glyphs: g, format: { Format.fixed($0, places: 0) }, top: 5)
+        }
+        return lines
+    }
+
+    func weekdayJSON(_ i: Int, _ c: WeekdayCount) -> JSON {
+        .object(["weekday": .string(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][i]), "done": .int(c.done),
+                 "due": .int(c.due), "ratio": .optional(c.ratio, places: 4)])
+    }
+}
+
+/// `habitto graph [--weeks N]`: every habit over the last weeks.
+struct GraphCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "graph", arguments: [],
+            summary: "Show every habit's days over the last weeks, the share done per day and the XP per week.",
+            options: [OptionSpec(name: "--weeks", value: "N", help: "how many weeks, 1 to 520 (default: as many as fit)"), Specs.json],
+            notes: "Cells: done, partly, missed, skipped, not due, today (not done yet); see the legend below the graph.")
+    }
+
+    @MainActor func run() async throws {
         let width = ChartWidth.current()
         let fitting = max(1, (width - 17) / 7)
         let weeks = try invocation.value("--weeks").map { try wholeNumber($0, "--weeks", 1...520) } ?? fitting
@@ -251,7 +311,7 @@ extension Runner {
         }
         let g = ChartGlyphs.of(ascii: Output.ascii)
         guard !o.rows.isEmpty else { Output.line("No habit tracked in these weeks: 'habitto add NAME' adds one."); return }
-        for l in wrapped("Every habit, \(o.first) \(g.dash) \(o.last) (top: share of due days done)", width: width) {
+        for l in Self.wrapped("Every habit, \(o.first) \(g.dash) \(o.last) (top: share of due days done)", width: width) {
             Output.line(l)
         }
         let names = o.rows.map { Output.shown($0.habit.name) }
@@ -265,7 +325,7 @@ extension Runner {
         }
         Output.line("")
         let level = o.xpWeeks.last?.level ?? 1
-        for l in wrapped("XP per week (\(g.levelUp) a new level; level \(level) now)", width: width) { Output.line(l) }
+        for l in Self.wrapped("XP per week (\(g.levelUp) a new level; level \(level) now)", width: width) { Output.line(l) }
         ChartColor.print(TextChart.bars(o.xpWeeks.map { Double($0.xp) }, goals: [],
                                         labels: o.xpWeeks.map { TextChart.periodLabel($0.weekStart, .week) },
                                         width: width, height: 10, glyphs: g, format: { String(Int($0)) },
@@ -274,8 +334,7 @@ extension Runner {
         }
     }
 
-    /// A chart's title in lines of at most `width` columns, broken between words.
-    private func wrapped(_ title: String, width: Int) -> [String] {
+    static func wrapped(_ title: String, width: Int) -> [String] {
         var lines: [String] = [], line = ""
         for word in title.split(separator: " ") {
             let w = String(word)
@@ -283,10 +342,5 @@ extension Runner {
             line += (line.isEmpty ? "" : " ") + w
         }
         return lines + [line]
-    }
-
-    private func weekdayJSON(_ i: Int, _ c: WeekdayCount) -> JSON {
-        .object(["weekday": .string(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][i]), "done": .int(c.done),
-                 "due": .int(c.due), "ratio": .optional(c.ratio, places: 4)])
     }
 }

@@ -1,10 +1,11 @@
 import HabitCore
 
 /// An error the command line reports: one line, with an exit code.
-struct CLIError: Error {
-    let message: String
-    let code: Int32
-    static func usage(_ m: String) -> CLIError { CLIError(message: m, code: ExitCode.usage) }
+public struct CLIError: Error {
+    public let message: String
+    public let code: Int32
+    /// A usage error (exit 2).
+    public static func usage(_ m: String) -> CLIError { CLIError(message: m, code: ExitCode.usage) }
     static func invalid(_ m: String) -> CLIError { CLIError(message: m, code: ExitCode.invalid) }
 }
 

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
-import HabitTerminal
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,12 +8,11 @@ import Glibc
 /// Lines typed on standard input, or the termination signal (Ctrl-C) that came first.
 struct LineReader {
     enum Input: Equatable { case line(String), end, signal(Int32) }
-    let wake: WakePipe
+    let wake: any SignalWatch
     private var buffer: [UInt8] = []
 
-    init() throws {
-        wake = try WakePipe()
-        wake.routeTerminationSignals()
+    init(wake: any SignalWatch) {
+        self.wake = wake
     }
 
     /// The next line (without its newline), the end of input, or a signal received.
@@ -48,10 +46,19 @@ struct LineReader {
     }
 }
 
-extension Runner {
-    /// `habitto ask [--days N]`: asks about every habit-day to catch up on (see
-    /// `CatchUp.items`), oldest first, writing each answer as one commit as it goes.
-    func ask() async throws {
+/// `habitto ask [--days N]`: asks about every habit-day to catch up on (see
+/// `CatchUp.items`), oldest first, writing each answer as one commit as it goes.
+struct AskCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "ask", arguments: [],
+                    summary: "Catch up: answer for every unrecorded due day since the last recorded one, oldest first.",
+                    options: [OptionSpec(name: "--days", value: "N", help: "look back at most N days (default 7)")],
+                    notes: "Answers: y done, n not done, s skip, an amount, enter leaves it; for a yes/no habit 1-5 is done and how hard.\nEach answer is written at once; Ctrl-C or Ctrl-D stops and keeps what was answered.")
+    }
+
+    @MainActor func run() async throws {
         let days = try wholeNumber(invocation.value("--days") ?? String(CatchUp.defaultDays), "--days", 1...366)
         let today = self.today
         let settings = self.settings
@@ -64,7 +71,7 @@ extension Runner {
         guard isatty(0) == 1 else {
             throw CLIError.usage("ask needs a terminal to answer on (\(items.count) habit-days to catch up); from a script use 'habitto check|skip HABIT --date DATE'")
         }
-        var reader = try LineReader()
+        var reader = LineReader(wake: try context.ui.watchSignals())
         Output.line("\(items.count) habit-day\(items.count == 1 ? "" : "s") to catch up, oldest first: y done, n not done, s skip, an amount,")
         Output.line("for a yes/no habit 1-5 is done and how hard (or after y or an amount: y 2, 8 3); enter leaves it, Ctrl-D stops.")
         var answered = 0

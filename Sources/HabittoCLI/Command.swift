@@ -1,0 +1,188 @@
+import FoundationEssentials
+import HabitCore
+import HabitStore
+
+/// The version `--version`, the help and the man page print.
+let habittoVersion = "0.1.0"
+
+/// A command of the command line, in the manner of swift-argument-parser's: a type with its
+/// spec (what the parser, the help, the completions, the man page and the reference are built
+/// from) and its `run`, made for one parsed invocation.
+protocol Command: Sendable {
+    /// The command's name, arguments, options and help. Read once for every command when the
+    /// table is built (each run parses against it): its help texts are closures, built only
+    /// when read.
+    static var spec: CommandSpec { get }
+    /// A document made from the command table alone (completion scripts, the man page),
+    /// printed before the data directory and the config are looked at; nil for a command
+    /// that runs.
+    static func document(_ invocation: Invocation) throws -> String?
+    /// Whether the command runs with problems in the config file (the doctor reports them).
+    static var allowsConfigProblems: Bool { get }
+    init(context: Context)
+    var context: Context { get }
+    /// Runs the command on the main thread (no worker thread starts unless it awaits the
+    /// network or an import). Errors become one line and an exit code (see `CLI.run`).
+    @MainActor func run() async throws
+}
+
+extension Command {
+    static func document(_ invocation: Invocation) throws -> String? { nil }
+    static var allowsConfigProblems: Bool { false }
+
+    var invocation: Invocation { context.invocation }
+    var env: AppEnvironment { context.env }
+    var today: LocalDay { env.today }
+    var settings: RuleSettings { env.config.rules }
+
+    func openRepository() throws -> HabitRepository {
+        // The rules read each habit's small day columns; full day records are decoded only
+        // for the habit a command writes or exports, and not kept.
+        // On the main thread, as the command itself: no worker thread is started unless the
+        // command awaits something else (the network, an import).
+        let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: false, onMainThread: true)
+        for w in repo.openingWarnings { Output.warn(w) }
+        context.opened.add(repo)
+        return repo
+    }
+
+    func day(_ text: String?) throws -> LocalDay {
+        guard let text else { return today }
+        switch text.lowercased() {
+        case "today": return today
+        case "yesterday": return today.adding(-1)
+        default:
+            guard let d = LocalDay(text) else {
+                throw CLIError.invalid("invalid date '\(Sanitize.display(text))': use YYYY-MM-DD (1900 to 9999), today or yesterday")
+            }
+            return d
+        }
+    }
+
+    func wholeNumber(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws -> Int {
+        guard let n = Int(text), range.contains(n) else {
+            throw CLIError.invalid("\(option) '\(Sanitize.display(text))' must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return n
+    }
+
+    /// An amount option (`--goal`, `--amount`): a number with at most three decimals, in
+    /// thousandths, from `minimum` (thousandths) to `maximum`.
+    func amount(_ text: String, _ option: String, minimum: Int, maximum: Int) throws -> Int {
+        let n: Int
+        if option == "--amount", text.hasPrefix("-"), (try? Amount.parse(String(text.dropFirst()))) != nil {
+            let other = invocation.command == "uncheck" ? "check" : "uncheck"
+            throw CLIError.invalid("--amount '\(Sanitize.display(text))' must be positive: '\(other) --amount \(text.dropFirst())' does the opposite")
+        }
+        do { n = try Amount.parse(text) } catch let e as CoreError { throw CLIError.invalid("\(option): \(e.description)") }
+        guard n >= minimum, n <= maximum else {
+            throw CLIError.invalid("\(option) '\(Sanitize.display(text))' must be from \(Amount.format(minimum)) to \(Amount.format(maximum))")
+        }
+        return n
+    }
+
+    func rating(_ text: String) throws -> Int {
+        guard let n = Int(text), (1...5).contains(n) else {
+            throw CLIError.invalid("difficulty '\(Sanitize.display(text))' must be 1 (very easy) to 5 (very hard)\(invocation.command == "rate" ? " or clear" : "")")
+        }
+        return n
+    }
+}
+
+/// The repositories a command opened, so late warnings can be printed when it ends.
+final class Opened: @unchecked Sendable {
+    private let lock = Lock()
+    private var repositories: [HabitRepository] = []
+    func add(_ r: HabitRepository) { lock.lock(); repositories.append(r); lock.unlock() }
+    func warnings() -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return repositories.flatMap { $0.warnings.drain() }
+    }
+}
+
+/// What a command runs with: its parsed invocation, the environment, the user interface to
+/// open (`demo`), and the repositories it opened, whose late warnings are printed when it ends.
+@MainActor
+final class Context: Sendable {
+    nonisolated let env: AppEnvironment
+    nonisolated let invocation: Invocation
+    nonisolated let opened = Opened()
+    let ui: any UserInterface
+    /// The exit status when the command ends without an error (the UI's, for `demo`).
+    var status = ExitCode.ok
+    /// The last command's context, never released (see `CLI.run`).
+    static var keptUntilExit: Context?
+
+    init(env: AppEnvironment, invocation: Invocation, ui: any UserInterface) {
+        self.env = env; self.invocation = invocation; self.ui = ui
+    }
+
+    /// Runs `command` and prints the warnings its repositories gathered on the way.
+    func run(_ command: any Command.Type) async throws -> Int32 {
+        defer { for w in opened.warnings() { Output.warn(w) } }
+        try await command.init(context: self).run()
+        return status
+    }
+}
+
+/// The command table: the parser, the help, the completions, the man page and the reference
+/// are generated from it.
+enum Specs {
+    /// Every command, in the order of the help. Adding a command is adding its type here.
+    static let commands: [any Command.Type] = [
+        AddCommand.self, EditCommand.self, ArchiveCommand.self, UnarchiveCommand.self, MoveCommand.self, DeleteCommand.self,
+        CheckCommand.self, UncheckCommand.self, SkipCommand.self, UnskipCommand.self, RateCommand.self, NoteCommand.self,
+        AskCommand.self, UndoCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
+        RemoteCommand.self, SyncCommand.self, StatusCommand.self, OfflineCommand.self, DemoCommand.self, ExportCommand.self,
+        GraphCommand.self, BackupCommand.self, ImportCommand.self, DoctorCommand.self, RemindCommand.self,
+        CompletionsCommand.self, CompleteCommand.self, ManCommand.self, ReferenceCommand.self,
+    ]
+
+    /// The commands' specs, in the order of `commands` (their help texts are built when read).
+    static let all: [CommandSpec] = commands.map { $0.spec }
+
+    /// The type of the command named `name`.
+    static func command(named name: String) -> (any Command.Type)? {
+        all.firstIndex { $0.name == name }.map { commands[$0] }
+    }
+
+    /// Options several commands share.
+    static let fieldOptions: [OptionSpec] = [
+        OptionSpec(name: "--goal", value: "N", help: "per day: at least N (build, default 1) or at most N (--limit); up to 3 decimals"),
+        OptionSpec(name: "--unit", value: "U", help: "unit shown after progress, e.g. glasses"),
+        OptionSpec(name: "--limit", value: nil, help: "a limit habit: stay at or under the goal"),
+        OptionSpec(name: "--schedule", value: "SPEC", help: "daily (default), weekdays, weekends, mon,wed,fri, every:3, 3/week",
+                   completes: .words(["daily", "weekdays", "weekends", "mon,wed,fri", "every:2", "every:3", "3/week", "5/week"])),
+        OptionSpec(name: "--start", value: "DATE", help: "first day tracked (default today)", completes: Specs.dayWords),
+        OptionSpec(name: "--icon", value: "C", help: "one character or emoji (\"\" clears it in edit)"),
+        OptionSpec(name: "--color", value: "C", help: "#RRGGBB or a name: \(Validate.colorNames.joined(separator: ", "))",
+                   completes: .words(Validate.colorNames)),
+        OptionSpec(name: "--notes", value: "TEXT", help: "free text"),
+        OptionSpec(name: "--group", value: "NAME", help: "a group heading, e.g. Health (\"\" clears it in edit)"),
+        OptionSpec(name: "--remind", value: "TIMES", help: "reminder times HH:MM, e.g. 08:00,20:00, at most 8 ('habitto remind'; \"\" clears them)"),
+    ]
+    static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, today or yesterday (default today)",
+                                  completes: dayWords)
+    static let dayWords = ValueKind.words(["today", "yesterday"])
+    static let json = OptionSpec(name: "--json", value: nil, help: "print JSON")
+
+    static var overview: String {
+        var s = "Habitto \(habittoVersion): a keyboard-driven habit tracker with a local, crash-safe journal.\n\n"
+        s += "Usage: habitto [--home DIR] [--theme NAME] [--ascii]   (the full-screen UI; ? there lists its keys)\n"
+        s += "       habitto [--home DIR] COMMAND [OPTIONS]\n\nCommands:\n"
+        for c in all where !c.hidden {
+            let left = ([c.name] + c.arguments).joined(separator: " ")
+            s += "  " + left + String(repeating: " ", count: max(2, 24 - left.count)) + c.summary + "\n"
+        }
+        s += """
+
+        HABIT is an id, an exact name (any case) or a unique prefix of a name.
+        Dates are YYYY-MM-DD. Data: --home DIR, else $HABITTO_HOME, else $XDG_DATA_HOME/habitto.
+        Exit codes: 0 ok, 1 invalid input or unknown habit, 2 usage error, 3 storage error,
+        4 sync failed, 5 the doctor found problems.
+        Run 'habitto COMMAND --help' for a command's options.
+        """
+        return s + "\n"
+    }
+}

@@ -1,0 +1,170 @@
+import FoundationEssentials
+import HabitCore
+import HabitStore
+import HabitTUI
+
+/// `habitto check HABIT`: adds progress to a day.
+struct CheckCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "check", arguments: ["HABIT"], summary: "Check in: add progress to a day.",
+                    options: [Specs.date, OptionSpec(name: "--amount", value: "N", help: "how much, up to 3 decimals (default 1)"),
+                              OptionSpec(name: "--difficulty", value: "1-5", help: "how hard it was: 1 very easy … 5 very hard",
+                                         completes: .words((1...5).map(String.init))),
+                              OptionSpec(name: "--note", value: "TEXT", help: "a note on the day")])
+    }
+
+    @MainActor func run() async throws {
+        try await change(sign: 1)
+    }
+
+    @MainActor func change(sign: Int) async throws {
+        let query = invocation.arguments[0]
+        let date = try day(invocation.value("--date"))
+        let amount = try amount(invocation.value("--amount") ?? "1", "--amount", minimum: 1, maximum: Limits.maxChange)
+        let difficulty = try invocation.value("--difficulty").map(rating)
+        let note = invocation.value("--note")
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            let habit = try Edits.find(query, in: state)
+            guard sign > 0 else { return try Edits.uncheck(habit, on: date, amount: amount, today: today, in: state) }
+            var changes = try Edits.checkIn(habit, on: date, amount: amount, difficulty: difficulty, today: today, in: state)
+            if let note { changes += try Edits.note(habit, on: date, note, today: today, in: state) }
+            return changes
+        }
+        guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
+            // Only a yes/no habit's day already done records nothing (see Edits.checkIn).
+            let habit = try Edits.find(query, in: result.state)
+            Output.line("\(Output.title(habit)) is already done on \(date) (a yes/no habit); nothing changed")
+            return
+        }
+        Output.line(Output.checkLine(result.state.dayLine(habit, on: date, today: today, settings: settings), today: today))
+    }
+}
+/// `habitto uncheck HABIT`: takes progress back from a day.
+struct UncheckCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "uncheck", arguments: ["HABIT"], summary: "Take progress back from a day.",
+                    options: [Specs.date, OptionSpec(name: "--amount", value: "N", help: "how much, up to 3 decimals (default 1)")])
+    }
+
+    @MainActor func run() async throws {
+        try await CheckCommand(context: context).change(sign: -1)
+    }
+}
+/// `habitto skip HABIT`: skips a day.
+struct SkipCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "skip", arguments: ["HABIT"], summary: "Skip a day (sick, travelling): it neither counts nor breaks a streak.",
+                    options: [Specs.date])
+    }
+
+    @MainActor func run() async throws {
+        try await change(skipped: true)
+    }
+
+    @MainActor func change(skipped on: Bool) async throws {
+        let query = invocation.arguments[0]
+        let date = try day(invocation.value("--date"))
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            try Write.skip(try Edits.find(query, in: state).id, date, on).changes(today: today, in: state)
+        }
+        let habit = try Edits.find(query, in: result.state)
+        if result.operations.isEmpty {
+            Output.line("\(Output.title(habit)) is \(on ? "already" : "not") skipped on \(date); nothing changed")
+        } else {
+            Output.line(Write.skip(habit.id, date, on).statement(state: result.state, today: today, settings: settings))
+        }
+    }
+}
+/// `habitto unskip HABIT`: undoes a skip.
+struct UnskipCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "unskip", arguments: ["HABIT"], summary: "Undo a skip.", options: [Specs.date])
+    }
+
+    @MainActor func run() async throws {
+        try await SkipCommand(context: context).change(skipped: false)
+    }
+}
+/// `habitto rate HABIT 1-5|clear`: a day's difficulty.
+struct RateCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "rate", arguments: ["HABIT", "1-5|clear"], summary: "Rate how hard a day was (1 very easy … 5 very hard), or clear it.",
+                    options: [Specs.date])
+    }
+
+    @MainActor func run() async throws {
+        let query = invocation.arguments[0]
+        let text = invocation.arguments[1]
+        let value: Int? = text.lowercased() == "clear" ? nil : try rating(text)
+        let date = try day(invocation.value("--date"))
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            try Write.rate(try Edits.find(query, in: state).id, date, value).changes(today: today, in: state)
+        }
+        let habit = try Edits.find(query, in: result.state)
+        if let value {
+            Output.line("Rated \(Output.title(habit)) on \(date): \(value) (\(Output.difficultyName(value)))")
+        } else {
+            Output.line("Cleared the difficulty of \(Output.title(habit)) on \(date)")
+        }
+    }
+}
+/// `habitto note HABIT TEXT|clear`: a day's note.
+struct NoteCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "note", arguments: ["HABIT", "TEXT|clear"], summary: "Write (or clear) a note on a habit's day.",
+                    options: [Specs.date])
+    }
+
+    @MainActor func run() async throws {
+        let query = invocation.arguments[0]
+        let text = invocation.arguments[1]
+        let value: String? = text.lowercased() == "clear" ? nil : text
+        let date = try day(invocation.value("--date"))
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            try Write.note(try Edits.find(query, in: state).id, date, value).changes(today: today, in: state)
+        }
+        let habit = try Edits.find(query, in: result.state)
+        if result.operations.isEmpty {
+            Output.line("\(Output.title(habit)) already has that note on \(date); nothing changed")
+        } else {
+            Output.line(Write.note(habit.id, date, value).statement(state: result.state, today: today, settings: settings))
+        }
+    }
+}
+/// `habitto undo`: reverts the last change made on this device.
+struct UndoCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "undo", arguments: [], summary: "Revert the last change made on this device (repeatable).", options: [])
+    }
+
+    @MainActor func run() async throws {
+        let repo = try openRepository()
+        if let item = try await repo.undo() {
+            Output.line("Undid: \(item.label)")
+        } else {
+            Output.line("Nothing to undo on this device")
+        }
+    }
+}

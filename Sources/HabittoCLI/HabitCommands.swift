@@ -1,0 +1,192 @@
+import FoundationEssentials
+import HabitCore
+import HabitStore
+import HabitTUI
+
+/// `habitto add NAME`: a new habit with the field options.
+struct AddCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "add", arguments: ["NAME"], summary: "Add a habit.", options: Specs.fieldOptions,
+                    notes: "Names are 1 to 64 characters without control or invisible characters, unique among habits.")
+    }
+
+    @MainActor func run() async throws {
+        var fields = HabitFields(name: invocation.arguments[0], startDate: today)
+        try applyFieldOptions(&fields)
+        var rng = SystemRandomNumberGenerator()
+        let id = HabitID.random(using: &rng)
+        let chosen = fields, today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            return try Write.add(chosen).changes(newID: id, today: today, in: state)
+        }
+        let habit = result.state.habit(id)!
+        Output.line("Added \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate)); id \(id)")
+    }
+}
+/// `habitto edit HABIT`: changes a habit's fields.
+struct EditCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "edit", arguments: ["HABIT"], summary: "Change a habit's fields.",
+                    options: [OptionSpec(name: "--name", value: "NAME", help: "new name")] + Specs.fieldOptions
+                        + [OptionSpec(name: "--build", value: nil, help: "make it a build habit (at least goal)")])
+    }
+
+    @MainActor func run() async throws {
+        let optionsGiven = !invocation.values.isEmpty || !invocation.flags.isEmpty
+        guard optionsGiven else { throw CLIError.usage("edit needs at least one option to change; see 'habitto edit --help'") }
+        let query = invocation.arguments[0]
+        let runner = self, today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            let habit = try Edits.find(query, in: state)
+            var fields = habit.fields
+            try runner.applyFieldOptions(&fields)
+            return try Write.edit(habit.id, fields).changes(today: today, in: state)
+        }
+        guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
+            Output.line("Nothing to change: \(Output.title(try Edits.find(query, in: result.state))) already has those values")
+            return
+        }
+        Output.line("Updated \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate))")
+    }
+}
+/// `habitto archive HABIT`: stops tracking a habit, keeping its history.
+struct ArchiveCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "archive", arguments: ["HABIT"],
+                    summary: "Stop tracking a habit from today (from tomorrow if it has progress today); its history stays.",
+                    options: [])
+    }
+
+    @MainActor func run() async throws {
+        try await change(archived: true)
+    }
+
+    @MainActor func change(archived on: Bool) async throws {
+        let query = invocation.arguments[0]
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit { state, _ in
+            let id = try Edits.find(query, in: state).id
+            return try (on ? Write.archive(id) : .unarchive(id)).changes(today: today, in: state)
+        }
+        let habit = result.state.habit(result.operations[0].change.habit)!
+        if let from = habit.fields.archivedFrom {
+            Output.line("Archived \(Output.title(habit)) from \(from); its history is kept ('habitto unarchive' brings it back)")
+        } else {
+            Output.line("Unarchived \(Output.title(habit)); it is tracked again")
+        }
+    }
+}
+/// `habitto unarchive HABIT`: tracks an archived habit again.
+struct UnarchiveCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "unarchive", arguments: ["HABIT"], summary: "Track an archived habit again.", options: [])
+    }
+
+    @MainActor func run() async throws {
+        try await ArchiveCommand(context: context).change(archived: false)
+    }
+}
+/// `habitto move HABIT`: changes the habits' order.
+struct MoveCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "move", arguments: ["HABIT"], summary: "Change the order of habits: move one before or after another, or to the top or bottom.",
+                    options: [OptionSpec(name: "--before", value: "OTHER", help: "put it just before OTHER", completes: .habit),
+                              OptionSpec(name: "--after", value: "OTHER", help: "put it just after OTHER", completes: .habit),
+                              OptionSpec(name: "--top", value: nil, help: "put it first"),
+                              OptionSpec(name: "--bottom", value: nil, help: "put it last")],
+                    notes: "Give exactly one of --before, --after, --top, --bottom. Archived habits keep their place in the order\n(list --all and the UI's v show it). The order is synced; 'habitto undo' takes a move back.")
+    }
+
+    @MainActor func run() async throws {
+        let query = invocation.arguments[0]
+        let places = ["--before", "--after", "--top", "--bottom"].filter { invocation.value($0) != nil || invocation.has($0) }
+        guard places.count == 1 else {
+            let why = places.isEmpty ? "move needs where to" : "\(places.joined(separator: " and ")) contradict each other"
+            throw CLIError.usage("\(why): give exactly one of --before OTHER, --after OTHER, --top, --bottom")
+        }
+        let before = invocation.value("--before"), after = invocation.value("--after")
+        let today = self.today
+        let repo = try openRepository()
+        let result = try await repo.commit(label: nil) { state, _ in
+            let habit = try Edits.find(query, in: state)
+            let target: MoveTarget
+            if let other = before ?? after {
+                let o = try Edits.find(other, in: state)
+                target = before != nil ? .before(o.id) : .after(o.id)
+            } else {
+                target = places[0] == "--top" ? .top : .bottom
+            }
+            return try Write.move(habit.id, target).changes(today: today, in: state)
+        }
+        let habit = try Edits.find(query, in: result.state)
+        let order = result.state.habits
+        let i = order.firstIndex { $0.id == habit.id }!
+        var place = i == 0 ? "first" : "after \(Output.title(order[i - 1]))"
+        if i == order.count - 1 && i > 0 { place = "last, " + place }
+        if result.operations.isEmpty {
+            Output.line("\(Output.title(habit)) is already there (\(place)); nothing changed")
+        } else {
+            Output.line("Moved \(Output.title(habit)): now \(place) ('habitto undo' takes it back)")
+        }
+    }
+}
+/// `habitto delete HABIT --yes`: deletes a habit and its history.
+struct DeleteCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "delete", arguments: ["HABIT"], summary: "Delete a habit and its history (undo brings it back).",
+                    options: [OptionSpec(name: "--yes", value: nil, help: "confirm")])
+    }
+
+    @MainActor func run() async throws {
+        let query = invocation.arguments[0]
+        guard invocation.has("--yes") else {
+            throw CLIError.usage("delete removes a habit and all its history: add --yes to confirm ('habitto undo' brings it back)")
+        }
+        let repo = try openRepository()
+        let before = await repo.state, today = self.today
+        let result = try await repo.commit { state, _ in
+            return try Write.delete(try Edits.find(query, in: state).id).changes(today: today, in: state)
+        }
+        let id = result.operations[0].change.habit
+        Output.line("Deleted \(Output.title(before.habit(id) ?? Habit(id: id, fields: HabitFields(name: query, startDate: today)))) and its history ('habitto undo' brings it back)")
+    }
+}
+extension Command {
+    /// Applies the field options of add/edit onto `fields`.
+    func applyFieldOptions(_ fields: inout HabitFields) throws {
+        let inv = invocation
+        if inv.has("--limit") && inv.has("--build") { throw CLIError.usage("--limit and --build contradict each other") }
+        if inv.has("--limit") { fields.kind = .limit }
+        if inv.has("--build") { fields.kind = .build }
+        if let g = inv.value("--goal") { fields.goal = try amount(g, "--goal", minimum: 0, maximum: Limits.maxGoal) }
+        func optional(_ name: String) -> String?? {
+            guard let v = inv.value(name) else { return .none }
+            return .some(v.isEmpty ? nil : v)
+        }
+        if let v = optional("--unit") { fields.unit = v }
+        if let v = optional("--icon") { fields.icon = v }
+        if let v = optional("--color") { fields.color = v?.lowercased() }
+        if let v = optional("--notes") { fields.notes = v }
+        if let v = optional("--group") { fields.group = v }
+        if let v = inv.value("--remind") { fields.reminders = try ReminderTime.parseList(v) }
+        if let s = inv.value("--schedule") { fields.schedule = try Schedule(parsing: s) }
+        if let s = inv.value("--start") { fields.startDate = try day(s) }
+        if let n = inv.value("--name") { fields.name = n }
+        try fields.validate()
+    }
+}

@@ -1,0 +1,180 @@
+import FoundationEssentials
+import HabitCore
+import HabitStore
+import HabitSync
+import HabitTUI
+
+/// `habitto remote set SPEC|show`: connects a sync remote, or shows it.
+struct RemoteCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "remote", arguments: ["set|show"],
+                    summary: "Connect a sync remote (remote set dir:/path [--account NAME], remote set none) or show it.",
+                    options: [OptionSpec(name: "--account", value: "NAME", help: "the account on the remote (default: default)"),
+                              OptionSpec(name: "--user", value: "USER", help: "the WebDAV user (password: HABITTO_WEBDAV_PASSWORD, password_command or password_file)")],
+                    optionalArguments: ["SPEC"])
+    }
+
+    @MainActor func run() async throws {
+        let repo = try openRepository()
+        let engine = try engine(repo)
+        switch invocation.arguments[0] {
+        case "show":
+            let st = await engine.status()
+            let state = await engine.state
+            guard let remote = st.remote else { Output.line("No remote: data stays on this machine ('habitto remote set dir:/path' connects one)"); return }
+            Output.line("Remote \(remote), account \(st.account); this device is \(st.device)")
+            Output.line(state.migratedTo == state.target ? "All of this device's data was pushed and verified." : "The first full push has not been verified yet: run 'habitto sync'.")
+        case "set":
+            guard invocation.arguments.count == 2 else { throw CLIError.usage("remote set needs a remote: dir:/path/to/folder, file:///path or none") }
+            var spec: String? = invocation.arguments[1]
+            if spec == "none" { spec = nil }
+            if let s = spec, s.hasPrefix("dir:"), !s.dropFirst(4).hasPrefix("/") {
+                spec = "dir:" + FileManager.default.currentDirectoryPath + "/" + s.dropFirst(4)
+            }
+            if let s = spec, s.hasPrefix("/") { spec = "dir:" + s }
+            let account = invocation.value("--account") ?? "default"
+            var user = invocation.value("--user")
+            // A password never goes in the URL (it would be stored and shown); a user may.
+            if let s = spec, s.hasPrefix("http://") || s.hasPrefix("https://"), var c = URLComponents(string: s) {
+                if c.password != nil {
+                    throw CLIError.invalid("the remote URL contains a password: remove it, and supply the password with HABITTO_WEBDAV_PASSWORD, password_command or password_file")
+                }
+                if let u = c.user { user = user ?? u.percentDecoded ?? u; c.user = nil; spec = c.string }
+            }
+            if let s = spec, s.hasPrefix("http://") {
+                Output.warn("warning: plain http sends data and the password unencrypted; use it only on this machine, for tests")
+            }
+            do { try await engine.setRemote(spec, account: account, user: user) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+            guard let spec else { Output.line("Remote removed: data stays on this machine"); return }
+            // Connecting is a migration: back up, push everything, read it back, record it done.
+            if await repo.state.operationCount > 0 { _ = try await repo.backup(reason: "before-remote") }
+            let report = await engine.syncOnce()
+            warnNewRemoteProblems(report)
+            if let skipped = report.skipped {
+                Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). \(skipped == .offline ? "Run 'habitto offline off'" : "Run 'habitto sync'") to push and verify")
+                return
+            }
+            if let error = report.error {
+                throw CLIError(message: "remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
+            }
+            Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)): pushed \(report.pushed) operations, pulled \(report.pulled); verified")
+        default:
+            throw CLIError.usage("remote takes 'set SPEC' or 'show'")
+        }
+    }
+}
+/// `habitto sync`: pushes and pulls now.
+struct SyncCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, or while offline).", options: [])
+    }
+
+    @MainActor func run() async throws {
+        let repo = try openRepository()
+        let engine = try engine(repo)
+        let report = await engine.syncOnce()
+        if let skipped = report.skipped {
+            if report.error == nil && skipped == .noRemote { throw CLIError.invalid(skipped.description) }
+            if skipped == .offline { throw CLIError(message: SyncInfo.offlineHint + " ('habitto offline off' from a shell)", code: 4) }
+            Output.line("Not synced: \(skipped)")
+            return
+        }
+        let summary = "pushed \(report.pushed) operations in \(report.batches) batches, pulled \(report.pulled)"
+        warnNewRemoteProblems(report)
+        if let error = report.error {
+            throw CLIError(message: "sync: \(error) (\(summary)); 'habitto status' shows the details", code: 4)
+        }
+        Output.line("Synced: \(summary)")
+    }
+}
+/// `habitto status`: the sync state, or one short line for a prompt.
+struct StatusCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "status", arguments: [], summary: "Show the sync state: mode, queue, last sync, errors, devices; or one short line for a prompt (--short).",
+                    options: [Specs.json, OptionSpec(name: "--short", value: nil, help: "one line for a shell prompt or a status bar, e.g. ✓3/5 ↑2"),
+                              OptionSpec(name: "--format", value: "FORMAT", help: "the short line's format (implies --short; default \(Segment.defaultFormat))")],
+                    notes: "Placeholders of --format:\n" + Segment.placeholders.map { "  \($0.0)  \($0.1)" }.joined(separator: "\n")
+                        + "\nThe short line reads today's records and, with a remote, the sync state; it never syncs."
+                        + "\nIt keeps its count in the data directory's file segment until the data, the day or the week start change.")
+    }
+
+    @MainActor func run() async throws {
+        // The prompt segment, when its cache holds the count: no repository, no async runtime.
+        if let line = try Segment.cachedLine(env: env, invocation: invocation) { Output.line(line); return }
+        if invocation.has("--short") || invocation.value("--format") != nil { try await statusShort(); return }
+        let repo = try openRepository()
+        let st = await (try engine(repo)).status()
+        func date(_ d: Date?) -> JSON { d.map { .string(UTCTime.iso8601($0)) } ?? .null }
+        if invocation.has("--json") {
+            Output.raw(JSON.object([
+                "mode": .string(st.mode.rawValue), "remote": .optional(st.remote), "account": .string(st.account),
+                "device": .string(st.device.rawValue), "pending": .int(st.pending), "inFlight": .int(st.inFlight),
+                "lastSyncAt": date(st.lastSyncAt), "lastError": .optional(st.lastError), "nextRetryAt": date(st.nextRetryAt),
+                "devices": .array(st.devices.map { .object(["id": .string($0.id.rawValue), "lastSeen": date($0.lastSeen)]) }),
+                "clockAhead": .array(st.clockAhead.map { .object(["id": .string($0.id.rawValue), "seconds": .double(JSON.rounded($0.seconds, 0))]) }),
+                "remoteProblems": .array(st.remoteProblems.map(JSON.string)),
+            ]).serialized())
+            return
+        }
+        Output.line("Sync: \(st.mode.rawValue)\(st.remote.map { " · \($0) · account \(st.account)" } ?? " (no remote)")")
+        Output.line("This device: \(st.device) · \(st.pending) operations waiting to be sent")
+        if let last = st.lastSyncAt { Output.line("Last sync: \(UTCTime.iso8601(last))") }
+        if let e = st.lastError { Output.line("Last error: \(Sanitize.display(e))") }
+        if let next = st.nextRetryAt { Output.line("Next retry: \(UTCTime.iso8601(next))") }
+        for d in st.devices { Output.line("Device \(d.id.rawValue.prefix(8)): last seen \(UTCTime.iso8601(d.lastSeen))") }
+        for a in st.clockAhead { Output.line("Clock skew: device \(a.id.rawValue.prefix(8)) is \(Int(a.seconds / 60)) minutes ahead of this machine") }
+        if !st.remoteProblems.isEmpty {
+            Output.line("Skipped on the remote (remove or fix these in the remote folder):")
+            for p in st.remoteProblems { Output.line("  " + Sanitize.display(p)) }
+        }
+    }
+}
+/// `habitto offline on|off`: pauses or resumes sync.
+struct OfflineCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "offline", arguments: ["on|off"], summary: "Pause sync (on) or resume it and sync at once (off).", options: [])
+    }
+
+    @MainActor func run() async throws {
+        let value = invocation.arguments[0].lowercased()
+        guard value == "on" || value == "off" else { throw CLIError.usage("offline takes on or off") }
+        let repo = try openRepository()
+        let engine = try engine(repo)
+        try await engine.setOffline(value == "on")
+        if value == "on" {
+            Output.line("Offline: changes are kept here and sent when you go online again")
+        } else {
+            let report = await engine.syncOnce()
+            warnNewRemoteProblems(report)
+            if let skipped = report.skipped {
+                Output.line("Online; not synced now: \(skipped)")
+            } else if let error = report.error {
+                throw CLIError(message: "online, but the sync failed: \(error)", code: 4)
+            } else {
+                Output.line("Online: pushed \(report.pushed), pulled \(report.pulled)")
+            }
+        }
+    }
+}
+extension Command {
+    func engine(_ repo: HabitRepository) throws -> SyncEngine {
+        return try SyncEngine(repository: repo, clock: LiveClock(now: env.clock), faults: try env.faultPlan(), access: env.remoteAccess(),
+                              onMainThread: true)
+    }
+
+    @MainActor func syncStatus(_ repo: HabitRepository) async throws -> SyncStatus {
+        await (try engine(repo)).status()
+    }
+
+    func warnNewRemoteProblems(_ report: SyncReport) {
+        for p in report.newRemoteProblems { Output.warn("skipped on the remote: " + Sanitize.display(p)) }
+    }
+}

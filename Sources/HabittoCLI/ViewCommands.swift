@@ -1,0 +1,117 @@
+import FoundationEssentials
+import HabitCore
+import HabitStore
+
+/// `habitto list`: a day's habits with progress, streak and strength.
+struct ListCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "list", arguments: [], summary: "Show the habits due on a day with progress, streak and strength.",
+                    options: [Specs.date, OptionSpec(name: "--all", value: nil, help: "every habit, archived and unscheduled ones too"), Specs.json])
+    }
+
+    @MainActor func run() async throws {
+        let date = try day(invocation.value("--date"))
+        let repo = try openRepository()
+        let state = await repo.state
+        let sync = invocation.has("--json") ? try await syncStatus(repo) : nil
+        let all = invocation.has("--all")
+        let summaries = state.habits.compactMap { habit -> HabitSummary? in
+            let s = state.summary(habit, on: date, today: today, settings: settings)
+            if all { return s }
+            guard habit.isActive(on: date), s.scheduled || s.progress > 0 || s.skipped else { return nil }
+            return s
+        }
+        if invocation.has("--json") {
+            Output.raw(JSON.array(summaries.map { s in
+                guard case .object(var o) = Output.json(s) else { return Output.json(s) }
+                o["syncStatus"] = .string((sync?.habitStatus(s.habit.id) ?? .local).rawValue)
+                return .object(o)
+            }).serialized())
+            return
+        }
+        let stats = state.stats(today: today, settings: settings)
+        Output.line(Output.header(date: date, today: today, stats: stats))
+        if summaries.isEmpty {
+            if state.habits.isEmpty {
+                Output.line("No habits yet. Add one:  habitto add \"Drink water\" --goal 8 --unit glasses")
+            } else {
+                Output.line("Nothing due on \(date). 'habitto list --all' shows every habit.")
+            }
+            return
+        }
+        for line in Output.table(summaries) { Output.line(line) }
+    }
+}
+/// `habitto show HABIT`: one habit in full, or a chart (`--chart`).
+struct ShowCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "show", arguments: ["HABIT"], summary: "Show a habit: fields, streaks, strength, difficulty and history, or a chart (--chart).",
+                    options: [Specs.json] + Specs.chartOptions)
+    }
+
+    @MainActor func run() async throws {
+        if try await showChart() { return }
+        let repo = try openRepository()
+        let state = await repo.state
+        let habit = try Edits.find(invocation.arguments[0], in: state)
+        let s = state.summary(habit, on: today, today: today, settings: settings)
+        let avg7 = state.difficultyAverage(habit, asOf: today, count: 7)
+        let avg30 = state.difficultyAverage(habit, asOf: today, count: 30)
+        let history = state.history(habit, through: today, settings: settings)
+        if invocation.has("--json") {
+            guard case .object(var o) = Output.json(s) else { return }
+            o["history"] = .array(history.map { h in
+                .object(["date": .string(h.day.description), "scheduled": .bool(h.scheduled), "progress": .amount(h.progress),
+                         "completed": .bool(h.completed), "skipped": .bool(h.skipped), "difficulty": .optional(h.difficulty),
+                         "note": .optional(state.note(habit.id, h.day))])
+            })
+            o["difficultyAverage7"] = .optional(avg7, places: 2)
+            o["difficultyAverage30"] = .optional(avg30, places: 2)
+            o["notes"] = .optional(habit.fields.notes)
+            o["color"] = .optional(habit.fields.color)
+            Output.raw(JSON.object(o).serialized())
+            return
+        }
+        for line in Output.showText(s, history: history, avg7: avg7, avg30: avg30, today: today) { Output.line(line) }
+        let notes = (state.entries[habit.id]?.days ?? [:]).compactMap { day, rec in rec.note.map { (day, $0) } }
+            .sorted { $0.0 > $1.0 }.prefix(5)
+        if !notes.isEmpty {
+            Output.line("  day notes (newest first):")
+            for (day, note) in notes { Output.line("    \(day)  " + Sanitize.display(note.replacingAll("\n", with: " / "))) }
+        }
+    }
+}
+/// `habitto stats`: XP, level, perfect days and totals.
+struct StatsCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(name: "stats", arguments: [], summary: "Show XP, level, perfect days and totals.", options: [Specs.json])
+    }
+
+    @MainActor func run() async throws {
+        let repo = try openRepository()
+        let state = await repo.state
+        let st = state.stats(today: today, settings: settings)
+        if invocation.has("--json") {
+            Output.raw(JSON.object([
+                "date": .string(today.description), "xp": .int(st.xp), "level": .int(st.level.level),
+                "xpIntoLevel": .int(st.level.xpIntoLevel), "xpForNextLevel": .int(st.level.xpForNextLevel),
+                "xpToNextLevel": .int(st.level.xpToNextLevel), "xpToday": .int(st.xpToday),
+                "xpProvisional": .int(st.xpProvisional),
+                "perfectDays": .int(st.perfectDays), "habits": .int(st.habits), "archivedHabits": .int(st.archivedHabits),
+                "checkIns": .amount(st.checkIns), "operations": .int(Int(state.operationCount)),
+            ]).serialized())
+            return
+        }
+        Output.line("Level \(st.level.level) · \(st.xp) XP (\(st.level.xpIntoLevel)/\(st.level.xpForNextLevel) into the level, \(st.level.xpToNextLevel) to level \(st.level.level + 1))")
+        Output.line("Today: +\(st.xpToday) XP"
+                    + (st.xpProvisional > 0 ? " (+\(st.xpProvisional) provisional: today's limit habits, settled when the day ends)" : "")
+                    + " · perfect days: \(st.perfectDays)")
+        Output.line("Habits: \(st.habits) tracked, \(st.archivedHabits) archived · check-ins: \(Amount.format(st.checkIns))")
+    }
+}
