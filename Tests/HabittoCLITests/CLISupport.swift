@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import HabittoCLI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,8 +25,11 @@ final class Sandbox {
     var config: String { root + "/config" }
     var now = "2026-11-21T09:00:00"
     var extraEnv: [String: String] = [:]
+    /// `run` runs the command in this process (`runInProcess`), not the binary.
+    let inProcess: Bool
 
-    init() {
+    init(inProcess: Bool = false) {
+        self.inProcess = inProcess
         brokenPipesFailInPlace
         root = NSTemporaryDirectory() + "habitto-cli-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: root + "/config/habitto", withIntermediateDirectories: true)
@@ -141,6 +145,7 @@ final class Sandbox {
 
     @discardableResult
     func run(_ args: [String], program: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+        if inProcess && program == nil { return runInProcess(args) }
         do {
             let (p, tag) = try start(args, program: program)
             return finish(p, tag)
@@ -215,4 +220,50 @@ func overlappingBatches(_ names: [String]) -> [String] {
         return n.count == 2 ? (name, n[0], n[1]) : nil
     }.sorted { ($0.1, $0.2) < ($1.1, $1.2) }
     return zip(ranges, ranges.dropFirst()).filter { $0.2 >= $1.1 }.map { "\($0.0) overlaps \($1.0)" }
+}
+
+// MARK: Running a command in this process
+
+/// The exit status of a command run in process, set when it ends.
+private final class Finished: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int32?
+    var status: Int32? { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ s: Int32) { lock.lock(); value = s; lock.unlock() }
+}
+
+/// The in-process runs have no terminal: the UI and the signals `ask` watches are refused.
+private struct NoTerminal: UserInterface {
+    struct Refused: Error {}
+    func open(_ env: AppEnvironment, _ options: UIOptions) async throws -> Int32 { throw Refused() }
+    func demo(_ env: AppEnvironment, homeGiven: Bool, _ options: UIOptions) async throws -> Int32 { throw Refused() }
+    func watchSignals() throws -> any SignalWatch { throw Refused() }
+}
+
+extension Sandbox {
+    /// Runs `habitto args` inside this test process, against the HabittoCLI library: the
+    /// sandbox's environment is set for the run (and the time zone read again), standard
+    /// output and error are captured. The main run loop runs the command's main-actor work
+    /// until it ends. For commands that need no process of their own (no signals, terminal,
+    /// kill or concurrent process).
+    func runInProcess(_ args: [String]) -> RunResult {
+        let wanted = environment
+        var saved: [String: String?] = [:]
+        for key in Set(wanted.keys).union(["LC_ALL", "LC_CTYPE"]) where ProcessEnvironment.value(key) != wanted[key] {
+            saved[key] = ProcessEnvironment.value(key)
+            if let v = wanted[key] { setenv(key, v, 1) } else { unsetenv(key) }
+        }
+        tzset()
+        defer {
+            for (key, value) in saved { if let value { setenv(key, value, 1) } else { unsetenv(key) } }
+            tzset()
+        }
+        let capture = Output.Capture()
+        Output.capture = capture
+        defer { Output.capture = nil }
+        let finished = Finished()
+        Task { @MainActor in finished.set(await CLI.run(args, ui: NoTerminal(), rawArguments: false)) }
+        while finished.status == nil { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
+        return RunResult(status: finished.status!, stdout: capture.stdout, stderr: capture.stderr, killed: false)
+    }
 }

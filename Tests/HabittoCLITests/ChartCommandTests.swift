@@ -7,7 +7,7 @@ final class ChartCommandTests: XCTestCase {
     var box: Sandbox!
 
     override func setUp() {
-        box = Sandbox()
+        box = Sandbox(inProcess: true)
         box.ok("add", "Read", "--start", "2026-11-16")
         for d in ["2026-11-16", "2026-11-17", "2026-11-19"] { box.ok("check", "Read", "--date", d) }
         box.ok("skip", "Read", "--date", "2026-11-18")
@@ -134,7 +134,7 @@ final class ChartCommandTests: XCTestCase {
 final class ChartTerminalWidthTests: XCTestCase {
     func testAChartOnATerminalIsAsWideAsTheTerminal() throws {
         for width in [40, 120] {
-            let box = Sandbox()
+            let box = Sandbox(inProcess: true)
             box.ok("add", "Read", "--start", "2026-11-01")
             let ui = try TmuxSession.forTest(box: box)
             defer { ui.kill() }
@@ -153,7 +153,7 @@ final class ChartColorTests: XCTestCase {
     /// Read since Monday 2026-11-16: done on the 16th, 17th and 19th, skipped on the 18th,
     /// missed on the 20th.
     func readBox() -> Sandbox {
-        let box = Sandbox()
+        let box = Sandbox(inProcess: true)
         box.ok("add", "Read", "--start", "2026-11-16")
         for d in ["2026-11-16", "2026-11-17", "2026-11-19"] { box.ok("check", "Read", "--date", d) }
         box.ok("skip", "Read", "--date", "2026-11-18")

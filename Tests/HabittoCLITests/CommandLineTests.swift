@@ -5,7 +5,7 @@ final class CommandLineTests: XCTestCase {
     var box: Sandbox!
 
     override func setUp() {
-        box = Sandbox()
+        box = Sandbox(inProcess: true)
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses", "--icon", "💧")
         box.ok("add", "Read")
         box.ok("add", "Walk", "--schedule", "weekdays")
@@ -114,7 +114,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testPathsAndFileValuesWithEscapeSequencesAreShownWithoutThem() throws {
-        let other = Sandbox()
+        let other = Sandbox(inProcess: true)
         // A remote folder whose name holds an escape sequence: connected, and echoed safely.
         let folder = other.root + "/remote-\u{1B}[31mred\u{1B}]0;title\u{7}"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -137,7 +137,7 @@ final class CommandLineTests: XCTestCase {
         let hostile = other.root + "/hostile-\u{1B}[5m.json"
         try exported.replacingOccurrences(of: "\"schedule\": \"weekdays\"", with: "\"schedule\": \"\\u001b[2Jweekdays\"")
             .write(toFile: hostile, atomically: true, encoding: .utf8)
-        let fresh = Sandbox()
+        let fresh = Sandbox(inProcess: true)
         let r = fresh.run("import", hostile, "--from", "json")
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("schedule '\u{FFFD}[2Jweekdays' not understood"), r.stderr)

@@ -4,7 +4,7 @@ import XCTest
 /// Goals and check-ins with up to three decimals, exact through every command and format.
 final class DecimalAmountTests: XCTestCase {
     func testDecimalGoalsAndCheckInsAreExactInEveryOutput() throws {
-        let box = Sandbox()
+        let box = Sandbox(inProcess: true)
         XCTAssertTrue(box.ok("add", "Run", "--goal", "2.5", "--unit", "km").contains("at least 2.5 km a day"))
         XCTAssertEqual(box.ok("check", "run", "--amount", "1.2"), "◐ 'Run' today: 1.2/2.5 km · streak 0 days\n")
         XCTAssertEqual(box.ok("check", "run", "--amount", "1.35"), "✓ 'Run' today: 2.55/2.5 km, done · streak 1 day\n")
@@ -22,7 +22,7 @@ final class DecimalAmountTests: XCTestCase {
         XCTAssertEqual((box.json("stats", "--json") as? [String: Any])?["checkIns"] as? Double, 2.55)
 
         // An export with decimals imports again to the same bytes.
-        let again = Sandbox()
+        let again = Sandbox(inProcess: true)
         let path = again.root + "/export.json"
         try export.write(toFile: path, atomically: true, encoding: .utf8)
         _ = again.ok("import", path, "--from", "json")
@@ -34,13 +34,13 @@ final class DecimalAmountTests: XCTestCase {
     }
 
     func testTenThousandStepsIsOneCheckIn() {
-        let box = Sandbox()
+        let box = Sandbox(inProcess: true)
         _ = box.ok("add", "Walk", "--goal", "10000", "--unit", "steps")
         XCTAssertEqual(box.ok("check", "walk", "--amount", "10000"), "✓ 'Walk' today: 10000/10000 steps, done · streak 1 day\n")
     }
 
     func testAmountsWithMoreThanThreeDecimalsAreRefusedAndNothingIsWritten() {
-        let box = Sandbox()
+        let box = Sandbox(inProcess: true)
         _ = box.ok("add", "Run", "--goal", "2.5")
         let before = box.journalBytes()
         let r = box.run("check", "run", "--amount", "0.0005")

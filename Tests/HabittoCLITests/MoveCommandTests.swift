@@ -6,7 +6,7 @@ final class MoveCommandTests: XCTestCase {
     var box: Sandbox!
 
     override func setUp() {
-        box = Sandbox()
+        box = Sandbox(inProcess: true)
         for name in ["Read", "Walk", "Water", "Stretch"] { box.ok("add", name) }
     }
 
@@ -92,7 +92,7 @@ final class MoveCommandTests: XCTestCase {
         box.ok("move", "Read", "--after", "Water")
         let path = box.root + "/export.json"
         box.ok("export", "--output", path)
-        let other = Sandbox()
+        let other = Sandbox(inProcess: true)
         other.ok("import", "--from", "json", path)
         XCTAssertEqual(other.ok("export"), box.ok("export"))
         let list = other.json("list", "--all", "--json") as? [[String: Any]] ?? []

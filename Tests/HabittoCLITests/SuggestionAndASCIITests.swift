@@ -7,7 +7,7 @@ final class SuggestionAndASCIITests: XCTestCase {
     var box: Sandbox!
 
     override func setUp() {
-        box = Sandbox()
+        box = Sandbox(inProcess: true)
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses", "--icon", "💧")
         box.ok("add", "Café au lait", "--limit", "--goal", "1")
     }
