@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
+import HabitTUI
 
 /// The version `--version`, the help and the man page print.
 let habittoVersion = "0.1.0"
@@ -44,6 +45,17 @@ extension Command {
         for w in repo.openingWarnings { Output.warn(w) }
         context.opened.add(repo)
         return repo
+    }
+
+    /// Commits, in one journal append, the write `make` builds for the habit the first
+    /// argument names (found again under the lock); returns the commit and that habit as it
+    /// is after it.
+    func commitWrite(_ make: @escaping @Sendable (HabitID) -> Write) async throws -> (result: CommitResult, habit: Habit) {
+        let query = invocation.arguments[0], today = self.today
+        let result = try await openRepository().commit { state, _ in
+            try make(try Edits.find(query, in: state).id).changes(today: today, in: state)
+        }
+        return (result, try Edits.find(query, in: result.state))
     }
 
     func day(_ text: String?) throws -> LocalDay {

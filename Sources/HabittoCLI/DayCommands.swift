@@ -70,14 +70,8 @@ struct SkipCommand: Command {
     }
 
     @MainActor func change(skipped on: Bool) async throws {
-        let query = invocation.arguments[0]
         let date = try day(invocation.value("--date"))
-        let today = self.today
-        let repo = try openRepository()
-        let result = try await repo.commit { state, _ in
-            try Write.skip(try Edits.find(query, in: state).id, date, on).changes(today: today, in: state)
-        }
-        let habit = try Edits.find(query, in: result.state)
+        let (result, habit) = try await commitWrite { .skip($0, date, on) }
         if result.operations.isEmpty {
             Output.line("\(Output.title(habit)) is \(on ? "already" : "not") skipped on \(date); nothing changed")
         } else {
@@ -107,16 +101,10 @@ struct RateCommand: Command {
     }
 
     @MainActor func run() async throws {
-        let query = invocation.arguments[0]
         let text = invocation.arguments[1]
         let value: Int? = text.lowercased() == "clear" ? nil : try rating(text)
         let date = try day(invocation.value("--date"))
-        let today = self.today
-        let repo = try openRepository()
-        let result = try await repo.commit { state, _ in
-            try Write.rate(try Edits.find(query, in: state).id, date, value).changes(today: today, in: state)
-        }
-        let habit = try Edits.find(query, in: result.state)
+        let habit = try await commitWrite { .rate($0, date, value) }.habit
         if let value {
             Output.line("Rated \(Output.title(habit)) on \(date): \(value) (\(Output.difficultyName(value)))")
         } else {
@@ -134,16 +122,10 @@ struct NoteCommand: Command {
     }
 
     @MainActor func run() async throws {
-        let query = invocation.arguments[0]
         let text = invocation.arguments[1]
         let value: String? = text.lowercased() == "clear" ? nil : text
         let date = try day(invocation.value("--date"))
-        let today = self.today
-        let repo = try openRepository()
-        let result = try await repo.commit { state, _ in
-            try Write.note(try Edits.find(query, in: state).id, date, value).changes(today: today, in: state)
-        }
-        let habit = try Edits.find(query, in: result.state)
+        let (result, habit) = try await commitWrite { .note($0, date, value) }
         if result.operations.isEmpty {
             Output.line("\(Output.title(habit)) already has that note on \(date); nothing changed")
         } else {

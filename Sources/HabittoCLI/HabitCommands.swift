@@ -70,14 +70,7 @@ struct ArchiveCommand: Command {
     }
 
     @MainActor func change(archived on: Bool) async throws {
-        let query = invocation.arguments[0]
-        let today = self.today
-        let repo = try openRepository()
-        let result = try await repo.commit { state, _ in
-            let id = try Edits.find(query, in: state).id
-            return try (on ? Write.archive(id) : .unarchive(id)).changes(today: today, in: state)
-        }
-        let habit = result.state.habit(result.operations[0].change.habit)!
+        let habit = try await commitWrite { on ? .archive($0) : .unarchive($0) }.habit
         if let from = habit.fields.archivedFrom {
             Output.line("Archived \(Output.title(habit)) from \(from); its history is kept ('habitto unarchive' brings it back)")
         } else {
