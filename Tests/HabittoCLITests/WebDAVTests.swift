@@ -129,6 +129,39 @@ final class WebDAVTests: XCTestCase {
         try twoDataDirectoriesSyncAndConverge(try startRclone())
     }
 
+    /// A remote folder whose name has a space, `+`, `%` and a non-ASCII letter (sent
+    /// percent-encoded; servers answer with hrefs encoded their own way): both devices see
+    /// each other's batches.
+    func testARemoteFolderWithSpacesAndNonASCIINamesSyncsThroughApache() throws {
+        try remoteFolderWithAnOddNameSyncs(try startServer())
+    }
+
+    func testARemoteFolderWithSpacesAndNonASCIINamesSyncsThroughRclone() throws {
+        try remoteFolderWithAnOddNameSyncs(try startRclone())
+    }
+
+    func remoteFolderWithAnOddNameSyncs(_ server: any WebDAVTestServer) throws {
+        // Made as the server's own folders are (Apache runs as another user).
+        var owner = Glibc.stat()
+        XCTAssertEqual(lstat(server.dataDirectory, &owner), 0)
+        for folder in ["/my habits", "/my habits/häbits+x%"] {
+            try FileManager.default.createDirectory(atPath: server.dataDirectory + folder, withIntermediateDirectories: true)
+            XCTAssertEqual(chown(server.dataDirectory + folder, owner.st_uid, owner.st_gid), 0)
+        }
+        let url = try XCTUnwrap(URL(string: server.baseURL.absoluteString + "/my%20habits/h%C3%A4bits%2Bx%25"))
+        a.ok("add", "Water")
+        b.ok("add", "Read")
+        XCTAssertEqual(connect(a, url: url, server).status, 0)
+        let setB = connect(b, url: url, server)
+        XCTAssertEqual(setB.status, 0, setB.stderr)
+        XCTAssertEqual(run(a, "sync").status, 0)
+        for box in [a!, b!] {
+            XCTAssertNotNil(box.listEntry("Water"), "Water reached both devices")
+            XCTAssertNotNil(box.listEntry("Read"), "Read reached both devices")
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: server.dataDirectory + "/my habits/häbits+x%/users/default/format"))
+    }
+
     func twoDataDirectoriesSyncAndConverge(_ server: any WebDAVTestServer) throws {
         a.ok("add", "Water", "--goal", "8", "--start", "2026-11-01")
         a.ok("add", "Read", "--unit", "chapters")   // counted: both devices' check-ins add up
