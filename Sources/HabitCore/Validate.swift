@@ -8,19 +8,12 @@ public enum Validate {
     public static func name(_ s: String) throws {
         if s.isEmpty || s.allSatisfy(\.isWhitespace) { throw CoreError.invalid("habit name is empty: give 1 to 64 characters") }
         if s.count > 64 { throw CoreError.invalid("habit name is \(s.count) characters long: use at most 64") }
-        try fitsEncoding(s, what: "habit name")
-        try noControl(s, what: "habit name", allowNewline: false)
-        try noInvisible(s, what: "habit name")
-        if s.first!.isWhitespace || s.last!.isWhitespace {
-            throw CoreError.invalid("habit name must not start or end with a space")
-        }
+        try oneLine(s, what: "habit name", edgeSpaces: false)
     }
     /// Exactly one character (an emoji counts as one).
     public static func icon(_ s: String) throws {
         guard s.count == 1, !s.first!.isWhitespace else { throw CoreError.invalid("icon must be exactly one character or emoji") }
-        try fitsEncoding(s, what: "icon")
-        try noControl(s, what: "icon", allowNewline: false)
-        try noInvisible(s, what: "icon")
+        try oneLine(s, what: "icon", edgeSpaces: true)
     }
     /// Named colours and `#RRGGBB`.
     public static let colorNames = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
@@ -43,11 +36,8 @@ public enum Validate {
     /// 1–24 characters, no control characters.
     public static func unit(_ s: String) throws {
         guard !s.isEmpty, s.count <= 24 else { throw CoreError.invalid("unit must be 1 to 24 characters") }
-        try fitsEncoding(s, what: "unit")
-        try noControl(s, what: "unit", allowNewline: false)
-        try noInvisible(s, what: "unit")
+        try oneLine(s, what: "unit", edgeSpaces: true)
     }
-    /// 1–32 characters, no control characters, no leading or trailing space.
     /// An order key: 1 to `OrderKey.maxLength` characters of `OrderKey.digits`, not ending
     /// in the lowest digit (so that a key between any two always exists).
     public static func position(_ s: String) throws {
@@ -55,13 +45,20 @@ public enum Validate {
             throw CoreError.invalid("order key '\(Sanitize.display(String(s.prefix(OrderKey.maxLength + 1))))' is not valid: use 1 to \(OrderKey.maxLength) of 0-9, A-Z, a-z, not ending in 0")
         }
     }
+    /// 1–32 characters, no control characters, no leading or trailing space.
     public static func group(_ s: String) throws {
         guard !s.isEmpty, s.count <= 32 else { throw CoreError.invalid("group must be 1 to 32 characters") }
-        try fitsEncoding(s, what: "group")
-        try noControl(s, what: "group", allowNewline: false)
-        try noInvisible(s, what: "group")
-        if s.first!.isWhitespace || s.last!.isWhitespace {
-            throw CoreError.invalid("group must not start or end with a space")
+        try oneLine(s, what: "group", edgeSpaces: false)
+    }
+
+    /// The rules every one-line field shares: its text fits the encoding, holds no control
+    /// or invisible character, and (unless `edgeSpaces`) neither starts nor ends with a space.
+    static func oneLine(_ s: String, what: String, edgeSpaces: Bool) throws {
+        try fitsEncoding(s, what: what)
+        try noControl(s, what: what, allowNewline: false)
+        try noInvisible(s, what: what)
+        if !edgeSpaces, s.first!.isWhitespace || s.last!.isWhitespace {
+            throw CoreError.invalid("\(what) must not start or end with a space")
         }
     }
     /// A day's note: 1–2,000 characters; newlines allowed, other control characters not.
