@@ -66,7 +66,7 @@ final class CatchUpCommandTests: XCTestCase {
     var box: Sandbox!
 
     override func setUp() {
-        box = Sandbox()
+        box = Sandbox(inProcess: true)
         box.now = "2026-11-15T09:00:00"
         box.ok("add", "Read")
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")

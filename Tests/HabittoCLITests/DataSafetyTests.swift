@@ -33,7 +33,7 @@ final class DataSafetyTests: XCTestCase {
     var box: Sandbox!
 
     override func setUp() {
-        box = Sandbox()
+        box = Sandbox(inProcess: true)
     }
 
     override func tearDown() { box = nil }
@@ -441,7 +441,7 @@ final class DataSafetyTests: XCTestCase {
         var killed = 0
         for _ in 0..<16 {
             // Each round starts from the same state, so each kill lands somewhere new.
-            let box = Sandbox()
+            let box = Sandbox(inProcess: true)
             box.ok("add", "Mine")
             let (p, tag) = try box.start(["import", legacy, "--from", "habitto-legacy"])
             usleep(UInt32.random(in: 0...UInt32(life * 1_200_000), using: &rng))

@@ -16,7 +16,7 @@ private let formatReleased = URL(fileURLWithPath: #filePath).deletingLastPathCom
 final class WholeUnitDataTests: XCTestCase {
     /// A sandbox holding a copy of the fixture's data directory, at the fixture's "now".
     private func upgradedBox(file: StaticString = #filePath, line: UInt = #line) throws -> Sandbox {
-        let box = Sandbox()
+        let box = Sandbox(inProcess: true)
         try FileManager.default.copyItem(atPath: formatV1 + "/home", toPath: box.home)
         box.now = "2026-11-20T10:00:00"
         return box
@@ -39,7 +39,7 @@ final class WholeUnitDataTests: XCTestCase {
     }
 
     func testADataDirectoryOfTheReleasedVersionRebuildsItsSnapshotOnceAndExportsTheSame() throws {
-        let box = Sandbox()
+        let box = Sandbox(inProcess: true)
         try FileManager.default.copyItem(atPath: formatReleased + "/home", toPath: box.home)
         box.now = "2026-11-20T10:00:00"
         let first = box.run("list")
@@ -95,7 +95,7 @@ final class WholeUnitDataTests: XCTestCase {
         let doctor = old.run("doctor")
         XCTAssertEqual(doctor.status, 0, doctor.stdout + doctor.stderr)
 
-        let new = Sandbox()
+        let new = Sandbox(inProcess: true)
         new.now = old.now
         XCTAssertEqual(new.run("remote", "set", "dir:" + remote, "--account", "fixture").status, 0)
         XCTAssertEqual(new.run("sync").status, 0)
