@@ -77,8 +77,22 @@ public struct DirectoryRemote: Remote {
         let bytes = try withFolder(opsComponents(account, device), create: false) { folder in
             try readRegularFile(batch.fileName, in: folder, maxBytes: maxBytes, what: what)
         } ?? nil
-        guard let bytes else { throw RemoteError.permanent("\(what) is missing from remote folder \(root); sync again to list it afresh") }
+        guard let bytes else {
+            throw RemoteError(.permanent, "\(what) is missing from remote folder \(root); sync again to list it afresh", missing: true)
+        }
         return bytes
+    }
+
+    /// Removes a batch through its folder (opened without following links); one already
+    /// gone, or a folder gone, is fine. The folder is synced so the removal is durable.
+    public func remove(account: String, device: DeviceID, batch: BatchName) async throws {
+        try check(account)
+        try withFolder(opsComponents(account, device), create: false) { folder in
+            if unlinkat(folder.fd, batch.fileName, 0) != 0 && errno != ENOENT {
+                throw Self.classify(operation: "remove", path: folder.child(batch.fileName), errno: errno)
+            }
+            try syncFolder(folder)
+        }
     }
 
     /// Writes a batch only if it does not exist yet (atomically: readers never see part of

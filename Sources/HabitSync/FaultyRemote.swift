@@ -121,6 +121,7 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
     public var maxBatchOperations: Int { inner.maxBatchOperations }
     public var knownToExist: Set<String> { inner.knownToExist }
     public func assumeExisting(_ keys: Set<String>) { inner.assumeExisting(keys) }
+    public func forgetExisting() { inner.forgetExisting() }
 
     /// The wrapped remote's `prepare`, after the injected latency and failures.
     public func prepare(account: String) async throws {
@@ -137,12 +138,14 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
     /// The wrapped remote's `listBatches`, after the injected latency and failures.
     public func listBatches(account: String, device: DeviceID) async throws -> Listing<BatchName> {
         _ = try await enter()
+        try intercept?(.listBatches(device))
         return try await inner.listBatches(account: account, device: device)
     }
 
     /// The wrapped remote's `read`, after the injected latency and failures.
     public func read(account: String, device: DeviceID, batch: BatchName, maxBytes: Int) async throws -> [UInt8] {
         _ = try await enter()
+        try intercept?(.read(device, batch))
         return try await inner.read(account: account, device: device, batch: batch, maxBytes: maxBytes)
     }
 
@@ -150,6 +153,7 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
     /// answer it writes and then throws a transient error, so a retry sees `.alreadyThere`.
     public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
         let loseAnswer = try await enter()
+        try intercept?(.create(device, batch))
         let outcome = try await inner.create(account: account, device: device, batch: batch, bytes: bytes)
         if outcome == .created { lock.withLock { _writes += 1 } }
         if loseAnswer {
@@ -157,6 +161,26 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
         }
         return outcome
     }
+
+    /// The wrapped remote's `remove`, after the injected latency and failures.
+    public func remove(account: String, device: DeviceID, batch: BatchName) async throws {
+        _ = try await enter()
+        try intercept?(.remove(device, batch))
+        try await inner.remove(account: account, device: device, batch: batch)
+    }
+
+    /// A call about to reach the wrapped remote, as `intercept` sees it.
+    enum Call: Equatable, Sendable {
+        case listBatches(DeviceID)
+        case read(DeviceID, BatchName)
+        case create(DeviceID, BatchName)
+        case remove(DeviceID, BatchName)
+    }
+
+    /// Tests: runs before each batch call reaches the wrapped remote, to change the remote
+    /// between two calls (another device's compaction between a listing and a read) or to
+    /// fail one step (by throwing). Set it before a round starts.
+    var intercept: (@Sendable (Call) throws -> Void)?
 
     /// Counts the call, waits the latency and throws the injected failure, if any; returns
     /// whether a write's answer is to be lost. Two random numbers are drawn on every call,

@@ -64,9 +64,12 @@ public struct RemoteError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The remote refused a write because of its size (HTTP 413, or the connection closed
     /// while the body was being sent): a smaller batch may go through.
     public let tooLarge: Bool
+    /// A batch that was listed is not there (removed since, by a compaction that wrote a
+    /// batch covering it): listing the device again finds what covers it.
+    public let missing: Bool
 
-    public init(_ kind: Kind, _ message: String, retryAfter: Double? = nil, tooLarge: Bool = false) {
-        self.kind = kind; self.message = message; self.retryAfter = retryAfter; self.tooLarge = tooLarge
+    public init(_ kind: Kind, _ message: String, retryAfter: Double? = nil, tooLarge: Bool = false, missing: Bool = false) {
+        self.kind = kind; self.message = message; self.retryAfter = retryAfter; self.tooLarge = tooLarge; self.missing = missing
     }
     public var description: String { message }
     public static func transient(_ m: String, retryAfter: Double? = nil) -> RemoteError { RemoteError(.transient, m, retryAfter: retryAfter) }
@@ -95,11 +98,17 @@ public protocol Remote: Sendable {
     /// Writes a batch only if it does not exist. An existing batch with the same bytes is an
     /// ack; with other bytes, a permanent error.
     func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome
+    /// Removes a batch (compaction, once a read-back batch covers it); one already gone is
+    /// fine. Only ever called for this device's own batches.
+    func remove(account: String, device: DeviceID, batch: BatchName) async throws
     /// What the remote has learnt exists (folders, a checked format file), as opaque keys,
     /// so that the next round, even in another process, makes only the requests it needs.
     var knownToExist: Set<String> { get }
     /// Starts from what an earlier round learnt (`knownToExist`).
     func assumeExisting(_ keys: Set<String>)
+    /// Forgets what it learnt exists, so that the next `prepare` checks the root and the
+    /// layout again (when something known turned out missing).
+    func forgetExisting()
 }
 
 extension Remote {
@@ -109,6 +118,7 @@ extension Remote {
     /// Nothing is remembered (creating a folder that exists costs nothing here).
     public var knownToExist: Set<String> { [] }
     public func assumeExisting(_ keys: Set<String>) {}
+    public func forgetExisting() {}
 
     /// The devices that have a folder in the account, sorted (skipped entries left out).
     public func devices(account: String) async throws -> [DeviceID] { try await listDevices(account: account).items }

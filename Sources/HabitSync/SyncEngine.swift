@@ -241,7 +241,7 @@ public actor SyncEngine {
             used = remote
             let account = state.account
             try await call { try await remote.prepare(account: account) }
-            try await push(remote, &report)
+            if let own = try await push(remote, &report) { try await compact(remote, own) }
             try await pull(remote, &report)
             if state.migratedTo != state.target { try await verifyMigration(remote) }
             // A device with bad batches is reported but blocks neither this device nor the
@@ -295,9 +295,29 @@ public actor SyncEngine {
         }
     }
 
-    private func push(_ remote: any Remote, _ report: inout SyncReport) async throws {
+    /// Pushes what is pending; returns this device's batches on the remote (listed before,
+    /// and written since) when the remote is verified, nil otherwise.
+    private func push(_ remote: any Remote, _ report: inout SyncReport) async throws -> [BatchName]? {
         let me = repository.device
-        if state.migratedTo != state.target { try await skipWhatRemoteHas(remote) }
+        var held: [BatchName]?
+        if state.migratedTo == state.target && state.ackedSeq > 0 {
+            let listed = try await call { [account = state.account] in try await remote.batches(account: account, device: me) }
+            if listed.contiguousEnd() < state.ackedSeq {
+                // The remote lost what it acknowledged (emptied, restored from an old backup,
+                // re-created). The root may be gone too: it is checked (never created) and the
+                // layout made again; then everything is pushed again, as after connecting the
+                // remote, and read back.
+                remote.forgetExisting()
+                try await call { [account = state.account] in try await remote.prepare(account: account) }
+                state.ackedSeq = 0
+                state.scanOffset = 0
+                state.migratedTo = nil
+                try saveProgress()
+                report.refilled = true
+            }
+            held = listed
+        }
+        if state.migratedTo != state.target { try await skipWhatRemoteHas(remote, listed: held) }
         var limit = max(1, min(remote.maxBatchOperations, learnt?.maxBatchOperations ?? .max))
         while true {
             // The end the read covered comes from the same call: reading the journal's end
@@ -307,7 +327,7 @@ public actor SyncEngine {
             if let first { state.scanOffset = first }
             guard !ops.isEmpty, let name = BatchName(first: ops[0].id.seq, last: ops[ops.count - 1].id.seq) else {
                 state.scanOffset = scannedTo
-                return
+                return held
             }
             let account = state.account, bytes = BatchFile.encode(ops)
             try checkNotStopped()
@@ -326,10 +346,57 @@ public actor SyncEngine {
             // The remote has it: record the cursor durably before anything else.
             state.ackedSeq = name.last
             try saveProgress()
+            held?.append(name)
             inFlightOps = []
             report.pushed += ops.count
             report.batches += 1
             await publish()
+        }
+    }
+
+    /// A device compacts its batches on the remote once it has more than this many files (or
+    /// one file covers another).
+    public static let compactAbove = 8
+
+    /// Merges this device's small batches on the remote into larger ones and removes what
+    /// they replace (once the remote is verified; `files` are its batches there). Its
+    /// acknowledged operations are cut into ranges of the batch size, `1-N`, `N+1-2N`, …
+    /// and the last one up to the cursor; a range that covers two or more files is written
+    /// create-only (a range's bytes are always the same, so a retry is an ack), read back
+    /// and checked to hold the same operations, and only then are the files it covers
+    /// removed. A file no range covers whole is never removed, nor another device's. A stop
+    /// at any step leaves overlapping batches, which readers skip, and the next compaction
+    /// finishes the job.
+    private func compact(_ remote: any Remote, _ listed: [BatchName]) async throws {
+        guard state.migratedTo == state.target, state.ackedSeq > 0 else { return }
+        let me = repository.device, account = state.account, acked = state.ackedSeq
+        let files = Set(listed).filter { $0.last <= acked }.sorted()
+        // Files another one covers are what a compaction that stopped midway left.
+        let leftovers = files.contains { f in files.contains { $0 != f && $0.first <= f.first && $0.last >= f.last } }
+        guard files.count > SyncEngine.compactAbove || leftovers else { return }
+        let size = UInt64(max(1, min(remote.maxBatchOperations, learnt?.maxBatchOperations ?? .max)))
+        var start: UInt64 = 1
+        while start <= acked, let range = BatchName(first: start, last: min(start + size - 1, acked)) {
+            start = range.last + 1
+            let covered = files.filter { $0.first >= range.first && $0.last <= range.last && $0 != range }
+            guard covered.count >= (files.contains(range) ? 1 : 2) else { continue }
+            let ops = try await repository.localOperations(afterSeq: range.first - 1, fromOffset: 0, limit: Int(range.count)).ops
+            guard ops.count == Int(range.count), ops.first?.id.seq == range.first, ops.last?.id.seq == range.last else { return }
+            let bytes = BatchFile.encode(ops)
+            do {
+                _ = try await call { try await remote.create(account: account, device: me, batch: range, bytes: bytes) }
+            } catch let e as RemoteError where e.tooLarge && range.count > 1 {
+                // Refused for its size and not written: later compactions use half the size.
+                learn(remote, maxBatchOperations: Int(range.count / 2))
+                return
+            }
+            let back = try await call { try await remote.read(account: account, device: me, batch: range, maxBytes: BatchFile.maxBytes) }
+            guard BatchFile.holdsSame(back, as: bytes, device: me, name: range) else {
+                throw RemoteError.permanent("batch \(range) of this device read back from the remote differs from what was written; the batches it covers were left alone")
+            }
+            for old in covered {
+                try await call { try await remote.remove(account: account, device: me, batch: old) }
+            }
         }
     }
 
@@ -338,11 +405,13 @@ public actor SyncEngine {
     /// holds, contiguous from the cursor on and within the journal's operations, are taken
     /// as acknowledged, so the push sends only the rest and never a batch overlapping them.
     /// The verification after the push then reads them back.
-    private func skipWhatRemoteHas(_ remote: any Remote) async throws {
+    private func skipWhatRemoteHas(_ remote: any Remote, listed: [BatchName]? = nil) async throws {
         let me = repository.device
         let written = await repository.state.seen[me] ?? 0
         let account = state.account
-        let held = try await call { try await remote.batches(account: account, device: me) }.filter { $0.last <= written }
+        var held = listed ?? []
+        if listed == nil { held = try await call { try await remote.batches(account: account, device: me) } }
+        held = held.filter { $0.last <= written }
         let end = held.contiguousEnd(from: state.ackedSeq)
         guard end > state.ackedSeq else { return }
         state.ackedSeq = end
@@ -381,20 +450,17 @@ public actor SyncEngine {
         for device in devices.items where device != repository.device {
             let wasSeen = state.devicesSeen[device.rawValue] != nil
             do {
-                var seen = await repository.state.seen[device] ?? 0
                 var newest: Int64 = 0
-                let listing = try await call { try await remote.listBatches(account: account, device: device) }
-                skipped += listing.skipped
-                for batch in listing.items where batch.last > seen {
-                    guard batch.first <= seen + 1 else {
-                        throw RemoteError.permanent("device \(device.rawValue.prefix(8)) has no batch with operation \(seen + 1) (next is \(batch)); waiting for it")
-                    }
-                    let bytes = try await call { try await remote.read(account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes) }
-                    let ops = try BatchFile.decode(bytes, device: device, name: batch)
-                    report.pulled += try await repository.applyRemote(ops)
-                    seen = batch.last
-                    newest = max(newest, ops.map(\.hlc.wallMillis).max() ?? 0)
+                var listing = try await call { try await remote.listBatches(account: account, device: device) }
+                do {
+                    try await pullBatches(of: device, listed: listing.items, from: remote, newest: &newest, report: &report)
+                } catch let e as RemoteError where e.missing {
+                    // Removed since it was listed: that device compacted, and a listing now
+                    // shows the batch covering it. Operations already applied are skipped.
+                    listing = try await call { try await remote.listBatches(account: account, device: device) }
+                    try await pullBatches(of: device, listed: listing.items, from: remote, newest: &newest, report: &report)
                 }
+                skipped += listing.skipped
                 guard !listing.items.isEmpty else { continue }
                 present.insert(device.rawValue)
                 state.devicesSeen[device.rawValue] = clock.now()
@@ -420,6 +486,26 @@ public actor SyncEngine {
         report.remoteProblems = skipped
         report.newRemoteProblems = skipped.filter { !before.contains($0) }
         state.remoteProblems = skipped.isEmpty ? nil : skipped
+    }
+
+    /// Reads and applies `device`'s batches beyond what this device has of it, from a listing
+    /// of them (sorted; ranges may overlap after a compaction): each time the batch that
+    /// continues from the next operation and reaches furthest, so a compacted range is one
+    /// read, and an operation that arrives twice is applied once.
+    private func pullBatches(of device: DeviceID, listed: [BatchName], from remote: any Remote,
+                             newest: inout Int64, report: inout SyncReport) async throws {
+        let account = state.account
+        var seen = await repository.state.seen[device] ?? 0
+        while let next = listed.first(where: { $0.last > seen }) {
+            guard let batch = listed.filter({ $0.first <= seen + 1 && $0.last > seen }).max(by: { $0.last < $1.last }) else {
+                throw RemoteError.permanent("device \(device.rawValue.prefix(8)) has no batch with operation \(seen + 1) (next is \(next)); waiting for it")
+            }
+            let bytes = try await call { try await remote.read(account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes) }
+            let ops = try BatchFile.decode(bytes, device: device, name: batch)
+            report.pulled += try await repository.applyRemote(ops)
+            seen = batch.last
+            newest = max(newest, ops.map(\.hlc.wallMillis).max() ?? 0)
+        }
     }
 
     /// After the first full push to a remote: read this device's batches back and check

@@ -77,6 +77,9 @@ public struct SyncReport: Equatable, Sendable {
     public var batches = 0
     public var pulled = 0
     public var error: String?
+    /// The remote had lost operations of this device it had acknowledged (emptied, restored
+    /// from an old backup, re-created): this round sent them again.
+    public var refilled = false
     /// Why the round did not run, or stopped before the end.
     public var skipped: Skip?
     /// Entries of the remote this round's pull skipped (every one, as in the status).

@@ -209,7 +209,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     func isKnown(_ key: String) -> Bool { lock.withLock { knownFolders.contains(key) } }
     func remember(_ key: String) { lock.withLock { _ = knownFolders.insert(key) } }
     /// Something known to exist turned out missing: check everything again.
-    func forgetKnown() { lock.withLock { knownFolders.removeAll() } }
+    public func forgetExisting() { lock.withLock { knownFolders.removeAll() } }
 
     /// Creates a folder if it is missing (MKCOL); 405 means it exists. A folder known to
     /// exist (this round or an earlier one) costs no request.
@@ -293,7 +293,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         var members = try await list(["users", account, "devices"])
         if members == nil && isKnown("users/\(account)/devices") {
             // The folder was there in an earlier round: check the root and create it again.
-            forgetKnown()
+            forgetExisting()
             try await prepare(account: account)
             members = try await list(["users", account, "devices"])
         }
@@ -310,13 +310,21 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     public func read(account: String, device: DeviceID, batch: BatchName, maxBytes: Int) async throws -> [UInt8] {
         let r = try await send("GET", url(["users", account, "devices", device.rawValue, "ops", batch.fileName]), maxBody: min(maxBytes, Wire.maxBody))
         guard r.status == 200 else {
-            if r.status == 404 { throw RemoteError.permanent("batch \(batch) of device \(device.rawValue.prefix(8)) disappeared from \(location)") }
+            if r.status == 404 {
+                throw RemoteError(.permanent, "batch \(batch) of device \(device.rawValue.prefix(8)) disappeared from \(location)", missing: true)
+            }
             throw failure(r, "GET \(batch)")
         }
         guard r.body.count <= maxBytes else {
             throw RemoteError.permanent("batch \(batch) of device \(device.rawValue.prefix(8)) is larger than \(maxBytes) bytes; it was not read")
         }
         return Array(r.body)
+    }
+
+    /// Removes a batch (DELETE); 404 means it is already gone.
+    public func remove(account: String, device: DeviceID, batch: BatchName) async throws {
+        let r = try await send("DELETE", url(["users", account, "devices", device.rawValue, "ops", batch.fileName]))
+        guard (200...299).contains(r.status) || r.status == 404 else { throw failure(r, "DELETE \(batch)") }
     }
 
     public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
@@ -343,7 +351,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if r.status == 404 || r.status == 409 {
             // A folder known to exist is gone (removed, or a server emptied): create the
             // layout again, once.
-            forgetKnown()
+            forgetExisting()
             try await prepare(account: account)
             try await makeFolder(folder)
             try await makeFolder(folder + ["ops"])

@@ -798,9 +798,12 @@ final class WebDAVTests: XCTestCase {
     // MARK: Requests a round makes
 
     /// The folders and format checked once are remembered in the sync state: a later round
-    /// (another process) makes only the PUT and the listing; a layout removed on the server
-    /// is created again when the PUT finds it missing.
-    func testARoundMakesOnlyTheRequestsItNeedsAndRecreatesAMissingLayoutOnce() throws {
+    /// (another process) makes only this device's listing, the PUT and the devices listing.
+    /// A layout removed on the server is noticed by that listing (this device's batches are
+    /// gone): everything is pushed again, the layout created again when the PUT finds it
+    /// missing, and read back, so a new device sees everything. A root folder removed is
+    /// `failed`, and not created again.
+    func testARoundMakesOnlyTheRequestsItNeedsAndRefillsALayoutRemovedOnTheServer() throws {
         let server = try startServer()
         a.ok("add", "Water", "--goal", "8")
         XCTAssertEqual(connect(a, server).status, 0)
@@ -811,34 +814,139 @@ final class WebDAVTests: XCTestCase {
         let ops = "/dav/users/default/devices/\(device)/ops/"
         let seq = try XCTUnwrap(a.stat("operations"))
         XCTAssertEqual(server.requests().dropFirst(before).map(\.description),
-                       ["PUT \(ops)\(seq)-\(seq).batch 201", "PROPFIND /dav/users/default/devices/ 207"])
+                       ["PROPFIND \(ops) 207", "PUT \(ops)\(seq)-\(seq).batch 201", "PROPFIND /dav/users/default/devices/ 207"])
 
-        // Nothing to send: one listing.
+        // Nothing to send: two listings.
         before = server.requests().count
         XCTAssertEqual(ok(a, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
-        XCTAssertEqual(server.requests().dropFirst(before).map(\.description), ["PROPFIND /dav/users/default/devices/ 207"])
+        XCTAssertEqual(server.requests().dropFirst(before).map(\.description),
+                       ["PROPFIND \(ops) 207", "PROPFIND /dav/users/default/devices/ 207"])
 
-        // The layout removed on the server: the PUT finds no folder, and it is created again.
+        // The layout removed on the server: this device's batches are gone from its listing,
+        // so everything is pushed again; the PUT finds no folder, and the layout is created again.
         try FileManager.default.removeItem(atPath: server.dataDirectory + "/users")
-        a.ok("check", "Water")
         before = server.requests().count
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed \(seq) operations in 1 batches, pulled 0\n")
         let methods = server.requests().dropFirst(before).map { "\($0.method) \($0.status)" }
-        XCTAssertEqual(methods.first, "PUT 409", "\(methods)")
-        XCTAssertEqual(methods.filter { $0.hasPrefix("PUT") }.last, "PUT 201", "\(methods)")
-        XCTAssertEqual(try batchFiles(server, device), ["\(seq + 1)-\(seq + 1).batch"])
-        XCTAssertEqual(try String(contentsOfFile: server.dataDirectory + "/users/default/format", encoding: .utf8), "habitto-sync 1\n")
-
-        // Removed again, with nothing to send: the pull finds the devices folder gone, and
-        // the layout is checked and created again as well.
-        try FileManager.default.removeItem(atPath: server.dataDirectory + "/users")
-        before = server.requests().count
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
-        let pull = server.requests().dropFirst(before).map { "\($0.method) \($0.status)" }
-        XCTAssertEqual(pull.first, "PROPFIND 404", "\(pull)")
-        XCTAssertEqual(pull.last, "PROPFIND 207", "\(pull)")
+        // This device's listing (404), the root's check, then the layout made again.
+        XCTAssertEqual(Array(methods.prefix(3)), ["PROPFIND 404", "PROPFIND 207", "MKCOL 201"], "\(methods)")
+        XCTAssertFalse(methods.contains("PUT 409"), "\(methods)")
+        XCTAssertEqual(try batchFiles(server, device), ["1-\(seq).batch"])
         XCTAssertEqual(try String(contentsOfFile: server.dataDirectory + "/users/default/format", encoding: .utf8), "habitto-sync 1\n")
         XCTAssertEqual(try status(a)["mode"] as? String, "online")
+        XCTAssertEqual(connect(b, server).status, 0)
+        XCTAssertEqual(progress(b, "Water"), 1)
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+    }
+
+    /// A root folder removed on the server is `failed`, naming it, and not created again,
+    /// whether the round has something to send or not; rclone, which creates the folders
+    /// above a file it is sent, too.
+    func testARemoteRootRemovedOnTheServerIsFailedAndNotCreatedAgain() throws {
+        try remoteRootRemovedFails(try startServer())
+    }
+
+    func testARemoteRootRemovedOnRcloneIsFailedAndNotCreatedAgain() throws {
+        try remoteRootRemovedFails(try startRclone())
+    }
+
+    func remoteRootRemovedFails(_ server: any WebDAVTestServer) throws {
+        let folder = server.dataDirectory + "/habitto"
+        // Made as the server's own folders are (Apache runs as another user).
+        var owner = Glibc.stat()
+        XCTAssertEqual(lstat(server.dataDirectory, &owner), 0)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        XCTAssertEqual(chown(folder, owner.st_uid, owner.st_gid), 0)
+        let url = server.baseURL.appendingPathComponent("habitto")
+        a.ok("add", "Water", "--goal", "8")
+        XCTAssertEqual(connect(a, url: url, server).status, 0)
+        a.ok("check", "Water")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        try FileManager.default.removeItem(atPath: folder)
+        for pending in [0, 1] {
+            if pending > 0 { a.ok("check", "Water") }
+            let gone = run(a, "sync")
+            XCTAssertNotEqual(gone.status, 0)
+            XCTAssertTrue(gone.stderr.contains("the remote folder \(url.absoluteString)/ does not exist on the server; create it or fix 'habitto remote set'"), gone.stderr)
+            XCTAssertEqual(try status(a)["mode"] as? String, "failed")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: folder))
+        }
+    }
+
+    // MARK: Compaction
+
+    /// A device that checks in and syncs 20 times keeps at most 9 batch files on Apache: it
+    /// merges them into a batch it writes, reads back, and only then removes (DELETE) what
+    /// that batch covers. A new device joins reading one batch per file at most, and a
+    /// round with nothing to do is one listing per device.
+    func testBatchesAreCompactedOnApacheAndANewDeviceJoinsInAFewRequests() throws {
+        let server = try startServer()
+        a.ok("add", "Water", "--goal", "100")
+        XCTAssertEqual(connect(a, server).status, 0)
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        let start = server.requests().count
+        for _ in 0..<20 {
+            a.ok("check", "Water")
+            XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        }
+        let files = try batchFiles(server, device)
+        XCTAssertLessThanOrEqual(files.count, 9, "\(files)")
+        let ranges = files.map(range)
+        XCTAssertEqual(ranges.first?.first, 1, "\(files)")
+        for (x, y) in zip(ranges, ranges.dropFirst()) { XCTAssertEqual(y.first, x.last + 1, "\(files)") }
+        XCTAssertEqual(ranges.last?.last, UInt64(try XCTUnwrap(a.stat("operations"))))
+
+        // Every DELETE comes after the PUT and the read-back of the batch that covers it.
+        let requests = Array(server.requests().dropFirst(start))
+        let ops = "/dav/users/default/devices/\(device)/ops/"
+        let deletes = requests.enumerated().filter { $0.element.method == "DELETE" }
+        XCTAssertGreaterThan(deletes.count, 0)
+        for (i, d) in deletes {
+            XCTAssertEqual(d.status, 204, "\(d)")
+            let gone = range(String(d.path.dropFirst(ops.count)))
+            let cover = requests[..<i].last { $0.method == "PUT" && $0.status == 201 && range(String($0.path.dropFirst(ops.count))).first <= gone.first
+                && range(String($0.path.dropFirst(ops.count))).last >= gone.last && range(String($0.path.dropFirst(ops.count))) != gone }
+            let covering = try XCTUnwrap(cover, "no covering batch was written before \(d)")
+            XCTAssertTrue(requests[..<i].contains { $0.method == "GET" && $0.path == covering.path && $0.status == 200 }, "not read back before \(d)")
+        }
+
+        var before = server.requests().count
+        XCTAssertEqual(connect(b, server).status, 0)
+        let join = Array(server.requests().dropFirst(before))
+        XCTAssertLessThanOrEqual(join.filter { $0.method == "GET" && $0.path.hasPrefix(ops) }.count, files.count, "\(join)")
+        XCTAssertLessThanOrEqual(join.count, 40, "\(join)")
+        XCTAssertEqual(progress(b, "Water"), 20)
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+
+        before = server.requests().count
+        XCTAssertEqual(ok(b, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        let idle = Array(server.requests().dropFirst(before))
+        XCTAssertLessThanOrEqual(idle.count, 4, "\(idle)")
+        XCTAssertEqual(idle.filter { $0.method != "PROPFIND" }, [], "\(idle)")
+    }
+
+    /// A batch that answers 404 after it was listed (removed by its device's compaction) makes
+    /// the pull list that device again and go on: every operation arrives, once.
+    func testABatchGoneAfterTheListingIsListedAgainAndEveryOperationArrivesOnce() throws {
+        let server = try startServer()
+        let proxy = try startProxy(server)
+        a.ok("add", "Water", "--goal", "100")
+        XCTAssertEqual(connect(a, server).status, 0)
+        for _ in 0..<3 {
+            a.ok("check", "Water")
+            ok(a, "sync")
+        }
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        let files = try batchFiles(server, device)
+        XCTAssertEqual(files.count, 4, "\(files)")
+        proxy.inject(.status(404), on: "GET", pathContaining: "/ops/" + files[2])
+        XCTAssertEqual(connect(b, url: proxy.baseURL, server).status, 0)
+        XCTAssertEqual(proxy.pendingFaults, 0)
+        let seen = proxy.requests.map(\.description).filter { $0.contains("/\(device)/ops/") }
+        XCTAssertEqual(seen.filter { $0.hasPrefix("PROPFIND") }.count, 2, "listed again after the 404: \(seen)")
+        XCTAssertEqual(try status(b)["mode"] as? String, "online")
+        XCTAssertEqual(progress(b, "Water"), 3)
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
     }
 
     // MARK: Authentication

@@ -1,0 +1,309 @@
+import Foundation
+import XCTest
+import HabitCore
+import HabitStore
+@testable import HabitSync
+
+private let compactionStart = LocalDay("2026-11-01")!
+
+/// Devices compact their own batches on a folder remote, and readers that race a
+/// compaction, a compaction stopped at any step, and two devices compacting at once lose
+/// and double-apply nothing.
+final class CompactionTests: XCTestCase {
+    var root = ""
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "habitto-compaction-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
+
+    /// A device on the shared folder remote, its remote wrapped (with no faults) so a test
+    /// can step in between two calls.
+    func device(_ name: String) async throws -> (repo: HabitRepository, engine: SyncEngine, remote: FaultyRemote) {
+        let repo = try HabitRepository(directory: root + "/" + name)
+        let engine = try SyncEngine(repository: repo, faults: FaultPlan())
+        try await engine.setRemote("dir:" + root + "/remote", account: "me")
+        let wrapped = try await engine.remote()
+        let remote = try XCTUnwrap(wrapped as? FaultyRemote)
+        return (repo, engine, remote)
+    }
+
+    func opsFolder(_ d: DeviceID) -> String { root + "/remote/users/me/devices/\(d.rawValue)/ops" }
+
+    /// The batches of `d` on the remote, sorted.
+    func files(_ d: DeviceID) throws -> [BatchName] {
+        try FileManager.default.contentsOfDirectory(atPath: opsFolder(d)).compactMap(BatchName.init(fileName:)).sorted()
+    }
+
+    func checkIn(_ repo: HabitRepository, _ h: HabitID) async throws {
+        let exists = await repo.state.habit(h) != nil
+        try await repo.commit { _, _ in
+            (exists ? [] : [.create(h, HabitFields(name: "Water", startDate: compactionStart))]) + [.progress(h, compactionStart, delta: 1)]
+        }
+    }
+
+    func progress(_ repo: HabitRepository, _ h: HabitID) async -> Int {
+        await repo.state.progress(h, compactionStart)
+    }
+
+    func syncOK(_ engine: SyncEngine, file: StaticString = #filePath, line: UInt = #line) async {
+        let report = await engine.syncOnce()
+        XCTAssertNil(report.error, report.error ?? "", file: file, line: line)
+        XCTAssertNil(report.skipped, file: file, line: line)
+    }
+
+    /// `rounds` rounds of one check-in each (the first creates the habit).
+    func rounds(_ d: (repo: HabitRepository, engine: SyncEngine, remote: FaultyRemote), _ h: HabitID, _ rounds: Int,
+                file: StaticString = #filePath, line: UInt = #line) async throws {
+        for _ in 0..<rounds {
+            try await checkIn(d.repo, h)
+            await syncOK(d.engine, file: file, line: line)
+        }
+    }
+
+    /// Every operation `1...last` of `d` is in some batch on the remote.
+    func assertEveryOperationIsOnTheRemote(_ d: DeviceID, upTo last: UInt64, file: StaticString = #filePath, line: UInt = #line) throws {
+        let held = try files(d)
+        XCTAssertEqual(held.contiguousEnd(), last, "batches on the remote: \(held)", file: file, line: line)
+    }
+
+    func testADeviceKeepsFewBatchFilesAndANewDeviceReadsThemAllInAFewReads() async throws {
+        let a = try await device("a")
+        let h = HabitID(value: 0xC1)
+        try await rounds(a, h, 30)
+        // 2 operations in the first round (create and check-in), then 1 a round.
+        let held = try files(a.repo.device)
+        XCTAssertLessThanOrEqual(held.count, SyncEngine.compactAbove + 1, "\(held)")
+        XCTAssertGreaterThan(held.count, 0)
+        try assertEveryOperationIsOnTheRemote(a.repo.device, upTo: 31)
+        XCTAssertTrue(held.contains { $0.first == 1 && $0.count > 1 }, "the first batches were merged: \(held)")
+
+        let b = try await device("b")
+        let reads = Counter()
+        b.remote.intercept = { call in if case .read = call { reads.add() } }
+        await syncOK(b.engine)
+        let got = await progress(b.repo, h)
+        XCTAssertEqual(got, 30, "every check-in arrived once")
+        XCTAssertLessThanOrEqual(reads.value, held.count, "one read per batch at most")
+        XCTAssertLessThan(reads.value, 30)
+    }
+
+    /// A reader lists another device's small batches, that device compacts them into one
+    /// batch and removes them, then the reader reads: it lists that device again, reads the
+    /// covering batch, and applies the operations it had not applied, each once.
+    func testABatchRemovedAfterAReaderListedItIsFoundInTheBatchCoveringIt() async throws {
+        let a = try await device("a")
+        let h = HabitID(value: 0xC2)
+        try await rounds(a, h, 6)
+        let ops = try await a.repo.localOperations(afterSeq: 0, fromOffset: 0, limit: .max).ops
+        XCTAssertEqual(ops.count, 7)
+        let smalls = try files(a.repo.device)
+        XCTAssertEqual(smalls.count, 6, "no compaction yet: \(smalls)")
+        let folder = opsFolder(a.repo.device)
+        let covering = try XCTUnwrap(BatchName(first: 1, last: 7))
+
+        let b = try await device("b")
+        let reads = Counter()
+        let device = a.repo.device
+        // After the reader read the first batches: the covering batch appears, the small ones go.
+        b.remote.intercept = { call in
+            guard case .read(device, let batch) = call else { return }
+            reads.add()
+            if batch.first == 4 && !FileManager.default.fileExists(atPath: folder + "/" + covering.fileName) {
+                try Data(BatchFile.encode(ops)).write(to: URL(fileURLWithPath: folder + "/" + covering.fileName))
+                for s in smalls { try FileManager.default.removeItem(atPath: folder + "/" + s.fileName) }
+            }
+        }
+        await syncOK(b.engine)
+        let got = await progress(b.repo, h)
+        XCTAssertEqual(got, 6, "every check-in once: none lost, none applied twice")
+        let seen = await b.repo.state.seen[device]
+        XCTAssertEqual(seen, 7)
+        // 2 small batches, the one found gone, then the covering one.
+        XCTAssertEqual(reads.value, 4)
+    }
+
+    /// A compaction that stops at any step (writing the covering batch, reading it back,
+    /// or after any number of removals) leaves every operation on the remote, a new device
+    /// joins with each check-in once, and the next compaction finishes the job.
+    func testACompactionStoppedAtAnyStepLosesNothingAndTheNextOneFinishes() async throws {
+        // The steps of the first compaction: the covering batch's write, its read-back, 9 removals.
+        for step in 0..<11 {
+            if step > 0 { try setUpWithError() }
+            defer { tearDown() }
+            let a = try await device("a")
+            let h = HabitID(value: 0xC3)
+            try await rounds(a, h, 8)
+            XCTAssertEqual(try files(a.repo.device).count, 8)
+            let calls = Counter()
+            let me = a.repo.device
+            a.remote.intercept = { call in
+                let counted: Bool
+                switch call {
+                case .create(me, let batch): counted = batch.count > 1
+                case .read(me, _), .remove(me, _): counted = true
+                default: counted = false
+                }
+                if counted && calls.add() == step { throw RemoteError.transient("stopped at step \(step) (injected)") }
+            }
+            try await checkIn(a.repo, h)
+            let report = await a.engine.syncOnce()
+            XCTAssertEqual(report.error, "stopped at step \(step) (injected)")
+            XCTAssertEqual(report.pushed, 1, "the check-in was pushed before the compaction")
+            try assertEveryOperationIsOnTheRemote(me, upTo: 10)
+
+            let c = try await device("c\(step)")
+            await syncOK(c.engine)
+            let joined = await progress(c.repo, h)
+            XCTAssertEqual(joined, 9, "step \(step): each check-in once")
+
+            a.remote.intercept = nil
+            try await rounds(a, h, 1)
+            XCTAssertEqual(try files(me), [BatchName(first: 1, last: 11)!], "step \(step)")
+            await syncOK(c.engine)
+            let after = await progress(c.repo, h)
+            XCTAssertEqual(after, 10, "step \(step)")
+        }
+    }
+
+    /// A batch already there under the covering name with other contents is never taken as
+    /// the replacement: nothing is removed.
+    func testACoveringBatchThatDiffersRemovesNothing() async throws {
+        let a = try await device("a")
+        let h = HabitID(value: 0xC4)
+        try await rounds(a, h, 8)
+        let me = a.repo.device
+        let before = try files(me)
+        let other = try HabitRepository(directory: root + "/forger")
+        try await checkIn(other, HabitID(value: 0xC5))
+        let forged = try await other.localOperations(afterSeq: 0, fromOffset: 0, limit: .max).ops
+        // A file under the name the compaction will use, holding something else.
+        try Data(BatchFile.encode(forged)).write(to: URL(fileURLWithPath: opsFolder(me) + "/1-10.batch"))
+        try await checkIn(a.repo, h)
+        let report = await a.engine.syncOnce()
+        XCTAssertNotNil(report.error)
+        XCTAssertEqual(report.pushed, 1)
+        XCTAssertEqual(try files(me), (before + [BatchName(first: 10, last: 10)!, BatchName(first: 1, last: 10)!]).sorted())
+    }
+
+    /// Two devices that both compact, syncing at the same moment every round, each keep a
+    /// few files, and each ends with every check-in of both exactly once.
+    func testTwoDevicesCompactingAtOnceBothEndWithEveryCheckInOnce() async throws {
+        let a = try await device("a"), b = try await device("b")
+        let ha = HabitID(value: 0xC6), hb = HabitID(value: 0xC7)
+        for _ in 0..<40 {
+            try await checkIn(a.repo, ha)
+            try await checkIn(b.repo, hb)
+            async let ra = a.engine.syncOnce()
+            async let rb = b.engine.syncOnce()
+            let (x, y) = await (ra, rb)
+            XCTAssertNil(x.error, x.error ?? "")
+            XCTAssertNil(y.error, y.error ?? "")
+        }
+        await syncOK(a.engine)
+        await syncOK(b.engine)
+        for d in [a, b] {
+            let held = try files(d.repo.device)
+            XCTAssertLessThanOrEqual(held.count, SyncEngine.compactAbove + 1, "\(held)")
+            try assertEveryOperationIsOnTheRemote(d.repo.device, upTo: 41)
+            for h in [ha, hb] {
+                let p = await progress(d.repo, h)
+                XCTAssertEqual(p, 40)
+            }
+        }
+    }
+}
+
+extension CompactionTests {
+    /// A remote restored from an old backup, then emptied: each device finds operations it
+    /// had sent missing from its own listing, sends them again (only what the remote lacks)
+    /// and reads them back; a new device then sees every check-in of both, once.
+    func testARemoteRestoredFromAnOldBackupOrEmptiedIsRefilledByEveryDevice() async throws {
+        let a = try await device("a"), b = try await device("b")
+        let ha = HabitID(value: 0xC8), hb = HabitID(value: 0xC9)
+        try await rounds(a, ha, 3)
+        try await rounds(b, hb, 2)
+        let users = root + "/remote/users"
+        try FileManager.default.copyItem(atPath: users, toPath: root + "/backup")
+        try await rounds(a, ha, 12)
+        try await rounds(b, hb, 1)
+
+        try FileManager.default.removeItem(atPath: users)
+        try FileManager.default.copyItem(atPath: root + "/backup", toPath: users)
+        for (d, last) in [(a, UInt64(16)), (b, UInt64(4))] {
+            let report = await d.engine.syncOnce()
+            XCTAssertNil(report.error, report.error ?? "")
+            XCTAssertTrue(report.refilled)
+            try assertEveryOperationIsOnTheRemote(d.repo.device, upTo: last)
+        }
+        let c = try await device("c")
+        await syncOK(c.engine)
+        var got = [await progress(c.repo, ha), await progress(c.repo, hb)]
+        XCTAssertEqual(got, [15, 3])
+
+        try FileManager.default.removeItem(atPath: users)
+        for d in [a, b] {
+            let report = await d.engine.syncOnce()
+            XCTAssertNil(report.error, report.error ?? "")
+            XCTAssertTrue(report.refilled)
+        }
+        let again = await a.engine.syncOnce()
+        XCTAssertFalse(again.refilled, "refilled once")
+        let e = try await device("e")
+        await syncOK(e.engine)
+        got = [await progress(e.repo, ha), await progress(e.repo, hb)]
+        XCTAssertEqual(got, [15, 3])
+    }
+
+    /// After 1,500 rounds of two devices (one check-in each per round, both syncing every
+    /// round) the remote holds a few files a device (200 in all would be the limit), and a
+    /// new device joins in a few calls with every check-in once.
+    func testFifteenHundredRoundsOfTwoDevicesLeaveFewFilesOnTheRemote() async throws {
+        let a = try await device("a"), b = try await device("b")
+        let ha = HabitID(value: 0xCC), hb = HabitID(value: 0xCD)
+        for _ in 0..<1_500 {
+            try await checkIn(a.repo, ha)
+            try await checkIn(b.repo, hb)
+            await syncOK(a.engine)
+            await syncOK(b.engine)
+        }
+        let held = try files(a.repo.device) + files(b.repo.device)
+        XCTAssertLessThanOrEqual(held.count, 2 * (SyncEngine.compactAbove + 2))
+        for d in [a, b] { try assertEveryOperationIsOnTheRemote(d.repo.device, upTo: 1_501) }
+        let c = try await device("c")
+        let before = c.remote.calls
+        await syncOK(c.engine)
+        XCTAssertLessThanOrEqual(c.remote.calls - before, 40)
+        let got = [await progress(c.repo, ha), await progress(c.repo, hb)]
+        XCTAssertEqual(got, [1_500, 1_500])
+    }
+
+    /// A round with nothing to do makes four remote calls with two devices (the format
+    /// check, this device's listing, the devices listing, the other device's listing),
+    /// however long the history is.
+    func testARoundWithNothingToDoMakesFourCallsWhateverTheHistory() async throws {
+        let a = try await device("a"), b = try await device("b")
+        let h = HabitID(value: 0xCA)
+        try await rounds(b, HabitID(value: 0xCB), 1)
+        var costs: [Int] = []
+        for n in [1, 60] {
+            try await rounds(a, h, n)
+            await syncOK(a.engine)
+            let before = a.remote.calls
+            await syncOK(a.engine)
+            costs.append(a.remote.calls - before)
+        }
+        XCTAssertEqual(costs, [4, 4])
+    }
+}
+
+/// A count shared with a `@Sendable` closure.
+final class Counter: @unchecked Sendable {
+    private let lock = Lock()
+    private var n = 0
+    /// Adds one; returns the count before.
+    @discardableResult func add() -> Int { lock.withLock { defer { n += 1 }; return n } }
+    var value: Int { lock.withLock { n } }
+}
