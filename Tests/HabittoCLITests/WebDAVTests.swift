@@ -949,6 +949,62 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(b.ok("export"), a.ok("export"))
     }
 
+    /// A compaction against Apache that fails at any step (the covering batch's PUT
+    /// refused, or written with its answer lost; its read-back failing; a DELETE failing or
+    /// its connection closed) leaves every operation on the server: a new device joins with
+    /// each check-in once, and the next round finishes the compaction.
+    func testACompactionThatFailsAtAnyStepOnApacheLosesNothingAndTheNextRoundFinishes() throws {
+        let server = try startServer()
+        let proxy = try startProxy(server)
+        // (method, which request: the covering batch or the nth small one, fault)
+        let steps: [(String, Int?, FaultProxy.Fault)] = [
+            ("PUT", nil, .status(500)), ("PUT", nil, .dropResponse), ("GET", nil, .status(500)),
+            ("DELETE", 0, .status(500)), ("DELETE", 4, .closeConnection),
+        ]
+        for (i, (method, small, fault)) in steps.enumerated() {
+            let device = Sandbox(), joiner = Sandbox()
+            joiner.now = device.now
+            let account = "step\(i)"
+            device.ok("add", "Water", "--goal", "100")
+            device.extraEnv[WebDAVTests.passwordVariable] = server.password
+            joiner.extraEnv[WebDAVTests.passwordVariable] = server.password
+            ok(device, "remote", "set", proxy.baseURL.absoluteString, "--user", server.user, "--account", account)
+            let id = try XCTUnwrap(try status(device)["device"] as? String)
+            let folder = server.dataDirectory + "/users/\(account)/devices/\(id)/ops"
+            func held() throws -> [(first: UInt64, last: UInt64)] {
+                try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".batch") }.map(range)
+                    .sorted { ($0.first, $0.last) < ($1.first, $1.last) }
+            }
+            for _ in 0..<7 {
+                device.ok("check", "Water")
+                ok(device, "sync")
+            }
+            let smalls = try held()
+            XCTAssertEqual(smalls.count, 8, "step \(i): \(smalls)")
+            let last = try XCTUnwrap(smalls.last?.last) + 1
+            let target = small.map { "/ops/\(smalls[$0].first)-\(smalls[$0].last).batch" } ?? "/ops/1-\(last).batch"
+            proxy.inject(fault, on: method, pathContaining: target)
+            device.ok("check", "Water")
+            let failed = run(device, "sync")
+            XCTAssertNotEqual(failed.status, 0, "step \(i): \(failed.stdout)")
+            XCTAssertEqual(proxy.pendingFaults, 0, "step \(i)")
+            XCTAssertEqual(try status(device)["pending"] as? Int, 0, "step \(i): the check-in was pushed before the compaction")
+            let after = try held()
+            var end: UInt64 = 0
+            for r in after where r.first <= end + 1 { end = max(end, r.last) }
+            XCTAssertEqual(end, last, "step \(i): every operation is on the server: \(after)")
+
+            XCTAssertEqual(run(joiner, ["remote", "set", server.baseURL.absoluteString, "--user", server.user, "--account", account]).status, 0)
+            XCTAssertEqual(progress(joiner, "Water"), 8, "step \(i)")
+            device.ok("check", "Water")
+            ok(device, "sync")
+            XCTAssertEqual(try held().map { "\($0.first)-\($0.last)" }, ["1-\(last + 1)"], "step \(i)")
+            ok(joiner, "sync")
+            XCTAssertEqual(progress(joiner, "Water"), 9, "step \(i)")
+            XCTAssertEqual(joiner.ok("export"), device.ok("export"), "step \(i)")
+        }
+    }
+
     // MARK: Authentication
 
     /// A server that offers only Digest: the message names what it offers and what Habitto
