@@ -380,8 +380,7 @@ public actor SyncEngine {
             start = range.last + 1
             let covered = files.filter { $0.first >= range.first && $0.last <= range.last && $0 != range }
             guard covered.count >= (files.contains(range) ? 1 : 2) else { continue }
-            let ops = try await repository.localOperations(afterSeq: range.first - 1, fromOffset: 0, limit: Int(range.count)).ops
-            guard ops.count == Int(range.count), ops.first?.id.seq == range.first, ops.last?.id.seq == range.last else { return }
+            guard let ops = try await journalOperations(range) else { return }
             let bytes = BatchFile.encode(ops)
             do {
                 _ = try await call { try await remote.create(account: account, device: me, batch: range, bytes: bytes) }
@@ -398,6 +397,20 @@ public actor SyncEngine {
                 try await call { try await remote.remove(account: account, device: me, batch: old) }
             }
         }
+    }
+
+    /// This device's operations `range` from the journal, read from where the last
+    /// compaction's range started when that is at or before it (from the start otherwise,
+    /// or when the journal does not hold them there); nil when the journal lacks any.
+    private func journalOperations(_ range: BatchName) async throws -> [HabitOperation]? {
+        let mark = state.compactedFrom.flatMap { $0.seq <= range.first ? $0.offset : nil }
+        for from in mark.map({ $0 > 0 ? [$0, 0] : [0] }) ?? [0] {
+            let (ops, offset) = try await repository.localOperations(afterSeq: range.first - 1, fromOffset: from, limit: Int(range.count))
+            guard ops.count == Int(range.count), ops.first?.id.seq == range.first, ops.last?.id.seq == range.last else { continue }
+            if let offset { state.compactedFrom = SyncState.JournalMark(seq: range.first, offset: offset) }
+            return ops
+        }
+        return nil
     }
 
     /// Before the first push to a remote and account not yet verified (a new remote, or

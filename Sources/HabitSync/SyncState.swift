@@ -46,6 +46,17 @@ public struct SyncState: Codable, Equatable, Sendable {
     public var remoteProblems: [String]?
     /// What was learnt about the remote it names (`target`): ignored for any other.
     public var learnt: Learnt?
+    /// Where the last range compaction read starts: its first operation, and the journal
+    /// offset of the record holding it, so the next compaction of that range or a later
+    /// one does not read the journal from its start (a hint: a read that does not find the
+    /// range there reads from the start).
+    public var compactedFrom: JournalMark?
+
+    /// An operation of this device and a journal offset at or before the record holding it.
+    public struct JournalMark: Codable, Equatable, Sendable {
+        public var seq: UInt64
+        public var offset: Int
+    }
 
     /// What rounds learnt about one remote, so that later rounds (in any process) need fewer
     /// requests: the largest batch it accepted after refusing a larger one, and what it is
@@ -153,7 +164,7 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// Starts sync over for a journal that started over under a new device id (a restore or
     /// repair of a damaged journal): the acked cursor belonged to the old id.
     public static func startOver(_ paths: DataPaths) throws {
-        try update(paths) { s in s.ackedSeq = 0; s.scanOffset = 0; s.migratedTo = nil }
+        try update(paths) { s in s.ackedSeq = 0; s.scanOffset = 0; s.migratedTo = nil; s.compactedFrom = nil }
     }
 
     /// "remote/account", identifying where the data goes.

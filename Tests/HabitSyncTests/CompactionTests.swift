@@ -257,6 +257,21 @@ extension CompactionTests {
         XCTAssertEqual(got, [15, 3])
     }
 
+    /// A compaction reads its range from the journal where the last one's started; a mark
+    /// that is wrong (the journal was cut, say) makes it read from the start instead.
+    func testACompactionWithAWrongJournalMarkReadsFromTheStart() async throws {
+        let a = try await device("a")
+        let h = HabitID(value: 0xCE)
+        try await rounds(a, h, 8)
+        let paths = DataPaths(directory: root + "/a")
+        try SyncState.update(paths) { $0.compactedFrom = SyncState.JournalMark(seq: 1, offset: 1 << 40) }
+        try await rounds(a, h, 1)
+        XCTAssertEqual(try files(a.repo.device), [BatchName(first: 1, last: 10)!])
+        let mark = try SyncState.load(paths).compactedFrom
+        XCTAssertEqual(mark?.seq, 1)
+        XCTAssertLessThan(mark?.offset ?? .max, 1 << 20)
+    }
+
     /// After 1,500 rounds of two devices (one check-in each per round, both syncing every
     /// round) the remote holds a few files a device (200 in all would be the limit), and a
     /// new device joins in a few calls with every check-in once.
@@ -271,7 +286,13 @@ extension CompactionTests {
         }
         let held = try files(a.repo.device) + files(b.repo.device)
         XCTAssertLessThanOrEqual(held.count, 2 * (SyncEngine.compactAbove + 2))
-        for d in [a, b] { try assertEveryOperationIsOnTheRemote(d.repo.device, upTo: 1_501) }
+        for d in [a, b] {
+            try assertEveryOperationIsOnTheRemote(d.repo.device, upTo: 1_501)
+            // The last range compacted starts at 1001: its read starts at that record.
+            let mark = await d.engine.state.compactedFrom
+            XCTAssertEqual(mark?.seq, 1_001)
+            XCTAssertGreaterThan(mark?.offset ?? 0, 1_000 * 20, "an offset past the first thousand operations")
+        }
         let c = try await device("c")
         let before = c.remote.calls
         await syncOK(c.engine)
