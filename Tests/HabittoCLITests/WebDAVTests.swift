@@ -1005,6 +1005,38 @@ final class WebDAVTests: XCTestCase {
         }
     }
 
+    /// Two devices whose syncs run at the same moment every round, both compacting their
+    /// own batches on Apache while the other reads them, each keep few files, and both end
+    /// with every check-in of both once.
+    func testTwoDevicesCompactingAtOnceOnApacheEndWithEveryCheckInOnce() throws {
+        let server = try startServer()
+        a.ok("add", "Water", "--goal", "100")
+        b.ok("add", "Read", "--goal", "100")
+        XCTAssertEqual(connect(a, server).status, 0)
+        XCTAssertEqual(connect(b, server).status, 0)
+        for round in 0..<14 {
+            a.ok("check", "Water")
+            b.ok("check", "Read")
+            let (pa, ta) = try a.start(["sync"])
+            let (pb, tb) = try b.start(["sync"])
+            for (box, r) in [(a!, a.finish(pa, ta)), (b!, b.finish(pb, tb))] {
+                outputs += [r.stdout, r.stderr]
+                XCTAssertEqual(r.status, 0, "round \(round), \(box === a ? "a" : "b"): \(r.stdout) \(r.stderr)")
+            }
+        }
+        ok(a, "sync")
+        ok(b, "sync")
+        for box in [a!, b!] {
+            let device = try XCTUnwrap(try status(box)["device"] as? String)
+            let files = try batchFiles(server, device)
+            XCTAssertLessThanOrEqual(files.count, 9, "\(files)")
+            XCTAssertEqual(try assertBatchesFollowOn(server, device, within: 1 << 20).first?.first, 1, "\(files)")
+        }
+        XCTAssertEqual(progress(a, "Read"), 14)
+        XCTAssertEqual(progress(b, "Water"), 14)
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+    }
+
     // MARK: Authentication
 
     /// A server that offers only Digest: the message names what it offers and what Habitto
