@@ -180,6 +180,7 @@ extension ByteWriter {
         case .delete(let h): u8(3); habit(h)
         case .restore(let h, let op): u8(4); habit(h); opID(op)
         case .progress(let h, let d, let delta): u8(10); habit(h); day(d); int(delta) // tag 5: whole units
+        case .setProgress(let h, let d, let total): u8(13); habit(h); day(d); int(total) // thousandths
         case .skip(let h, let d, let on): u8(6); habit(h); day(d); bool(on)
         case .rate(let h, let d, let r): u8(7); habit(h); day(d); u8(UInt8(r ?? 0))
         case .note(let h, let d, let n): u8(8); habit(h); day(d); optionalString(n)
@@ -301,13 +302,14 @@ extension ByteReader {
         case let tag where tag == 5 || tag == 10:
             let h = try habit(), d = try day()
             return .progress(h, d, delta: try progressDelta(amountScale: tag == 10 ? 1 : whole))
+        case 13: return .setProgress(try habit(), try day(), total: try dayTotal(amountScale: 1))
         case 6: return .skip(try habit(), try day(), try bool())
         case 7:
             let h = try habit(), d = try day(), r = try u8()
             guard r <= 5 else { throw DecodeError("difficulty out of range") }
             return .rate(h, d, r == 0 ? nil : Int(r))
         case 8: return .note(try habit(), try day(), try optionalString())
-        default: throw DecodeError("unknown operation kind")
+        case let tag: throw DecodeError("unknown operation kind \(tag) (written by a newer version of Habitto: update this one)")
         }
     }
 
@@ -317,11 +319,20 @@ extension ByteReader {
 
     /// A progress change in thousandths, stored as thousandths (`amountScale` 1) or whole
     /// units (`Amount.scale`); never 0 and within `Limits.maxChange`.
-    mutating func progressDelta(amountScale: Int) throws -> Int {
-        let delta = try int()
+    mutating func progressDelta(amountScale: Int) throws -> Int { try Self.checkedDelta(try int(), amountScale: amountScale) }
+
+    static func checkedDelta(_ delta: Int, amountScale: Int) throws -> Int {
         let bound = Limits.maxChange / amountScale
         guard delta != 0, (-bound...bound).contains(delta) else { throw DecodeError("progress change out of range") }
         return delta * amountScale
+    }
+
+    /// A day's total set by a "set" step, in thousandths stored as `amountScale` each:
+    /// 0…`Limits.maxDayProgress`.
+    mutating func dayTotal(amountScale: Int) throws -> Int {
+        let total = try int()
+        guard (0...Limits.maxDayProgress / amountScale).contains(total) else { throw DecodeError("day total out of range") }
+        return total * amountScale
     }
 }
 
@@ -364,7 +375,12 @@ extension ByteWriter {
             self.day(day)
             let ops = rec.progressOps
             varint(UInt64(ops.count))
-            for op in ops { stamp(op.stamp); int(op.delta / storedAmountScale) }
+            // A "set" step is written as a 0 (which no other change is) and its total.
+            for op in ops {
+                stamp(op.stamp)
+                if op.setsTotal { int(0) }
+                int(op.delta / storedAmountScale)
+            }
             bool(rec.skip != nil); if let s = rec.skip { bool(s.value); stamp(s.stamp) }
             bool(rec.difficulty != nil)
             if let r = rec.difficulty { u8(UInt8(r.value ?? 0)); stamp(r.stamp) }
@@ -418,7 +434,9 @@ extension ByteReader {
     public mutating func dayRecordBody(_ rec: inout DayRecord?) throws {
         var previous: DayOp?
         for _ in 0..<(try count(max: 1 << 20)) {
-            let op = DayOp(stamp: try stamp(), delta: try progressDelta(amountScale: storedAmountScale))
+            let stamp = try stamp(), step = try int()
+            let op = step == 0 ? DayOp(stamp: stamp, total: try dayTotal(amountScale: storedAmountScale))
+                               : DayOp(stamp: stamp, delta: try Self.checkedDelta(step, amountScale: storedAmountScale))
             guard previous.map({ $0 < op }) ?? true else { throw DecodeError("progress changes out of order") }
             rec?.add(op)
             previous = op

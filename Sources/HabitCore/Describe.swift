@@ -17,6 +17,7 @@ extension Change {
         case .progress(_, let d, let delta):
             if delta <= -Limits.maxDayProgress { return "mark \(name) not done on \(d)" }
             return delta > 0 ? "check \(name) +\(Amount.format(delta)) on \(d)" : "uncheck \(name) -\(Amount.format(-delta)) on \(d)"
+        case .setProgress(_, let d, let total): return "set \(name) to \(Amount.format(total)) on \(d)"
         case .skip(_, let d, let on): return "\(on ? "skip" : "unskip") \(name) on \(d)"
         case .rate(_, let d, let r): return r.map { "rate \(name) \($0) on \(d)" } ?? "clear the rating of \(name) on \(d)"
         case .note(_, let d, let n): return n == nil ? "clear the note of \(name) on \(d)" : "note on \(name) on \(d)"
@@ -27,7 +28,7 @@ extension Change {
     var weight: Int {
         switch self {
         case .create, .delete, .restore: return 5
-        case .progress: return 4
+        case .progress, .setProgress: return 4
         case .skip(_, _, true): return 3
         case .set(_, .archivedFrom): return 3
         case .set(_, .name): return 2
@@ -70,6 +71,10 @@ extension Change {
         case .progress(_, _, let delta):
             guard delta != 0, (-Limits.maxChange...Limits.maxChange).contains(delta) else {
                 throw CoreError.invalid("a progress change must be from 0.001 to \(Amount.format(Limits.maxChange)) (or its negative)")
+            }
+        case .setProgress(_, _, let total):
+            guard (0...Limits.maxDayProgress).contains(total) else {
+                throw CoreError.invalid("a day's total must be from 0 to \(Amount.format(Limits.maxDayProgress))")
             }
         case .rate(_, _, let r):
             if let r, !(1...5).contains(r) { throw CoreError.invalid("difficulty must be 1 to 5") }

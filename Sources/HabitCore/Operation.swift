@@ -166,6 +166,10 @@ public enum Change: Hashable, Sendable {
     case restore(HabitID, deleteOp: OpID)
     /// This device's share of progress on a day moves by `delta` (non-zero).
     case progress(HabitID, LocalDay, delta: Int)
+    /// The day's running total is set to `total` (0…`Limits.maxDayProgress`) at this point
+    /// of the stamp order: a "set" step, what an auto habit's command measured. Progress
+    /// changes stamped after it add to it (see `DayRecord.progress`).
+    case setProgress(HabitID, LocalDay, total: Int)
     /// The day is skipped (true) or not (false); last writer wins.
     case skip(HabitID, LocalDay, Bool)
     /// The day's difficulty 1–5, or nil to clear; last writer wins.
@@ -177,7 +181,8 @@ public enum Change: Hashable, Sendable {
     public var habit: HabitID {
         switch self {
         case .create(let h, _), .set(let h, _), .delete(let h), .restore(let h, _),
-             .progress(let h, _, _), .skip(let h, _, _), .rate(let h, _, _), .note(let h, _, _): return h
+             .progress(let h, _, _), .setProgress(let h, _, _), .skip(let h, _, _), .rate(let h, _, _),
+             .note(let h, _, _): return h
         }
     }
 }

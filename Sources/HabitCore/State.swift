@@ -9,14 +9,23 @@ public struct Register<Value: Hashable & Sendable>: Hashable, Sendable {
     mutating func merge(_ v: Value, _ s: Stamp) { if s > stamp { value = v; stamp = s } }
 }
 
-/// One progress change on a day, with the stamp that orders it.
+/// One progress change on a day, with the stamp that orders it: a step that moves the
+/// running total by `delta`, or (`setsTotal`) a "set" step that makes it `delta`.
 public struct DayOp: Hashable, Comparable, Sendable {
     public let stamp: Stamp
     public let delta: Int
-    public init(stamp: Stamp, delta: Int) { self.stamp = stamp; self.delta = delta }
+    /// A "set" step (`Change.setProgress`): the running total becomes `delta`.
+    public let setsTotal: Bool
+    public init(stamp: Stamp, delta: Int) { self.stamp = stamp; self.delta = delta; setsTotal = false }
+    /// A "set" step to `total`.
+    public init(stamp: Stamp, total: Int) { self.stamp = stamp; delta = total; setsTotal = true }
     /// By stamp (hybrid logical clock, then device); ties, which one device never makes,
-    /// by delta, so that any set of changes has one order.
-    public static func < (a: DayOp, b: DayOp) -> Bool { a.stamp != b.stamp ? a.stamp < b.stamp : a.delta < b.delta }
+    /// by kind and delta, so that any set of changes has one order.
+    public static func < (a: DayOp, b: DayOp) -> Bool {
+        a.stamp != b.stamp ? a.stamp < b.stamp : (a.setsTotal ? 1 : 0, a.delta) < (b.setsTotal ? 1 : 0, b.delta)
+    }
+    /// The running total after this step, from `total` before it, within 0…`Limits.maxDayProgress`.
+    public func total(after total: Int) -> Int { min(Limits.maxDayProgress, max(0, setsTotal ? delta : total + delta)) }
 }
 
 /// What is known about one habit on one day. Compact: the common case (one change) needs
@@ -77,17 +86,18 @@ public struct DayRecord: Hashable, Sendable {
     /// Shown progress: the running total in stamp order, within 0…`Limits.maxDayProgress`.
     public var progress: Int {
         guard let f = first else { return 0 }
-        var total = min(Limits.maxDayProgress, max(0, f.delta))
-        for op in rest { total = min(Limits.maxDayProgress, max(0, total + op.delta)) }
+        var total = f.total(after: 0)
+        for op in rest { total = op.total(after: total) }
         return total
     }
     public var isSkipped: Bool { skip?.value ?? false }
     public var rating: Int? { difficulty?.value ?? nil }
     public var note: String? { noteRegister?.value ?? nil }
 
-    /// The sum of one device's own changes (what it recorded, before the day's bounds).
+    /// The sum of one device's own changes (what it recorded, before the day's bounds); a
+    /// "set" step counts as what it set.
     public func share(of device: DeviceID) -> Int {
-        progressOps.reduce(0) { $1.stamp.device == device ? $0 + $1.delta : $0 }
+        progressOps.reduce(0) { $1.stamp.device == device ? $1.setsTotal ? $1.delta : $0 + $1.delta : $0 }
     }
 
     /// Adds one progress change in its place in stamp order.
@@ -108,6 +118,8 @@ public struct DayRecord: Hashable, Sendable {
         switch change {
         case .progress(_, _, let delta):
             add(DayOp(stamp: stamp, delta: delta))
+        case .setProgress(_, _, let total):
+            add(DayOp(stamp: stamp, total: total))
         case .skip(_, _, let on):
             if var r = skip { r.merge(on, stamp); skip = r } else { skip = Register(value: on, stamp: stamp) }
         case .rate(_, _, let r):
@@ -439,7 +451,8 @@ public struct HabitState: Hashable, Sendable {
             entries[h, default: HabitEntry()].deletes.insert(op.id)
         case .restore(let h, let deleteOp):
             entries[h, default: HabitEntry()].restores.insert(deleteOp)
-        case .progress(let h, let day, _), .skip(let h, let day, _), .rate(let h, let day, _), .note(let h, let day, _):
+        case .progress(let h, let day, _), .setProgress(let h, let day, _), .skip(let h, let day, _), .rate(let h, let day, _),
+             .note(let h, let day, _):
             entries[h, default: HabitEntry()].applyDay(day, op.change, stamp)
         }
         return .applied

@@ -273,9 +273,14 @@ final class LocalStore {
         var running: [HabitID: [LocalDay: Int]] = [:]
         var moved: [Int: Int] = [:]
         for (i, op) in ops.enumerated() {
-            guard case .progress(let h, let d, let delta) = op.change else { continue }
+            let step: DayOp, h: HabitID, d: LocalDay
+            switch op.change {
+            case .progress(let habit, let day, let delta): (step, h, d) = (DayOp(stamp: op.stamp, delta: delta), habit, day)
+            case .setProgress(let habit, let day, let total): (step, h, d) = (DayOp(stamp: op.stamp, total: total), habit, day)
+            default: continue
+            }
             let before = running[h]?[d] ?? state.progress(h, d)
-            let after = min(Limits.maxDayProgress, max(0, before + delta))
+            let after = step.total(after: before)
             running[h, default: [:]][d] = after
             moved[i] = after - before
         }
@@ -287,8 +292,9 @@ final class LocalStore {
                 if let e = state.entries[h] { inv.append(.set(h, FieldValue.current(index: value.index, of: e.fields))) }
             case .delete(let h): inv.append(.restore(h, deleteOp: op.id))
             case .restore(let h, _): inv.append(.delete(h))
-            case .progress(let h, let d, _):
-                // An uncheck gives back what it took (a yes/no "not done" takes the whole day).
+            case .progress(let h, let d, _), .setProgress(let h, let d, _):
+                // An uncheck gives back what it took (a yes/no "not done" takes the whole day);
+                // a "set" step, what it moved the total by.
                 if let m = moved[i], m != 0 { inv.append(.progress(h, d, delta: -m)) }
             case .skip(let h, let d, _): inv.append(.skip(h, d, state.isSkipped(h, d)))
             case .rate(let h, let d, _): inv.append(.rate(h, d, state.difficulty(h, d)))

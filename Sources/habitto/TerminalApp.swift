@@ -185,6 +185,7 @@ enum TerminalApp {
         case .delete: "delete"
         case .restore: "restore"
         case .progress(_, _, let d): d > 0 ? "check-in" : "take back"
+        case .setProgress: "auto check-in"
         case .skip: "skip"
         case .rate: "rating"
         case .note: "note"

@@ -1,0 +1,57 @@
+/// What an auto habit's command said about a day (see `AutoCheck`).
+public enum AutoMeasure: Hashable, Sendable {
+    /// A yes/no habit's command exited 0: the habit is done.
+    case done
+    /// A yes/no habit's command exited 1: not done yet (nothing is recorded).
+    case notDone
+    /// A counted habit's command printed this day's total, in thousandths.
+    case total(Int)
+}
+
+/// The rules of auto habits: what the result of a habit's command records on a day.
+public enum AutoCheck {
+    /// Reads what a command printed for a counted habit: the first line, blanks around it
+    /// ignored, must be an amount ("3", "1.5"; at most three decimals, no sign). Throws
+    /// `CoreError.invalid` saying what was printed instead.
+    public static func total(fromOutput text: String) throws -> Int {
+        let firstLine = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let trimmed = firstLine.trimmingBlanks
+        guard !trimmed.isEmpty else { throw CoreError.invalid("printed no number on its first line") }
+        guard let amount = try? Amount.parse(trimmed) else {
+            let shown = trimmed.count > 40 ? String(trimmed.prefix(40)) + "…" : trimmed
+            throw CoreError.invalid("printed '\(Sanitize.display(shown))' on its first line, not a number such as 3 or 1.5")
+        }
+        guard amount <= Limits.maxDayProgress else {
+            throw CoreError.invalid("printed \(Amount.format(amount)), more than a day holds (\(Amount.format(Limits.maxDayProgress)))")
+        }
+        return amount
+    }
+
+    /// The changes that record `measure` for `habit` on `day`: a "set" step that makes the
+    /// day's total what the command measured (a yes/no habit that is done: its goal), so
+    /// that running a command again, here or on another device, gives the same figure. A
+    /// skipped day the command finds something on is un-skipped, as a check-in does. No
+    /// change when the day already holds it, or for `notDone`. Throws `CoreError.invalid`
+    /// where a check-in on `day` would be refused (see `Edits.checkDay`), and for a total
+    /// given to a yes/no habit or done given to a counted one.
+    public static func changes(_ habit: Habit, on day: LocalDay, _ measure: AutoMeasure, today: LocalDay,
+                               in state: HabitState) throws -> [Change] {
+        try Edits.checkDay(habit, day, today: today)
+        let total: Int
+        switch measure {
+        case .notDone: return []
+        case .done:
+            guard habit.isYesNo else { throw CoreError.invalid("\(Edits.title(habit)) counts an amount: its command must print a number") }
+            if Edits.isDone(habit, on: day, in: state) { return [] }
+            total = habit.goal
+        case .total(let t):
+            guard !habit.isYesNo else { throw CoreError.invalid("\(Edits.title(habit)) is a yes/no habit: its command's exit status says done") }
+            total = t
+        }
+        guard state.progress(habit.id, day) != total else { return [] }
+        var changes: [Change] = []
+        if total > 0 && state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
+        changes.append(.setProgress(habit.id, day, total: total))
+        return changes
+    }
+}
