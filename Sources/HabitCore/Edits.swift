@@ -2,33 +2,80 @@
 /// into changes. Each function reads the state and returns the changes to write, or throws
 /// `CoreError.invalid` with a message that says what to do; nothing is written on a throw.
 public enum Edits {
-    /// Finds a habit by id, exact name (any case), unique prefix of the name, unique prefix
-    /// of a word of the name, or id prefix (4+ characters).
+    /// Finds a habit by id (16 hex characters: always exactly that habit), whole name (any
+    /// case), prefix of the name or of the id (4+ characters), or prefix of a word of the name.
+    /// A whole name that one habit has selects it, even when it also starts other names; else
+    /// prefixes are tried, words last. Whatever fits more than one habit is refused, with
+    /// each match's id, group and start date (see `ambiguous`): a merge can leave two habits
+    /// with one name, and a command must not pick one of them silently.
     public static func find(_ query: String, in state: HabitState) throws -> Habit {
         guard !query.isEmpty else { throw CoreError.invalid("no habit given: name one by its name, a prefix of it, or its id") }
         if let id = HabitID(query), let h = state.habit(id) { return h }
         let lower = query.lowercased()
-        // The usual case, a whole name, without putting every habit in order first: only when
-        // a merge left two habits with that name does the order decide.
+        // The usual case, a whole name, without putting every habit in order first.
         let named = state.habits(namedLowercased: lower)
         if named.count == 1 { return named[0] }
         let habits = state.habits
-        if let exact = habits.first(where: { $0.name.lowercased() == lower }) { return exact }
-        var matches = habits.filter { $0.name.lowercased().hasPrefix(lower) || (lower.count >= 4 && $0.id.rawValue.hasPrefix(lower)) }
+        var matches = habits.filter { $0.name.lowercased() == lower }
+        if matches.isEmpty {
+            matches = habits.filter { $0.name.lowercased().hasPrefix(lower) || (lower.count >= 4 && $0.id.rawValue.hasPrefix(lower)) }
+        }
         if matches.isEmpty {
             matches = habits.filter { h in
                 h.name.lowercased().split(whereSeparator: { $0 == " " || $0 == "-" }).contains { $0.hasPrefix(lower) }
             }
         }
         if matches.count == 1 { return matches[0] }
-        if matches.count > 1 {
-            let names = matches.prefix(8).map { "'\(Sanitize.display($0.name))'" }.joined(separator: ", ")
-            throw CoreError.invalid("'\(Sanitize.display(query))' matches \(matches.count) habits (\(names)); type more of the name")
-        }
+        if matches.count > 1 { throw ambiguous(query, matches) }
         if let near = Suggest.nearest(query, among: habits.map(\.name)) {
             throw CoreError.invalid("no habit matches '\(Sanitize.display(query))'; did you mean '\(Sanitize.display(near))'?")
         }
         throw CoreError.invalid("no habit matches '\(Sanitize.display(query))'; 'habitto list --all' shows them all")
+    }
+
+    /// The refusal of a name that fits several habits: one line naming each match (up to
+    /// eight) by id, group and start date, and how to pick one.
+    static func ambiguous(_ query: String, _ matches: [Habit]) -> CoreError {
+        let listed = matches.prefix(8).map { "\(title($0)) id \($0.id) \(whereAndWhen($0))" }.joined(separator: "; ")
+        let more = matches.count > 8 ? "; and \(matches.count - 8) more" : ""
+        let hint = Set(matches.map { $0.name.lowercased() }).count == 1
+            ? "give the id (or a 4+ character prefix of it) to pick one" : "type more of the name, or give the id"
+        return CoreError.invalid("'\(Sanitize.display(query))' matches \(matches.count) habits: \(listed)\(more); \(hint)")
+    }
+
+    /// The habits that share their whole name (any case) with another, one list per name, in
+    /// the order of `habits`: what `find` refuses by that name, the UI marks and the doctor names.
+    public static func namesakes(_ habits: [Habit]) -> [[Habit]] {
+        var byName: [String: [Habit]] = [:]
+        for h in habits { byName[h.name.lowercased(), default: []].append(h) }
+        var out: [[Habit]] = []
+        var listed = Set<String>()
+        for h in habits {
+            let key = h.name.lowercased()
+            if let group = byName[key], group.count > 1, listed.insert(key).inserted { out.append(group) }
+        }
+        return out
+    }
+
+    /// For each habit that shares its name, the shortest prefix of its id (4 characters or
+    /// more) that no namesake's id starts with: what the UI shows beside the name, and what
+    /// picks the habit on the command line.
+    public static func namesakeTags(_ habits: [Habit]) -> [HabitID: String] {
+        var tags: [HabitID: String] = [:]
+        for group in namesakes(habits) {
+            for h in group {
+                let id = h.id.rawValue
+                let others = group.filter { $0.id != h.id }.map(\.id.rawValue)
+                let n = (4...16).first { n in !others.contains { $0.hasPrefix(id.prefix(n)) } } ?? 16
+                tags[h.id] = String(id.prefix(n))
+            }
+        }
+        return tags
+    }
+
+    /// "(group Health, from 2026-11-01)": what tells apart habits that share a name.
+    public static func whereAndWhen(_ h: Habit) -> String {
+        "(\(h.fields.group.map { "group \(Sanitize.display($0))" } ?? "no group"), from \(h.startDate))"
     }
 
     static func title(_ h: Habit) -> String { "'\(Sanitize.display(h.name))'" }

@@ -52,7 +52,25 @@ public enum Doctor {
         checkJournal(paths, &out)
         checkSnapshot(paths, &out)
         checkFiles(paths, configPath: configPath, &out)
+        checkNames(&out)
         return out
+    }
+
+    /// Habits that share a name (two devices that each added "Walk" merge into two habits
+    /// so named): commands refuse that name, so each is named with a rename that parts them.
+    static func checkNames(_ out: inout LocalCheck) {
+        guard let state = out.state else { return }
+        let groups = Edits.namesakes(state.habits)
+        guard !groups.isEmpty else { out.passed.append("names: every habit has a name of its own"); return }
+        for group in groups {
+            let name = Sanitize.display(group[0].name)
+            let which = group.map { "\($0.id) \(Edits.whereAndWhen($0))" }.joined(separator: ", ")
+            let renames = group.dropFirst().enumerated().map { i, h in
+                "habitto edit \(h.id) --name \(shellQuoted(Sanitize.display(h.name) + " \(i + 2)"))"
+            }.joined(separator: "; ")
+            out.findings.append(Finding(check: "names", problem: "\(group.count) habits are named '\(name)' (\(which)), so commands refuse that name",
+                                        fix: "rename all but one: \(renames)"))
+        }
     }
 
     static func checkJournal(_ paths: DataPaths, _ out: inout LocalCheck) {

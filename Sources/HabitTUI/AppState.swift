@@ -161,6 +161,9 @@ public struct AppState: Hashable, Sendable {
     public private(set) var stats: Stats
     /// The habit-days before today to catch up on, for the today screen's hint.
     public private(set) var missed: [CatchUpItem] = []
+    /// The habits that share their name with another (a merge can leave two), each with the
+    /// id prefix that tells it apart (see `Edits.namesakeTags`): the today screen shows it.
+    public private(set) var namesakeTags: [HabitID: String] = [:]
 
     public init(habits: HabitState, today: LocalDay, settings: RuleSettings = .init(), width: Int = 80,
                 height: Int = 24, glyphs: Glyphs = .unicode, keyMap: KeyMap = .defaults,
@@ -176,7 +179,9 @@ public struct AppState: Hashable, Sendable {
     /// Recomputes the derived rows and figures (the reducer changes inputs; this follows).
     mutating func recompute() {
         let all = showAll
-        let due = habits.habits.compactMap { habit -> HabitSummary? in
+        let everyHabit = habits.habits
+        namesakeTags = Edits.namesakeTags(everyHabit)
+        let due = everyHabit.compactMap { habit -> HabitSummary? in
             let s = habits.summary(habit, on: date, today: today, settings: settings)
             if all { return s }
             guard habit.isActive(on: date), s.scheduled || s.progress > 0 || s.skipped else { return nil }

@@ -66,7 +66,7 @@ struct RowLayout {
     var columns: [RowColumn: (x: Int, width: Int)] = [:]
     func has(_ c: RowColumn) -> Bool { columns[c] != nil }
 
-    init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs) {
+    init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs, tags: [HabitID: String] = [:]) {
         func widest(_ text: (HabitSummary) -> String) -> Int { rows.map { TextWidth.of(text($0)) }.max() ?? 0 }
         let full = min(22, widest { rowProgressText($0, g) }), short = min(22, widest { rowProgressText($0, g, unit: false) })
         let anyIcon = g.showsIcons && rows.contains { $0.habit.fields.icon != nil }
@@ -85,7 +85,7 @@ struct RowLayout {
         }
         // The name takes what is left, but no more than the longest name needs (the columns
         // after it stay near it on a wide screen).
-        let longest = max(minimumNameWidth, widest { $0.habit.name })
+        let longest = max(minimumNameWidth, widest { $0.habit.name + namesakeTag($0.habit.id, tags) })
         var x = 0
         for (column, w, gap) in specs {
             x += gap
@@ -95,6 +95,9 @@ struct RowLayout {
         }
     }
 }
+
+/// " #1a2b" after the name of a habit that shares its name (see `AppState.namesakeTags`).
+func namesakeTag(_ id: HabitID, _ tags: [HabitID: String]) -> String { tags[id].map { " #" + $0 } ?? "" }
 
 /// A row's progress: `progressText`, or "archived" for a habit archived on the row's day.
 func rowProgressText(_ s: HabitSummary, _ g: Glyphs, unit: Bool = true) -> String {
@@ -121,7 +124,7 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         }
         return
     }
-    let layout = RowLayout(state.rows, width: state.width, glyphs: g)
+    let layout = RowLayout(state.rows, width: state.width, glyphs: g, tags: state.namesakeTags)
     let selected = state.selectedLine ?? 0
     let first = max(0, min(selected - listHeight + 1, state.lines.count - listHeight))
     let shown = state.lines[first..<min(state.lines.count, first + listHeight)]
@@ -164,8 +167,14 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
         case .icon:
             b.put(s.habit.fields.icon ?? "", x: at.x, y: y, role: .normal, limit: at.width)
         case .name:
-            b.put(TextWidth.fit(s.habit.name, at.width), x: at.x, y: y, role: archived ? .dim : .normal,
+            // A habit that shares its name with another gets the id prefix that picks it
+            // ("Walk #1a2b"), so that the two rows differ and the command line can name it.
+            let tag = namesakeTag(s.habit.id, state.namesakeTags)
+            let room = max(0, at.width - TextWidth.of(tag))
+            b.put(TextWidth.fit(s.habit.name, room), x: at.x, y: y, role: archived ? .dim : .normal,
                   color: ThemeColor(habitColor: s.habit.fields.color))
+            let nx = at.x + min(TextWidth.of(s.habit.name), room)
+            if !tag.isEmpty { b.put(tag, x: nx, y: y, role: .statusWarn, limit: at.x + at.width - nx) }
         case .progress:
             let unit = layout.columns[.unit]
             let text = rowProgressText(s, g, unit: unit != nil)
