@@ -126,13 +126,16 @@ public enum Edits {
 
     /// Adds `amount` (> 0) of progress; a skipped day is un-skipped (the habit was done after
     /// all); an optional difficulty is recorded with it. A yes/no habit's day already done
-    /// records nothing more (only a new difficulty); any amount on it reads as done, 1/1.
+    /// records nothing more (only the un-skip and a new difficulty); any amount on it reads
+    /// as done, 1/1.
     public static func checkIn(_ habit: Habit, on day: LocalDay, amount: Int, difficulty: Int? = nil,
                                today: LocalDay, in state: HabitState) throws -> [Change] {
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
         if habit.isYesNo && isDone(habit, on: day, in: state) {
-            return try difficulty.map { try rate(habit, on: day, $0, today: today, in: state) } ?? []
+            // Checking in on a skipped day un-skips it, also when it holds its 1/1 already.
+            let unskip: [Change] = state.isSkipped(habit.id, day) ? [.skip(habit.id, day, false)] : []
+            return try unskip + (difficulty.map { try rate(habit, on: day, $0, today: today, in: state) } ?? [])
         }
         guard amount <= Limits.maxDayProgress - progress else {
             throw CoreError.invalid("\(title(habit)) has \(Amount.format(progress)) on \(day): a day holds at most \(Amount.format(Limits.maxDayProgress))")
@@ -174,11 +177,12 @@ public enum Edits {
         habit.kind == .build && state.progress(habit.id, day) >= habit.goal
     }
 
-    /// The space key: a yes/no habit's day toggles between done and not done; any other
+    /// The space key: a yes/no habit's day toggles between done and not done (a skipped day
+    /// is checked in, so un-skipped, whatever it holds); any other
     /// habit gets one more unit (`Amount.scale`). A yes/no day is therefore as the last
     /// toggle in stamp order left it, whatever other devices recorded before that toggle.
     public static func toggle(_ habit: Habit, on day: LocalDay, today: LocalDay, in state: HabitState) throws -> [Change] {
-        if habit.isYesNo && isDone(habit, on: day, in: state) {
+        if habit.isYesNo && isDone(habit, on: day, in: state) && !state.isSkipped(habit.id, day) {
             return try uncheck(habit, on: day, amount: Amount.scale, today: today, in: state)
         }
         return try checkIn(habit, on: day, amount: Amount.scale, today: today, in: state)

@@ -167,10 +167,11 @@ public enum TextChart {
         return lines + legendLines(legend, width: width, maxLines: 1)
     }
 
+    /// The legend's shade of done ÷ due: 0%, under 25%, under 50%, under 75%, 75% and more.
     static func shade(_ ratio: Double?, _ g: ChartGlyphs) -> String {
         guard let r = ratio else { return g.shades[0] }
         if r <= 0 { return g.shades[1] }
-        return g.shades[min(5, 2 + Int(r * 4 - 1e-9))]
+        return g.shades[min(5, 2 + Int(r * 4))]
     }
 
     /// The weekdays as columns, for a low screen: the percentage on top, a bar of done ÷ due

@@ -25,7 +25,7 @@ public struct HabitForm: Hashable, Sendable {
             switch self {
             case .name: "1-64 characters"
             case .icon: "one character or emoji, optional"
-            case .kind: "space switches: build (at least) / limit (at most)"
+            case .kind: "space switches, b build (at least), l limit (at most)"
             case .goal: "an amount, up to 3 decimals (typing replaces it)"
             case .unit: "e.g. glasses, optional"
             case .schedule: "daily, weekdays, weekends, mon,wed,fri, every:3, 3/week"
@@ -135,12 +135,13 @@ public struct HabitForm: Hashable, Sendable {
         return today.adding(-n)
     }
 
-    /// Types a character into the focused field (the kind field switches on space).
+    /// Types a character into the focused field. In the kind field space switches, `b`
+    /// makes a build habit and `l` a limit habit; the goal stays (1 unless typed, as with
+    /// `habitto add --limit`), but a build habit's goal 0 becomes 1.
     public mutating func type(_ c: Character) {
         formError = nil
         if focus == .kind {
             if c == " " || c == "b" || c == "l" { kind = c == "b" ? .build : c == "l" ? .limit : (kind == .build ? .limit : .build) }
-            if kind == .limit, values[.goal] == "1", editing == nil { values[.goal] = "0" }
             if kind == .build, values[.goal] == "0" { values[.goal] = "1" }
             return
         }

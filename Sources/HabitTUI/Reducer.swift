@@ -247,7 +247,14 @@ func submitAmount(_ prompt: AmountPrompt, _ state: inout AppState) -> [Effect] {
     case .takeBack(let n): after = max(0, before.progress - n)
     case .total(let n): after = n
     }
-    return recordProgress(prompt.write(entry), before, after: after, &state)
+    return recordProgress(prompt.write(held(entry, state.habits.progress(habit.id, prompt.day))), before, after: after, &state)
+}
+
+/// A take-back of no more than the day holds, so that its confirmation says what it took
+/// (`-20` on a day holding 10 takes back 10); other entries as they are.
+func held(_ entry: AmountPrompt.Entry, _ progress: Int) -> AmountPrompt.Entry {
+    if case .takeBack(let n) = entry, progress > 0 { return .takeBack(min(n, progress)) }
+    return entry
 }
 
 /// Writes a progress change; asks how hard it was when it completed a build habit.
@@ -265,11 +272,13 @@ func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: in
     let s = state.habits.summary(habit, on: day, today: state.today, settings: state.settings)
     switch command {
     case .checkIn:
-        // A yes/no habit's day toggles: space on a done day marks it not done.
-        if habit.isYesNo && s.progress >= habit.goal { return write(.progress(habit.id, day, -Amount.scale), &state) }
+        // A yes/no habit's day toggles: space on a done day marks it not done (on a skipped
+        // day it checks in, which un-skips it).
+        if habit.isYesNo && s.progress >= habit.goal && !s.skipped { return write(.progress(habit.id, day, -Amount.scale), &state) }
         return recordProgress(.progress(habit.id, day, Amount.scale), s, after: s.progress + Amount.scale, &state)
     case .uncheck:
-        return write(.progress(habit.id, day, -Amount.scale), &state)
+        guard case .takeBack(let n) = held(.takeBack(Amount.scale), state.habits.progress(habit.id, day)) else { return [] }
+        return write(.progress(habit.id, day, -n), &state)
     case .rate1, .rate2, .rate3, .rate4, .rate5:
         return write(.rate(habit.id, day, command.rating), &state)
     case .skip:

@@ -35,6 +35,8 @@ func helpLines(_ map: KeyMap, _ g: Glyphs, archived: Bool = false, labelWidth: I
         guard !bindings.isEmpty else { continue }
         lines.append(HelpLine(keys: modeTitle(mode), label: "", isTitle: true))
         for b in bindings { entry(b.keys.map(\.description).joined(separator: " "), b.label(archived: archived)) }
+        // Typed in a field rather than bound (they are text in the other fields).
+        if mode == .form { entry("space b l", "in the kind field: switch, build, limit") }
         lines.append(HelpLine(keys: "", label: "", isTitle: false))
     }
     return lines

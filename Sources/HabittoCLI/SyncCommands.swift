@@ -70,7 +70,7 @@ struct SyncCommand: Command {
     let context: Context
 
     static var spec: CommandSpec {
-        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, or while offline).", options: [])
+        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, while offline, or while another process syncs).", options: [])
     }
 
     @MainActor func run() async throws {
@@ -80,6 +80,10 @@ struct SyncCommand: Command {
         if let skipped = report.skipped {
             if report.error == nil && skipped == .noRemote { throw CLIError.invalid(skipped.description) }
             if skipped == .offline { throw CLIError(message: SyncInfo.offlineHint + " ('habitto offline off' from a shell)", code: 4) }
+            // Not synced by this process: a script must not read it as done.
+            if skipped == .anotherProcessSyncing {
+                throw CLIError(message: "not synced: \(skipped); run 'habitto sync' again when it is done", code: 4)
+            }
             Output.line("Not synced: \(skipped)")
             return
         }

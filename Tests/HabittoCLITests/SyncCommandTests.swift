@@ -298,12 +298,14 @@ final class SyncCommandTests: XCTestCase {
             var synced = 0, pushed = 0
             for r in results {
                 XCTAssertFalse(r.killed)
-                XCTAssertEqual(r.status, 0, "round \(round): \(r.stderr)")
-                XCTAssertEqual(r.stderr, "")
-                if r.stdout == "Not synced: another process is syncing this data directory\n" {
+                if r.stderr == "habitto: not synced: another process is syncing this data directory; run 'habitto sync' again when it is done\n" {
+                    XCTAssertEqual(r.status, 4, "turned away: not synced by this process")
+                    XCTAssertEqual(r.stdout, "")
                     turnedAway += 1
                     continue
                 }
+                XCTAssertEqual(r.status, 0, "round \(round): \(r.stderr)")
+                XCTAssertEqual(r.stderr, "")
                 guard let report = parseSynced(r.stdout) else {
                     XCTFail("round \(round): unexpected output \(r.stdout)")
                     continue

@@ -1,0 +1,51 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Commands whose answer must agree with what they did: a check-in on a skipped day, and a
+/// sync that another process's round turned away.
+final class SelfConsistencyCommandTests: XCTestCase {
+    var box: Sandbox!
+
+    override func setUp() {
+        box = Sandbox(inProcess: true)
+        box.now = "2026-11-20T09:00:00"
+    }
+
+    override func tearDown() { box = nil }
+
+    func testCheckingInOnASkippedDayThatHoldsItsCheckInUnskipsIt() throws {
+        box.ok("add", "Walk", "--start", "2026-11-01")
+        box.ok("check", "Walk", "--date", "2026-11-10")
+        box.ok("skip", "Walk", "--date", "2026-11-10")
+        XCTAssertEqual(box.ok("check", "Walk", "--date", "2026-11-10"), "✓ 'Walk' on 2026-11-10: 1/1, done · streak 1 day\n")
+        let shown = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(box.ok("show", "Walk", "--json").utf8)) as? [String: Any])
+        let days = try XCTUnwrap(shown["history"] as? [[String: Any]])
+        let day = try XCTUnwrap(days.first { $0["date"] as? String == "2026-11-10" })
+        XCTAssertEqual(day["skipped"] as? Bool, false, "\(day)")
+        XCTAssertEqual(day["completed"] as? Bool, true, "\(day)")
+        // Once un-skipped and done, a check-in changes nothing and says so.
+        XCTAssertEqual(box.ok("check", "Walk", "--date", "2026-11-10"), "'Walk' is already done on 2026-11-10 (a yes/no habit); nothing changed\n")
+    }
+
+    func testSyncTurnedAwayByAnotherProcessesRoundExitsFour() throws {
+        let folder = box.root + "/remote"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        box.ok("add", "Walk")
+        box.ok("remote", "set", "dir:" + folder)
+        box.ok("check", "Walk")
+        // Another process's round holds the data directory's sync lock.
+        let fd = open(box.home + "/sync.lock", O_RDWR | O_CREAT, 0o600)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
+        let busy = box.run("sync")
+        XCTAssertEqual(busy.status, 4)
+        XCTAssertEqual(busy.stdout, "")
+        XCTAssertEqual(busy.stderr, "habitto: not synced: another process is syncing this data directory; run 'habitto sync' again when it is done\n")
+        flock(fd, LOCK_UN)
+        close(fd)
+        XCTAssertTrue(box.ok("sync").hasPrefix("Synced: pushed 1 operation"), "the round after it syncs")
+    }
+}
