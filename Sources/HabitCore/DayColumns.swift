@@ -63,6 +63,9 @@ public struct DayColumns: Hashable, Sendable {
     /// The sum of every day's progress.
     public var totalProgress: Int { progresses.reduce(0, +) }
 
+    /// How many days have progress.
+    public var daysWithProgress: Int { progresses.reduce(0) { $1 > 0 ? $0 + 1 : $0 } }
+
     /// The index of the first recorded day on or after `day`.
     func lowerBound(_ day: LocalDay) -> Int {
         let o = day.ordinal

@@ -46,7 +46,8 @@ public struct Stats: Hashable, Sendable {
     /// Habits that exist and are not archived today; archived ones.
     public let habits: Int
     public let archivedHabits: Int
-    /// Units of progress recorded on existing habits (sum over all days).
+    /// Check-ins: habit-days with progress on existing habits (see `checkIns(_:)`), however
+    /// much each day holds: amounts of different units are never added up.
     public let checkIns: Int
 }
 
@@ -91,7 +92,7 @@ extension HabitState {
         for habit in all {
             // Fetched once: a state that does not keep decoded days decodes them once here.
             let recorded = daysOf(habit)
-            ledger.checkIns += recorded.totalProgress
+            ledger.checkIns += recorded.daysWithProgress
             let end = min(today, habit.lastActiveDay ?? today)
             guard end >= habit.startDate else { continue }
             let days = DayTable(recorded, from: habit.startDate, to: end)
@@ -110,7 +111,14 @@ extension HabitState {
     }
 
     private func checkIns(_ all: [Habit]) -> Int {
-        all.reduce(0) { sum, h in sum + daysOf(h).totalProgress }
+        all.reduce(0) { sum, h in sum + checkIns(h).days }
+    }
+
+    /// A habit's check-ins: its days with progress, and their progress added up in the
+    /// habit's unit (a yes/no day counts one).
+    public func checkIns(_ habit: Habit) -> (days: Int, amount: Int) {
+        let days = daysOf(habit)
+        return (days.daysWithProgress, days.totalProgress)
     }
 }
 

@@ -171,13 +171,17 @@ public enum Output {
         return .object(o)
     }
 
-    static func showText(_ s: HabitSummary, history: [DaySummary], avg7: Double?, avg30: Double?, today: LocalDay) -> [String] {
+    static func showText(_ s: HabitSummary, history: [DaySummary], checkIns: (days: Int, amount: Int), avg7: Double?, avg30: Double?,
+                         today: LocalDay) -> [String] {
         let h = s.habit
         var lines = ["\(icon(h))\(Sanitize.display(h.name))  (id \(h.id))"]
         lines.append("  \(h.kind.rawValue) habit, \(describeGoal(h)), \(h.schedule), since \(h.startDate)"
                      + (h.fields.archivedFrom.map { ", archived from \($0)" } ?? ""))
         lines.append("  today: \(progressText(s.line))\(s.skipped ? " (skipped)" : "") · streak \(streakText(s.streak, s.streakUnit)), best \(s.bestStreak) · strength \(strengthText(s.strength))")
         func avg(_ v: Double?) -> String { v.map { Format.fixed($0, places: 1) } ?? "–" }
+        // Days, and for a habit with an amount the amount in its own unit (never added to others').
+        let amount = h.isYesNo ? "" : ", \(Amount.format(checkIns.amount))\(h.fields.unit.map { " " + Sanitize.display($0) } ?? "") in all"
+        lines.append("  check-ins: \(checkIns.days) day\(checkIns.days == 1 ? "" : "s")\(amount)")
         lines.append("  difficulty: last 7 rated days \(avg(avg7)), last 30 \(avg(avg30))")
         if let group = h.fields.group { lines.append("  group: " + Sanitize.display(group)) }
         if !h.fields.reminders.isEmpty { lines.append("  reminders: " + h.fields.reminders.map(\.description).joined(separator: ", ")) }

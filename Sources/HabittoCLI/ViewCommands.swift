@@ -69,6 +69,9 @@ struct ShowCommand: Command {
                          "completed": .bool(h.completed), "skipped": .bool(h.skipped), "difficulty": .optional(h.difficulty),
                          "note": .optional(state.note(habit.id, h.day))])
             })
+            let checkIns = state.checkIns(habit)
+            o["checkIns"] = .int(checkIns.days)
+            o["totalAmount"] = .amount(checkIns.amount)
             o["difficultyAverage7"] = .optional(avg7, places: 2)
             o["difficultyAverage30"] = .optional(avg30, places: 2)
             o["notes"] = .optional(habit.fields.notes)
@@ -76,7 +79,9 @@ struct ShowCommand: Command {
             Output.raw(JSON.object(o).serialized())
             return
         }
-        for line in Output.showText(s, history: history, avg7: avg7, avg30: avg30, today: today) { Output.line(line) }
+        for line in Output.showText(s, history: history, checkIns: state.checkIns(habit), avg7: avg7, avg30: avg30, today: today) {
+            Output.line(line)
+        }
         let notes = (state.entries[habit.id]?.days ?? [:]).compactMap { day, rec in rec.note.map { (day, $0) } }
             .sorted { $0.0 > $1.0 }.prefix(5)
         if !notes.isEmpty {
@@ -104,7 +109,7 @@ struct StatsCommand: Command {
                 "xpToNextLevel": .int(st.level.xpToNextLevel), "xpToday": .int(st.xpToday),
                 "xpProvisional": .int(st.xpProvisional),
                 "perfectDays": .int(st.perfectDays), "habits": .int(st.habits), "archivedHabits": .int(st.archivedHabits),
-                "checkIns": .amount(st.checkIns), "operations": .int(Int(state.operationCount)),
+                "checkIns": .int(st.checkIns), "operations": .int(Int(state.operationCount)),
             ]).serialized())
             return
         }
@@ -112,6 +117,6 @@ struct StatsCommand: Command {
         Output.line("Today: +\(st.xpToday) XP"
                     + (st.xpProvisional > 0 ? " (+\(st.xpProvisional) provisional: today's limit habits, settled when the day ends)" : "")
                     + " · perfect days: \(st.perfectDays)")
-        Output.line("Habits: \(st.habits) tracked, \(st.archivedHabits) archived · check-ins: \(Amount.format(st.checkIns))")
+        Output.line("Habits: \(st.habits) tracked, \(st.archivedHabits) archived · check-ins: \(st.checkIns) habit-day\(st.checkIns == 1 ? "" : "s")")
     }
 }

@@ -118,7 +118,7 @@ final class XPTests: XCTestCase {
         XCTAssertEqual(state.progress(h, monday), 2 * Amount.scale)
         let s = state.stats(today: monday)
         XCTAssertEqual(s.xp, 100)
-        XCTAssertEqual(s.checkIns, Amount.scale, "a yes/no day reads as done once")
+        XCTAssertEqual(s.checkIns, 1, "a yes/no day reads as done once")
     }
 
     func testArchivedHabitsKeepXPEarnedBeforeTheArchiveDate() {
@@ -149,7 +149,7 @@ final class XPTests: XCTestCase {
         let deleteOp = w.delete(a)
         // Walk alone: Monday done (perfect), Tuesday missed.
         assertXP(w, today: today, xp: 100, perfectDays: 1)
-        XCTAssertEqual(w.state.stats(today: today).checkIns, Amount.scale)
+        XCTAssertEqual(w.state.stats(today: today).checkIns, 1)
         _ = w.apply(.restore(a.id, deleteOp: deleteOp))
         assertXP(w, today: today, xp: 200, perfectDays: 1)
     }
@@ -262,7 +262,28 @@ final class XPTests: XCTestCase {
         let s = w.state.stats(today: monday.adding(1))
         XCTAssertEqual(s.habits, 2, "a habit that has not started yet still counts")
         XCTAssertEqual(s.archivedHabits, 0)
-        XCTAssertEqual(s.checkIns, 4)
+        XCTAssertEqual(s.checkIns, 2, "two habit-days with progress, however much each holds")
+    }
+
+    func testCheckInsCountHabitDaysAndAmountsStayPerHabitInTheirUnit() {
+        var w = World()
+        let water = w.create(HabitFields(name: "Water", goal: 8 * Amount.scale, unit: "glasses", startDate: monday))
+        let run = w.create(HabitFields(name: "Run", goal: 2_500, unit: "km", startDate: monday))
+        let read = w.build("Read", start: monday)
+        _ = w.apply(.progress(water.id, monday, delta: 8 * Amount.scale))
+        _ = w.apply(.progress(water.id, monday.adding(1), delta: 3 * Amount.scale))
+        _ = w.apply(.progress(run.id, monday, delta: 5_250))
+        _ = w.apply(.progress(read.id, monday, delta: Amount.scale))
+        _ = w.apply(.progress(read.id, monday, delta: Amount.scale))
+        // A day taken back to nothing is not a check-in.
+        _ = w.apply(.progress(read.id, monday.adding(1), delta: Amount.scale))
+        _ = w.apply(.progress(read.id, monday.adding(1), delta: -Amount.scale))
+        XCTAssertEqual(w.state.stats(today: monday.adding(1)).checkIns, 4, "Water twice, Run once, Read once: not 8 + 3 + 5.25 + 1")
+        XCTAssertEqual(w.state.checkIns(water).days, 2)
+        XCTAssertEqual(w.state.checkIns(water).amount, 11 * Amount.scale)
+        XCTAssertEqual(w.state.checkIns(run).amount, 5_250)
+        XCTAssertEqual(w.state.checkIns(read).days, 1)
+        XCTAssertEqual(w.state.checkIns(read).amount, Amount.scale, "a yes/no day counts one")
     }
 }
 

@@ -220,7 +220,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(stats["level"] as? Int, 2)
         XCTAssertEqual(stats["xpIntoLevel"] as? Int, 0)
         XCTAssertEqual(stats["xpForNextLevel"] as? Int, 200)
-        XCTAssertEqual(stats["checkIns"] as? Int, 9)
+        XCTAssertEqual(stats["checkIns"] as? Int, 2, "habit-days with progress: Read and Water today")
         XCTAssertTrue(box.ok("list").contains("+100 XP today (+100 provisional)"))
         // The next morning Saturday is settled: Sweets' 50 and the perfect day's 50.
         box.now = "2026-11-22T09:00:00"

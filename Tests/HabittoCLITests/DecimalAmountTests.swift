@@ -19,7 +19,8 @@ final class DecimalAmountTests: XCTestCase {
         XCTAssertTrue(export.contains("\"goal\": 2.5,"), export)
         XCTAssertTrue(export.contains("\"progress\": 2.55,"), export)
         XCTAssertTrue(box.ok("export", "--format", "csv").contains(",Run,2026-11-21,2.55,false,,"))
-        XCTAssertEqual((box.json("stats", "--json") as? [String: Any])?["checkIns"] as? Double, 2.55)
+        XCTAssertEqual((box.json("stats", "--json") as? [String: Any])?["checkIns"] as? Int, 1)
+        XCTAssertEqual((box.json("show", "Run", "--json") as? [String: Any])?["totalAmount"] as? Double, 2.55)
 
         // An export with decimals imports again to the same bytes.
         let again = Sandbox(inProcess: true)

@@ -49,3 +49,27 @@ final class SelfConsistencyCommandTests: XCTestCase {
         XCTAssertTrue(box.ok("sync").hasPrefix("Synced: pushed 1 operation"), "the round after it syncs")
     }
 }
+
+/// `stats` counts check-ins as habit-days; `show` gives each habit's amount in its own unit.
+final class CheckInCountTests: XCTestCase {
+    func testStatsCountsHabitDaysAndShowGivesTheAmountInItsUnit() throws {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-20T09:00:00"
+        box.ok("add", "Water", "--goal", "8", "--unit", "glasses", "--start", "2026-11-01")
+        box.ok("add", "Run", "--goal", "2.5", "--unit", "km", "--start", "2026-11-01")
+        box.ok("add", "Read", "--start", "2026-11-01")
+        box.ok("check", "Water", "--amount", "8", "--date", "2026-11-19")
+        box.ok("check", "Water", "--amount", "3")
+        box.ok("check", "Run", "--amount", "5.25")
+        box.ok("check", "Read")
+        let stats = try XCTUnwrap(box.json("stats", "--json") as? [String: Any])
+        XCTAssertEqual(stats["checkIns"] as? Int, 4, "not 8 + 3 + 5.25 + 1 = 17.25")
+        XCTAssertTrue(box.ok("stats").contains("check-ins: 4 habit-days\n"))
+        XCTAssertTrue(box.ok("show", "Water").contains("\n  check-ins: 2 days, 11 glasses in all\n"))
+        XCTAssertTrue(box.ok("show", "Run").contains("\n  check-ins: 1 day, 5.25 km in all\n"))
+        XCTAssertTrue(box.ok("show", "Read").contains("\n  check-ins: 1 day\n"))
+        let water = try XCTUnwrap(box.json("show", "Water", "--json") as? [String: Any])
+        XCTAssertEqual(water["checkIns"] as? Int, 2)
+        XCTAssertEqual(water["totalAmount"] as? Int, 11)
+    }
+}
