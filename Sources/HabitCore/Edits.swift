@@ -88,13 +88,15 @@ public enum Edits {
         }
     }
 
-    /// Throws when progress, a rating or (with `allowFuture`) a skip cannot be recorded on `day`.
-    public static func checkDay(_ habit: Habit, _ day: LocalDay, today: LocalDay, allowFuture: Bool = false) throws {
+    /// Throws when progress, a rating or (with `allowFuture`) a skip cannot be recorded on `day`;
+    /// `what` names what is recorded in the message about a future day ("check-ins", "notes").
+    public static func checkDay(_ habit: Habit, _ day: LocalDay, today: LocalDay, allowFuture: Bool = false,
+                                what: String = "check-ins") throws {
         if day < habit.startDate {
             throw CoreError.invalid("\(day) is before \(title(habit)) starts (\(habit.startDate)); pick a later day or move its start date")
         }
         if day > today && !allowFuture {
-            throw CoreError.invalid("\(day) is in the future (today is \(today)); check-ins are for today or earlier")
+            throw CoreError.invalid("\(day) is in the future (today is \(today)); \(what) are for today or earlier")
         }
         if let from = habit.fields.archivedFrom, day >= from {
             throw CoreError.invalid("\(title(habit)) is archived from \(from); unarchive it first")
@@ -189,9 +191,15 @@ public enum Edits {
     }
 
     /// Skips or un-skips a day; no change when it already is so. Future days may be skipped.
+    /// A day a weekday or every-N-days habit is not due on cannot be skipped: there is nothing
+    /// to excuse, and the refusal says so (an N-per-week habit's quota is per week, so any of
+    /// its days may be skipped).
     public static func setSkipped(_ habit: Habit, on day: LocalDay, _ skipped: Bool, today: LocalDay,
                                   in state: HabitState) throws -> [Change] {
         try checkDay(habit, day, today: today, allowFuture: true)
+        if skipped, !habit.schedule.isWeekly, !state.isSkipped(habit.id, day), !state.isDue(habit, on: day) {
+            throw CoreError.invalid("\(title(habit)) is not due on \(day.weekday.shortName.capitalized) \(day) (\(habit.schedule)); nothing to skip")
+        }
         return state.isSkipped(habit.id, day) == skipped ? [] : [.skip(habit.id, day, skipped)]
     }
 
@@ -199,7 +207,7 @@ public enum Edits {
     public static func rate(_ habit: Habit, on day: LocalDay, _ rating: Int?, today: LocalDay,
                             in state: HabitState) throws -> [Change] {
         if let rating, !(1...5).contains(rating) { throw CoreError.invalid("difficulty must be 1 (very easy) to 5 (very hard)") }
-        try checkDay(habit, day, today: today)
+        try checkDay(habit, day, today: today, what: "ratings")
         return state.difficulty(habit.id, day) == rating ? [] : [.rate(habit.id, day, rating)]
     }
 
@@ -207,7 +215,7 @@ public enum Edits {
     public static func note(_ habit: Habit, on day: LocalDay, _ text: String?, today: LocalDay,
                             in state: HabitState) throws -> [Change] {
         if let text { try Validate.dayNote(text) }
-        try checkDay(habit, day, today: today)
+        try checkDay(habit, day, today: today, what: "notes")
         return state.note(habit.id, day) == text ? [] : [.note(habit.id, day, text)]
     }
 

@@ -28,6 +28,14 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
         ordinal = era * 146097 + doe - 719468
     }
 
+    /// A day as a person types it, in the form and on the command line alike: a
+    /// `YYYY-MM-DD` key, or `-N` for N days before `today` (N from 0 to 36,500).
+    public init?(typed text: String, today: LocalDay) {
+        if let day = LocalDay(text) { self = day; return }
+        guard text.hasPrefix("-"), let n = Int(text.dropFirst()), (0...36_500).contains(n) else { return nil }
+        self = today.adding(-n)
+    }
+
     /// Parses a strict `YYYY-MM-DD` key between 1900-01-01 and 9999-12-31.
     public init?(_ text: String) {
         let bytes = Array(text.utf8)
@@ -131,11 +139,15 @@ public enum Weekday: Int, CaseIterable, Sendable, Comparable {
         ["mon", "tue", "wed", "thu", "fri", "sat", "sun"][rawValue - 1]
     }
 
+    /// The day's name in full, lower-case (`monday` … `sunday`).
+    public var fullName: String { Self.fullNames[rawValue - 1] }
+
+    private static let fullNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
     /// Parses `mon`, `monday`, `Mon` and so on.
     public init?(name: String) {
         let lower = name.lowercased()
-        let full = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-        for (i, f) in full.enumerated() where lower == f || lower == String(f.prefix(3)) {
+        for (i, f) in Self.fullNames.enumerated() where lower == f || lower == String(f.prefix(3)) {
             self.init(rawValue: i + 1)
             return
         }

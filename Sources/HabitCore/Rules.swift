@@ -138,7 +138,7 @@ extension HabitState {
                                  scheduled: isDue(habit, on: day, settings: settings, days: days))
         return DayLine(habit: habit, day: day, scheduled: verdict.scheduled, progress: progress, completed: verdict.completed,
                        skipped: skipped, difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
-                       streak: streak, streakUnit: habit.schedule.isWeekly ? "weeks" : "days")
+                       streak: streak, streakUnit: habit.schedule.streakUnit)
     }
 
     /// An N-per-week habit's week that holds `day`, counted through `day`; nil for other schedules.

@@ -35,14 +35,26 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
             return
         }
         var days = Set<Weekday>()
-        for part in t.split(separator: ",", omittingEmptySubsequences: false) {
+        let parts = t.split(separator: ",", omittingEmptySubsequences: false)
+        for (i, part) in parts.enumerated() {
             guard let d = Weekday(name: part.trimmingBlanks) else {
-                throw CoreError.invalid(
-                    "schedule \(Sanitize.quoted(text)) not understood: use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
+                throw CoreError.invalid("schedule \(Sanitize.quoted(text)) not understood\(Self.suggestion(parts, wrong: i)): "
+                                        + "use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
             }
             days.insert(d)
         }
         self = days.count == 7 ? .daily : .weekdays(days)
+    }
+
+    /// "; did you mean '…'?" for a schedule whose part `wrong` is no day name: the whole
+    /// text with that part replaced by the nearest schedule word (alone) or day name.
+    private static func suggestion(_ parts: [Substring], wrong: Int) -> String {
+        let days = Weekday.allCases.flatMap { [$0.fullName, $0.shortName] }
+        let words = parts.count == 1 ? ["daily", "weekdays", "weekends"] + days : days
+        guard let near = Suggest.nearest(String(parts[wrong].trimmingBlanks), among: words) else { return "" }
+        var fixed = parts.map { String($0.trimmingBlanks) }
+        fixed[wrong] = near
+        return "; did you mean \(Sanitize.quoted(fixed.joined(separator: ",")))?"
     }
 
     /// The canonical text form, which `init(parsing:)` reads back.
@@ -70,4 +82,15 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
 
     /// True for schedules whose streaks count weeks instead of days.
     public var isWeekly: Bool { if case .perWeek = self { return true } else { return false } }
+
+    /// What a streak on this schedule counts, plural: "weeks" for N-per-week habits,
+    /// "occurrences" for every-N-days habits (a streak of 4 every 3 days spans 12 days),
+    /// "days" otherwise (each due day in a row).
+    public var streakUnit: String {
+        switch self {
+        case .perWeek: return "weeks"
+        case .everyNDays(let n) where n > 1: return "occurrences"
+        default: return "days"
+        }
+    }
 }

@@ -22,6 +22,12 @@ public enum Suggest {
         return best?.candidate
     }
 
+    /// "; did you mean 'X'?" for the candidate nearest to `query`, or "" when none is near:
+    /// the tail of a message refusing a value that is not one of `candidates`.
+    public static func didYouMean(_ query: String, among candidates: [String]) -> String {
+        nearest(query, among: candidates).map { "; did you mean \(Sanitize.quoted($0))?" } ?? ""
+    }
+
     /// The optimal string alignment distance (Levenshtein with adjacent transpositions).
     public static func distance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }

@@ -23,7 +23,8 @@ public enum Validate {
         if colorNames.contains(lower) { return }
         let hexDigits = lower.dropFirst()
         if lower.hasPrefix("#"), hexDigits.count == 6, hexDigits.allSatisfy(\.isHexDigit) { return }
-        throw CoreError.invalid("color '\(Sanitize.display(s))' not understood: use #RRGGBB or one of \(colorNames.joined(separator: ", "))")
+        throw CoreError.invalid("color '\(Sanitize.display(s))' not understood\(Suggest.didYouMean(s, among: colorNames)): "
+                                + "use #RRGGBB or one of \(colorNames.joined(separator: ", "))")
     }
     /// Goals are thousandths (see `Amount`): build habits need a goal above 0 (0.001 at
     /// least), limit habits 0 or more; at most 1,000,000 units.

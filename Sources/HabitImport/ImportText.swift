@@ -62,7 +62,7 @@ enum ImportText {
                 if Sanitize.isForbidden(u) { removed += 1 } else { scalars.append(u) }
             }
         }
-        if removed > 0 { problems.append("removed \(removed) control character\(removed == 1 ? "" : "s") from the note") }
+        if removed > 0 { problems.append("removed \(Plural.count(removed, "control character")) from the note") }
         var text = trimmed(String(scalars))
         if text.count > maxNoteCharacters {
             problems.append("the note is \(text.count) characters long; kept the first \(maxNoteCharacters)")

@@ -88,7 +88,7 @@ public enum LoopCSVReader {
             fields.startDate = marks.first ?? earliest
             if row.archived { fields.archivedFrom = (marks.last ?? fields.startDate).adding(1) }
             if marks.autoDays > 0 {
-                notes.skip(marks.file, "\(marks.autoDays) YES_AUTO day\(marks.autoDays == 1 ? "" : "s") (filled in by Loop from the frequency) not imported as check-ins; Habitto works such days out from the schedule")
+                notes.skip(marks.file, "\(Plural.count(marks.autoDays, "YES_AUTO day")) (filled in by Loop from the frequency) not imported as check-ins; Habitto works such days out from the schedule")
             }
             do {
                 try fields.validate()

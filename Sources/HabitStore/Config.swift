@@ -76,9 +76,17 @@ public struct Config: Sendable, Equatable {
         }
     }
 
-    /// Reads the file at `path`; defaults when it does not exist.
+    /// Reads the file at `path`; defaults when it does not exist. A file that may not be
+    /// read is named as the config file, with what to do about it.
     public static func load(path: String) throws -> Config {
-        guard let bytes = try Sys.readFile(path, limit: 1 << 20) else { return Config() }
+        let read: [UInt8]?
+        do {
+            read = try Sys.readFile(path, limit: 1 << 20)
+        } catch StoreError.io(_, _, let e) where e == EACCES || e == EPERM {
+            throw StoreError.config("cannot read the config file \(path): \(String(cString: strerror(e))); "
+                                    + "make it readable (chmod u+r \(path)) or remove it to use the defaults")
+        }
+        guard let bytes = read else { return Config() }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw StoreError.config("\(path): not UTF-8 text")
         }

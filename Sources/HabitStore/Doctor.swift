@@ -128,7 +128,7 @@ public enum Doctor {
         out.validBytes = Array(bytes[Journal.headerSize..<scan.end])
         switch scan.status {
         case .clean:
-            out.passed.append("journal: \(scan.records.count) records, \(ops) operations from \(state.seen.count) devices; every checksum and sequence is intact")
+            out.passed.append("journal: \(Plural.count(scan.records.count, "record")), \(Plural.count(ops, "operation")) from \(Plural.count(state.seen.count, "device")); every checksum and sequence is intact")
             out.state = state
         case .torn(let offset) where snapshotCovering(paths, offset) != nil:
             // Not a torn write: the snapshot covers records after this point.
@@ -138,7 +138,7 @@ public enum Doctor {
                                         fix: "run habitto doctor --repair to cut it off (its bytes are saved to recovered/)", repair: "truncate-tail"))
             out.state = state
         case .corrupt(let offset, let detail):
-            damaged(at: offset, "damaged at byte \(offset) (\(detail)) with valid records after it; \(scan.records.count) records before it are intact")
+            damaged(at: offset, "damaged at byte \(offset) (\(detail)) with valid records after it; \(Plural.count(scan.records.count, "record")) before it \(Plural.noun(scan.records.count, "is", "are")) intact")
         }
     }
 

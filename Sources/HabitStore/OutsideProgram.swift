@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HabitCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -257,7 +258,7 @@ public struct OutsideProgram: Sendable {
     /// "1 second", "5 seconds" (a time limit, rounded up to whole seconds).
     public static func seconds(_ limit: Double) -> String {
         let whole = Int(limit.rounded(.up))
-        return "\(whole) second\(whole == 1 ? "" : "s")"
+        return Plural.count(whole, "second")
     }
 
     /// The first non-blank line of a program's output, trimmed and at most 200 characters

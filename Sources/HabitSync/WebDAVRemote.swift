@@ -369,7 +369,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             }
             return .alreadyThere
         case 413:
-            throw RemoteError(.permanent, "the server refused batch \(batch) (\(bytes.count) bytes, \(batch.count) operation\(batch.count == 1 ? "" : "s")) as too large (413): raise its request size limit (client_max_body_size for nginx, LimitRequestBody for Apache)", tooLarge: true)
+            throw RemoteError(.permanent, "the server refused batch \(batch) (\(bytes.count) bytes, \(Plural.count(batch.count, "operation"))) as too large (413): raise its request size limit (client_max_body_size for nginx, LimitRequestBody for Apache)", tooLarge: true)
         default:
             throw failure(r, "PUT \(batch)")
         }

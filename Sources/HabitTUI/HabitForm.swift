@@ -130,9 +130,7 @@ public struct HabitForm: Hashable, Sendable {
     /// was opened) in a new habit's form.
     public var startDate: LocalDay? {
         let v = text(.start).trimmingBlanks
-        if let day = LocalDay(v) { return day }
-        guard let today, v.hasPrefix("-"), let n = Int(v.dropFirst()), (0...36_500).contains(n) else { return nil }
-        return today.adding(-n)
+        return today.map { LocalDay(typed: v, today: $0) } ?? LocalDay(v)
     }
 
     /// Types a character into the focused field. In the kind field space switches, `b`

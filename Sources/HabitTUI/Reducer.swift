@@ -257,10 +257,11 @@ func held(_ entry: AmountPrompt.Entry, _ progress: Int) -> AmountPrompt.Entry {
     return entry
 }
 
-/// Writes a progress change; asks how hard it was when it completed a build habit.
+/// Writes a progress change; asks how hard it was when it completed a build habit whose
+/// day is not rated yet (a day rated before, then taken back and done again, keeps its rating).
 func recordProgress(_ w: Write, _ before: HabitSummary, after: Int, _ state: inout AppState) -> [Effect] {
     let effects = write(w, &state)
-    if !effects.isEmpty, before.habit.kind == .build, !before.completed, after >= before.habit.goal {
+    if !effects.isEmpty, before.habit.kind == .build, !before.completed, before.difficulty == nil, after >= before.habit.goal {
         state.overlay = .rating(before.habit.id, before.day)
     }
     return effects

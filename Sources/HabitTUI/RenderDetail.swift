@@ -146,9 +146,8 @@ func detailFigures(_ state: AppState, _ habit: Habit) -> [[[Run]]] {
     let before = s.strength(habit, asOf: today.adding(-30))
     let delta = Int(((now - before) * 100).rounded())
     let trend = delta > 0 ? "up \(delta)%" : delta < 0 ? "down \(-delta)%" : "steady"
-    let streakUnit = summary.streak == 1 ? String(summary.streakUnit.dropLast()) : summary.streakUnit
     var out: [[[Run]]] = [[
-        [Run("Streak ", .normal), Run("\(summary.streak) \(streakUnit)", .streak), Run("  best \(summary.bestStreak)", .normal)],
+        [Run("Streak ", .normal), Run(summary.line.streakText, .streak), Run("  best \(summary.bestStreak)", .normal)],
         [Run(dot + "strength ", .normal), Run("\(Int((now * 100).rounded()))%", .strength)],
         [Run("  (\(trend) over 30 days)", .dim)],
     ]]

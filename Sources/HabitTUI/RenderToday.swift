@@ -107,8 +107,8 @@ func rowProgressText(_ s: HabitSummary, _ g: Glyphs, unit: Bool = true) -> Strin
 /// Whether the habit is archived on the summary's day (`v` lists it).
 func isArchived(_ s: HabitSummary) -> Bool { s.habit.fields.archivedFrom.map { $0 <= s.day } == true }
 
-/// "5d", or "3w" for an N-per-week habit's weeks.
-func streakText(_ s: HabitSummary) -> String { "\(s.streak)\(s.streakUnit == "weeks" ? "w" : "d")" }
+/// "5d", "3w" for an N-per-week habit's weeks, "4x" for an every-N-days habit's occurrences.
+func streakText(_ s: HabitSummary) -> String { "\(s.streak)\(s.line.streakAbbreviation.prefix(1))" }
 
 func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     header(&b, state)
@@ -206,8 +206,8 @@ func catchUpHint(_ missed: [CatchUpItem], today: LocalDay, width: Int = .max, se
     guard let first = missed.first else { return nil }
     let yesterday = today.adding(-1)
     let full = missed.allSatisfy({ $0.day == yesterday })
-        ? "\(missed.count) habit\(missed.count == 1 ? "" : "s") not recorded yesterday \(sep) c to catch up"
-        : "\(missed.count) habit-day\(missed.count == 1 ? "" : "s") not recorded since \(shortDate(first.day)) \(sep) c to catch up"
+        ? "\(Plural.count(missed.count, "habit")) not recorded yesterday \(sep) c to catch up"
+        : "\(Plural.count(missed.count, "habit-day")) not recorded since \(shortDate(first.day)) \(sep) c to catch up"
     return TextWidth.of(full) <= width ? full : "\(missed.count) not recorded \(sep) c to catch up"
 }
 

@@ -125,7 +125,7 @@ extension Write {
         case .progress(_, _, let d): verb = "Took back \(Amount.format(-d)) from"
         default: verb = "Set"
         }
-        let extra = h.kind == .build && s.completed ? " — done! streak \(s.streak)" : s.exceeded ? " — over the limit" : ""
+        let extra = h.kind == .build && s.completed ? " — done! streak \(s.line.streakText)" : s.exceeded ? " — over the limit" : ""
         return "\(verb) \(name): \(amount)\(on)\(extra)"
     }
 }

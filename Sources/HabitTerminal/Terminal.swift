@@ -75,7 +75,8 @@ public final class Terminal {
             let term = getenv("TERM").map { String(cString: $0) } ?? ""
             throw TerminalError(term.isEmpty
                 ? "cannot start the terminal UI: TERM is not set"
-                : "cannot start the terminal UI: unknown terminal type \"\(term)\" (TERM); try TERM=xterm-256color")
+                : "cannot start the terminal UI: unknown terminal type \"\(term)\" (TERM); try TERM=xterm-256color",
+                unsuitableTerminal: true)
         }
         _ = nc.set_term!(screen)
         // A terminal that cannot move the cursor (TERM=dumb) would show garbage.
@@ -85,7 +86,8 @@ public final class Terminal {
             _ = nc.endwin!()
             nc.delscreen!(screen)
             let term = getenv("TERM").map { String(cString: $0) } ?? ""
-            throw TerminalError("cannot start the terminal UI: terminal type \"\(term)\" (TERM) cannot move the cursor")
+            throw TerminalError("cannot start the terminal UI: terminal type \"\(term)\" (TERM) cannot move the cursor",
+                                unsuitableTerminal: true)
         }
         self.screen = screen
         self.window = window

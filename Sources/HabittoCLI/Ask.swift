@@ -65,14 +65,14 @@ struct AskCommand: Command {
         let repo = try openRepository()
         let items = CatchUp.items(await repo.state, today: today, days: days, settings: settings)
         guard !items.isEmpty else {
-            Output.line("Nothing to catch up: every due day of the last \(days) days and today has something recorded")
+            Output.line("Nothing to catch up: every due day of the last \(Plural.count(days, "day")) and today has something recorded")
             return
         }
         guard isatty(0) == 1 else {
-            throw CLIError.usage("ask needs a terminal to answer on (\(items.count) habit-days to catch up); from a script use 'habitto check|skip HABIT --date DATE'")
+            throw CLIError.usage("ask needs a terminal to answer on (\(Plural.count(items.count, "habit-day")) to catch up); from a script use 'habitto check|skip HABIT --date DATE'")
         }
         var reader = LineReader(wake: try context.ui.watchSignals())
-        Output.line("\(items.count) habit-day\(items.count == 1 ? "" : "s") to catch up, oldest first: y done, n not done, s skip, an amount,")
+        Output.line("\(Plural.count(items.count, "habit-day")) to catch up, oldest first: y done, n not done, s skip, an amount,")
         Output.line("for a yes/no habit 1-5 is done and how hard (or after y or an amount: y 2, 8 3); enter leaves it, Ctrl-D stops.")
         var answered = 0
         for item in items {
@@ -86,11 +86,11 @@ struct AskCommand: Command {
                 case .line(let l): line = l
                 case .end:
                     Output.line("")
-                    Output.line("Stopped: \(answered) answer\(answered == 1 ? "" : "s") kept")
+                    Output.line("Stopped: \(Plural.count(answered, "answer")) kept")
                     return
                 case .signal(let sig):
                     Output.line("")
-                    throw CLIError(message: "interrupted: \(answered) answer\(answered == 1 ? "" : "s") kept", code: 128 + sig)
+                    throw CLIError(message: "interrupted: \(Plural.count(answered, "answer")) kept", code: 128 + sig)
                 }
                 do {
                     let answer = try CatchUp.parse(line, for: habit)
@@ -106,7 +106,7 @@ struct AskCommand: Command {
                 }
             }
         }
-        Output.line("Caught up: \(answered) answer\(answered == 1 ? "" : "s") recorded")
+        Output.line("Caught up: \(Plural.count(answered, "answer")) recorded")
     }
 
     private func prompt(_ habit: Habit, _ day: LocalDay, today: LocalDay) -> String {

@@ -64,8 +64,8 @@ extension Command {
         case "today": return today
         case "yesterday": return today.adding(-1)
         default:
-            guard let d = LocalDay(text) else {
-                throw CLIError.invalid("invalid date '\(Sanitize.display(text))': use YYYY-MM-DD (1900 to 9999), today or yesterday")
+            guard let d = LocalDay(typed: text, today: today) else {
+                throw CLIError.invalid("invalid date '\(Sanitize.display(text))': use YYYY-MM-DD (1900 to 9999), -N for N days ago, today or yesterday")
             }
             return d
         }
@@ -166,7 +166,8 @@ enum Specs {
         OptionSpec(name: "--limit", value: nil, help: "a limit habit: stay at or under the goal"),
         OptionSpec(name: "--schedule", value: "SPEC", help: "daily (default), weekdays, weekends, mon,wed,fri, every:3, 3/week",
                    completes: .words(["daily", "weekdays", "weekends", "mon,wed,fri", "every:2", "every:3", "3/week", "5/week"])),
-        OptionSpec(name: "--start", value: "DATE", help: "first day tracked (default today)", completes: Specs.dayWords),
+        OptionSpec(name: "--start", value: "DATE", help: "first day tracked: YYYY-MM-DD, -N for N days ago, today or yesterday (default today)",
+                   completes: Specs.dayWords),
         OptionSpec(name: "--icon", value: "C", help: "one character or emoji (\"\" clears it in edit)"),
         OptionSpec(name: "--color", value: "C", help: "#RRGGBB or a name: \(Validate.colorNames.joined(separator: ", "))",
                    completes: .words(Validate.colorNames)),
@@ -174,7 +175,7 @@ enum Specs {
         OptionSpec(name: "--group", value: "NAME", help: "a group heading, e.g. Health (\"\" clears it in edit)"),
         OptionSpec(name: "--remind", value: "TIMES", help: "reminder times HH:MM, e.g. 08:00,20:00, at most 8 ('habitto remind'; \"\" clears them)"),
     ]
-    static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, today or yesterday (default today)",
+    static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, -N for N days ago, today or yesterday (default today)",
                                   completes: dayWords)
     static let dayWords = ValueKind.words(["today", "yesterday"])
     static let json = OptionSpec(name: "--json", value: nil, help: "print JSON")

@@ -41,7 +41,7 @@ struct BackupCommand: Command {
         case "create":
             let repo = try openRepository()
             let info = try await repo.backup(reason: "manual", note: invocation.value("--note"))
-            Output.line("Backup \(info.id) made: \(info.habits) habits, \(info.operations) operations, \(Self.size(info.bytes)) (\(info.path))")
+            Output.line("Backup \(info.id) made: \(Plural.count(info.habits, "habit")), \(Plural.count(info.operations, "operation")), \(Self.size(info.bytes)) (\(info.path))")
             try autoPrune(paths)
         case "list":
             let all = try Backups.list(paths)
@@ -62,7 +62,7 @@ struct BackupCommand: Command {
             for (id, result) in all {
                 switch result {
                 case .success(let i):
-                    Output.line("\(i.id)  \(Self.iso(i.created))  \(i.reason)  \(i.habits) habits, \(i.operations) ops, \(Self.size(i.bytes))"
+                    Output.line("\(i.id)  \(Self.iso(i.created))  \(i.reason)  \(Plural.count(i.habits, "habit")), \(Plural.count(i.operations, "op")), \(Self.size(i.bytes))"
                                 + (i.note.map { "  \"\(Sanitize.display($0))\"" } ?? ""))
                 case .failure(let e):
                     Output.line("\(Sanitize.display(id))  DAMAGED: \(e.description)")
@@ -74,7 +74,7 @@ struct BackupCommand: Command {
             let keep = try invocation.value("--keep-days").map { try wholeNumber($0, "--keep-days", 1...36_500) } ?? env.config.backupKeepDays
             let removed = try Backups.prune(paths, keepDays: keep, now: env.now)
             Output.line(removed.isEmpty ? "Nothing to prune: every backup is newer than \(keep) days (or the newest)"
-                                        : "Deleted \(removed.count) backups older than \(keep) days: \(removed.joined(separator: ", "))")
+                                        : "Deleted \(Plural.count(removed.count, "backup")) older than \(Plural.count(keep, "day")): \(removed.joined(separator: ", "))")
         default:
             throw CLIError.usage("backup takes create, list, restore ID (--replace | --merge) or prune")
         }
@@ -102,13 +102,13 @@ struct BackupCommand: Command {
         let before = recoveredTo == nil ? try await repo.backup(reason: "before-restore") : nil
         let (result, plan) = try await repo.restore(loaded, mode: replace ? .replace : .merge)
         var parts: [String] = []
-        if plan.created > 0 { parts.append("\(plan.created) habits added") }
+        if plan.created > 0 { parts.append("\(Plural.count(plan.created, "habit")) added") }
         if plan.restored > 0 { parts.append("\(plan.restored) brought back") }
         if plan.deleted > 0 { parts.append("\(plan.deleted) deleted") }
-        if plan.fieldsChanged > 0 { parts.append("\(plan.fieldsChanged) fields changed") }
-        if plan.daysChanged > 0 { parts.append("\(plan.daysChanged) days changed") }
+        if plan.fieldsChanged > 0 { parts.append("\(Plural.count(plan.fieldsChanged, "field")) changed") }
+        if plan.daysChanged > 0 { parts.append("\(Plural.count(plan.daysChanged, "day")) changed") }
         let what = result.operations.isEmpty ? "nothing to change: the data already \(replace ? "is" : "has everything in") the backup's"
-                                             : parts.joined(separator: ", ") + " (\(result.operations.count) operations)"
+                                             : parts.joined(separator: ", ") + " (\(Plural.count(result.operations.count, "operation")))"
         Output.line("Restored backup \(loaded.info.id) (\(replace ? "replace" : "merge")): \(what)"
                     + (before.map { "; the data before is in backup \($0.id)" } ?? ""))
         for k in plan.kept { Output.line("  kept: " + k) }
@@ -119,7 +119,7 @@ struct BackupCommand: Command {
     /// Applies the retention setting after a backup was made (never fatal).
     func autoPrune(_ paths: DataPaths) throws {
         if let removed = try? Backups.prune(paths, keepDays: env.config.backupKeepDays, now: env.now), !removed.isEmpty {
-            Output.err("habitto: deleted \(removed.count) backups older than \(env.config.backupKeepDays) days")
+            Output.err("habitto: deleted \(Plural.count(removed.count, "backup")) older than \(Plural.count(env.config.backupKeepDays, "day"))")
         }
     }
 
@@ -182,10 +182,11 @@ struct ImportCommand: Command {
         if rec.changes.isEmpty {
             out.append("\(r.dryRun ? "Would change" : "Changed") nothing: everything in \(source) is already here")
         } else {
-            out.append("\(verb) from \(r.format.rawValue) \(source): \(rec.created) habits new, "
+            out.append("\(verb) from \(r.format.rawValue) \(source): \(Plural.count(rec.created, "habit")) new, "
                        + (rec.restored > 0 ? "\(rec.restored) brought back, " : "")
                        + "\(r.habitsInSource - rec.created - rec.restored) already here; "
-                       + "\(rec.daysChanged) days (\(r.checkIns) check-ins, \(r.skips) skips, \(r.ratings) ratings, \(r.notes) notes)")
+                       + "\(Plural.count(rec.daysChanged, "day")) (\(Plural.count(r.checkIns, "check-in")), \(Plural.count(r.skips, "skip")), "
+                       + "\(Plural.count(r.ratings, "rating")), \(Plural.count(r.notes, "note")))")
         }
         if r.dryRun { out.append("Dry run: nothing was written") } else if let b = r.backup { out.append("Backup before the import: \(b) ('habitto backup restore \(b) --replace' undoes it; so does 'habitto undo')") }
         func section(_ title: String, _ items: [String]) {
@@ -238,7 +239,7 @@ struct ExportCommand: Command {
             guard !path.isEmpty else { throw CLIError.usage("--output needs a file name") }
             let full = try outputPath(path)
             try Sys.writeAtomically(Array(text.utf8), to: full, mode: 0o600)
-            Output.err("Exported \(await repo.state.habits.count) habits to \(full)")
+            Output.err("Exported \(Plural.count(await repo.state.habits.count, "habit")) to \(full)")
         } else {
             Output.raw(text)
         }
@@ -253,7 +254,7 @@ struct ExportCommand: Command {
             try Sys.makeDirectories(dir)
             try Sys.writeAtomically(Array(h.utf8), to: dir + "/habits.csv", mode: 0o600)
             try Sys.writeAtomically(Array(c.utf8), to: dir + "/checkins.csv", mode: 0o600)
-            Output.err("Exported \(habits.count) habits to \(dir)/habits.csv and \(dir)/checkins.csv")
+            Output.err("Exported \(Plural.count(habits.count, "habit")) to \(dir)/habits.csv and \(dir)/checkins.csv")
         } else {
             Output.raw(h + "\r\n" + c)
         }
@@ -336,10 +337,10 @@ struct DoctorCommand: Command {
             if let backupID { Output.line("backup: \(backupID) made before repairing") }
             for r in repaired { Output.line("repaired: " + r) }
             for f in findings { Output.line("problem: " + f.line) }
-            Output.line(findings.isEmpty ? "Healthy" : "\(findings.count) problem\(findings.count == 1 ? "" : "s") found"
+            Output.line(findings.isEmpty ? "Healthy" : "\(Plural.count(findings.count, "problem")) found"
                         + (findings.contains(where: \.repairable) && !repair ? "; 'habitto doctor --repair' fixes the ones marked so" : ""))
         }
-        if !findings.isEmpty { throw CLIError(message: "doctor found \(findings.count) problem\(findings.count == 1 ? "" : "s")", code: 5) }
+        if !findings.isEmpty { throw CLIError(message: "doctor found \(Plural.count(findings.count, "problem"))", code: 5) }
     }
 
     static var allowsConfigProblems: Bool { true }
@@ -377,7 +378,7 @@ struct DoctorCommand: Command {
                                         fix: "remove that batch file from the remote, then run habitto doctor --repair to push it again"))
             }
             let unpushed = localSeq > mine ? localSeq - mine : 0
-            passed.append("remote: has \(mine) of this device's \(localSeq) operations" + (unpushed > 0 ? " (\(unpushed) wait to be pushed: habitto sync)" : ""))
+            passed.append("remote: has \(mine) of this device's \(Plural.count(localSeq, "operation"))" + (unpushed > 0 ? " (\(unpushed) wait to be pushed: habitto sync)" : ""))
             var missingHere: UInt64 = 0
             for device in try await remote.devices(account: st.account) where device != me {
                 let batches = try await remote.batches(account: st.account, device: device)
@@ -389,7 +390,7 @@ struct DoctorCommand: Command {
                 missingHere += end > (state.seen[device] ?? 0) ? end - (state.seen[device] ?? 0) : 0
             }
             passed.append(missingHere == 0 ? "remote: this device has every operation the remote holds"
-                                           : "remote: holds \(missingHere) operations of other devices not pulled here yet (habitto sync)")
+                                           : "remote: holds \(Plural.count(missingHere, "operation")) of other devices not pulled here yet (habitto sync)")
             return (passed, findings)
         } catch {
             return ([], [Finding(check: "remote", problem: "\(Sanitize.display(spec)) could not be checked (\(error))", fix: "check the network and the remote settings (habitto status), then run the doctor again")])

@@ -112,18 +112,24 @@ struct RateCommand: Command {
         }
     }
 }
-/// `habitto note HABIT TEXT|clear`: a day's note.
+/// `habitto note HABIT TEXT` or `habitto note HABIT --clear`: a day's note. The text is
+/// stored as given, so a note may be the word "clear".
 struct NoteCommand: Command {
     let context: Context
 
     static var spec: CommandSpec {
-        CommandSpec(name: "note", arguments: ["HABIT", "TEXT|clear"], summary: "Write (or clear) a note on a habit's day.",
-                    options: [Specs.date])
+        CommandSpec(name: "note", arguments: ["HABIT"], summary: "Write a note on a habit's day, or clear it (--clear).",
+                    options: [Specs.date, OptionSpec(name: "--clear", value: nil, help: "remove the day's note (instead of TEXT)")],
+                    optionalArguments: ["TEXT"])
     }
 
     @MainActor func run() async throws {
-        let text = invocation.arguments[1]
-        let value: String? = text.lowercased() == "clear" ? nil : text
+        let text = invocation.arguments.count > 1 ? invocation.arguments[1] : nil
+        let clear = invocation.has("--clear")
+        if clear == (text != nil) {
+            throw CLIError.usage(clear ? "note takes TEXT or --clear, not both" : "missing TEXT: usage: habitto note HABIT TEXT, or habitto note HABIT --clear")
+        }
+        let value: String? = clear ? nil : text
         let date = try day(invocation.value("--date"))
         let (result, habit) = try await commitWrite { .note($0, date, value) }
         if result.operations.isEmpty {

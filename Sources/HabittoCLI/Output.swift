@@ -112,9 +112,16 @@ public enum Output {
         }
     }
 
+    /// The list's first line: the day, then the level and XP as of that day (`stats` are
+    /// computed with the day as today; a past day has ended, so what it would add as it
+    /// stands, the provisional XP, is what it added).
     static func header(date: LocalDay, today: LocalDay, stats: Stats) -> String {
-        "\(dayLabel(date, today: today)) · level \(stats.level.level) · \(stats.level.xpIntoLevel)/\(stats.level.xpForNextLevel) XP · +\(stats.xpToday) XP today"
-            + (stats.xpProvisional > 0 ? " (+\(stats.xpProvisional) provisional)" : "")
+        let past = date < today
+        let level = past ? LevelInfo(xp: stats.xp + stats.xpProvisional) : stats.level
+        let earned = stats.xpToday + (past ? stats.xpProvisional : 0)
+        return "\(dayLabel(date, today: today)) · level \(level.level) · \(level.xpIntoLevel)/\(level.xpForNextLevel) XP · "
+            + "+\(earned) XP \(past ? "that day" : "today")"
+            + (!past && stats.xpProvisional > 0 ? " (+\(stats.xpProvisional) provisional)" : "")
     }
 
     static func checkLine(_ s: DayLine, today: LocalDay) -> String {
@@ -122,13 +129,9 @@ public enum Output {
         var text = "\(glyph(s)) \(title(s.habit)) \(when): \(progressText(s))"
         if s.habit.kind == .build && s.completed { text += ", done" }
         if s.exceeded { text += ", over the limit" }
-        text += " · streak \(streakText(s.streak, s.streakUnit))"
+        text += " · streak \(s.streakText)"
         if let d = s.difficulty { text += " · difficulty \(d)" }
         return text
-    }
-
-    static func streakText(_ n: Int, _ unit: String) -> String {
-        n == 1 ? "1 \(unit.dropLast())" : "\(n) \(unit)"
     }
 
     static func strengthText(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }
@@ -140,7 +143,7 @@ public enum Output {
             let icon = ascii ? "" : (s.habit.fields.icon.map { TextWidth.fit(Sanitize.display($0), 2) } ?? "  ") + " "
             var line = "\(glyph(s.line)) \(icon)\(TextWidth.fit(shown(s.habit.name), nameWidth))  "
             line += TextWidth.fit(shown(listProgressText(s)), progressWidth)
-            line += "  streak " + TextWidth.fit("\(s.streak) \(s.streakUnit == "weeks" ? "wk" : "d")", 6)
+            line += "  streak " + TextWidth.fit("\(s.streak) \(s.line.streakAbbreviation)", 6)
             line += "  strength " + TextWidth.fit(strengthText(s.strength), 4)
             line += s.difficulty.map { "  difficulty \($0)" } ?? ""
             if s.habit.fields.archivedFrom.map({ $0 <= s.day }) == true { line += "  (archived)" }
@@ -177,7 +180,7 @@ public enum Output {
         var lines = ["\(icon(h))\(Sanitize.display(h.name))  (id \(h.id))"]
         lines.append("  \(h.kind.rawValue) habit, \(describeGoal(h)), \(h.schedule), since \(h.startDate)"
                      + (h.fields.archivedFrom.map { ", archived from \($0)" } ?? ""))
-        lines.append("  today: \(progressText(s.line))\(s.skipped ? " (skipped)" : "") · streak \(streakText(s.streak, s.streakUnit)), best \(s.bestStreak) · strength \(strengthText(s.strength))")
+        lines.append("  today: \(progressText(s.line))\(s.skipped ? " (skipped)" : "") · streak \(s.line.streakText), best \(s.bestStreak) · strength \(strengthText(s.strength))")
         func avg(_ v: Double?) -> String { v.map { Format.fixed($0, places: 1) } ?? "–" }
         // Days, and for a habit with an amount the amount in its own unit (never added to others').
         let amount = h.isYesNo ? "" : ", \(Amount.format(checkIns.amount))\(h.fields.unit.map { " " + Sanitize.display($0) } ?? "") in all"

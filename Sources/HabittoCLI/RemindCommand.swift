@@ -20,7 +20,7 @@ struct RemindCommand: Command {
             A reminder fires once per habit, day and time, from its time until \(Reminders.graceMinutes / 60) hours later, for a habit
             due today that is not done (a limit habit: nothing recorded today) and not skipped. It goes to
             notify-send when DISPLAY or WAYLAND_DISPLAY is set and notify-send is on PATH, else to standard
-            output; --json prints the reminders as JSON instead. What was shown is kept in reminders-sent
+            output; --json only reports: it prints them as JSON and marks none as shown. What was shown is kept in reminders-sent
             in the data directory; a reminder notify-send could not show (it failed, or took over
             \(Int(Notifier.timeLimit)) seconds) is not kept, comes again at the next run, and makes the exit status 1.
             """)
@@ -72,7 +72,7 @@ struct RemindCommand: Command {
                 .object(["id": .string(d.habit.id.rawValue), "name": .string(d.habit.name), "day": .string(d.day.description),
                          "time": .string(d.time.description), "progress": .string(progress(d))])
             }).serialized())
-            try await shown(sending)
+            // A report, not a sending: the reminders stay unshown for the next 'habitto remind'.
             return
         }
         let notifier = Notifier(env: process)
@@ -98,7 +98,7 @@ struct RemindCommand: Command {
         let which = "the \(first.reminder.time) reminder for \(Output.title(first.reminder.habit))"
         throw CLIError.invalid(failed.count == 1
             ? "remind: \(which) was not shown: notify-send \(first.problem); it is tried again at the next run"
-            : "remind: \(failed.count) reminders were not shown (\(which), first: notify-send \(first.problem)); they are tried again at the next run")
+            : "remind: \(Plural.count(failed.count, "reminder")) \(Plural.noun(failed.count, "was", "were")) not shown (\(which), first: notify-send \(first.problem)); they are tried again at the next run")
     }
 }
 

@@ -59,7 +59,7 @@ struct RemoteCommand: Command {
             if let error = report.error {
                 throw CLIError(message: "remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
             }
-            Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)): pushed \(report.pushed) operations, pulled \(report.pulled); verified")
+            Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)): pushed \(Plural.count(report.pushed, "operation")), pulled \(report.pulled); verified")
         default:
             throw CLIError.usage("remote takes 'set SPEC' or 'show'")
         }
@@ -87,7 +87,7 @@ struct SyncCommand: Command {
             Output.line("Not synced: \(skipped)")
             return
         }
-        let summary = "pushed \(report.pushed) operations in \(report.batches) batches, pulled \(report.pulled)"
+        let summary = "pushed \(Plural.count(report.pushed, "operation")) in \(Plural.count(report.batches, "batch")), pulled \(report.pulled)"
         warnNewRemoteProblems(report)
         if let error = report.error {
             throw CLIError(message: "sync: \(error) (\(summary)); 'habitto status' shows the details", code: 4)
@@ -127,12 +127,12 @@ struct StatusCommand: Command {
             return
         }
         Output.line("Sync: \(st.mode.rawValue)\(st.remote.map { " · \($0) · account \(st.account)" } ?? " (no remote)")")
-        Output.line("This device: \(st.device) · \(st.pending) operations waiting to be sent")
+        Output.line("This device: \(st.device) · \(Plural.count(st.pending, "operation")) waiting to be sent")
         if let last = st.lastSyncAt { Output.line("Last sync: \(UTCTime.iso8601(last))") }
         if let e = st.lastError { Output.line("Last error: \(Sanitize.display(e))") }
         if let next = st.nextRetryAt { Output.line("Next retry: \(UTCTime.iso8601(next))") }
         for d in st.devices { Output.line("Device \(d.id.rawValue.prefix(8)): last seen \(UTCTime.iso8601(d.lastSeen))") }
-        for a in st.clockAhead { Output.line("Clock skew: device \(a.id.rawValue.prefix(8)) is \(Int(a.seconds / 60)) minutes ahead of this machine") }
+        for a in st.clockAhead { Output.line("Clock skew: device \(a.id.rawValue.prefix(8)) is \(Plural.count(Int(a.seconds / 60), "minute")) ahead of this machine") }
         if !st.remoteProblems.isEmpty {
             Output.line("Skipped on the remote (remove or fix these in the remote folder):")
             for p in st.remoteProblems { Output.line("  " + Sanitize.display(p)) }

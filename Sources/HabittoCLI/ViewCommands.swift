@@ -31,7 +31,8 @@ struct ListCommand: Command {
             }).serialized())
             return
         }
-        let stats = state.stats(today: today, settings: settings)
+        // A past day's level and XP are that day's; a later day's are today's (not earned yet).
+        let stats = state.stats(today: min(date, today), settings: settings)
         Output.line(Output.header(date: date, today: today, stats: stats))
         if summaries.isEmpty {
             if state.habits.isEmpty {

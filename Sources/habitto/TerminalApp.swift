@@ -65,7 +65,13 @@ enum TerminalApp {
         let pipe = try WakePipe()
         pipe.routeTerminationSignals()
         let inbox = Inbox(pipe: pipe)
-        let terminal = try Terminal(theme: theme)
+        let terminal: Terminal
+        do {
+            terminal = try Terminal(theme: theme)
+        } catch let e as TerminalError where e.isUnsuitableTerminal {
+            // TERM names a terminal that cannot run the UI: a usage error (exit 2), not storage.
+            throw CLIError.usage(e.message)
+        }
         defer { terminal.shutdown() }
 
         var state = AppState(

@@ -35,7 +35,7 @@ final class WriteMeaningTests: XCTestCase {
         let state = try after(.progress(World.read, today, Amount.scale))
         let streak = state.summary(state.habit(World.read)!, on: today, today: today, settings: settings).streak
         XCTAssertGreaterThan(streak, 0)
-        XCTAssertEqual(try confirmation(.progress(World.read, today, Amount.scale)), "Checked in 'Read': 1/1 — done! streak \(streak)")
+        XCTAssertEqual(try confirmation(.progress(World.read, today, Amount.scale)), "Checked in 'Read': 1/1 — done! streak \(streak) days")
         XCTAssertEqual(try confirmation(.progress(World.read, yesterday, -Amount.scale)), "Marked 'Read' not done on 2026-11-20")
     }
 

@@ -205,9 +205,9 @@ func linesMentioning(_ text: String, _ r: RunResult) -> Int {
 /// The numbers of a "Synced: pushed N operations in M batches, pulled K" line.
 func parseSynced(_ stdout: String) -> (pushed: Int, batches: Int, pulled: Int)? {
     let w = stdout.split(separator: " ")
-    guard stdout.hasSuffix("\n"), w.count == 9, w[0] == "Synced:", w[1] == "pushed", w[3] == "operations", w[4] == "in",
-          w[6] == "batches,", w[7] == "pulled",
-          let pushed = Int(w[2]), let batches = Int(w[5]), let pulled = Int(w[8].dropLast())
+    guard stdout.hasSuffix("\n"), w.count == 9, w[0] == "Synced:", w[1] == "pushed", w[4] == "in", w[7] == "pulled",
+          let pushed = Int(w[2]), let batches = Int(w[5]), let pulled = Int(w[8].dropLast()),
+          w[3] == (pushed == 1 ? "operation" : "operations"), w[6] == (batches == 1 ? "batch," : "batches,")
     else { return nil }
     return (pushed, batches, pulled)
 }

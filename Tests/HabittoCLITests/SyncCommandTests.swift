@@ -47,7 +47,7 @@ final class SyncCommandTests: XCTestCase {
 
         // Round one carries B's three check-ins to the folder and then to A; round two is quiet.
         XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
-        XCTAssertEqual(b.ok("sync"), "Synced: pushed 3 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(b.ok("sync"), "Synced: pushed 3 operations in 1 batch, pulled 0\n")
         XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 3\n")
         XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
         XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
@@ -118,7 +118,7 @@ final class SyncCommandTests: XCTestCase {
 
         // The answer arrives: the batch already there with the same bytes counts as the ack.
         a.extraEnv["HABITTO_FAULTS"] = nil
-        XCTAssertEqual(a.ok("sync"), "Synced: pushed \(checkIns) operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed \(checkIns) operations in 1 batch, pulled 0\n")
         // The overlapping batches the lost answers left are then merged into one.
         XCTAssertEqual(try remoteBatches(device).files, ["1-\(created + checkIns).batch"])
         let st = try status(a)
@@ -450,7 +450,7 @@ final class SyncCommandTests: XCTestCase {
 
         // Once the folder exists, asking again succeeds and the data arrives intact.
         try FileManager.default.createDirectory(atPath: missing, withIntermediateDirectories: true)
-        XCTAssertEqual(a.ok("sync"), "Synced: pushed 2 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 2 operations in 1 batch, pulled 0\n")
         XCTAssertEqual(try mode(), "online")
         XCTAssertEqual(syncStatus(a, "Water"), "synced")
         unchanged("a successful sync")
@@ -560,7 +560,7 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertTrue(doctor.contains("ok: remote: has 3 of this device's 3 operations\n"), doctor)
 
         a.ok("check", "Water")
-        XCTAssertEqual(a.ok("sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
         let after = try FileManager.default.contentsOfDirectory(atPath: ops).sorted()
         XCTAssertEqual(after, before + ["4-4.batch"], "exactly one new batch")
         XCTAssertEqual(overlappingBatches(after), [])
@@ -615,7 +615,7 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(try status(a)["mode"] as? String, "offline")
         a.ok("offline", "off") // saves the settings again, and syncs
         a.ok("check", "Water")
-        XCTAssertEqual(a.ok("sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(a.ok("sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
     }
 
     // MARK: Helpers

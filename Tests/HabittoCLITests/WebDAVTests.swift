@@ -181,7 +181,7 @@ final class WebDAVTests: XCTestCase {
         b.ok("check", "Water", "--date", "yesterday")
 
         XCTAssertEqual(ok(a, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
-        XCTAssertEqual(ok(b, "sync"), "Synced: pushed 3 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(b, "sync"), "Synced: pushed 3 operations in 1 batch, pulled 0\n")
         XCTAssertEqual(ok(a, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 3\n")
         XCTAssertEqual(ok(b, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
         XCTAssertEqual(ok(a, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
@@ -292,7 +292,7 @@ final class WebDAVTests: XCTestCase {
         XCTAssertTrue(text.hasPrefix("Sync: unreachable"), text)
 
         try server.start()
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 3 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 3 operations in 1 batch, pulled 0\n")
         let st = try status(a)
         XCTAssertEqual(st["mode"] as? String, "online")
         XCTAssertEqual(st["pending"] as? Int, 0)
@@ -410,7 +410,7 @@ final class WebDAVTests: XCTestCase {
         XCTAssertTrue(text.contains(message), text)
 
         a.extraEnv[WebDAVTests.passwordVariable] = server.password
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 2 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 2 operations in 1 batch, pulled 0\n")
         let st = try status(a)
         XCTAssertEqual(st["mode"] as? String, "online")
         XCTAssertEqual(st["pending"] as? Int, 0)
@@ -545,7 +545,7 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(try status(a)["pending"] as? Int, 1)
 
         XCTAssertEqual(chmod(passwordFile, 0o600), 0)
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
 
         // A command: its first line is the password, the rest is ignored.
         let script = secretsDir + "/print-password"
@@ -553,7 +553,7 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(chmod(script, 0o700), 0)
         try writeConfig(a, "password_command = \(script)\n")
         a.ok("check", "Water")
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
 
         // The command's answer is really used: a command printing a wrong password fails.
         let wrongScript = secretsDir + "/print-wrong"
@@ -607,7 +607,7 @@ final class WebDAVTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(next.timeIntervalSince(now), 120, "Retry-After: 120 was not respected: \(st)")
         XCTAssertLessThanOrEqual(next.timeIntervalSince(now), 130, "\(st)")
 
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 2 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 2 operations in 1 batch, pulled 0\n")
         st = try status(a)
         XCTAssertEqual(st["mode"] as? String, "online")
         XCTAssertTrue(st["nextRetryAt"] is NSNull)
@@ -638,7 +638,7 @@ final class WebDAVTests: XCTestCase {
         XCTAssertEqual(st["pending"] as? Int, 3, "operations left the outbox without an answer")
 
         // The resend finds the same batch with the same bytes: that is the ack.
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 3 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 3 operations in 1 batch, pulled 0\n")
         XCTAssertEqual(try batchFiles(server, device), ["1-\(created).batch", batch], "the resend wrote another batch")
         st = try status(a)
         XCTAssertEqual(st["mode"] as? String, "online")
@@ -695,7 +695,7 @@ final class WebDAVTests: XCTestCase {
         XCTAssertTrue(ok(a, "status").hasPrefix("Sync: online · \(server.baseURL.absoluteString) · account default\n"))
         a.ok("check", "Water")
         let requestsBefore = server.requests().count
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
         let puts = server.requests().dropFirst(requestsBefore).filter { $0.method == "PUT" }
         XCTAssertEqual(puts.map(\.path), ["/dav/users/default/devices/\(device)/ops/4-4.batch"], "one PUT, of the new batch only")
         let after = try batchFiles(server, device)
@@ -810,7 +810,7 @@ final class WebDAVTests: XCTestCase {
         let device = try XCTUnwrap(try status(a)["device"] as? String)
         a.ok("check", "Water")
         var before = server.requests().count
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
         let ops = "/dav/users/default/devices/\(device)/ops/"
         let seq = try XCTUnwrap(a.stat("operations"))
         XCTAssertEqual(server.requests().dropFirst(before).map(\.description),
@@ -826,7 +826,7 @@ final class WebDAVTests: XCTestCase {
         // so everything is pushed again; the PUT finds no folder, and the layout is created again.
         try FileManager.default.removeItem(atPath: server.dataDirectory + "/users")
         before = server.requests().count
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed \(seq) operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed \(seq) operations in 1 batch, pulled 0\n")
         let methods = server.requests().dropFirst(before).map { "\($0.method) \($0.status)" }
         // This device's listing (404), the root's check, then the layout made again.
         XCTAssertEqual(Array(methods.prefix(3)), ["PROPFIND 404", "PROPFIND 207", "MKCOL 201"], "\(methods)")
@@ -861,7 +861,7 @@ final class WebDAVTests: XCTestCase {
         a.ok("add", "Water", "--goal", "8")
         XCTAssertEqual(connect(a, url: url, server).status, 0)
         a.ok("check", "Water")
-        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
         try FileManager.default.removeItem(atPath: folder)
         for pending in [0, 1] {
             if pending > 0 { a.ok("check", "Water") }
@@ -887,7 +887,7 @@ final class WebDAVTests: XCTestCase {
         let start = server.requests().count
         for _ in 0..<20 {
             a.ok("check", "Water")
-            XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operations in 1 batches, pulled 0\n")
+            XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
         }
         let files = try batchFiles(server, device)
         XCTAssertLessThanOrEqual(files.count, 9, "\(files)")
