@@ -107,9 +107,11 @@ public struct KeyMap: Hashable, Sendable {
     public func bindings(in mode: Mode) -> [Binding] { bindings.filter { $0.mode == mode } }
 
     /// The footer's entries for a mode: the first key's name and the label (`archived`: the
-    /// selected habit is archived).
-    public func footer(for mode: Mode, archived: Bool = false) -> [(key: String, label: String)] {
-        bindings(in: mode).filter(\.inFooter).compactMap { b in b.keys.first.map { ($0.description, b.label(archived: archived)) } }
+    /// selected habit is archived), for the commands that `applies` keeps.
+    public func footer(for mode: Mode, archived: Bool = false,
+                       applies: (Command) -> Bool = { _ in true }) -> [(key: String, label: String)] {
+        bindings(in: mode).filter { $0.inFooter && applies($0.command) }
+            .compactMap { b in b.keys.first.map { ($0.description, b.label(archived: archived)) } }
     }
 
     /// Keys bound to two commands in one mode, described ("today: 'j' is move-down and first").
@@ -234,8 +236,9 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.catchUp, k("?"), .help, "help", footer: true),
         Binding(.catchUp, k("esc", "q", "c"), .back, "back", footer: true),
 
-        Binding(.help, k("j", "down", "pagedown", "space"), .moveDown, "next page", footer: true),
+        // Previous page first: on a narrow footer it gives way before next page does.
         Binding(.help, k("k", "up", "pageup"), .moveUp, "previous page", footer: true),
+        Binding(.help, k("j", "down", "pagedown", "space"), .moveDown, "next page", footer: true),
         Binding(.help, k("esc", "q", "?"), .back, "back", footer: true),
 
         Binding(.rating, k("1"), .rate1, "very easy", footer: true),

@@ -166,9 +166,17 @@ func syncIcon(_ id: HabitID, _ state: AppState) -> (String, Role) {
     }
 }
 
+/// Whether a footer key does something here: the help's previous page not on its first
+/// page, its next page not on its last.
+func footerApplies(_ command: Command, _ state: AppState) -> Bool {
+    guard state.mode == .help, command == .moveUp || command == .moveDown else { return true }
+    let layout = helpLayout(state), page = min(state.helpPage, layout.pages - 1)
+    return command == .moveUp ? page > 0 : page < layout.pages - 1
+}
+
 func footer(_ b: inout ScreenBuffer, _ state: AppState) {
     let y = state.height - 1
-    var entries = state.keyMap.footer(for: state.mode, archived: state.selectedIsArchived)
+    var entries = state.keyMap.footer(for: state.mode, archived: state.selectedIsArchived, applies: { footerApplies($0, state) })
     // The last entries (help, quit) always stay: drop from the middle when it is too narrow.
     func width(_ e: [(key: String, label: String)]) -> Int { e.reduce(1) { $0 + TextWidth.of($1.key) + TextWidth.of($1.label) + 3 } }
     while entries.count > 2 && width(entries) > state.width { entries.remove(at: entries.count - 3) }
@@ -178,6 +186,17 @@ func footer(_ b: inout ScreenBuffer, _ state: AppState) {
         x += b.put(key, x: x, y: y, role: .key)
         x += b.put(" " + label + "  ", x: x, y: y, role: .footer)
     }
+}
+
+/// The delete question in `width` columns: the longest wording that fits whole with the
+/// name (cut with … only when even the shortest does not fit). Each says that y deletes.
+func deleteQuestion(_ name: String, width: Int) -> String {
+    let tails = ["' and all its history? Type y to delete (u undoes it), any other key keeps it",
+                 "' and its history? y deletes (u undoes), other keys keep it",
+                 "'? y deletes (u undoes), other keys keep it", "'? y deletes, other keys keep it", "'? y deletes it"]
+    let tail = tails.first { TextWidth.of("Delete '" + name + $0) <= width } ?? tails[tails.count - 1]
+    let room = max(1, width - TextWidth.of("Delete '" + tail))
+    return "Delete '" + (TextWidth.of(name) <= room ? name : TextWidth.fit(name, room)) + tail
 }
 
 func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
@@ -210,9 +229,12 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
                                                          : "Archive '\(name)'? Its history stays. y yes, n no"
         b.put(question, x: 1, y: y, role: .statusWarn)
         return
+    case .editFrom(let form, let fields)?:
+        b.put(editFromQuestion(state, form, fields), x: 1, y: y, role: .statusWarn, limit: state.width - 2)
+        return
     case .confirmDelete(let h)?:
-        let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"
-        b.put("Delete '\(name)' and all its history? Type y to delete (u undoes it), any other key keeps it", x: 1, y: y, role: .statusError)
+        b.put(deleteQuestion(state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it", width: state.width - 2),
+              x: 1, y: y, role: .statusError)
         return
     default:
         break

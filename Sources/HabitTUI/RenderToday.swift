@@ -68,17 +68,27 @@ struct RowLayout {
 
     init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs, tags: [HabitID: String] = [:]) {
         func widest(_ text: (HabitSummary) -> String) -> Int { rows.map { TextWidth.of(text($0)) }.max() ?? 0 }
-        let full = min(22, widest { rowProgressText($0, g) }), short = min(22, widest { rowProgressText($0, g, unit: false) })
+        let fullText = widest { rowProgressText($0, g) }, shortText = widest { rowProgressText($0, g, unit: false) }
         let anyIcon = g.showsIcons && rows.contains { $0.habit.fields.icon != nil }
-        // (column, width, gap before it): the name's width is what is left.
-        var specs: [(RowColumn, Int, Int)] = [
-            (.mark, 1, 0), (.glyph, 1, 1), (.noteMark, 1, 0),
-            (.icon, anyIcon ? 2 : 0, 1), (.name, 0, 1), (.progress, max(3, short), 2), (.unit, full - short, 0),
-            (.streak, max(3, widest { streakText($0) }), 2), (.strengthBar, 5, 2), (.strengthPercent, 4, 1),
-            (.difficulty, 2, 2), (.sync, 1, 2),
-        ].filter { $0.1 > 0 || $0.0 == .name }
+        let streakWidth = max(3, widest { streakText($0) })
+        // (column, width, gap before it): the name's width is what is left. The progress
+        // column (with its unit) is as wide as its longest text, at most `progressCap`.
+        func columnSpecs(progressCap: Int) -> [(RowColumn, Int, Int)] {
+            let full = min(progressCap, fullText), short = min(progressCap, shortText)
+            return [
+                (.mark, 1, 0), (.glyph, 1, 1), (.noteMark, 1, 0),
+                (.icon, anyIcon ? 2 : 0, 1), (.name, 0, 1), (.progress, max(3, short), 2), (.unit, full - short, 0),
+                (.streak, streakWidth, 2), (.strengthBar, 5, 2), (.strengthPercent, 4, 1),
+                (.difficulty, 2, 2), (.sync, 1, 2),
+            ].filter { $0.1 > 0 || $0.0 == .name }
+        }
         let rightMargin = 1
-        func nameRoom() -> Int { width - rightMargin - specs.reduce(0) { $0 + $1.1 + $1.2 } }
+        func room(_ specs: [(RowColumn, Int, Int)]) -> Int { width - rightMargin - specs.reduce(0) { $0 + $1.1 + $1.2 } }
+        // The whole progress text where the screen has room for it and the name's minimum;
+        // else at most 22 cells (cut with …) before other columns give way.
+        var specs = columnSpecs(progressCap: .max)
+        if room(specs) < minimumNameWidth { specs = columnSpecs(progressCap: 22) }
+        func nameRoom() -> Int { room(specs) }
         let optional = specs.map(\.0).filter { $0.givesWay != nil }.sorted { $0.givesWay! < $1.givesWay! }
         for column in optional where nameRoom() < minimumNameWidth {
             specs.removeAll { $0.0 == column }

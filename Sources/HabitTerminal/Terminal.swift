@@ -176,11 +176,11 @@ public final class Terminal {
         for y in 0..<max(0, rows) {
             let start = y * buffer.width
             let row = buffer.cells[start..<start + columns]
-            let plan = CellPlan.row(row)
+            let plan = CellPlan.row(isUTF8 ? Array(row) : CellPlan.folded(row))
             if let previous {
                 let oldRow = previous.cells[start..<start + columns]
                 if row == oldRow { continue }
-                let oldPlan = CellPlan.row(oldRow)
+                let oldPlan = CellPlan.row(isUTF8 ? Array(oldRow) : CellPlan.folded(oldRow))
                 for x in 0..<columns where plan[x] != oldPlan[x] { put(plan[x], x: x, y: y, in: window) }
             } else {
                 for x in 0..<columns { put(plan[x], x: x, y: y, in: window) }
@@ -203,9 +203,14 @@ public final class Terminal {
         var look = looks[ink.role] ?? Look(attributes: habitto_a_normal(), pair: 0)
         if look.takesHabitColor, let fg = ink.color?.index(for: colorDepth) { look.pair = habitPair(Int16(fg), look.background) ?? look.pair }
         var cell = cchar_t()
-        var text = chars
-        text.append(0)
-        guard nc.setcchar!(&cell, text, look.attributes, look.pair, nil) == OK else { return }
+        guard nc.setcchar!(&cell, [chars[0], 0], look.attributes, look.pair, nil) == OK else { return }
+        // The rest of a grapheme cluster (combining marks, and the joiners and emoji of a
+        // ZWJ sequence, which setcchar would drop as spacing characters): ncurses keeps and
+        // writes every character of a cell, and advances by the first one's width.
+        withUnsafeMutableBytes(of: &cell.chars) { raw in
+            let slots = raw.bindMemory(to: wchar_t.self)
+            for i in 0..<slots.count { slots[i] = i < chars.count ? chars[i] : 0 }
+        }
         // At the bottom-right corner ncurses stores the character and reports ERR
         // (it cannot move the cursor past it); the character is drawn all the same.
         _ = nc.mvwadd_wch!(window, Int32(y), Int32(x), &cell)
@@ -364,9 +369,12 @@ enum CellPlan {
 
     /// The glyphs of `cells`, one per cell. A "" cell after a wide character is covered by
     /// it; anywhere else it is a space. A wide character without a "" cell after it (cut
-    /// by the edge, or overdrawn) is a space; one the buffer gives two columns but the C
-    /// library one is padded with a space. Characters the locale cannot show are "?".
-    static func row(_ cells: ArraySlice<Cell>) -> [Glyph] {
+    /// by the edge, or overdrawn) is a space. A cluster the buffer gives two columns and the
+    /// C library two one-column pieces (a flag: two regional indicators) is drawn a piece
+    /// per column, so the terminal joins them where it can and the columns stay aligned
+    /// where it cannot; another the C library gives one column is padded with a space.
+    /// Characters the locale cannot show are "?".
+    static func row(_ cells: [Cell]) -> [Glyph] {
         var out: [Glyph] = []
         out.reserveCapacity(cells.count)
         var x = cells.startIndex
@@ -383,35 +391,70 @@ enum CellPlan {
                 if width == 2 {
                     out.append(.wide(chars, Ink(cell)))
                     out.append(.covered)
+                } else if let pair = narrowPair(cell.text) {
+                    out.append(.narrow(pair.0, Ink(cell)))
+                    out.append(.narrow(pair.1, Ink(cell)))
                 } else {
                     out.append(.narrow(chars, Ink(cell)))
                     out.append(.narrow(space, Ink(cells[next])))
                 }
                 x += 2
             } else {
-                out.append(.narrow(width == 2 ? space : chars, Ink(cell)))
+                out.append(.narrow(width == 2 || narrowPair(cell.text) != nil ? space : chars, Ink(cell)))
                 x += 1
             }
         }
         return out
     }
 
-    /// The wide characters ncurses should draw for `text` (a spacing character, then up to
-    /// `CCHARW_MAX - 1` combining ones; a zero-width joiner ends the cell so it cannot join
-    /// with the next one) and the columns the C library gives it.
+    /// The wide characters ncurses should draw for the grapheme cluster `text`, and the
+    /// columns the C library gives it (its first character's). The whole cluster when it
+    /// fits one cell (`CCHARW_MAX` characters: a flag, a family 👨‍👩‍👧 joined by zero-width
+    /// joiners, a letter with its marks), so the terminal draws it as one glyph; else its
+    /// first character with the marks that follow it (a joiner ends it then, so that it
+    /// cannot join with the next cell).
     static func characters(_ text: String) -> ([wchar_t], Int) {
-        var scalars = text.unicodeScalars.makeIterator()
-        guard let first = scalars.next() else { return (space, 1) }
-        let base = wchar_t(bitPattern: first.value)
+        let all = text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
+        guard let base = all.first else { return (space, 1) }
         let width = Int(habitto_wcwidth(base))
         if width < 0 { return (unknown, 1) }
         if width == 0 { return (space, 1) }
-        var chars = [base]
         let limit = Int(habitto_ccharw_max())
-        while chars.count < limit, let s = scalars.next(), s.value != 0x200D,
-              habitto_wcwidth(wchar_t(bitPattern: s.value)) == 0 {
-            chars.append(wchar_t(bitPattern: s.value))
+        if all.count <= limit, all.dropFirst().allSatisfy({ habitto_wcwidth($0) >= 0 }) { return (all, min(width, 2)) }
+        var chars = [base]
+        for c in all.dropFirst() {
+            guard chars.count < limit, c != 0x200D, habitto_wcwidth(c) == 0 else { break }
+            chars.append(c)
         }
         return (chars, min(width, 2))
+    }
+
+    /// `cells` with each character a locale that is not UTF-8 cannot show spelt in ASCII as
+    /// the command line spells it (`é` is `e`, `·` is `.`, an emoji `?`), one ASCII character
+    /// per column (`…` is `.`), so every column stays where the buffer put it.
+    static func folded(_ cells: ArraySlice<Cell>) -> [Cell] {
+        var out = Array(cells)
+        for i in out.indices where !out[i].text.utf8.allSatisfy({ $0 < 0x80 }) {
+            let columns = i + 1 < out.count && out[i + 1].text.isEmpty ? 2 : 1
+            var ascii = ASCIIFold.fold(out[i].text).prefix(columns).map(String.init)
+            if ascii.isEmpty { ascii = ["?"] }
+            while ascii.count < columns { ascii.append(" ") }
+            out[i].text = ascii[0]
+            if columns == 2 { out[i + 1].text = ascii[1] }
+        }
+        return out
+    }
+
+    /// A cluster of two one-column characters each with its marks (a flag's two regional
+    /// indicators, which the C library counts one column each), as two cells' characters;
+    /// nil for any other cluster.
+    static func narrowPair(_ text: String) -> ([wchar_t], [wchar_t])? {
+        var pieces: [[wchar_t]] = []
+        for s in text.unicodeScalars {
+            let c = wchar_t(bitPattern: s.value), w = habitto_wcwidth(c)
+            if w == 1 { pieces.append([c]) } else if w == 0, !pieces.isEmpty, c != 0x200D { pieces[pieces.count - 1].append(c) } else { return nil }
+        }
+        guard pieces.count == 2, pieces.allSatisfy({ $0.count <= Int(habitto_ccharw_max()) }) else { return nil }
+        return (pieces[0], pieces[1])
     }
 }

@@ -141,7 +141,9 @@ public enum Output {
         let progressWidth = max(8, rows.map { TextWidth.of(shown(listProgressText($0))) }.max() ?? 8)
         return rows.map { s in
             let icon = ascii ? "" : (s.habit.fields.icon.map { TextWidth.fit(Sanitize.display($0), 2) } ?? "  ") + " "
-            var line = "\(glyph(s.line)) \(icon)\(TextWidth.fit(shown(s.habit.name), nameWidth))  "
+            // A cut name's … is one column in ASCII too (the line's fold would spell it "...").
+            let name = TextWidth.fit(shown(s.habit.name), nameWidth)
+            var line = "\(glyph(s.line)) \(icon)\(ascii ? name.replacingAll("…", with: ".") : name)  "
             line += TextWidth.fit(shown(listProgressText(s)), progressWidth)
             line += "  streak " + TextWidth.fit("\(s.streak) \(s.line.streakAbbreviation)", 6)
             line += "  strength " + TextWidth.fit(strengthText(s.strength), 4)

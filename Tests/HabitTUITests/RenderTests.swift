@@ -75,7 +75,7 @@ final class RenderTests: XCTestCase {
         press(&app, .char("j"), .char(" "))
         assertSnapshot(render(app), named: "rating-prompt-80x24")
         press(&app, .escape, .char("D"))
-        XCTAssertTrue(render(app).line(21).contains("Type y to delete"), render(app).line(21))
+        XCTAssertTrue(render(app).line(21).contains("y deletes"), render(app).line(21))
     }
 
     func testDetailScreenHasHeatMapStreaksRatesAndDifficulty() {

@@ -90,6 +90,16 @@ final class PolishedTextTests: XCTestCase {
         XCTAssertTrue(box.ok("check", "Read").contains("streak 1 day"))
     }
 
+    func testACutNameKeepsTheASCIIListsColumnsAligned() {
+        box.ok("add", String(repeating: "Très long nom ", count: 4) + "fin")
+        box.extraEnv = ["LC_ALL": "C"]
+        let rows = box.ok("list").split(separator: "\n").dropFirst().map(String.init)
+        guard rows.count == 2 else { return XCTFail(rows.joined(separator: "\n")) }
+        let progress = rows.map { $0.distance(from: $0.startIndex, to: $0.range(of: "0/1")!.lowerBound) }
+        XCTAssertEqual(progress[0], progress[1], rows.joined(separator: "\n"))
+        XCTAssertTrue(rows[1].contains("Tres long nom Tres long nom Tre.  0/1"), rows[1])
+    }
+
     func testRemindJSONOnlyReportsAndALaterRemindStillSendsThem() throws {
         box.ok("add", "Water", "--remind", "08:00")
         func reported() throws -> Int {
@@ -146,5 +156,51 @@ final class TerminalAndConfigExitTests: XCTestCase {
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertEqual(r.stderr, "habitto: cannot read the config file \(config): Permission denied; "
                        + "make it readable (chmod u+r \(config)) or remove it to use the defaults\n")
+    }
+}
+
+/// Issue 32 (Screen): what the real terminal shows, through tmux: grapheme clusters whole,
+/// the progress column whole at 200 columns, and under LANG=C names spelt in ASCII as the
+/// command line spells them, with the columns where they are in UTF-8.
+final class WholeGlyphsOnTheTerminalTests: XCTestCase {
+    func box() -> Sandbox {
+        let box = Sandbox()
+        box.now = "2026-11-20T09:00:00"
+        box.ok("add", "Japan 🇯🇵 trip", "--icon", "🇯🇵")
+        box.ok("add", "Family 👨‍👩‍👧 dinner", "--icon", "👨‍👩‍👧")
+        box.ok("add", "Ünïcödé naïve café")
+        box.ok("add", "Run", "--goal", "1.5", "--unit", "km", "--schedule", "3/week")
+        box.ok("check", "Run", "--amount", "2.5")
+        return box
+    }
+
+    func testFlagAndFamilyAreDrawnWholeAt40x10And200Columns() throws {
+        let box = box()
+        for (w, h) in [(40, 10), (200, 20)] {
+            let tmux = try TmuxSession.forTest(box: box)
+            defer { tmux.tmux(["kill-server"]) }
+            tmux.start([], width: w, height: h)
+            tmux.waitFor(text: "Japan")
+            let screen = tmux.screen()
+            XCTAssertTrue(screen.contains("Japan 🇯🇵"), "\(w)x\(h):\n\(screen)")
+            XCTAssertTrue(screen.contains("Family 👨‍👩‍👧"), "\(w)x\(h):\n\(screen)")
+            if w == 200 { XCTAssertTrue(screen.contains("2.5/1.5 km, 1/3 this wk"), screen) }
+        }
+    }
+
+    func testUnderLangCTheUISpellsNamesInASCIIWithColumnsAligned() throws {
+        let box = box()
+        let tmux = try TmuxSession.forTest(box: box)
+        defer { tmux.tmux(["kill-server"]) }
+        tmux.start([], width: 80, height: 14, env: ["LANG": "C", "LC_ALL": "C"])
+        tmux.waitFor(text: "Run")
+        let lines = tmux.screen().split(separator: "\n").map(String.init)
+        let cafe = try XCTUnwrap(lines.first { $0.contains("naive cafe") }, lines.joined(separator: "\n"))
+        XCTAssertTrue(cafe.contains("Unicode naive cafe"), cafe)
+        XCTAssertFalse(lines.joined().contains("?n?c?d?"))
+        // The progress column starts at one column on every row.
+        let columns = lines.filter { ($0.hasPrefix("> ") || $0.hasPrefix("  ")) && ($0.contains("0/1") || $0.contains("2.5/1.5")) }
+            .map { $0.distance(from: $0.startIndex, to: $0.firstIndex { $0.isNumber }!) }
+        XCTAssertEqual(Set(columns).count, 1, lines.joined(separator: "\n"))
     }
 }
