@@ -32,22 +32,36 @@ public struct DirectoryRemote: Remote {
 
     // MARK: Remote
 
-    /// Checks the folder, creates `users/{account}` and its `format` file when missing, and
-    /// refuses a format file with other contents.
-    public func prepare(account: String) async throws {
+    /// Checks the folder, creates `users/{account}` and its `format` file when missing,
+    /// replaces a version 1 format file with version 2 (atomically, by a rename), and refuses
+    /// any other format file, leaving it alone. Returns the format it read or wrote.
+    @discardableResult
+    public func prepare(account: String) async throws -> RemoteFormat? {
         try check(account)
-        let formatPath = "\(root)/users/\(account)/format"
-        let wanted = Array(remoteFormat.utf8)
-        let result = try withFolder(["users", account], create: true) { folder in
-            try createOnly(wanted, named: "format", in: folder, what: "the format file")
-        }
-        switch result {
-        case .created?, .same?, nil:
-            return
-        case .different(let found)?:
-            let text = Sanitize.display(String(decoding: found.prefix(64), as: UTF8.self)
-                .trimmingWhitespace)
-            throw RemoteError.permanent("the format file \(formatPath) says '\(text)', not '\(remoteFormat.dropLast())'; this remote was written by another version of habitto. Update habitto or choose another remote; the file was left alone")
+        let place = "the format file \(root)/users/\(account)/format"
+        return try withFolder(["users", account], create: true) { folder -> RemoteFormat in
+            func read() throws -> [UInt8]? { try readRegularFile("format", in: folder, maxBytes: 4096, what: "the format file") }
+            var found = try read()
+            if found == nil {
+                let fresh = RemoteFormat.fresh()
+                if case .created = try createOnly(fresh.bytes, named: "format", in: folder, what: "the format file") { return fresh }
+                // Another device made it at the same moment: use theirs.
+                found = try read()
+            }
+            guard let found else { throw RemoteError.transient("\(place) appeared and vanished; sync will try again") }
+            switch RemoteFormat.parse(found) {
+            case .readable(let f) where f.version == RemoteFormat.current:
+                return f
+            case .readable:
+                try replace(RemoteFormat.fresh().bytes, named: "format", in: folder)
+                let now = try read() ?? []
+                guard case .readable(let f) = RemoteFormat.parse(now), f.version == RemoteFormat.current else {
+                    throw RemoteFormat.refusal(RemoteFormat.parse(now), found: now, at: place)
+                }
+                return f
+            case let other:
+                throw RemoteFormat.refusal(other, found: found, at: place)
+            }
         }
     }
 
@@ -305,6 +319,25 @@ public struct DirectoryRemote: Remote {
         default:
             throw Self.classify(operation: "create", path: full, errno: linkError)
         }
+    }
+
+    /// Replaces `name` in `folder` with `bytes` atomically: a temporary file in the same
+    /// folder, fsync, `renameat(2)` over the old one, fsync of the folder.
+    private func replace(_ bytes: [UInt8], named name: String, in folder: Folder) throws {
+        let tmp = ".tmp-\(getpid())-\(String(UInt64.random(in: .min ... .max), radix: 16))"
+        defer { Sys.removeFile(in: folder.fd, tmp) }
+        do {
+            let fd = try Sys.open(in: folder.fd, tmp, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600, path: folder.child(tmp))
+            defer { Sys.close(fd) }
+            try Sys.pwriteAll(fd, bytes, offset: 0, path: folder.child(tmp))
+            try Sys.fsync(fd, path: folder.child(tmp))
+        } catch let e as StoreError {
+            throw Self.remoteError(e)
+        }
+        guard renameat(folder.fd, tmp, folder.fd, name) == 0 else {
+            throw Self.classify(operation: "replace", path: folder.child(name), errno: errno)
+        }
+        try syncFolder(folder)
     }
 
     /// Makes a folder's new entries durable; file systems that cannot sync a folder are fine.

@@ -13,6 +13,9 @@ public struct FaultPlan: Equatable, Sendable, CustomStringConvertible {
     public var lostAckRate: Double
     /// Every call fails with a transient "remote unreachable" error.
     public var unreachable: Bool
+    /// Batches of at most this many operations instead of the remote's own maximum (tests
+    /// scale a long history down with it; not part of `description`).
+    public var maxBatchOperations: Int?
 
     /// A plan with the given faults; the defaults inject none.
     public init(latency: Double = 0, failureRate: Double = 0, lostAckRate: Double = 0, unreachable: Bool = false) {
@@ -118,15 +121,16 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
 
     /// The wrapped remote's location followed by ` (faults: …)`.
     public var location: String { "\(inner.location) (faults: \(plan))" }
-    public var maxBatchOperations: Int { inner.maxBatchOperations }
+    public var maxBatchOperations: Int { plan.maxBatchOperations ?? inner.maxBatchOperations }
     public var knownToExist: Set<String> { inner.knownToExist }
     public func assumeExisting(_ keys: Set<String>) { inner.assumeExisting(keys) }
     public func forgetExisting() { inner.forgetExisting() }
 
     /// The wrapped remote's `prepare`, after the injected latency and failures.
-    public func prepare(account: String) async throws {
+    @discardableResult
+    public func prepare(account: String) async throws -> RemoteFormat? {
         _ = try await enter()
-        try await inner.prepare(account: account)
+        return try await inner.prepare(account: account)
     }
 
     /// The wrapped remote's `listDevices`, after the injected latency and failures.

@@ -85,8 +85,11 @@ public protocol Remote: Sendable {
     var location: String { get }
     /// The most operations one batch file holds (fewer, larger requests where they cost).
     var maxBatchOperations: Int { get }
-    /// Creates the account's folders and format file when missing; checks the format.
-    func prepare(account: String) async throws
+    /// Creates the account's folders and format file when missing; checks the format and
+    /// replaces a version 1 format with version 2. Returns the format it read, or nil when an
+    /// earlier round checked it (`knownToExist`) and nothing was read.
+    @discardableResult
+    func prepare(account: String) async throws -> RemoteFormat?
     /// The devices that have a folder in the account, sorted, and the entries of the devices
     /// folder that were skipped (`RemoteEntries.devices` decides).
     func listDevices(account: String) async throws -> Listing<DeviceID>
@@ -247,8 +250,65 @@ public struct RemoteAccess: Sendable {
     }
 }
 
-/// The format version written to `{root}/users/{account}/format`.
-public let remoteFormat = "habitto-sync 1\n"
+/// What `{root}/users/{account}/format` says: one line, `habitto-sync 2 remote ID`, where ID
+/// (32 lower-case hex digits) is made at random by the device that makes the layout, so a
+/// layout made again (an emptied or replaced remote) has another identity; or
+/// `habitto-sync 1`, as earlier versions wrote it, which this version replaces with version
+/// 2 (earlier versions then refuse the remote in one line, before changing anything).
+public struct RemoteFormat: Equatable, Sendable {
+    /// The version this Habitto writes.
+    public static let current = 2
+    public let version: Int
+    /// The remote's identity (nil for version 1, which had none).
+    public let id: String?
+
+    init(version: Int, id: String?) { self.version = version; self.id = id }
+
+    /// A new version 2 format with a random identity.
+    public static func fresh() -> RemoteFormat {
+        let id = (0..<2).map { _ in
+            let s = String(UInt64.random(in: .min ... .max), radix: 16)
+            return String(repeating: "0", count: 16 - s.count) + s
+        }.joined()
+        return RemoteFormat(version: 2, id: id)
+    }
+
+    /// The file's bytes.
+    public var bytes: [UInt8] { Array((id.map { "habitto-sync \(version) remote \($0)" } ?? "habitto-sync \(version)").utf8) + [10] }
+
+    /// What a format file holds, read strictly.
+    public enum Parsed: Equatable, Sendable {
+        /// A format this version reads.
+        case readable(RemoteFormat)
+        /// A later version's format: this Habitto is too old for the remote.
+        case newer(version: Int)
+        /// Not a Habitto format file.
+        case unknown
+    }
+
+    /// Parses a format file: `habitto-sync 1`, `habitto-sync 2 remote ID`, or `habitto-sync N
+    /// …` with N above 2 (a newer version's); anything else is `unknown`.
+    public static func parse(_ bytes: [UInt8]) -> Parsed {
+        guard bytes.count <= 4096, let text = String(validating: bytes, as: UTF8.self), text.hasSuffix("\n") else { return .unknown }
+        let words = text.dropLast().split(separator: " ", omittingEmptySubsequences: false)
+        guard words.count >= 2, words[0] == "habitto-sync", let n = Int(words[1]), n >= 1, words[1].first != "0",
+              words[1].allSatisfy(\.isASCII) else { return .unknown }
+        if n > current { return .newer(version: n) }
+        if n == 1 { return words.count == 2 ? .readable(RemoteFormat(version: 1, id: nil)) : .unknown }
+        guard words.count == 4, words[2] == "remote", words[3].count == 32,
+              words[3].unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) else { return .unknown }
+        return .readable(RemoteFormat(version: 2, id: String(words[3])))
+    }
+
+    /// The error for a format file that this version cannot use (`where` names it).
+    static func refusal(_ parsed: Parsed, found: [UInt8], at place: String) -> RemoteError {
+        if case .newer(let n) = parsed {
+            return .permanent("\(place) says format \(n): this remote needs a newer habitto (this one reads formats 1 and 2); update habitto on this device. Nothing was changed on the remote")
+        }
+        let text = Sanitize.display(String(decoding: found.prefix(64), as: UTF8.self).trimmingWhitespace)
+        return .permanent("\(place) says '\(text)', which is not a habitto remote format; choose another remote. The file was left alone")
+    }
+}
 
 /// Account names: 1–64 of `a-z 0-9 . _ -`, not starting with a dot.
 public func validateAccount(_ name: String) throws {

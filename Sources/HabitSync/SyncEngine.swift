@@ -240,7 +240,7 @@ public actor SyncEngine {
             let remote = try remote()
             used = remote
             let account = state.account
-            try await call { try await remote.prepare(account: account) }
+            try await noticeIdentity(try await call { try await remote.prepare(account: account) }, &report)
             if let own = try await push(remote, &report) { try await compact(remote, own) }
             try await pull(remote, &report)
             if state.migratedTo != state.target { try await verifyMigration(remote) }
@@ -308,12 +308,9 @@ public actor SyncEngine {
                 // layout made again; then everything is pushed again, as after connecting the
                 // remote, and read back.
                 remote.forgetExisting()
-                try await call { [account = state.account] in try await remote.prepare(account: account) }
-                state.ackedSeq = 0
-                state.scanOffset = 0
-                state.migratedTo = nil
-                try saveProgress()
-                report.refilled = true
+                let format = try await call { [account = state.account] in try await remote.prepare(account: account) }
+                try sendAllAgain(&report)
+                try await noticeIdentity(format, &report)
             }
             held = listed
         }
@@ -354,34 +351,59 @@ public actor SyncEngine {
         }
     }
 
-    /// A device compacts its batches on the remote once it has more than this many files (or
-    /// one file covers another).
-    public static let compactAbove = 8
+    /// The smallest range a compaction writes; each level doubles it.
+    public static let smallestCompaction: UInt64 = 4
+    /// The most operations a compacted batch holds (the largest level).
+    public static let largestCompaction: UInt64 = 65_536
 
-    /// Merges this device's small batches on the remote into larger ones and removes what
-    /// they replace (once the remote is verified; `files` are its batches there). Its
-    /// acknowledged operations are cut into ranges of the batch size, `1-N`, `N+1-2N`, …
-    /// and the last one up to the cursor; a range that covers two or more files is written
-    /// create-only (a range's bytes are always the same, so a retry is an ack), read back
-    /// and checked to hold the same operations, and only then are the files it covers
-    /// removed. A file no range covers whole is never removed, nor another device's. A stop
-    /// at any step leaves overlapping batches, which readers skip, and the next compaction
-    /// finishes the job.
+    /// The ranges a compaction may write, in the order it tries them (see `compact`), for
+    /// this device's `files` on the remote and its acknowledged cursor `acked`: the full
+    /// aligned ranges of each level that hold two files or more (or one and a file of that
+    /// very range), largest level first, where level k's ranges are `j·L+1 … (j+1)·L` with
+    /// L = 4·2^k, up to `largest` operations; then every file that holds another one whole
+    /// (what a compaction that stopped midway left), widest first.
+    static func compactionRanges(files: Set<BatchName>, acked: UInt64, largest: UInt64) -> [BatchName] {
+        var levels = [smallestCompaction]
+        while let top = levels.last, top <= largest / 2 { levels.append(top * 2) }
+        var out: [BatchName] = []
+        for level in levels.reversed() where level <= acked {
+            // The files inside each full range of this level, by the range's index.
+            var inside: [UInt64: Int] = [:]
+            for f in files where (f.first - 1) / level == (f.last - 1) / level && f.last <= acked / level * level {
+                inside[(f.first - 1) / level, default: 0] += 1
+            }
+            for (index, count) in inside.sorted(by: { $0.key < $1.key }) {
+                guard let r = BatchName(first: index * level + 1, last: (index + 1) * level) else { continue }
+                if count >= 2 { out.append(r) }
+            }
+        }
+        out += files.filter { f in files.contains { $0 != f && f.first <= $0.first && f.last >= $0.last } }
+            .sorted { ($0.count, $1.first) > ($1.count, $0.first) }
+        return out
+    }
+
+    /// Merges this device's batches on the remote into larger ones and removes what they
+    /// replace (once the remote is verified; `listed` are its batches there). Each range of
+    /// `compactionRanges` that holds two or more of the files left whole (or one, when a
+    /// batch of exactly that range is there) is written create-only from the journal (a
+    /// range's bytes are always the same, so a retry is an ack), read back and checked to
+    /// hold the same operations, and only then are the files it holds removed; a range whose
+    /// file would be larger than a reader takes is passed over. Like a binary counter, a
+    /// device then keeps at most one file a level, up to three recent ones, and the few that
+    /// straddle a range's end, and each operation is written again at most once a level. A
+    /// file no range holds whole is never removed, nor another device's. A stop at any step
+    /// leaves batches that overlap, which readers skip, and the next compaction finishes.
     private func compact(_ remote: any Remote, _ listed: [BatchName]) async throws {
         guard state.migratedTo == state.target, state.ackedSeq > 0 else { return }
         let me = repository.device, account = state.account, acked = state.ackedSeq
-        let files = Set(listed).filter { $0.last <= acked }.sorted()
-        // Files another one covers are what a compaction that stopped midway left.
-        let leftovers = files.contains { f in files.contains { $0 != f && $0.first <= f.first && $0.last >= f.last } }
-        guard files.count > SyncEngine.compactAbove || leftovers else { return }
-        let size = UInt64(max(1, min(remote.maxBatchOperations, learnt?.maxBatchOperations ?? .max)))
-        var start: UInt64 = 1
-        while start <= acked, let range = BatchName(first: start, last: min(start + size - 1, acked)) {
-            start = range.last + 1
-            let covered = files.filter { $0.first >= range.first && $0.last <= range.last && $0 != range }
+        var files = Set(listed).filter { $0.last <= acked }
+        let largest = min(SyncEngine.largestCompaction, learnt?.maxBatchOperations.map(UInt64.init) ?? .max)
+        for range in SyncEngine.compactionRanges(files: files, acked: acked, largest: largest) {
+            let covered = files.filter { $0 != range && $0.first >= range.first && $0.last <= range.last }
             guard covered.count >= (files.contains(range) ? 1 : 2) else { continue }
             guard let ops = try await journalOperations(range) else { return }
             let bytes = BatchFile.encode(ops)
+            guard bytes.count <= BatchFile.maxBytes else { continue }
             do {
                 _ = try await call { try await remote.create(account: account, device: me, batch: range, bytes: bytes) }
             } catch let e as RemoteError where e.tooLarge && range.count > 1 {
@@ -393,9 +415,11 @@ public actor SyncEngine {
             guard BatchFile.holdsSame(back, as: bytes, device: me, name: range) else {
                 throw RemoteError.permanent("batch \(range) of this device read back from the remote differs from what was written; the batches it covers were left alone")
             }
-            for old in covered {
+            for old in covered.sorted() {
                 try await call { try await remote.remove(account: account, device: me, batch: old) }
             }
+            files.subtract(covered)
+            files.insert(range)
         }
     }
 
@@ -429,6 +453,26 @@ public actor SyncEngine {
         guard end > state.ackedSeq else { return }
         state.ackedSeq = end
         try saveProgress()
+    }
+
+    /// Records the remote's identity from the format `prepare` read (nil: not read this
+    /// round). Another identity than the one recorded means the layout was made again: the
+    /// remote lost what it had, and this device sends all of it again.
+    private func noticeIdentity(_ format: RemoteFormat?, _ report: inout SyncReport) async throws {
+        guard let id = format?.id, id != state.remoteID else { return }
+        if state.remoteID != nil && !report.refilled { try sendAllAgain(&report) }
+        state.remoteID = id
+        try saveProgress()
+    }
+
+    /// Forgets what the remote acknowledged, so this round sends again (and then reads back
+    /// and verifies, as after `remote set`) every operation the remote lacks.
+    private func sendAllAgain(_ report: inout SyncReport) throws {
+        state.ackedSeq = 0
+        state.scanOffset = 0
+        state.migratedTo = nil
+        try saveProgress()
+        report.refilled = true
     }
 
     /// The most skipped remote entries kept in the status (then a count).

@@ -51,6 +51,10 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// one does not read the journal from its start (a hint: a read that does not find the
     /// range there reads from the start).
     public var compactedFrom: JournalMark?
+    /// The identity in the remote's `format` file when this device last read it: another
+    /// identity there means the layout was made again (the remote was emptied or replaced),
+    /// and this device sends what the remote lacks again.
+    public var remoteID: String?
 
     /// An operation of this device and a journal offset at or before the record holding it.
     public struct JournalMark: Codable, Equatable, Sendable {

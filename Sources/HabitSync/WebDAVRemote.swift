@@ -257,11 +257,12 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
 
     // MARK: Remote
 
-    public func prepare(account: String) async throws {
+    @discardableResult
+    public func prepare(account: String) async throws -> RemoteFormat? {
         do { try validateAccount(account) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
         // Checked by an earlier round: the root, the account's folders and its format.
         let formatKey = "users/\(account)/format"
-        if isKnown(formatKey) { return }
+        if isKnown(formatKey) { return nil }
         // The root must exist and speak WebDAV.
         let probe = try await send("PROPFIND", root, body: nil, headers: ["Depth": "0"])
         switch probe.status {
@@ -272,19 +273,42 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         try await makeFolder(["users"])
         try await makeFolder(["users", account])
         try await makeFolder(["users", account, "devices"])
-        let formatURL = url(["users", account, "format"])
-        let existing = try await send("GET", formatURL, maxBody: 4096)
-        if existing.status == 200 {
-            guard existing.body == Data(remoteFormat.utf8) else {
-                throw RemoteError.permanent("users/\(account)/format on \(location) is not '\(remoteFormat.trimming(\.isNewline))'; this remote holds another format")
-            }
-            remember(formatKey)
-            return
-        }
-        guard existing.status == 404 else { throw failure(existing, "GET format") }
-        let put = try await send("PUT", formatURL, body: Data(remoteFormat.utf8), headers: ["If-None-Match": "*"])
-        guard (200...299).contains(put.status) || put.status == 412 else { throw failure(put, "PUT format") }
+        let format = try await readOrWriteFormat(account)
         remember(formatKey)
+        return format
+    }
+
+    /// The account's format: created when missing (create-only), replaced by version 2 when
+    /// it is version 1, refused (and left alone) when it is anything else.
+    private func readOrWriteFormat(_ account: String) async throws -> RemoteFormat {
+        let formatURL = url(["users", account, "format"])
+        let place = "users/\(account)/format on \(location)"
+        func read() async throws -> [UInt8]? {
+            let r = try await send("GET", formatURL, maxBody: 4096)
+            if r.status == 404 { return nil }
+            guard r.status == 200 else { throw failure(r, "GET format") }
+            return Array(r.body)
+        }
+        var found = try await read()
+        if found == nil {
+            let fresh = RemoteFormat.fresh()
+            let put = try await send("PUT", formatURL, body: Data(fresh.bytes), headers: ["If-None-Match": "*"])
+            guard (200...299).contains(put.status) || put.status == 412 else { throw failure(put, "PUT format") }
+            if put.status != 412 { return fresh }
+            // Another device made it at the same moment: use theirs.
+            found = try await read()
+        }
+        guard var found else { throw RemoteError.transient("\(place) appeared and vanished; sync will try again") }
+        if case .readable(let f) = RemoteFormat.parse(found), f.version < RemoteFormat.current {
+            let put = try await send("PUT", formatURL, body: Data(RemoteFormat.fresh().bytes))
+            guard (200...299).contains(put.status) else { throw failure(put, "PUT format") }
+            found = try await read() ?? []
+        }
+        let parsed = RemoteFormat.parse(found)
+        guard case .readable(let f) = parsed, f.version == RemoteFormat.current else {
+            throw RemoteFormat.refusal(parsed, found: found, at: place)
+        }
+        return f
     }
 
     /// The device collections of the account; other members are skipped and reported

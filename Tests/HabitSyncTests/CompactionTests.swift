@@ -21,9 +21,11 @@ final class CompactionTests: XCTestCase {
 
     /// A device on the shared folder remote, its remote wrapped (with no faults) so a test
     /// can step in between two calls.
-    func device(_ name: String) async throws -> (repo: HabitRepository, engine: SyncEngine, remote: FaultyRemote) {
+    func device(_ name: String, batchSize: Int? = nil) async throws -> (repo: HabitRepository, engine: SyncEngine, remote: FaultyRemote) {
         let repo = try HabitRepository(directory: root + "/" + name)
-        let engine = try SyncEngine(repository: repo, faults: FaultPlan())
+        var plan = FaultPlan()
+        plan.maxBatchOperations = batchSize
+        let engine = try SyncEngine(repository: repo, faults: plan)
         try await engine.setRemote("dir:" + root + "/remote", account: "me")
         let wrapped = try await engine.remote()
         let remote = try XCTUnwrap(wrapped as? FaultyRemote)
@@ -63,6 +65,14 @@ final class CompactionTests: XCTestCase {
         }
     }
 
+    /// The most files a device keeps after `acked` operations sent one at a time: one a level
+    /// (4, 8, 16, … operations) and three recent ones.
+    func mostFiles(_ acked: UInt64) -> Int {
+        var levels = 0, size = SyncEngine.smallestCompaction
+        while size <= acked { levels += 1; size *= 2 }
+        return levels + 3
+    }
+
     /// Every operation `1...last` of `d` is in some batch on the remote.
     func assertEveryOperationIsOnTheRemote(_ d: DeviceID, upTo last: UInt64, file: StaticString = #filePath, line: UInt = #line) throws {
         let held = try files(d)
@@ -75,7 +85,7 @@ final class CompactionTests: XCTestCase {
         try await rounds(a, h, 30)
         // 2 operations in the first round (create and check-in), then 1 a round.
         let held = try files(a.repo.device)
-        XCTAssertLessThanOrEqual(held.count, SyncEngine.compactAbove + 1, "\(held)")
+        XCTAssertLessThanOrEqual(held.count, mostFiles(31), "\(held)")
         XCTAssertGreaterThan(held.count, 0)
         try assertEveryOperationIsOnTheRemote(a.repo.device, upTo: 31)
         XCTAssertTrue(held.contains { $0.first == 1 && $0.count > 1 }, "the first batches were merged: \(held)")
@@ -96,13 +106,13 @@ final class CompactionTests: XCTestCase {
     func testABatchRemovedAfterAReaderListedItIsFoundInTheBatchCoveringIt() async throws {
         let a = try await device("a")
         let h = HabitID(value: 0xC2)
-        try await rounds(a, h, 6)
+        try await rounds(a, h, 2)
         let ops = try await a.repo.localOperations(afterSeq: 0, fromOffset: 0, limit: .max).ops
-        XCTAssertEqual(ops.count, 7)
+        XCTAssertEqual(ops.count, 3)
         let smalls = try files(a.repo.device)
-        XCTAssertEqual(smalls.count, 6, "no compaction yet: \(smalls)")
+        XCTAssertEqual(smalls.count, 2, "no compaction yet: \(smalls)")
         let folder = opsFolder(a.repo.device)
-        let covering = try XCTUnwrap(BatchName(first: 1, last: 7))
+        let covering = try XCTUnwrap(BatchName(first: 1, last: 3))
 
         let b = try await device("b")
         let reads = Counter()
@@ -111,32 +121,32 @@ final class CompactionTests: XCTestCase {
         b.remote.intercept = { call in
             guard case .read(device, let batch) = call else { return }
             reads.add()
-            if batch.first == 4 && !FileManager.default.fileExists(atPath: folder + "/" + covering.fileName) {
+            if batch.first == 3 && !FileManager.default.fileExists(atPath: folder + "/" + covering.fileName) {
                 try Data(BatchFile.encode(ops)).write(to: URL(fileURLWithPath: folder + "/" + covering.fileName))
                 for s in smalls { try FileManager.default.removeItem(atPath: folder + "/" + s.fileName) }
             }
         }
         await syncOK(b.engine)
         let got = await progress(b.repo, h)
-        XCTAssertEqual(got, 6, "every check-in once: none lost, none applied twice")
+        XCTAssertEqual(got, 2, "every check-in once: none lost, none applied twice")
         let seen = await b.repo.state.seen[device]
-        XCTAssertEqual(seen, 7)
-        // 2 small batches, the one found gone, then the covering one.
-        XCTAssertEqual(reads.value, 4)
+        XCTAssertEqual(seen, 3)
+        // The first small batch, the one found gone, then the covering one.
+        XCTAssertEqual(reads.value, 3)
     }
 
     /// A compaction that stops at any step (writing the covering batch, reading it back,
     /// or after any number of removals) leaves every operation on the remote, a new device
     /// joins with each check-in once, and the next compaction finishes the job.
     func testACompactionStoppedAtAnyStepLosesNothingAndTheNextOneFinishes() async throws {
-        // The steps of the first compaction: the covering batch's write, its read-back, 9 removals.
-        for step in 0..<11 {
+        // The steps of the compaction into 1-16: the covering batch's write, its read-back, 6 removals.
+        for step in 0..<8 {
             if step > 0 { try setUpWithError() }
             defer { tearDown() }
             let a = try await device("a")
             let h = HabitID(value: 0xC3)
-            try await rounds(a, h, 8)
-            XCTAssertEqual(try files(a.repo.device).count, 8)
+            try await rounds(a, h, 14)
+            XCTAssertEqual(try files(a.repo.device).map(\.description), ["1-8.batch", "9-12.batch", "13-13.batch", "14-14.batch", "15-15.batch"])
             let calls = Counter()
             let me = a.repo.device
             a.remote.intercept = { call in
@@ -152,19 +162,19 @@ final class CompactionTests: XCTestCase {
             let report = await a.engine.syncOnce()
             XCTAssertEqual(report.error, "stopped at step \(step) (injected)")
             XCTAssertEqual(report.pushed, 1, "the check-in was pushed before the compaction")
-            try assertEveryOperationIsOnTheRemote(me, upTo: 10)
+            try assertEveryOperationIsOnTheRemote(me, upTo: 16)
 
             let c = try await device("c\(step)")
             await syncOK(c.engine)
             let joined = await progress(c.repo, h)
-            XCTAssertEqual(joined, 9, "step \(step): each check-in once")
+            XCTAssertEqual(joined, 15, "step \(step): each check-in once")
 
             a.remote.intercept = nil
             try await rounds(a, h, 1)
-            XCTAssertEqual(try files(me), [BatchName(first: 1, last: 11)!], "step \(step)")
+            XCTAssertEqual(try files(me), [BatchName(first: 1, last: 16)!, BatchName(first: 17, last: 17)!], "step \(step)")
             await syncOK(c.engine)
             let after = await progress(c.repo, h)
-            XCTAssertEqual(after, 10, "step \(step)")
+            XCTAssertEqual(after, 16, "step \(step)")
         }
     }
 
@@ -173,19 +183,19 @@ final class CompactionTests: XCTestCase {
     func testACoveringBatchThatDiffersRemovesNothing() async throws {
         let a = try await device("a")
         let h = HabitID(value: 0xC4)
-        try await rounds(a, h, 8)
+        try await rounds(a, h, 2)
         let me = a.repo.device
         let before = try files(me)
         let other = try HabitRepository(directory: root + "/forger")
         try await checkIn(other, HabitID(value: 0xC5))
         let forged = try await other.localOperations(afterSeq: 0, fromOffset: 0, limit: .max).ops
         // A file under the name the compaction will use, holding something else.
-        try Data(BatchFile.encode(forged)).write(to: URL(fileURLWithPath: opsFolder(me) + "/1-10.batch"))
+        try Data(BatchFile.encode(forged)).write(to: URL(fileURLWithPath: opsFolder(me) + "/1-4.batch"))
         try await checkIn(a.repo, h)
         let report = await a.engine.syncOnce()
         XCTAssertNotNil(report.error)
         XCTAssertEqual(report.pushed, 1)
-        XCTAssertEqual(try files(me), (before + [BatchName(first: 10, last: 10)!, BatchName(first: 1, last: 10)!]).sorted())
+        XCTAssertEqual(try files(me), (before + [BatchName(first: 4, last: 4)!, BatchName(first: 1, last: 4)!]).sorted())
     }
 
     /// Two devices that both compact, syncing at the same moment every round, each keep a
@@ -206,7 +216,7 @@ final class CompactionTests: XCTestCase {
         await syncOK(b.engine)
         for d in [a, b] {
             let held = try files(d.repo.device)
-            XCTAssertLessThanOrEqual(held.count, SyncEngine.compactAbove + 1, "\(held)")
+            XCTAssertLessThanOrEqual(held.count, mostFiles(41), "\(held)")
             try assertEveryOperationIsOnTheRemote(d.repo.device, upTo: 41)
             for h in [ha, hb] {
                 let p = await progress(d.repo, h)
@@ -262,11 +272,11 @@ extension CompactionTests {
     func testACompactionWithAWrongJournalMarkReadsFromTheStart() async throws {
         let a = try await device("a")
         let h = HabitID(value: 0xCE)
-        try await rounds(a, h, 8)
+        try await rounds(a, h, 6)
         let paths = DataPaths(directory: root + "/a")
         try SyncState.update(paths) { $0.compactedFrom = SyncState.JournalMark(seq: 1, offset: 1 << 40) }
         try await rounds(a, h, 1)
-        XCTAssertEqual(try files(a.repo.device), [BatchName(first: 1, last: 10)!])
+        XCTAssertEqual(try files(a.repo.device), [BatchName(first: 1, last: 8)!])
         let mark = try SyncState.load(paths).compactedFrom
         XCTAssertEqual(mark?.seq, 1)
         XCTAssertLessThan(mark?.offset ?? .max, 1 << 20)
@@ -285,12 +295,12 @@ extension CompactionTests {
             await syncOK(b.engine)
         }
         let held = try files(a.repo.device) + files(b.repo.device)
-        XCTAssertLessThanOrEqual(held.count, 2 * (SyncEngine.compactAbove + 2))
+        XCTAssertLessThanOrEqual(held.count, 2 * mostFiles(1_501))
         for d in [a, b] {
             try assertEveryOperationIsOnTheRemote(d.repo.device, upTo: 1_501)
-            // The last range compacted starts at 1001: its read starts at that record.
+            // The last range compacted (1497-1500) starts late: its read starts near there.
             let mark = await d.engine.state.compactedFrom
-            XCTAssertEqual(mark?.seq, 1_001)
+            XCTAssertEqual(mark?.seq, 1_497)
             XCTAssertGreaterThan(mark?.offset ?? 0, 1_000 * 20, "an offset past the first thousand operations")
         }
         let c = try await device("c")
@@ -317,6 +327,116 @@ extension CompactionTests {
             costs.append(a.remote.calls - before)
         }
         XCTAssertEqual(costs, [4, 4])
+    }
+}
+
+extension CompactionTests {
+    /// What `SyncEngine.compact` does to a device's files, as a model: each range it may
+    /// write that holds two files or more (one, when the range is there) replaces them.
+    /// Returns the operations written again.
+    func compactModel(_ files: inout Set<BatchName>, acked: UInt64) -> UInt64 {
+        var written: UInt64 = 0
+        for r in SyncEngine.compactionRanges(files: files, acked: acked, largest: SyncEngine.largestCompaction) {
+            let covered = files.filter { $0 != r && $0.first >= r.first && $0.last <= r.last }
+            guard covered.count >= (files.contains(r) ? 1 : 2) else { continue }
+            files.subtract(covered)
+            files.insert(r)
+            written += r.count
+        }
+        return written
+    }
+
+    func testCompactionRangesAreFullAlignedRangesLargestFirstThenLeftovers() {
+        func b(_ f: UInt64, _ l: UInt64) -> BatchName { BatchName(first: f, last: l)! }
+        // Up to three recent files wait; a fourth completes the range of 4.
+        var files: Set<BatchName> = [b(1, 1), b(2, 2), b(3, 3)]
+        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 3, largest: 1000), [])
+        files.insert(b(4, 4))
+        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 4, largest: 1000), [b(1, 4)])
+        // The largest full range comes first; a file inside another is a leftover.
+        files = [b(1, 8), b(9, 12), b(13, 14), b(15, 15), b(16, 16), b(17, 17), b(13, 16), b(14, 15)]
+        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 17, largest: 1000),
+                       [b(1, 16), b(9, 16), b(13, 16), b(13, 16), b(14, 15)])
+        // Levels stop at the largest size; a range not yet acknowledged is not written.
+        files = [b(1, 8), b(9, 16)]
+        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 16, largest: 15), [])
+        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 16, largest: 16), [b(1, 16)])
+        XCTAssertEqual(SyncEngine.compactionRanges(files: [b(1, 8), b(9, 15)], acked: 15, largest: 16), [])
+    }
+
+    /// Thirty thousand rounds of one operation each, then a backlog of ten thousand sent in
+    /// batches of 1,000: the device never holds more than a few files, and compaction writes
+    /// each operation again at most once a level.
+    func testALongHistoryKeepsFewFilesAndWritesEachOperationAgainAFewTimes() {
+        var files = Set<BatchName>()
+        var most = 0, written: UInt64 = 0
+        var acked: UInt64 = 0
+        func push(_ n: UInt64) {
+            files.insert(BatchName(first: acked + 1, last: acked + n)!)
+            acked += n
+            written += compactModel(&files, acked: acked)
+            most = max(most, files.count)
+            XCTAssertEqual(Array(files).contiguousEnd(), acked)
+        }
+        for _ in 0..<30_000 { push(1) }
+        let levels = 15 // 4, 8, … 65,536
+        XCTAssertLessThanOrEqual(most, levels + 3)
+        XCTAssertLessThanOrEqual(written, UInt64(levels) * acked)
+        XCTAssertEqual(files.sorted().map(\.description), ["1-16384.batch", "16385-24576.batch", "24577-28672.batch",
+                                                           "28673-29696.batch", "29697-29952.batch", "29953-29984.batch",
+                                                           "29985-30000.batch"])
+        for _ in 0..<10 { push(1000) }
+        XCTAssertLessThanOrEqual(files.count, levels + 3 + 2, files.sorted().description)
+    }
+
+    /// A device with a long history (scaled down: batches of 10 operations, so levels of 10,
+    /// 40, 160 and 640): its files stay few, and a new device joins in the same few calls as
+    /// after a short history.
+    func testJoiningCostsAboutTheSameWhateverTheHistorysLength() async throws {
+        let a = try await device("a", batchSize: 10)
+        let h = HabitID(value: 0xD1)
+        var joins: [Int] = []
+        for (i, rounds) in [40, 260].enumerated() {
+            for _ in 0..<rounds {
+                for _ in 0..<3 { try await checkIn(a.repo, h) }
+                await syncOK(a.engine)
+            }
+            let held = try files(a.repo.device)
+            XCTAssertLessThanOrEqual(held.count, mostFiles(UInt64(3 * (i == 0 ? 40 : 300))), "\(held)")
+            let c = try await device("c\(i)", batchSize: 10)
+            let before = c.remote.calls
+            await syncOK(c.engine)
+            joins.append(c.remote.calls - before)
+            let got = await progress(c.repo, h)
+            XCTAssertEqual(got, 3 * (i == 0 ? 40 : 300))
+        }
+        XCTAssertLessThanOrEqual(joins[1], 40, "\(joins)")
+        XCTAssertLessThanOrEqual(joins[1], joins[0] + 8, "the join does not grow with the history: \(joins)")
+    }
+
+    /// A remote whose layout was made again (another identity in `format`) while this
+    /// device's batches look complete (copied back by hand, say): the device notices, reads
+    /// its batches back and verifies them, sending what the remote lacks (nothing here); the
+    /// same identity later changes nothing.
+    func testANewRemoteIdentityMakesTheDeviceVerifyAndRefill() async throws {
+        let a = try await device("a")
+        let h = HabitID(value: 0xD2)
+        try await rounds(a, h, 2)
+        let formatPath = root + "/remote/users/me/format"
+        let first = try String(contentsOfFile: formatPath, encoding: .utf8)
+        XCTAssertEqual(try SyncState.load(DataPaths(directory: root + "/a")).remoteID.map { "habitto-sync 2 remote \($0)\n" }, first)
+        try Data(RemoteFormat.fresh().bytes).write(to: URL(fileURLWithPath: formatPath))
+        let report = await a.engine.syncOnce()
+        XCTAssertNil(report.error, report.error ?? "")
+        XCTAssertTrue(report.refilled)
+        XCTAssertEqual(report.pushed, 0, "the remote lacked nothing")
+        let verified = try SyncState.load(DataPaths(directory: root + "/a"))
+        XCTAssertNotNil(verified.migratedTo, "read back and verified again")
+        XCTAssertEqual(verified.remoteID.map { "habitto-sync 2 remote \($0)\n" }, try String(contentsOfFile: formatPath, encoding: .utf8))
+        try assertEveryOperationIsOnTheRemote(a.repo.device, upTo: 3)
+        let again = await a.engine.syncOnce()
+        XCTAssertFalse(again.refilled)
+        XCTAssertEqual(again.pushed, 0)
     }
 }
 

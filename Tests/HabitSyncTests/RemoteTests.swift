@@ -5,7 +5,7 @@ import Glibc
 import XCTest
 import HabitCore
 import HabitStore
-import HabitSync
+@testable import HabitSync
 
 // MARK: - Fixtures
 
@@ -143,27 +143,63 @@ final class DirectoryRemoteTests: TemporaryFolderTestCase {
     }
 
     func testPrepareCreatesTheAccountFolderAndFormatFileAndIsIdempotent() async throws {
-        try await remote.prepare(account: "alice")
+        let made = try await remote.prepare(account: "alice")
         XCTAssertEqual(entries(folder), ["users"])
         XCTAssertEqual(entries(folder + "/users/alice"), ["format"])
-        XCTAssertEqual(contents(folder + "/users/alice/format"), Array(remoteFormat.utf8))
+        let format = try XCTUnwrap(made)
+        XCTAssertEqual(format.version, 2)
+        let id = try XCTUnwrap(format.id)
+        XCTAssertEqual(contents(folder + "/users/alice/format"), Array("habitto-sync 2 remote \(id)\n".utf8))
 
-        try await remote.prepare(account: "alice")
+        let again = try await remote.prepare(account: "alice")
+        XCTAssertEqual(again, format, "the same identity is read back")
         XCTAssertEqual(entries(folder + "/users/alice"), ["format"], "no temporary file is left behind")
-        XCTAssertEqual(contents(folder + "/users/alice/format"), Array(remoteFormat.utf8))
         let devices = try await remote.devices(account: "alice")
         XCTAssertEqual(devices, [])
+        // Another account, or the layout made again, has another identity.
+        let other = try await remote.prepare(account: "bob")
+        XCTAssertNotEqual(other?.id, id)
     }
 
-    func testPrepareRefusesAFormatFileWithOtherContentsAndLeavesItAlone() async throws {
+    /// A remote written by an earlier version (`habitto-sync 1`) is moved to version 2 with
+    /// an identity, in place.
+    func testPrepareReplacesAVersionOneFormatWithVersionTwo() async throws {
         makeFolder(folder + "/users/alice")
-        let other = Array("habitto-sync 2\n".utf8)
-        write(other, to: folder + "/users/alice/format")
-        await assertRemoteError(.permanent, saying: folder + "/users/alice/format", "habitto-sync 2") {
-            try await remote.prepare(account: "alice")
-        }
-        XCTAssertEqual(contents(folder + "/users/alice/format"), other)
+        write(Array("habitto-sync 1\n".utf8), to: folder + "/users/alice/format")
+        let format = try await remote.prepare(account: "alice")
+        XCTAssertEqual(format?.version, 2)
+        XCTAssertEqual(contents(folder + "/users/alice/format"), format?.bytes)
         XCTAssertEqual(entries(folder + "/users/alice"), ["format"])
+    }
+
+    func testPrepareRefusesANewerOrUnknownFormatAndLeavesItAlone() async throws {
+        makeFolder(folder + "/users/alice")
+        for (text, saying) in [("habitto-sync 3 remote 00\n", "this remote needs a newer habitto"),
+                               ("habitto-sync 2\n", "not a habitto remote format"),
+                               ("habitto-sync 2 remote XYZ\n", "not a habitto remote format"),
+                               ("<html>\n", "not a habitto remote format")] {
+            let other = Array(text.utf8)
+            write(other, to: folder + "/users/alice/format")
+            await assertRemoteError(.permanent, saying: folder + "/users/alice/format", saying) {
+                try await remote.prepare(account: "alice")
+            }
+            XCTAssertEqual(contents(folder + "/users/alice/format"), other)
+            XCTAssertEqual(entries(folder + "/users/alice"), ["format"])
+        }
+    }
+
+    func testFormatFilesAreParsedStrictly() {
+        let id = String(repeating: "ab", count: 16)
+        XCTAssertEqual(RemoteFormat.parse(Array("habitto-sync 2 remote \(id)\n".utf8)), .readable(RemoteFormat(version: 2, id: id)))
+        XCTAssertEqual(RemoteFormat.parse(Array("habitto-sync 1\n".utf8)), .readable(RemoteFormat(version: 1, id: nil)))
+        XCTAssertEqual(RemoteFormat.parse(Array("habitto-sync 7 anything\n".utf8)), .newer(version: 7))
+        for bad in ["habitto-sync 2 remote \(id)", "habitto-sync 02 remote \(id)\n", "habitto-sync 1 x\n",
+                    "habitto-sync 2 remote \(id.uppercased())\n", "habitto-sync 2 remote \(id)0\n", "habitto-sync -1\n", ""] {
+            XCTAssertEqual(RemoteFormat.parse(Array(bad.utf8)), .unknown, bad)
+        }
+        let a = RemoteFormat.fresh(), b = RemoteFormat.fresh()
+        XCTAssertNotEqual(a.id, b.id)
+        XCTAssertEqual(RemoteFormat.parse(a.bytes), .readable(a))
     }
 
     func testMissingRootIsPermanentAndNothingIsCreated() async throws {
