@@ -460,8 +460,9 @@ public final class WebDAVServer: @unchecked Sendable {
             "KeepAlive On",
             "KeepAliveTimeout 5",
             "TypesConfig \"\(r)/conf/mime.types\"",
-            // Method, path, status, user, bytes: one request a line, tab-separated.
-            "LogFormat \"%m\\t%U\\t%>s\\t%u\\t%B\" habitto",
+            // Method, path, status, user, body bytes, bytes received and sent with headers
+            // (mod_logio): one request a line, tab-separated.
+            "LogFormat \"%m\\t%U\\t%>s\\t%u\\t%B\\t%I\\t%O\" habitto",
             "CustomLog \"\(r)/logs/access.log\" habitto",
             "LimitRequestBody \(limitRequestBody)",
             "DocumentRoot \"\(r)/htdocs\"",
@@ -589,6 +590,9 @@ public final class WebDAVServer: @unchecked Sendable {
         public let path: String
         public let status: Int
         let user: String
+        /// Bytes that crossed the wire, headers included: received by the server, and sent.
+        public var received = 0
+        public var sent = 0
         public var description: String { "\(method) \(path) \(status)" }
     }
 
@@ -606,7 +610,9 @@ public final class WebDAVServer: @unchecked Sendable {
         return text.split(separator: "\n").compactMap { line in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count >= 4, let status = Int(f[2]) else { return nil }
-            return LoggedRequest(method: f[0], path: f[1], status: status, user: f[3])
+            var r = LoggedRequest(method: f[0], path: f[1], status: status, user: f[3])
+            if f.count >= 7 { r.received = Int(f[5]) ?? 0; r.sent = Int(f[6]) ?? 0 }
+            return r
         }
     }
 

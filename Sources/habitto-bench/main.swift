@@ -10,6 +10,7 @@ func benchMain() async -> Int32 {
     var quick = false
     var habitto: String?
     var makeSet: String?
+    var only: String?
     var args = Array(CommandLine.arguments.dropFirst())
     while !args.isEmpty {
         let a = args.removeFirst()
@@ -21,8 +22,11 @@ func benchMain() async -> Int32 {
         case "--make-data-set":
             guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --make-data-set needs a folder\n".utf8)); return 2 }
             makeSet = args.removeFirst()
+        case "--only":
+            guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --only needs a part (remote)\n".utf8)); return 2 }
+            only = args.removeFirst()
         case "-h", "--help":
-            print("Usage: habitto-bench [--quick] [--habitto PATH]\n\n--quick     small data sets and few runs, no goals judged (CI)\n--habitto   the habitto binary to measure (default: the one next to this program)\n--make-data-set DIR   only write the ten-year data set (100 habits) into DIR, for profiling")
+            print("Usage: habitto-bench [--quick] [--habitto PATH]\n\n--quick     small data sets and few runs, no goals judged (CI)\n--habitto   the habitto binary to measure (default: the one next to this program)\n--make-data-set DIR   only write the ten-year data set (100 habits) into DIR, for profiling\n--only remote   only measure a remote over time (Apache on loopback)")
             return 0
         default:
             FileHandle.standardError.write(Data("habitto-bench: unknown argument '\(a)'; see --help\n".utf8))
@@ -44,11 +48,17 @@ func benchMain() async -> Int32 {
         }
         let bench = try Bench(quick: quick, habitto: binary)
         FileHandle.standardError.write(Data("habitto-bench\(quick ? " --quick" : ""): measuring \(binary) in \(bench.root)\n".utf8))
+        if only == "remote" {
+            try await bench.remoteGrowth()
+            print(bench.table(), terminator: "")
+            return 0
+        }
         try await bench.checkInCost()
         let years = try await bench.coldStart()
         try bench.charts(on: years, habits: quick ? 10 : 100)
         try await bench.localWrite(on: years)
         try await bench.sync(fullSet: years)
+        try await bench.remoteGrowth()
         try await bench.taskwarrior()
         print(bench.table(), terminator: "")
         return 0
