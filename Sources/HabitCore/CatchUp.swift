@@ -22,14 +22,15 @@ public enum CatchUp {
         var out: [CatchUpItem] = []
         // A limit habit's day with nothing recorded already succeeds (it was kept): only its
         // lapses need recording, so catching up never asks about limit habits.
-        for habit in state.habits where habit.kind == .build {
+        for habit in state.habits {
             let columns = state.daysOf(habit)
             // Days after the last recorded one before today; today when nothing is recorded on it.
             let last = columns.lastRecorded(through: today.adding(-1))
             let todayRecorded = columns.lastRecorded(through: today) == today
             var d = max(first, habit.startDate, last.map { $0.adding(1) } ?? first)
             while d <= today {
-                if d < today || !todayRecorded, state.isDue(habit, on: d, settings: settings, days: columns), Edits.isRecordable(habit, d, today: today) {
+                if d < today || !todayRecorded, habit.on(d).kind == .build,
+                   state.isDue(habit, on: d, settings: settings, days: columns), Edits.isRecordable(habit, d, today: today) {
                     out.append(CatchUpItem(habit: habit, day: d))
                 }
                 d = d.adding(1)
@@ -109,8 +110,8 @@ extension CatchUp {
 
     /// The changes an answer records on a habit-day, by the same rules as `check` and `skip`.
     public static func changes(_ answer: Answer, for item: CatchUpItem, today: LocalDay, in state: HabitState) throws -> [Change] {
-        guard let habit = state.habit(item.habit.id) else { throw CoreError.invalid("that habit no longer exists (deleted elsewhere?)") }
         let day = item.day
+        guard let habit = state.habit(item.habit.id)?.on(day) else { throw CoreError.invalid("that habit no longer exists (deleted elsewhere?)") }
         func rated(_ d: Int?) throws -> [Change] { try d.map { try Edits.rate(habit, on: day, $0, today: today, in: state) } ?? [] }
         switch answer {
         case .leave:

@@ -13,8 +13,10 @@ public struct StreakRun: Hashable, Sendable {
     public let length: Int
     /// Not broken yet: the streak that is still going.
     public let isCurrent: Bool
-    public init(start: LocalDay, end: LocalDay, length: Int, isCurrent: Bool) {
-        self.start = start; self.end = end; self.length = length; self.isCurrent = isCurrent
+    /// What `length` counts: days, weeks or months.
+    public let period: SchedulePeriod
+    public init(start: LocalDay, end: LocalDay, length: Int, isCurrent: Bool, period: SchedulePeriod = .day) {
+        self.start = start; self.end = end; self.length = length; self.isCurrent = isCurrent; self.period = period
     }
 }
 
@@ -209,24 +211,33 @@ extension HabitState {
         let measure: HistoryMeasure = habit.kind == .limit ? .uses : habit.isYesNo ? .completions : .amount
         var buckets: [HistoryBucket] = []
         var period: LocalDay?
-        var cur: (start: LocalDay, end: LocalDay, done: Int, due: Int, tracked: Int, skipped: Int, amount: Int)?
+        // The goal is summed as whole numbers per divisor (1, 7 or a month's days), divided once.
+        var cur: (start: LocalDay, end: LocalDay, done: Int, due: Int, skipped: Int, amount: Int, goal: [Int: Int])?
         func flush() {
             guard let c = cur else { return }
-            var goalDays = Double(c.due)
-            if case .perWeek(let n) = habit.schedule { goalDays = Double(n * c.tracked) / 7 }
-            let goal = measure == .completions ? goalDays : goalDays * Double(habit.goal)
+            let goal = c.goal.sorted { $0.key < $1.key }.reduce(0.0) { $0 + Double($1.value) / Double($1.key) }
             buckets.append(HistoryBucket(start: c.start, end: c.end, done: c.done, due: c.due, skipped: c.skipped,
                                          amount: c.amount, value: measure == .completions ? c.done : c.amount, goal: goal))
         }
         walkDays(habit, today: today, span: span, settings: settings) { d, v, progress, skipped in
             let start = bucket.start(of: d, weekStart: settings.weekStart)
-            if period != start { flush(); period = start; cur = (d, d, 0, 0, 0, 0, 0) }
+            if period != start { flush(); period = start; cur = (d, d, 0, 0, 0, 0, [:]) }
             cur!.end = d
             if skipped { cur!.skipped += 1; return }
-            cur!.tracked += 1
             cur!.amount += progress
             if v.completed { cur!.done += 1 }
-            if habit.isScheduledDay(d) { cur!.due += 1 }
+            // Each tracked day adds its share of the goal by its own definition: a due day
+            // one (N per week: N/7, N per month: N/the month's days), times its goal for
+            // amounts and uses.
+            let h = v.habit
+            let share: (n: Int, per: Int)
+            switch h.schedule {
+            case .perWeek(let n): share = (n, 7)
+            case .perMonth(let n): share = (n, d.endOfMonth.components.day)
+            default: share = (h.isScheduledDay(d) ? 1 : 0, 1)
+            }
+            if h.isScheduledDay(d) { cur!.due += 1 }
+            cur!.goal[share.per, default: 0] += measure == .completions ? share.n : share.n * h.goal
         }
         flush()
         return HistorySeries(measure: measure, bucket: bucket, buckets: buckets)
@@ -243,8 +254,8 @@ extension HabitState {
             let c = d.components
             let month = LocalDay(year: c.year, month: c.month, day: 1) ?? d
             if months.last?.month != month { months.append((month, [WeekdayCount](repeating: WeekdayCount(), count: 7))) }
-            guard !skipped, habit.isScheduledDay(d) else { return }
-            guard d < today || (d == today && habit.kind == .build && v.completed) else { return }
+            guard !skipped, v.habit.isScheduledDay(d) else { return }
+            guard d < today || (d == today && v.habit.kind == .build && v.completed) else { return }
             let w = d.weekday.rawValue - 1
             total[w].due += 1
             months[months.count - 1].weekdays[w].due += 1
@@ -350,7 +361,7 @@ extension HabitState {
         guard end >= habit.startDate else { return row }
         let walkFrom = max(habit.startDate, first)
         let columns = daysOf(habit)
-        let table = DayTable(columns, from: habit.startDate, to: end.startOfWeek(settings.weekStart).adding(6))
+        let table = DayTable(columns, from: habit.startDate, to: max(end.startOfWeek(settings.weekStart).adding(6), end.endOfMonth))
         var states: [(LocalDay, DayVerdict, Int, Bool)] = []
         // The verdict says whether an N-per-week habit's open day is a miss (its week is over
         // and fell short), as everywhere else.
@@ -361,6 +372,7 @@ extension HabitState {
         }
         for (d, v, progress, skipped) in states {
             let state: DayState
+            let habit = v.habit
             if skipped { state = .skipped }
             else if habit.kind == .limit {
                 if v.exceeded && habit.isScheduledDay(d) { state = .missed }
@@ -369,7 +381,7 @@ extension HabitState {
             } else if v.completed { state = .done }
             else if progress > 0 { state = .partly }
             else if d == today { state = v.scheduled ? .pending : .notDue }
-            else if habit.schedule.isWeekly { state = v.missed ? .missed : .notDue }
+            else if habit.schedule.isQuota { state = v.missed ? .missed : .notDue }
             else { state = v.scheduled ? .missed : .notDue }
             row[first.days(to: d)] = state
         }

@@ -145,6 +145,7 @@ extension ByteWriter {
         case .weekdays(let set): u8(1); u8(set.reduce(0) { $0 | UInt8(1 << ($1.rawValue - 1)) })
         case .everyNDays(let n): u8(2); int(n)
         case .perWeek(let n): u8(3); int(n)
+        case .perMonth(let n): u8(4); int(n)
         }
     }
 
@@ -177,6 +178,7 @@ extension ByteWriter {
             // every other field, whose encoding did not change).
             if case .goal = f { u8(12) } else { u8(2) }
             habit(h); field(f)
+        case .setFrom(let h, let d, let f): u8(20); habit(h); day(d); field(f) // a goal in thousandths
         case .delete(let h): u8(3); habit(h)
         case .restore(let h, let op): u8(4); habit(h); opID(op)
         case .progress(let h, let d, let delta): u8(10); habit(h); day(d); int(delta) // tag 5: whole units
@@ -235,6 +237,10 @@ extension ByteReader {
             let n = try int()
             guard (1...7).contains(n) else { throw DecodeError("bad per-week schedule") }
             return .perWeek(n)
+        case 4:
+            let n = try int()
+            guard (1...31).contains(n) else { throw DecodeError("bad per-month schedule") }
+            return .perMonth(n)
         default: throw DecodeError("unknown schedule")
         }
     }
@@ -297,6 +303,10 @@ extension ByteReader {
             let h = try habit(), f = try field(amountScale: 1)
             guard case .goal = f else { throw DecodeError("tag 12 holds a goal only") }
             return .set(h, f)
+        case 20:
+            let h = try habit(), d = try day(), f = try field(amountScale: 1)
+            guard HabitRule.fieldIndices.contains(f.index) else { throw DecodeError("only kind, goal, unit and schedule are set from a day") }
+            return .setFrom(h, d, f)
         case 3: return .delete(try habit())
         case 4: return .restore(try habit(), deleteOp: try opID())
         case let tag where tag == 5 || tag == 10:
@@ -512,6 +522,7 @@ extension HabitState {
             w.entryMeta(e)
             w.days(e.days)
         }
+        w.datedRegisters(entries)
         return w.bytes
     }
 
@@ -526,6 +537,56 @@ extension HabitState {
             let meta = try r.entryMeta()
             entries[id] = HabitEntry(meta: meta, days: try r.days())
         }
+        try r.datedRegisters(into: &entries)
         self.init(seen: seen, clock: clock, entries: entries)
+    }
+}
+
+// MARK: Dated rule registers
+
+extension ByteWriter {
+    /// The entries' dated registers (`HabitEntry.dated`), written after everything else of
+    /// a state or snapshot and only when some entry has one, so that the encoding of a
+    /// state without them is the one written before they existed (digests taken then still
+    /// match). Sorted by habit, then day and field.
+    public mutating func datedRegisters(_ entries: [HabitID: HabitEntry]) {
+        let holding = entries.filter { !$0.value.dated.isEmpty }.sorted { $0.key < $1.key }
+        guard !holding.isEmpty else { return }
+        varint(UInt64(holding.count))
+        for (id, e) in holding {
+            habit(id)
+            varint(UInt64(e.dated.count))
+            for (key, register) in e.dated.sorted(by: { $0.key < $1.key }) {
+                day(key.day); field(register.value); stamp(register.stamp)
+            }
+        }
+    }
+}
+
+extension ByteReader {
+    /// Reads what `ByteWriter.datedRegisters` wrote, when anything is left to read; each
+    /// habit named must be in `entries`, once, with its registers in order.
+    public mutating func datedRegisters(into entries: inout [HabitID: HabitEntry]) throws {
+        guard !isAtEnd else { return }
+        var previous: HabitID?
+        for _ in 0..<(try count(max: 1 << 24)) {
+            let id = try habit()
+            guard previous.map({ $0 < id }) ?? true, entries[id] != nil else { throw DecodeError("dated registers of an unknown habit") }
+            previous = id
+            var last: DatedField?
+            var dated: [DatedField: Register<FieldValue>] = [:]
+            let n = try count(max: 1 << 20)
+            guard n > 0 else { throw DecodeError("an empty list of dated registers") }
+            for _ in 0..<n {
+                let d = try day(), f = try field(amountScale: storedAmountScale), s = try stamp()
+                let key = DatedField(day: d, index: f.index)
+                guard HabitRule.fieldIndices.contains(f.index), last.map({ $0 < key }) ?? true else {
+                    throw DecodeError("dated registers out of order")
+                }
+                last = key
+                dated[key] = Register(value: f, stamp: s)
+            }
+            entries[id]!.dated = dated
+        }
     }
 }

@@ -58,6 +58,15 @@ public struct DayColumns: Hashable, Sendable {
         return c
     }
 
+    /// The same days with each day's progress read as at most `cap(day)` (nil: as it is).
+    func capped(by cap: (LocalDay) -> Int?) -> DayColumns {
+        var c = self
+        for i in 0..<progresses.count {
+            if let limit = cap(day(at: i)), progresses[i] > limit { c.progresses[i] = limit }
+        }
+        return c
+    }
+
     /// Days recorded.
     public var count: Int { ordinals.count }
     /// The sum of every day's progress.

@@ -12,6 +12,7 @@ extension Change {
         case .set(_, .archivedFrom(let d)): return d == nil ? "unarchive \(name)" : "archive \(name)"
         case .set(_, .position): return "move \(name)"
         case .set: return "edit \(name)"
+        case .setFrom(_, let d, _): return "edit \(name) from \(d)"
         case .delete: return "delete \(name)"
         case .restore: return "restore \(name)"
         case .progress(_, let d, let delta):
@@ -54,6 +55,11 @@ extension Change {
         switch self {
         case .create(_, let fields):
             try fields.validate()
+        case .setFrom(_, _, let value):
+            guard HabitRule.fieldIndices.contains(value.index) else {
+                throw CoreError.invalid("only kind, goal, unit and schedule can change from a day on")
+            }
+            try Change.set(habit, value).validate()
         case .set(_, let value):
             switch value {
             case .name(let s): try Validate.name(s)
@@ -94,6 +100,7 @@ extension Schedule {
         case .weekdays(let set) where !set.isEmpty && set.count < 7: return
         case .everyNDays(let n) where (2...365).contains(n): return
         case .perWeek(let n) where (1...6).contains(n): return
+        case .perMonth(let n) where (1...31).contains(n): return
         default: throw CoreError.invalid("schedule \(self) is out of range")
         }
     }

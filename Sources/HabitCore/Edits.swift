@@ -119,11 +119,64 @@ public enum Edits {
         return [.create(id, fields)]
     }
 
-    /// Changes a habit's fields to `fields`: one change per field that differs.
-    public static func update(_ habit: Habit, to fields: HabitFields, in state: HabitState) throws -> [Change] {
+    /// Changes a habit's fields to `fields`: one change per field that differs. The rule
+    /// fields (kind, goal, unit, schedule) change from `from` on, so that the days before it
+    /// keep the definition they were judged by; from the start (every day) when `from` is
+    /// nil or not after the start date. A rule field changed from a day holds on every day
+    /// from it on: its settings from later days are replaced too. A rule field that already
+    /// has the value on every day from `from` on gives no change.
+    public static func update(_ habit: Habit, to fields: HabitFields, from: LocalDay? = nil,
+                              in state: HabitState) throws -> [Change] {
         try fields.validate()
         if fields.name != habit.name { try ensureUnique(fields.name, in: state, except: habit.id) }
-        return zip(FieldValue.all(of: habit.fields), FieldValue.all(of: fields)).filter { $0 != $1 }.map { .set(habit.id, $1) }
+        // The habit with its history (a caller may hold it as defined on one day).
+        let current = state.habit(habit.id) ?? habit
+        let dated = state.entries[habit.id]?.dated ?? [:]
+        let day = from.flatMap { $0 > fields.startDate ? $0 : nil }
+        // The definitions in force on some day from `day` on.
+        let definitions = current.definitions
+        let affected = definitions.indices.filter { k in
+            day.map { k + 1 == definitions.count || definitions[k + 1].from > $0 } ?? true
+        }.map { definitions[$0].rule }
+        var changes: [Change] = []
+        for (old, new) in zip(FieldValue.all(of: current.fields), FieldValue.all(of: fields)) {
+            guard HabitRule.fieldIndices.contains(new.index) else {
+                if old != new { changes.append(.set(habit.id, new)) }
+                continue
+            }
+            var read = current.fields
+            let differs = affected.contains { rule in rule.apply(to: &read); return FieldValue.current(index: new.index, of: read) != new }
+            guard differs else { continue }
+            changes.append(day.map { .setFrom(habit.id, $0, new) } ?? .set(habit.id, new))
+            for (key, register) in dated.sorted(by: { $0.key < $1.key })
+            where key.index == new.index && key.day > (day ?? .earliest) && key.day != day && register.value != new {
+                changes.append(.setFrom(habit.id, key.day, new))
+            }
+        }
+        try validateDefinitions(habit.id, after: changes, from: day, in: state)
+        return changes
+    }
+
+    /// Throws when `changes` would leave a definition in force from `from` on (every one
+    /// when nil) whose fields do not go together (a limit habit counted per week, say).
+    static func validateDefinitions(_ id: HabitID, after changes: [Change], from: LocalDay?, in state: HabitState) throws {
+        guard var entry = state.entries[id] else { return }
+        let newest = Stamp(hlc: HLC(wallMillis: .max, counter: .max), device: DeviceID(hi: .max, lo: .max))
+        for change in changes {
+            switch change {
+            case .set(_, let value): entry.merge(value, newest)
+            case .setFrom(_, let d, let value): entry.mergeDated(d, value, newest)
+            default: break
+            }
+        }
+        let days = [from ?? .earliest] + entry.dated.keys.map(\.day).filter { $0 > (from ?? .earliest) }
+        for d in Set(days) {
+            var f = entry.fields
+            for i in HabitRule.fieldIndices { entry.ruleValue(index: i, on: d).apply(to: &f) }
+            do { try f.rule.validate() } catch let CoreError.invalid(why) where from != nil || d != .earliest {
+                throw CoreError.invalid("\(why) (the definition from \(max(d, from ?? d)))")
+            }
+        }
     }
 
     /// Adds `amount` (> 0) of progress; a skipped day is un-skipped (the habit was done after
@@ -132,6 +185,7 @@ public enum Edits {
     /// as done, 1/1.
     public static func checkIn(_ habit: Habit, on day: LocalDay, amount: Int, difficulty: Int? = nil,
                                today: LocalDay, in state: HabitState) throws -> [Change] {
+        let habit = habit.on(day)
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
         if habit.isYesNo && isDone(habit, on: day, in: state) {
@@ -154,6 +208,7 @@ public enum Edits {
     /// everything recorded before it in stamp order, on any device (see `toggle`).
     public static func uncheck(_ habit: Habit, on day: LocalDay, amount: Int, today: LocalDay,
                                in state: HabitState) throws -> [Change] {
+        let habit = habit.on(day)
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
         guard progress > 0 else { throw CoreError.invalid("nothing to take back: \(title(habit)) has no progress on \(day)") }
@@ -176,7 +231,8 @@ public enum Edits {
 
     /// Whether a yes/no habit's day (or any build habit's) holds its goal.
     public static func isDone(_ habit: Habit, on day: LocalDay, in state: HabitState) -> Bool {
-        habit.kind == .build && state.progress(habit.id, day) >= habit.goal
+        let habit = habit.on(day)
+        return habit.kind == .build && state.progress(habit.id, day) >= habit.goal
     }
 
     /// The space key: a yes/no habit's day toggles between done and not done (a skipped day
@@ -184,6 +240,7 @@ public enum Edits {
     /// habit gets one more unit (`Amount.scale`). A yes/no day is therefore as the last
     /// toggle in stamp order left it, whatever other devices recorded before that toggle.
     public static func toggle(_ habit: Habit, on day: LocalDay, today: LocalDay, in state: HabitState) throws -> [Change] {
+        let habit = habit.on(day)
         if habit.isYesNo && isDone(habit, on: day, in: state) && !state.isSkipped(habit.id, day) {
             return try uncheck(habit, on: day, amount: Amount.scale, today: today, in: state)
         }
@@ -197,7 +254,7 @@ public enum Edits {
     public static func setSkipped(_ habit: Habit, on day: LocalDay, _ skipped: Bool, today: LocalDay,
                                   in state: HabitState) throws -> [Change] {
         try checkDay(habit, day, today: today, allowFuture: true)
-        if skipped, !habit.schedule.isWeekly, !state.isSkipped(habit.id, day), !state.isDue(habit, on: day) {
+        if skipped, !habit.on(day).schedule.isQuota, !state.isSkipped(habit.id, day), !state.isDue(habit, on: day) {
             throw CoreError.invalid("\(title(habit)) is not due on \(day.weekday.shortName.capitalized) \(day) (\(habit.schedule)); nothing to skip")
         }
         return state.isSkipped(habit.id, day) == skipped ? [] : [.skip(habit.id, day, skipped)]

@@ -21,8 +21,8 @@ extension HabitState {
         let last = min(end, habit.lastActiveDay ?? end)
         guard last >= habit.startDate else { return [] }
         let columns = daysOf(habit)
-        // A weekly habit's last week is read whole (its skips to come change what it asks for).
-        let tableEnd = habit.schedule.isWeekly ? last.startOfWeek(settings.weekStart).adding(6) : last
+        // The last week and month are read whole (their skips to come change what they ask for).
+        let tableEnd = max(last.startOfWeek(settings.weekStart).adding(6), last.endOfMonth)
         let table = DayTable(columns, from: habit.startDate, to: tableEnd)
         var out: [DaySummary] = []
         out.reserveCapacity(table.progress.count)

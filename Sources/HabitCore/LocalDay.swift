@@ -106,6 +106,15 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
         return adding(-back)
     }
 
+    /// The first day of this day's calendar month.
+    public var startOfMonth: LocalDay { adding(1 - components.day) }
+
+    /// The last day of this day's calendar month.
+    public var endOfMonth: LocalDay {
+        let c = components
+        return adding(LocalDay.daysIn(month: c.month, year: c.year) - c.day)
+    }
+
     public static func < (a: LocalDay, b: LocalDay) -> Bool { a.ordinal < b.ordinal }
 
     static func daysIn(month: Int, year: Int) -> Int {

@@ -158,8 +158,13 @@ public enum FieldValue: Hashable, Sendable {
 public enum Change: Hashable, Sendable {
     /// A new habit with all its fields.
     case create(HabitID, HabitFields)
-    /// One field set (last writer wins per habit and field).
+    /// One field set (last writer wins per habit and field). A rule field (kind, goal,
+    /// unit, schedule) set so is its value from the start, before any dated setting.
     case set(HabitID, FieldValue)
+    /// A rule field (kind, goal, unit or schedule; see `HabitRule.fieldIndices`) set from
+    /// a day on: the days from it up to the field's next dated setting read this value
+    /// (last writer wins per habit, field and day).
+    case setFrom(HabitID, LocalDay, FieldValue)
     /// A tombstone: beats concurrent and later edits unless this exact delete is restored.
     case delete(HabitID)
     /// Cancels one delete operation (undo of a delete).
@@ -180,7 +185,7 @@ public enum Change: Hashable, Sendable {
     /// The habit the change is about.
     public var habit: HabitID {
         switch self {
-        case .create(let h, _), .set(let h, _), .delete(let h), .restore(let h, _),
+        case .create(let h, _), .set(let h, _), .setFrom(let h, _, _), .delete(let h), .restore(let h, _),
              .progress(let h, _, _), .setProgress(let h, _, _), .skip(let h, _, _), .rate(let h, _, _),
              .note(let h, _, _): return h
         }

@@ -16,10 +16,20 @@ public struct TargetDay: Hashable, Sendable {
 /// A habit as a backup or an import says it should be.
 public struct TargetHabit: Hashable, Sendable {
     public var id: HabitID
+    /// The fields; the rule fields are the newest definition's.
     public var fields: HabitFields
     public var days: [LocalDay: TargetDay]
-    public init(id: HabitID, fields: HabitFields, days: [LocalDay: TargetDay]) {
+    /// The definitions before the newest one with the newest (see `Habit.definitions`),
+    /// oldest first; empty when the rule fields hold on every day.
+    public var definitions: [DatedRule]
+    public init(id: HabitID, fields: HabitFields, days: [LocalDay: TargetDay], definitions: [DatedRule] = []) {
         self.id = id; self.fields = fields; self.days = days
+        self.definitions = definitions.count > 1 ? definitions : []
+    }
+
+    /// The habit the target describes, with its definitions.
+    public var habit: Habit {
+        definitions.isEmpty ? Habit(id: id, fields: fields) : Habit(id: id, fields: fields, definitions: definitions)
     }
 
     /// Every existing habit of a state with its recorded days.
@@ -30,7 +40,7 @@ public struct TargetHabit: Hashable, Sendable {
                 let t = TargetDay(progress: rec.progress, skipped: rec.isSkipped, difficulty: rec.rating, note: rec.note)
                 if !t.isEmpty { days[day] = t }
             }
-            return TargetHabit(id: h.id, fields: h.fields, days: days)
+            return TargetHabit(id: h.id, fields: h.fields, days: days, definitions: h.hasHistory ? h.definitions : [])
         }
     }
 }
@@ -98,18 +108,28 @@ public enum Reconcile {
                     }
                 }
                 let have = entry.effectiveFields
+                let histories = entry.habit(t.id).definitions != t.habit.definitions
                 if mode == .replace {
-                    for (a, b) in zip(FieldValue.all(of: have), FieldValue.all(of: t.fields)) where a != b {
+                    // Rule fields go through `definitions` when either side has a history.
+                    let dated = !entry.dated.isEmpty || !t.definitions.isEmpty
+                    for (a, b) in zip(FieldValue.all(of: have), FieldValue.all(of: t.fields))
+                    where a != b && !(dated && HabitRule.fieldIndices.contains(b.index)) {
                         r.changes.append(.set(t.id, b)); r.fieldsChanged += 1
                     }
-                } else if have != t.fields && !entry.isDeleted {
+                    if dated && histories {
+                        r.changes += definitions(t, over: entry); r.fieldsChanged += 1
+                    }
+                } else if (have != t.fields || histories) && !entry.isDeleted {
                     let differing = zip(FieldValue.all(of: have), FieldValue.all(of: t.fields)).filter { $0 != $1 }.count
                     r.kept.append("\(label): kept this device's fields (\(differing) differ from the source)")
                 }
             } else {
                 var f = t.fields
                 if mode != .replace { f.name = uniqueName(f.name, taken: &taken, renamed: &r.renamed) }
+                // Created with its first definition; the later ones from their days.
+                t.definitions.first?.rule.apply(to: &f)
                 r.changes.append(.create(t.id, f)); r.created += 1
+                r.changes += definitions(t, over: entry)
                 // A create without an order key leaves that register as it is (see
                 // `HabitState.apply`): a key written here before the create is cleared.
                 if f.position == nil, entry?.fields.position != nil { r.changes.append(.set(t.id, .position(nil))) }
@@ -120,6 +140,33 @@ public enum Reconcile {
             days(t, entry: entry, mode: mode, label: label, into: &r)
         }
         return r
+    }
+
+    /// The changes that make every day read the target's definitions over what `entry`
+    /// holds: the first definition as the fields' own values (when the entry has other
+    /// ones), and each rule field set from each day a definition starts or the entry has a
+    /// dated register, to what the target says is in force then.
+    static func definitions(_ t: TargetHabit, over entry: HabitEntry?) -> [Change] {
+        let target = t.habit
+        var out: [Change] = []
+        if let entry, entry.created != nil {
+            var first = entry.fields
+            target.definitions[0].rule.apply(to: &first)
+            for i in HabitRule.fieldIndices {
+                let value = FieldValue.current(index: i, of: first)
+                if value != FieldValue.current(index: i, of: entry.fields) { out.append(.set(t.id, value)) }
+            }
+        }
+        let days = Set(target.definitions.dropFirst().map(\.from) + (entry?.dated.keys.map(\.day) ?? [])).sorted()
+        for day in days {
+            var read = target.fields
+            target.rule(on: day).apply(to: &read)
+            for i in HabitRule.fieldIndices {
+                let value = FieldValue.current(index: i, of: read)
+                if entry?.dated[DatedField(day: day, index: i)]?.value != value { out.append(.setFrom(t.id, day, value)) }
+            }
+        }
+        return out
     }
 
     private static func days(_ t: TargetHabit, entry: HabitEntry?, mode: ReconcileMode, label: String,

@@ -35,38 +35,52 @@ public struct HabitSummary: Hashable, Sendable {
     public let bestStreak: Int
     /// Loop Habit Tracker's score, 0–1.
     public let strength: Double
-    /// For N-per-week habits: the days of the day's week up to it that succeeded (not
-    /// skipped), and what the week asks for (min(N, its days not skipped and active); see
-    /// Rules). Nil for other schedules.
+    /// For N-per-week (N-per-month) habits: the days of the day's week (month) up to it
+    /// that succeeded (not skipped), and what the period asks for (min(N, its days not
+    /// skipped and active); see `periodTally`). Nil for other schedules.
     public var weekDone: Int? = nil
     public var weekQuota: Int? = nil
 
     public subscript<T>(dynamicMember path: KeyPath<DayLine, T>) -> T { line[keyPath: path] }
+
+    /// The period `weekDone` and `weekQuota` count, abbreviated as the list shows it: "wk"
+    /// (N per week) or "mo" (N per month).
+    public var periodAbbreviation: String { line.habit.schedule.period == .month ? "mo" : "wk" }
 }
 
 extension HabitState {
-    /// A habit's recorded days as the rules read them, fetched once per rule evaluation.
-    /// A habit's days as the rules read them (a yes/no habit's progress at most its goal).
+    /// A habit's recorded days as the rules read them, fetched once per rule evaluation
+    /// (a yes/no habit's progress at most its goal).
     func daysOf(_ habit: Habit) -> DayColumns { asRead(habit, entries[habit.id]?.columns ?? DayColumns()) }
 
-    /// A habit's columns as the rules read them (a yes/no habit's days capped at its goal).
-    func asRead(_ habit: Habit, _ days: DayColumns) -> DayColumns { habit.isYesNo ? days.capped(at: habit.goal) : days }
+    /// A habit's columns as the rules read them: each day of a yes/no definition capped at
+    /// its goal.
+    func asRead(_ habit: Habit, _ days: DayColumns) -> DayColumns {
+        guard habit.hasHistory else { return habit.isYesNo ? days.capped(at: habit.goal) : days }
+        return days.capped { day in let h = habit.on(day); return h.isYesNo ? h.goal : nil }
+    }
 
-    /// Whether the habit is due on `day`: active, on a scheduled day; for N-per-week
-    /// habits, while fewer than N days of that week before `day` succeeded (so the day that
-    /// meets the quota is due, and a success after it in the same week is not).
+    /// Whether the habit is due on `day`, by the definition in force that day: active, on a
+    /// scheduled day; for N-per-week (N-per-month) habits, while fewer than N days of that
+    /// week (month) before `day` succeeded (so the day that meets the quota is due, and a
+    /// success after it in the same period is not).
     public func isDue(_ habit: Habit, on day: LocalDay, settings: RuleSettings = .init()) -> Bool {
         isDue(habit, on: day, settings: settings, days: daysOf(habit))
     }
 
     func isDue(_ habit: Habit, on day: LocalDay, settings: RuleSettings, days: DayColumns) -> Bool {
         guard habit.isActive(on: day) else { return false }
-        guard case .perWeek(let n) = habit.schedule else { return habit.isScheduledDay(day) }
+        let defined = habit.on(day)
+        guard let n = defined.schedule.quota else { return defined.isScheduledDay(day) }
+        let period = defined.schedule.period
         var before = 0
-        var d = max(day.startOfWeek(settings.weekStart), habit.startDate)
+        var d = max(period.start(of: day, weekStart: settings.weekStart), habit.startDate)
         while d < day {
-            let o = outcome(habit, days, d)
-            if o.success && !o.skipped { before += 1 }
+            let h = habit.on(d)
+            if h.schedule.period == period {
+                let o = outcome(h, days, d)
+                if o.success && !o.skipped { before += 1 }
+            }
             d = d.adding(1)
         }
         return before < n
@@ -115,7 +129,11 @@ extension HabitState {
     public func dayLine(_ habit: Habit, on day: LocalDay, today: LocalDay, settings: RuleSettings = .init(),
                         recentDays: Int = Self.recentDays) -> DayLine {
         // The last eight weeks first (most streaks broke within them), then the whole window.
-        for window in recentDays > Self.firstWindowDays ? [Self.firstWindowDays, recentDays] : [recentDays] {
+        // Read whole when definitions changed or months are counted (a window could cut a
+        // period in two).
+        let windows = habit.hasHistory || habit.schedule.period == .month ? []
+            : recentDays > Self.firstWindowDays ? [Self.firstWindowDays, recentDays] : [recentDays]
+        for window in windows {
             let from = day.adding(-window).startOfWeek(settings.weekStart)
             guard from > habit.startDate else { break }
             let days = asRead(habit, entries[habit.id]?.recentColumns(from: from) ?? DayColumns())
@@ -129,59 +147,97 @@ extension HabitState {
                        streak: streaks(habit, asOf: day, today: today, settings: settings, days: days).current)
     }
 
-    /// The day's values read from `days` (which hold at least the week of `day`).
+    /// The day's values read from `days` (which hold at least the week or month of `day`),
+    /// judged by the definition in force that day (the line's habit is the habit so defined).
     func dayLine(_ habit: Habit, on day: LocalDay, settings: RuleSettings, days: DayColumns, streak: Int) -> DayLine {
         let at = days.index(of: day)
         let progress = at.map { days.progress(at: $0) } ?? 0
         let skipped = at.map { days.isSkipped(at: $0) } ?? false
-        let verdict = DayVerdict(habit, progress: progress, skipped: skipped,
+        let defined = habit.on(day)
+        let verdict = DayVerdict(defined, progress: progress, skipped: skipped,
                                  scheduled: isDue(habit, on: day, settings: settings, days: days))
-        return DayLine(habit: habit, day: day, scheduled: verdict.scheduled, progress: progress, completed: verdict.completed,
+        return DayLine(habit: defined, day: day, scheduled: verdict.scheduled, progress: progress, completed: verdict.completed,
                        skipped: skipped, difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
-                       streak: streak, streakUnit: habit.schedule.streakUnit)
+                       streak: streak, streakUnit: defined.schedule.streakUnit)
     }
 
-    /// An N-per-week habit's week that holds `day`, counted through `day`; nil for other schedules.
+    /// An N-per-week (N-per-month) habit's week (month) that holds `day`, counted through
+    /// `day`; nil when the definition in force on `day` has fixed days.
     func weekOf(_ habit: Habit, holding day: LocalDay, settings: RuleSettings, days: DayColumns) -> (done: Int, required: Int)? {
-        guard habit.schedule.isWeekly else { return nil }
-        let weekStart = day.startOfWeek(settings.weekStart)
-        return weekTally(habit, DayTable(days, from: weekStart, to: weekStart.adding(6)), weekStart: weekStart, through: day)
+        let period = habit.on(day).schedule.period
+        guard period != .day else { return nil }
+        let start = period.start(of: day, weekStart: settings.weekStart)
+        let end = period.end(of: day, weekStart: settings.weekStart)
+        return periodTally(habit, DayTable(days, from: start, to: end), period: period, start: start, through: day,
+                           weekStart: settings.weekStart)
     }
 
     /// Walks a habit's days from its start date through `last` (the end of `days` when nil),
-    /// judging each one, with `today` the day in progress (the days before it are over).
-    /// The one place that counts an N-per-week habit's successes within its week.
+    /// judging each one by the definition in force that day, with `today` the day in
+    /// progress (the days before it are over). The one place that counts an N-per-week
+    /// (N-per-month) habit's successes within its week (month). `days` must reach the end
+    /// of the period that holds `last`.
     func judgeDays(_ habit: Habit, _ days: DayTable, through last: LocalDay? = nil, today: LocalDay,
                    settings: RuleSettings, _ body: (LocalDay, DayVerdict) -> Void) {
-        var weekSuccesses = 0
-        var currentWeek = habit.startDate.startOfWeek(settings.weekStart)
-        var weekShort = false
+        var periodSuccesses = 0
+        var currentPeriod: (SchedulePeriod, LocalDay)?
+        var periodShort = false
+        var cursor = DefinitionCursor(habit)
         var d = habit.startDate
         let count = last.map { min(days.progress.count, habit.startDate.days(to: $0) + 1) } ?? days.progress.count
         for i in 0..<max(0, count) {
+            let h = cursor.at(d)
             let scheduled: Bool
-            if case .perWeek(let n) = habit.schedule {
-                let w = d.startOfWeek(settings.weekStart)
-                if w != currentWeek || i == 0 {
-                    currentWeek = w; weekSuccesses = 0
-                    // A week that is over and fell short of what it asks for: its open days are misses.
-                    if w.adding(6) < today {
-                        let tally = weekTally(habit, days, weekStart: w, through: w.adding(6))
-                        weekShort = tally.done < tally.required
+            if let n = h.schedule.quota {
+                let period = h.schedule.period
+                let start = period.start(of: d, weekStart: settings.weekStart)
+                if currentPeriod.map({ $0 != (period, start) }) ?? true {
+                    currentPeriod = (period, start); periodSuccesses = 0
+                    // A period that is over and fell short of what it asks for: its open days are misses.
+                    let end = period.end(of: d, weekStart: settings.weekStart)
+                    if end < today {
+                        let tally = periodTally(habit, days, period: period, start: start, through: end, weekStart: settings.weekStart)
+                        periodShort = tally.done < tally.required
                     } else {
-                        weekShort = false
+                        periodShort = false
                     }
                 }
-                scheduled = weekSuccesses < n
+                scheduled = periodSuccesses < n
             } else {
-                scheduled = habit.isScheduledDay(d)
+                currentPeriod = nil
+                scheduled = h.isScheduledDay(d)
             }
-            let v = DayVerdict(habit, progress: days.progress[i], skipped: days.skipped[i], scheduled: scheduled,
-                               over: d < today, weekShort: weekShort)
-            if habit.schedule.isWeekly && v.completed { weekSuccesses += 1 }
+            let v = DayVerdict(h, progress: days.progress[i], skipped: days.skipped[i], scheduled: scheduled,
+                               over: d < today, weekShort: periodShort)
+            if h.schedule.isQuota && v.completed { periodSuccesses += 1 }
             body(d, v)
             d = d.adding(1)
         }
+    }
+}
+
+/// A habit read day by day, forwards: the habit as defined on each day asked, without
+/// searching its definitions again for each day of one definition.
+struct DefinitionCursor {
+    let habit: Habit
+    private var current: Habit
+    private var valid: Range<Int>
+
+    init(_ habit: Habit) {
+        self.habit = habit; current = habit
+        valid = habit.hasHistory ? 0..<0 : Int.min..<Int.max
+    }
+
+    /// The habit as defined on `day` (see `Habit.on`).
+    mutating func at(_ day: LocalDay) -> Habit {
+        if valid.contains(day.ordinal) { return current }
+        let defs = habit.definitions
+        let i = defs.lastIndex(where: { $0.from <= day }) ?? 0
+        let lower = i == 0 ? Int.min : defs[i].from.ordinal
+        let upper = i + 1 < defs.count ? defs[i + 1].from.ordinal : Int.max
+        current = habit.on(day)
+        valid = min(lower, day.ordinal)..<max(upper, day.ordinal + 1)
+        return current
     }
 }
 
@@ -210,6 +266,8 @@ struct DayTable {
 /// How the rules judge one habit-day: the one definition of completed, exceeded, due and
 /// earning XP, which the list, the history, streaks and XP all read.
 struct DayVerdict {
+    /// The habit as defined on that day (see `Habit.on`).
+    let habit: Habit
     /// Due that day (N-per-week habits: while the week's quota was not met before it).
     let scheduled: Bool
     /// Succeeded and not skipped: a skipped day is never completed, whatever its progress.
@@ -227,31 +285,39 @@ struct DayVerdict {
     let missed: Bool
 
     init(_ habit: Habit, progress: Int, skipped: Bool, scheduled: Bool, over: Bool = false, weekShort: Bool = false) {
+        self.habit = habit
         self.scheduled = scheduled
         completed = !skipped && habit.succeeds(progress: progress)
         exceeded = !skipped && habit.kind == .limit && progress > habit.goal
-        obligated = scheduled && !skipped && !habit.schedule.isWeekly
+        obligated = scheduled && !skipped && !habit.schedule.isQuota
         earnsXP = scheduled && completed
         let open = over && !completed && !skipped
-        missed = open && (habit.schedule.isWeekly ? weekShort : scheduled)
+        missed = open && (habit.schedule.isQuota ? weekShort : scheduled)
     }
 }
 
-/// An N-per-week habit's week (from `weekStart`): the days of it up to `through` that
-/// succeeded and are not skipped, and what the week asks for: min(N, its days that are not
-/// skipped and within the habit's active dates). The one count the streak, the list's
-/// `1/3 this wk` and the week grid's misses share. `table` must cover the whole week.
-func weekTally(_ habit: Habit, _ table: DayTable, weekStart: LocalDay, through: LocalDay) -> (done: Int, required: Int) {
-    guard case .perWeek(let n) = habit.schedule else { return (0, 0) }
-    let weekEnd = weekStart.adding(6)
-    var available = 0, done = 0
-    var d = max(weekStart, habit.startDate)
-    let last = min(weekEnd, habit.lastActiveDay ?? weekEnd)
+/// An N-per-week (N-per-month) habit's week (month) from `start`: the days of it up to
+/// `through` that succeeded and are not skipped, and what the period asks for: min(N, its
+/// days that are not skipped, within the habit's active dates and under a definition that
+/// counts the same period), N being the one in force on the last such day. Each day
+/// succeeds by its own definition. The one count the streak, the list's `1/3 this wk` and
+/// the week grid's misses share. `table` must cover the whole period.
+func periodTally(_ habit: Habit, _ table: DayTable, period: SchedulePeriod, start: LocalDay, through: LocalDay,
+                 weekStart: Weekday) -> (done: Int, required: Int) {
+    let periodEnd = period.end(of: start, weekStart: weekStart)
+    var available = 0, done = 0, n = 0
+    var d = max(start, habit.startDate)
+    let last = min(periodEnd, habit.lastActiveDay ?? periodEnd)
+    var cursor = DefinitionCursor(habit)
     while d <= last {
-        let o = outcome(habit, table, d)
-        if !o.skipped {
-            available += 1
-            if d <= through && o.success { done += 1 }
+        let h = cursor.at(d)
+        if h.schedule.period == period, let quota = h.schedule.quota {
+            let o = outcome(h, table, d)
+            if !o.skipped {
+                available += 1
+                n = quota
+                if d <= through && o.success { done += 1 }
+            }
         }
         d = d.adding(1)
     }

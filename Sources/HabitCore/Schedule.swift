@@ -10,8 +10,10 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
     case everyNDays(Int)
     /// `n` times in each week (1–7), on any days.
     case perWeek(Int)
+    /// `n` times in each calendar month (1–31), on any days.
+    case perMonth(Int)
 
-    /// Parses `daily`, `weekdays`, `weekends`, `mon,wed,fri`, `every:3`, `3/week`.
+    /// Parses `daily`, `weekdays`, `weekends`, `mon,wed,fri`, `every:3`, `3/week`, `10/month`.
     public init(parsing text: String) throws {
         let t = text.trimmingBlanks.lowercased()
         switch t {
@@ -34,12 +36,19 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
             self = n == 7 ? .daily : .perWeek(n)
             return
         }
+        if t.hasSuffix("/month") {
+            guard let n = Int(t.dropLast(6)), (1...31).contains(n) else {
+                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): N/month needs a whole number N from 1 to 31")
+            }
+            self = .perMonth(n)
+            return
+        }
         var days = Set<Weekday>()
         let parts = t.split(separator: ",", omittingEmptySubsequences: false)
         for (i, part) in parts.enumerated() {
             guard let d = Weekday(name: part.trimmingBlanks) else {
                 throw CoreError.invalid("schedule \(Sanitize.quoted(text)) not understood\(Self.suggestion(parts, wrong: i)): "
-                                        + "use daily, weekdays, weekends, mon,wed,fri, every:3 or 3/week")
+                                        + "use daily, weekdays, weekends, mon,wed,fri, every:3, 3/week or 10/month")
             }
             days.insert(d)
         }
@@ -67,6 +76,7 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
             return set.sorted().map(\.shortName).joined(separator: ",")
         case .everyNDays(let n): return "every:\(n)"
         case .perWeek(let n): return "\(n)/week"
+        case .perMonth(let n): return "\(n)/month"
         }
     }
 
@@ -77,20 +87,68 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         case .weekdays(let set): return (set.count, 7)
         case .everyNDays(let n): return (1, n)
         case .perWeek(let n): return (n, 7)
+        case .perMonth(let n): return (n, 30)
         }
     }
 
-    /// True for schedules whose streaks count weeks instead of days.
+    /// True for N-per-week schedules.
     public var isWeekly: Bool { if case .perWeek = self { return true } else { return false } }
 
     /// What a streak on this schedule counts, plural: "weeks" for N-per-week habits,
+    /// "months" for N-per-month habits,
     /// "occurrences" for every-N-days habits (a streak of 4 every 3 days spans 12 days),
     /// "days" otherwise (each due day in a row).
     public var streakUnit: String {
         switch self {
         case .perWeek: return "weeks"
+        case .perMonth: return "months"
         case .everyNDays(let n) where n > 1: return "occurrences"
         default: return "days"
+        }
+    }
+
+    /// The period a schedule's streaks count: days for schedules with fixed days, weeks for
+    /// N per week, months for N per month.
+    public var period: SchedulePeriod {
+        switch self {
+        case .perWeek: .week
+        case .perMonth: .month
+        default: .day
+        }
+    }
+
+    /// True for schedules with a quota per period (N per week or per month) instead of
+    /// fixed days: no single day is an obligation.
+    public var isQuota: Bool { period != .day }
+
+    /// The quota of a period for N-per-week and N-per-month schedules; nil for others.
+    public var quota: Int? {
+        switch self {
+        case .perWeek(let n), .perMonth(let n): n
+        default: nil
+        }
+    }
+}
+
+/// The unit a habit's streak counts.
+public enum SchedulePeriod: Hashable, Sendable {
+    case day, week, month
+
+    /// The first day of the period holding `day` (itself for days).
+    public func start(of day: LocalDay, weekStart: Weekday) -> LocalDay {
+        switch self {
+        case .day: day
+        case .week: day.startOfWeek(weekStart)
+        case .month: day.startOfMonth
+        }
+    }
+
+    /// The last day of the period holding `day` (itself for days).
+    public func end(of day: LocalDay, weekStart: Weekday) -> LocalDay {
+        switch self {
+        case .day: day
+        case .week: day.startOfWeek(weekStart).adding(6)
+        case .month: day.endOfMonth
         }
     }
 }

@@ -281,6 +281,15 @@ final class LazyDays: @unchecked Sendable {
     }
 }
 
+/// Where a dated register of a rule field sits (see `Change.setFrom`): its first day and
+/// the field's register index. Ordered by day, then field.
+public struct DatedField: Hashable, Comparable, Sendable {
+    public let day: LocalDay
+    public let index: Int
+    public init(day: LocalDay, index: Int) { self.day = day; self.index = index }
+    public static func < (a: DatedField, b: DatedField) -> Bool { (a.day, a.index) < (b.day, b.index) }
+}
+
 /// Everything known about one habit: field registers, tombstones and days.
 public struct HabitEntry: Sendable {
     /// The create operation's stamp; nil while only later edits have arrived.
@@ -289,6 +298,10 @@ public struct HabitEntry: Sendable {
     public var fields: HabitFields
     /// One stamp per field register (see `FieldValue.index`).
     public var fieldStamps: FieldStamps
+    /// The rule fields' dated registers (`Change.setFrom`), last writer wins per field and
+    /// day: a day reads each rule field from the latest register dated on or before it, or
+    /// from `fields` when none is.
+    public var dated: [DatedField: Register<FieldValue>] = [:]
     /// Delete operations seen, and delete operations cancelled by a restore.
     public var deletes: Set<OpID> = []
     public var restores: Set<OpID> = []
@@ -301,9 +314,9 @@ public struct HabitEntry: Sendable {
     }
 
     /// An entry whose days are loaded from `source` when first needed.
-    public init(created: Stamp?, fields: HabitFields, fieldStamps: FieldStamps, deletes: Set<OpID>,
-                restores: Set<OpID>, days source: DaySource?) {
-        self.created = created; self.fields = fields; self.fieldStamps = fieldStamps
+    public init(created: Stamp?, fields: HabitFields, fieldStamps: FieldStamps, dated: [DatedField: Register<FieldValue>] = [:],
+                deletes: Set<OpID>, restores: Set<OpID>, days source: DaySource?) {
+        self.created = created; self.fields = fields; self.fieldStamps = fieldStamps; self.dated = dated
         self.deletes = deletes; self.restores = restores
         lazyDays = source.map { LazyDays(source: $0, pending: []) }
     }
@@ -363,16 +376,51 @@ public struct HabitEntry: Sendable {
     ///   habit is a build habit (the schedule is newer) or a daily limit habit (the kind is);
     /// - a build habit with goal 0: its goal is read as 1 (one unit);
     /// - an archive date before the start date: read as the start date (tracked on no day).
-    public var effectiveFields: HabitFields {
+    /// A dated definition is resolved the same way, with the stamps of the registers in force.
+    public var effectiveFields: HabitFields { Self.resolved(fields, fieldStamps) }
+
+    static func resolved(_ fields: HabitFields, _ stamps: FieldStamps) -> HabitFields {
         var f = fields
-        if f.kind == .limit, f.schedule.isWeekly {
-            let kindStamp = fieldStamps[FieldValue.kind(.build).index]
-            let scheduleStamp = fieldStamps[FieldValue.schedule(.daily).index]
+        if f.kind == .limit, f.schedule.isQuota {
+            let kindStamp = stamps[FieldValue.kind(.build).index]
+            let scheduleStamp = stamps[FieldValue.schedule(.daily).index]
             if let k = kindStamp, scheduleStamp.map({ k > $0 }) ?? true { f.schedule = .daily } else { f.kind = .build }
         }
         if f.kind == .build, f.goal < 1 { f.goal = Amount.scale }
         if let a = f.archivedFrom, a < f.startDate { f.archivedFrom = f.startDate }
         return f
+    }
+
+    /// The habit as every rule and screen reads it: `effectiveFields`, with the history of
+    /// definitions the dated registers make (each resolved as `effectiveFields` is). A
+    /// definition from the start date or earlier replaces the ones before it, and a day that
+    /// changes nothing starts no definition.
+    public func habit(_ id: HabitID) -> Habit {
+        let base = effectiveFields
+        guard !dated.isEmpty else { return Habit(id: id, fields: base) }
+        var raw = fields, stamps = fieldStamps
+        var definitions = [DatedRule(from: .earliest, rule: base.rule)]
+        let sorted = dated.sorted { $0.key < $1.key }
+        var i = 0
+        while i < sorted.count {
+            let day = sorted[i].key.day
+            while i < sorted.count && sorted[i].key.day == day {
+                sorted[i].value.value.apply(to: &raw)
+                stamps[sorted[i].key.index] = sorted[i].value.stamp
+                i += 1
+            }
+            let rule = Self.resolved(raw, stamps).rule
+            if day <= base.startDate { definitions = [DatedRule(from: .earliest, rule: rule)] }
+            else if rule != definitions[definitions.count - 1].rule { definitions.append(DatedRule(from: day, rule: rule)) }
+        }
+        return Habit(id: id, fields: base, definitions: definitions)
+    }
+
+    /// The value a rule field's registers give `day` (before the resolution of
+    /// `effectiveFields`): the latest dated register on or before it, else the field's own.
+    public func ruleValue(index: Int, on day: LocalDay) -> FieldValue {
+        let key = dated.keys.filter { $0.index == index && $0.day <= day }.max()
+        return key.flatMap { dated[$0]?.value } ?? FieldValue.current(index: index, of: fields)
     }
 
     /// True when some delete has not been cancelled by a restore.
@@ -382,6 +430,13 @@ public struct HabitEntry: Sendable {
         if let old = fieldStamps[value.index], old >= stamp { return }
         value.apply(to: &fields)
         fieldStamps[value.index] = stamp
+    }
+
+    /// Folds a rule field set from `day` on into its dated register (last writer wins).
+    mutating func mergeDated(_ day: LocalDay, _ value: FieldValue, _ stamp: Stamp) {
+        guard HabitRule.fieldIndices.contains(value.index) else { return }
+        let key = DatedField(day: day, index: value.index)
+        if var r = dated[key] { r.merge(value, stamp); dated[key] = r } else { dated[key] = Register(value: value, stamp: stamp) }
     }
 
     /// Folds a day-level change without decoding days that were not decoded yet.
@@ -398,11 +453,11 @@ public struct HabitEntry: Sendable {
 
 extension HabitEntry: Hashable {
     public static func == (a: HabitEntry, b: HabitEntry) -> Bool {
-        a.created == b.created && a.fields == b.fields && a.fieldStamps == b.fieldStamps
+        a.created == b.created && a.fields == b.fields && a.fieldStamps == b.fieldStamps && a.dated == b.dated
             && a.deletes == b.deletes && a.restores == b.restores && a.days == b.days
     }
     public func hash(into h: inout Hasher) {
-        h.combine(created); h.combine(fields); h.combine(fieldStamps); h.combine(deletes); h.combine(restores)
+        h.combine(created); h.combine(fields); h.combine(fieldStamps); h.combine(dated); h.combine(deletes); h.combine(restores)
         h.combine(days)
     }
 }
@@ -447,6 +502,8 @@ public struct HabitState: Hashable, Sendable {
             }
         case .set(let h, let value):
             entries[h, default: HabitEntry()].merge(value, stamp)
+        case .setFrom(let h, let day, let value):
+            entries[h, default: HabitEntry()].mergeDated(day, value, stamp)
         case .delete(let h):
             entries[h, default: HabitEntry()].deletes.insert(op.id)
         case .restore(let h, let deleteOp):
@@ -468,7 +525,7 @@ public struct HabitState: Hashable, Sendable {
     /// A habit that exists: created and not deleted (archived habits included).
     public func habit(_ id: HabitID) -> Habit? {
         guard let e = entries[id], e.created != nil, !e.isDeleted else { return nil }
-        return Habit(id: id, fields: e.effectiveFields)
+        return e.habit(id)
     }
 
     /// All existing habits (archived included), in the user's order: habits moved with
@@ -476,7 +533,7 @@ public struct HabitState: Hashable, Sendable {
     public var habits: [Habit] {
         entries.compactMap { id, e -> (Stamp, Habit)? in
             guard let c = e.created, !e.isDeleted else { return nil }
-            return (c, Habit(id: id, fields: e.effectiveFields))
+            return (c, e.habit(id))
         }
         .sorted { HabitState.ordered(($0.1.fields.position, $0.0, $0.1.id), ($1.1.fields.position, $1.0, $1.1.id)) }
         .map(\.1)
@@ -487,7 +544,7 @@ public struct HabitState: Hashable, Sendable {
     public func habits(namedLowercased lowercasedName: String) -> [Habit] {
         var found: [Habit] = []
         for (id, e) in entries where e.created != nil && e.fields.name.lowercased() == lowercasedName && !e.isDeleted {
-            found.append(Habit(id: id, fields: e.effectiveFields))
+            found.append(e.habit(id))
         }
         return found
     }

@@ -15,13 +15,18 @@ extension HabitState {
         -> (current: Int, best: Int)
     {
         let runs = streakRuns(habit, asOf: asOf, today: today, settings: settings, days: recorded)
-        return (runs.last(where: \.isCurrent)?.length ?? 0, runs.map(\.length).max() ?? 0)
+        // The best among runs counted in the unit of the definition in force on `asOf`.
+        let unit = habit.on(asOf).schedule.period
+        return (runs.last(where: \.isCurrent)?.length ?? 0, runs.filter { $0.period == unit }.map(\.length).max() ?? 0)
     }
 
-    /// Every streak up to `asOf`, oldest first, by the streak rules: days (weeks for
-    /// N-per-week habits) that succeeded in a row, skipped days neither counting nor
-    /// breaking, today pending (a limit habit's today neither counts nor breaks until it is
-    /// over). The last run is flagged current when it has not been broken.
+    /// Every streak up to `asOf`, oldest first, by the streak rules: days (weeks, months for
+    /// N-per-week, N-per-month habits) that succeeded in a row, skipped days neither
+    /// counting nor breaking, today pending (a limit habit's today neither counts nor breaks
+    /// until it is over). Each day and period is judged by the definition in force then; a
+    /// change of definition does not break a streak, but a change of the unit it counts ends
+    /// the run (a new one starts in the new unit). The last run is flagged current when it
+    /// has not been broken.
     func streakRuns(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns)
         -> [StreakRun]
     {
@@ -30,55 +35,59 @@ extension HabitState {
 
     /// The streak rules' walk, from the habit's start or, with `from`, from the start of the
     /// week that holds `from` (days and weeks before it are not looked at). `broke` tells
-    /// whether a day or week in the walk broke a streak: then the current run began after
-    /// that break, and a walk from the habit's start would end with the same current run
-    /// (each day's, and each week's, outcome depends on that day or week alone).
+    /// whether a day or period in the walk ended a streak: then the current run began after
+    /// that, and a walk from the habit's start would end with the same current run (each
+    /// day's, and each period's, outcome depends on that day or period alone).
     func streakWalk(_ habit: Habit, asOf: LocalDay, today: LocalDay, settings: RuleSettings, days recorded: DayColumns,
                     from: LocalDay?) -> (runs: [StreakRun], broke: Bool)
     {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
         guard end >= habit.startDate else { return ([], false) }
         let first = max(habit.startDate, from?.startOfWeek(settings.weekStart) ?? habit.startDate)
-        // Weekly habits look at the whole week that holds `end` (its skips count).
-        let days = DayTable(recorded, from: first, to: end.startOfWeek(settings.weekStart).adding(6))
+        // Periods look at the whole week or month that holds `end` (its skips count).
+        let tableEnd = max(end.startOfWeek(settings.weekStart).adding(6), end.endOfMonth)
+        let days = DayTable(recorded, from: first, to: tableEnd)
         var runs: [StreakRun] = []
-        var run = 0, runStart = first, runEnd = first
+        var run = 0, runStart = first, runEnd = first, runPeriod = SchedulePeriod.day
         var broke = false
         func close(current: Bool) {
-            if run > 0 { runs.append(StreakRun(start: runStart, end: runEnd, length: run, isCurrent: current)) }
+            if run > 0 { runs.append(StreakRun(start: runStart, end: runEnd, length: run, isCurrent: current, period: runPeriod)) }
             if !current { broke = true }
             run = 0
         }
-        if habit.schedule.isWeekly {
-            var weekStart = first.startOfWeek(settings.weekStart)
-            while weekStart <= end {
-                let weekEnd = weekStart.adding(6)
-                let week = weekTally(habit, days, weekStart: weekStart, through: end)
-                if week.required > 0 {
-                    if week.done >= week.required {
-                        if run == 0 { runStart = max(weekStart, habit.startDate) }
-                        run += 1
-                        runEnd = min(weekEnd, end)
-                    } else if weekEnd < today { close(current: false) }
-                    // else: the week is still running: neither counts nor breaks.
-                }
-                weekStart = weekStart.adding(7)
-            }
-            close(current: true)
-            return (runs, broke)
+        func succeed(_ start: LocalDay, _ last: LocalDay, _ period: SchedulePeriod) {
+            if run > 0 && runPeriod != period { close(current: false) }
+            if run == 0 { runStart = start; runPeriod = period }
+            run += 1
+            runEnd = last
         }
-        // A limit day is settled only once it is over: today it neither counts nor breaks.
-        let settledBefore = habit.kind == .limit ? today : .latest
+        var cursor = DefinitionCursor(habit)
         var d = first
         while d <= end {
-            if habit.isScheduledDay(d) {
-                let o = outcome(habit, days, d)
-                if !o.skipped && d < settledBefore {
-                    if o.success {
-                        if run == 0 { runStart = d }
-                        run += 1
-                        runEnd = d
-                    } else if d < today { close(current: false) }
+            let h = cursor.at(d)
+            let period = h.schedule.period
+            if period != .day {
+                let start = period.start(of: d, weekStart: settings.weekStart)
+                let periodEnd = period.end(of: d, weekStart: settings.weekStart)
+                let tally = periodTally(habit, days, period: period, start: start, through: end, weekStart: settings.weekStart)
+                if tally.required > 0 {
+                    if tally.done >= tally.required { succeed(max(start, habit.startDate), min(periodEnd, end), period) }
+                    else if periodEnd < today { close(current: false) }
+                    // else: the period is still running: neither counts nor breaks.
+                }
+                // On to the period's end, or to the first day under a definition that counts
+                // something else (a day of it is judged on its own).
+                var next = d.adding(1)
+                while next <= min(periodEnd, end) && cursor.at(next).schedule.period == period { next = next.adding(1) }
+                d = next
+                continue
+            }
+            // A limit day is settled only once it is over: today it neither counts nor breaks.
+            if h.isScheduledDay(d) {
+                let o = outcome(h, days, d)
+                if !o.skipped && (h.kind != .limit || d < today) {
+                    if o.success { succeed(d, d, .day) }
+                    else if d < today { close(current: false) }
                 }
             }
             d = d.adding(1)

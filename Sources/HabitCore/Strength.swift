@@ -23,36 +23,53 @@ extension HabitState {
     /// Loop's score day by day from the start date through `end` (not before it): `body`
     /// gets each day's index from the start date and its score (a skipped day's is the day
     /// before's). Returns the score on `end`. The one computation behind `strength` and the
-    /// score chart, in one pass.
+    /// score chart, in one pass. Each day is scored with the definition in force on it: its
+    /// frequency (multiplier and window), kind and goal; the window holds the values of the
+    /// days before it, each judged by its own definition.
     func scoreWalk(_ habit: Habit, through end: LocalDay, days: DayColumns, _ body: (Int, Double) -> Void) -> Double {
-        var (numerator, denominator) = habit.schedule.frequency
-        let frequency = Double(numerator) / Double(denominator)
-        let multiplier = pow(0.5, frequency.squareRoot() / 13.0)
-        let isLimit = habit.kind == .limit
-        if !isLimit && frequency < 1 { numerator *= 2; denominator *= 2 }
-        let target = Double(habit.goal * numerator)
-        // The values of the last `denominator` days that were not skipped, as a ring.
-        var window = Array(repeating: 0, count: denominator)
-        var slot = 0
-        var rolling = 0
-        var score = isLimit ? 1.0 : 0.0
+        /// What scoring a day needs from its definition.
+        struct Scoring {
+            let numerator: Int, denominator: Int, multiplier: Double, isLimit: Bool, target: Double
+            init(_ h: Habit) {
+                var (numerator, denominator) = h.schedule.frequency
+                let frequency = Double(numerator) / Double(denominator)
+                multiplier = pow(0.5, frequency.squareRoot() / 13.0)
+                isLimit = h.kind == .limit
+                if !isLimit && frequency < 1 { numerator *= 2; denominator *= 2 }
+                self.numerator = numerator; self.denominator = denominator
+                target = Double(h.goal * numerator)
+            }
+        }
+        var cursor = DefinitionCursor(habit)
+        var defined = cursor.at(habit.startDate)
+        var scoring = Scoring(defined)
+        // Running sums of the values of the days not skipped: the window is the last
+        // `denominator` of them (fewer at first, the missing ones counting 0).
+        var sums = [0]
+        var score = scoring.isLimit ? 1.0 : 0.0
         let recorded = DayTable(days, from: habit.startDate, to: end)
         let count = max(0, habit.startDate.days(to: end) + 1)
+        sums.reserveCapacity(count + 1)
+        var d = habit.startDate
         for i in 0..<count {
+            defer { d = d.adding(1) }
             if recorded.skipped[i] { body(i, score); continue }
+            let h = cursor.at(d)
+            if habit.hasHistory, h.fields.rule != defined.fields.rule { defined = h; scoring = Scoring(h) }
             let progress = recorded.progress[i]
-            let value = isLimit ? progress : (habit.succeeds(progress: progress) ? 1 : 0)
-            rolling += value - window[slot]
-            window[slot] = value
-            slot = slot + 1 == denominator ? 0 : slot + 1
+            let value = scoring.isLimit ? progress : (h.succeeds(progress: progress) ? 1 : 0)
+            sums.append(sums[sums.count - 1] + value)
+            let n = sums.count - 1
+            let rolling = sums[n] - sums[max(0, n - scoring.denominator)]
             let completed: Double
-            if isLimit {
+            if scoring.isLimit {
+                let target = scoring.target
                 if target > 0 { completed = min(1, max(0, 1 - (Double(rolling) - target) / target)) }
                 else { completed = rolling > 0 ? 0 : 1 }
             } else {
-                completed = min(1, Double(rolling) / Double(numerator))
+                completed = min(1, Double(rolling) / Double(scoring.numerator))
             }
-            score = score * multiplier + completed * (1 - multiplier)
+            score = score * scoring.multiplier + completed * (1 - scoring.multiplier)
             body(i, score)
         }
         return score

@@ -19,7 +19,8 @@ extension HabitState {
         var done = 0, due = 0
         for habit in habits where habit.isActive(on: day) {
             let entry = entries[habit.id]
-            let first = habit.schedule.isWeekly ? max(day.startOfWeek(settings.weekStart), habit.startDate) : day
+            let defined = habit.on(day)
+            let first = max(defined.schedule.period.start(of: day, weekStart: settings.weekStart), habit.startDate)
             var records: [LocalDay: DayRecord] = [:]
             var d = first
             while d <= day {
@@ -27,10 +28,10 @@ extension HabitState {
                 d = d.adding(1)
             }
             let full = DayColumns(records)
-            let days = habit.isYesNo ? full.capped(at: habit.goal) : full
+            let days = asRead(habit, full)
             let at = days.index(of: day)
             let skipped = at.map { days.isSkipped(at: $0) } ?? false
-            let verdict = DayVerdict(habit, progress: at.map { days.progress(at: $0) } ?? 0, skipped: skipped,
+            let verdict = DayVerdict(defined, progress: at.map { days.progress(at: $0) } ?? 0, skipped: skipped,
                                      scheduled: isDue(habit, on: day, settings: settings, days: days))
             guard verdict.scheduled, !skipped else { continue }
             due += 1

@@ -97,7 +97,7 @@ extension HabitState {
             guard end >= habit.startDate else { continue }
             let days = DayTable(recorded, from: habit.startDate, to: end)
             judgeDays(habit, days, today: today, settings: settings) { d, v in
-                if d == today && habit.kind == .limit {
+                if d == today && v.habit.kind == .limit {
                     if v.obligated { ledger.openObligated += 1; if v.completed { ledger.openMet += 1 } }
                     if v.earnsXP { ledger.openEarned += 1 }
                     return

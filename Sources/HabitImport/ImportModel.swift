@@ -26,6 +26,9 @@ public struct ImportedHabit: Hashable, Sendable {
     /// A group name (harsh's `!` headings), or nil.
     public var group: String?
     public var days: [LocalDay: ImportedDay]
+    /// Earlier definitions with the newest, oldest first (only Habitto's own JSON export
+    /// has them; see `TargetHabit.definitions`); empty for one definition.
+    public var definitions: [DatedRule] = []
     /// Where the habit was read (`Habits.csv:3`, `SavedHabits[1]`), for the report.
     public var location: String
     public init(sourceKey: String, id: HabitID? = nil, fields: HabitFields, group: String? = nil,

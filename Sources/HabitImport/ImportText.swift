@@ -100,7 +100,7 @@ enum ImportText {
     /// A limit habit cannot use an N-per-week schedule: such a schedule becomes daily,
     /// with a message.
     static func fitting(_ schedule: Schedule, kind: HabitKind) -> (schedule: Schedule, problem: String?) {
-        guard kind == .limit, schedule.isWeekly else { return (schedule, nil) }
+        guard kind == .limit, schedule.isQuota else { return (schedule, nil) }
         return (.daily, "a limit habit cannot use the schedule \(schedule); imported as daily")
     }
 

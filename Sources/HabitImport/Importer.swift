@@ -130,7 +130,7 @@ public enum Importer {
                 fields.startDate = first
             }
             return TargetHabit(id: h.id ?? ImportSupport.habitID(format: plan.format, sourceKey: h.sourceKey),
-                               fields: fields, days: days)
+                               fields: fields, days: days, definitions: h.definitions)
         }
         return (targets, notes.sorted { $0.text < $1.text })
     }

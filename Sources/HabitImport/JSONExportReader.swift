@@ -101,7 +101,7 @@ private struct ExportDocumentReader {
         let fields = HabitFields(name: name, icon: icon, color: color, kind: kind, goal: goal, unit: unit,
                                  schedule: schedule, startDate: startDate, archivedFrom: archivedFrom, notes: notes,
                                  position: position, reminders: reminders)
-        let rule = kind == .limit && schedule.isWeekly ? "\(at).schedule"
+        let rule = kind == .limit && schedule.isQuota ? "\(at).schedule"
                  : archivedFrom.map { $0 < startDate } == true ? "\(at).archivedFrom" : at
         try check(rule) { try fields.validate() }
 
@@ -141,7 +141,47 @@ private struct ExportDocumentReader {
             }
             days[date] = ImportedDay(progress: progress, skipped: skipped, difficulty: difficulty, note: note)
         }
-        return ImportedHabit(sourceKey: idText, id: id, fields: fields, group: group, days: days, location: at)
+        var imported = ImportedHabit(sourceKey: idText, id: id, fields: fields, group: group, days: days, location: at)
+        imported.definitions = try definitions(h, fields: fields, at: "\(at).definitions")
+        return imported
+    }
+
+    /// The optional `definitions` list (see `Export.fields`): each definition's fields valid
+    /// and going together, the first from null, the others from days after the start date in
+    /// ascending order, and the last one the habit's own kind, goal, unit and schedule.
+    func definitions(_ h: [String: Any], fields: HabitFields, at: String) throws -> [DatedRule] {
+        guard let value = h["definitions"], !ImportJSON.isNull(value) else { return [] }
+        guard let list = value as? [Any], !list.isEmpty else {
+            throw fail(at, "expected a non-empty array of definitions, found \(shown(value))")
+        }
+        var out: [DatedRule] = []
+        for (k, element) in list.enumerated() {
+            let defAt = "\(at)[\(k)]"
+            guard let d = element as? [String: Any] else {
+                throw fail(defAt, "expected an object (a definition), found \(ImportJSON.describe(element))")
+            }
+            let fromText = try optionalString(d, "from", at: defAt)
+            let from = try fromText.map { try day($0, "\(defAt).from") } ?? .earliest
+            guard (k == 0) == (fromText == nil) else {
+                throw fail("\(defAt).from", k == 0 ? "the first definition is from the start: null" : "expected the day it counts from")
+            }
+            if k > 0, from <= max(out[k - 1].from, fields.startDate) {
+                throw fail("\(defAt).from", "\(from) must be after the start date and the definition before")
+            }
+            let kindText = try string(d, "kind", at: defAt)
+            guard let kind = HabitKind(rawValue: kindText) else {
+                throw fail("\(defAt).kind", "\(ImportJSON.quoted(kindText)) not understood: expected \"build\" or \"limit\"")
+            }
+            let scheduleText = try string(d, "schedule", at: defAt)
+            let rule = HabitRule(kind: kind, goal: try amount(d, "goal", at: defAt), unit: try optionalString(d, "unit", at: defAt),
+                                 schedule: try check("\(defAt).schedule") { try Schedule(parsing: scheduleText) })
+            try check(defAt) { try rule.validate() }
+            out.append(DatedRule(from: from, rule: rule))
+        }
+        guard out[out.count - 1].rule == fields.rule else {
+            throw fail(at, "the last definition must be the habit's own kind, goal, unit and schedule")
+        }
+        return out
     }
 
     /// A group name, by the one rule local input uses (`Validate.group`).

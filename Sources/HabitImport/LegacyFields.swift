@@ -150,7 +150,7 @@ extension LegacyDump {
             disagree(keyPath, "\(ImportJSON.quoted(text)) not understood; used daily")
             return .daily
         }
-        if kind == .limit, schedule.isWeekly {
+        if kind == .limit, schedule.isQuota {
             disagree(keyPath, "\(ImportJSON.quoted(text)) counts per week, which a habit to quit cannot use; used daily")
             return .daily
         }

@@ -16,7 +16,7 @@ public enum Export {
         let habits = ordered(state).map { habit -> JSON in
             let days = (state.entries[habit.id]?.days ?? [:]).sorted { $0.key < $1.key }.compactMap { day, rec -> JSON? in
                 let values = Edits.isRecordable(habit, day, today: today)
-                let progress = values ? habit.shown(progress: rec.progress) : 0
+                let progress = values ? habit.on(day).shown(progress: rec.progress) : 0
                 let rating = values ? rec.rating : nil
                 let note = values ? rec.note : nil
                 let skipped = rec.isSkipped && Edits.isRecordable(habit, day, today: today, skip: true)
@@ -48,9 +48,13 @@ public enum Export {
         }
     }
 
-    /// A habit's fields as JSON members; `position` only for a habit that has an order key
-    /// and `reminders` (`["08:00", "20:30"]`) only for one with reminder times (so that the
-    /// export of data without them reads as it did before those fields existed).
+    /// A habit's fields as JSON members; `position` only for a habit that has an order key,
+    /// `reminders` (`["08:00", "20:30"]`) only for one with reminder times, and
+    /// `definitions` only for one whose goal, unit, kind or schedule changed from a later
+    /// day (so that the export of data without them reads as it did before those fields
+    /// existed). `definitions` lists every definition oldest first, each with the day it
+    /// counts from (`from`, null for the first) and its kind, goal, unit and schedule; the
+    /// habit's own kind, goal, unit and schedule are the newest one's.
     public static func fields(_ habit: Habit) -> [String: JSON] {
         let f = habit.fields
         return [
@@ -62,6 +66,13 @@ public enum Export {
             "group": .optional(f.group),
         ].merging(f.position.map { ["position": .string($0)] } ?? [:]) { a, _ in a }
          .merging(f.reminders.isEmpty ? [:] : ["reminders": .array(f.reminders.map { .string($0.description) })]) { a, _ in a }
+         .merging(habit.hasHistory ? ["definitions": .array(habit.definitions.map(definition))] : [:]) { a, _ in a }
+    }
+
+    /// One definition as `fields` lists it.
+    static func definition(_ d: DatedRule) -> JSON {
+        .object(["from": .optional(d.from == .earliest ? nil : d.from.description), "kind": .string(d.rule.kind.rawValue),
+                 "goal": .amount(d.rule.goal), "unit": .optional(d.rule.unit), "schedule": .string(d.rule.schedule.description)])
     }
 
     // MARK: CSV

@@ -290,6 +290,11 @@ final class LocalStore {
             case .create(let h, _): inv.append(.delete(h))
             case .set(let h, let value):
                 if let e = state.entries[h] { inv.append(.set(h, FieldValue.current(index: value.index, of: e.fields))) }
+            case .setFrom(let h, let d, let value):
+                // The day's register as it was, or (when there was none) the value the day read.
+                if let e = state.entries[h] {
+                    inv.append(.setFrom(h, d, e.dated[DatedField(day: d, index: value.index)]?.value ?? e.ruleValue(index: value.index, on: d)))
+                }
             case .delete(let h): inv.append(.restore(h, deleteOp: op.id))
             case .restore(let h, _): inv.append(.delete(h))
             case .progress(let h, let d, _), .setProgress(let h, let d, _):

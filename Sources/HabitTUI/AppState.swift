@@ -23,6 +23,10 @@ public enum Overlay: Hashable, Sendable {
     case confirmArchive(HabitID)
     case confirmDelete(HabitID)
     case form(HabitForm)
+    /// "Goal, schedule: from today (t) or from the start (s)?", after a saved edit form
+    /// changed a rule field of a habit that started before today: the form (kept to go
+    /// back to) and the fields to write.
+    case editFrom(HabitForm, HabitFields)
     /// "Drink water: add  _ glasses": an amount typed for a habit's day.
     case amount(AmountPrompt)
     /// "Read · Sat 21 Nov note: _": a habit's day's note, edited on the message line.
@@ -45,7 +49,9 @@ public enum Write: Hashable, Sendable {
     case skip(HabitID, LocalDay, Bool)
     case rate(HabitID, LocalDay, Int?)
     case add(HabitFields)
-    case edit(HabitID, HabitFields)
+    /// New field values; the rule fields (kind, goal, unit, schedule) from `from` on, from
+    /// the start when nil (see `Edits.update`).
+    case edit(HabitID, HabitFields, from: LocalDay?)
     case archive(HabitID)
     case unarchive(HabitID)
     case delete(HabitID)
@@ -119,6 +125,9 @@ public struct AppState: Hashable, Sendable {
     public var keyMap: KeyMap
     public var themeName: String
     public var themeNames: [String]
+    /// The directories themes are looked for in (the user's first), for the message that
+    /// says where to put one when `T` finds no other theme.
+    public var themeDirectories: [String] = []
     /// Where the data lives, for the status bar.
     public var location: String
     /// The sync state, for the status bar, the row icons and the sync screen.
@@ -279,6 +288,7 @@ public struct AppState: Hashable, Sendable {
         case .rating: return .rating
         case .confirmArchive, .confirmDelete: return .confirm
         case .form: return .form
+        case .editFrom: return .editFrom
         case .amount: return .amount
         case .note: return .note
         case nil: break

@@ -83,8 +83,8 @@ public struct HabitForm: Hashable, Sendable {
                 try Edits.ensureUnique(v, in: state, except: editing)
             case .icon: if !v.isEmpty { try Validate.icon(v) }
             case .kind:
-                if kind == .limit, (try? Schedule(parsing: text(.schedule)))?.isWeekly == true {
-                    return "a limit habit cannot use an N/week schedule"
+                if kind == .limit, let s = try? Schedule(parsing: text(.schedule)), s.isQuota {
+                    return "a limit habit cannot use an N/\(s.period == .month ? "month" : "week") schedule"
                 }
             case .goal:
                 try Validate.goal(try Amount.parse(v), kind: kind)

@@ -12,6 +12,8 @@ public enum Mode: String, CaseIterable, Hashable, Sendable {
     case form
     /// "Archive this habit?" and "Delete this habit?" questions.
     case confirm
+    /// "From today or from the start?" after an edit changed goal, unit, kind or schedule.
+    case editFrom = "edit-from"
     /// The typed-amount prompt ("Drink water: add  _ glasses").
     case amount
     /// The note prompt of a habit's day (on the message line).
@@ -54,6 +56,8 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     /// Folds or unfolds the selected habit's group (or the selected heading's).
     case fold
     case confirm, cancel, dismiss
+    /// An edit's new goal, unit, kind or schedule counts from today, or from the habit's start.
+    case fromToday = "from-today", fromStart = "from-start"
 
     /// The rating a `rate-N` command sets.
     public var rating: Int? {
@@ -263,6 +267,10 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.note, k("enter"), .submit, "save", footer: true),
         Binding(.note, k("backspace"), .erase, "erase"),
         Binding(.note, k("esc"), .cancel, "cancel", footer: true),
+
+        Binding(.editFrom, k("t"), .fromToday, "from today", footer: true),
+        Binding(.editFrom, k("s"), .fromStart, "from the start", footer: true),
+        Binding(.editFrom, k("esc"), .cancel, "back to the form", footer: true),
 
         Binding(.confirm, k("y"), .confirm, "yes", footer: true),
         Binding(.confirm, k("n", "esc"), .cancel, "no", footer: true),

@@ -84,6 +84,9 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         return promptKey(key, prompt, .note, &state, cancelled: "Cancelled: the note is as it was", overlay: Overlay.note, submit: submitNote)
     }
     if mode == .form, case .form(let form) = state.overlay { return formKey(key, form, &state) }
+    if mode == .editFrom, case .editFrom(let form, let fields) = state.overlay {
+        return editFromKey(state.keyMap.command(for: key, in: mode), form, fields, &state)
+    }
     guard let command = state.keyMap.command(for: key, in: mode) else {
         switch mode {
         case .rating:
@@ -122,7 +125,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         return []
     case .confirm:
         return confirmKey(command, &state)
-    case .form, .amount, .note:
+    case .form, .amount, .note, .editFrom:
         return []
     }
 }
@@ -145,8 +148,14 @@ func formKey(_ key: Key, _ form: HabitForm, _ state: inout AppState) -> [Effect]
         let base = form.editing.flatMap { state.habits.habit($0)?.fields }
         switch form.fields(base: base, in: state.habits) {
         case .success(let fields):
+            // A new goal, unit, kind or schedule of a habit with days behind it: from when?
+            if let id = form.editing, let habit = state.habits.habit(id), habit.startDate < state.today,
+               fields.rule != habit.fields.rule {
+                state.overlay = .editFrom(form, fields)
+                return []
+            }
             state.overlay = nil
-            return [.write(form.editing.map { .edit($0, fields) } ?? .add(fields))]
+            return [.write(form.editing.map { .edit($0, fields, from: nil) } ?? .add(fields))]
         case .failure(let e):
             form.formError = e.description
         }
@@ -154,6 +163,26 @@ func formKey(_ key: Key, _ form: HabitForm, _ state: inout AppState) -> [Effect]
         if case .char(let c) = key { form.type(c) }
     }
     state.overlay = .form(form)
+    return []
+}
+
+/// The answer to "from today or from the start?": the edit is written with its rule fields
+/// from today (the days before keep their definition) or from the habit's start (every day
+/// judged anew); cancel goes back to the form as it was typed.
+func editFromKey(_ command: Command?, _ form: HabitForm, _ fields: HabitFields, _ state: inout AppState) -> [Effect] {
+    guard let id = form.editing else { state.overlay = nil; return [] }
+    switch command {
+    case .fromToday?:
+        state.overlay = nil
+        return write(.edit(id, fields, from: state.today), &state)
+    case .fromStart?:
+        state.overlay = nil
+        return write(.edit(id, fields, from: nil), &state)
+    case .cancel?:
+        state.overlay = .form(form)
+    default:
+        break
+    }
     return []
 }
 

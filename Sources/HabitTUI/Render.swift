@@ -26,6 +26,7 @@ public func render(_ state: AppState) -> ScreenBuffer {
     messageLine(&b, state)
     footer(&b, state)
     if case .form(let form) = state.overlay { formBox(&b, state, form) }
+    if case .editFrom(let form, _) = state.overlay { formBox(&b, state, form) }
     return b
 }
 

@@ -110,7 +110,7 @@ private func detailChart(_ state: AppState, _ habit: Habit, width: Int, height: 
             lines = TextChart.weekdayColumns(f.weekdays, height: height, glyphs: cg)
         }
     case .streaks:
-        let unit = habit.schedule.isWeekly ? "weeks" : "days"
+        let unit = habit.schedule.period == .day ? "days" : habit.schedule.streakUnit
         let all = s.bestStreaks(habit, today: today, top: .max, settings: state.settings)
         let runs = Array(all.prefix(max(1, height - (tall ? 1 : 0))))
         let current = all.first(where: \.isCurrent).map { "current \($0.length) \($0.length == 1 ? String(unit.dropLast()) : unit) since \($0.start)" } ?? "no current run"

@@ -153,6 +153,7 @@ func modeTitle(_ mode: Mode) -> String {
     case .rating: "How hard was it?"
     case .form: "Add / edit form"
     case .confirm: "Questions"
+    case .editFrom: "From today or from the start?"
     case .amount: "Amount prompt"
     case .note: "Note prompt"
     case .catchUp: "Catching up"

@@ -7,7 +7,7 @@ import HabitCore
 /// is neutral (dim): it is not a miss (see `DaySummary.missed`).
 func dayGlyph(_ s: HabitSummary, _ g: Glyphs) -> (String, Role) {
     dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed, progress: s.progress,
-             kind: s.habit.kind, scheduled: s.scheduled && !s.habit.schedule.isWeekly, g)
+             kind: s.habit.kind, scheduled: s.scheduled && !s.habit.schedule.isQuota, g)
 }
 
 /// The glyph and role of a habit's day; `scheduled` draws an open day in the missed role.
@@ -28,7 +28,7 @@ func progressText(_ s: HabitSummary, _ g: Glyphs, unit withUnit: Bool = true) ->
     let progress = Amount.format(s.progress), goal = Amount.format(s.habit.goal)
     let day = s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) \(g.atMost)\(goal)\(unit)"
     guard let done = s.weekDone, let quota = s.weekQuota else { return day }
-    let week = "\(done)/\(quota) \(withUnit ? "this wk" : "wk")"
+    let week = "\(done)/\(quota) \(withUnit ? "this " : "")\(s.periodAbbreviation)"
     return s.habit.isYesNo ? week : "\(day), \(week)"
 }
 

@@ -38,7 +38,7 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
             }
             guard let s = byDay[d] else { continue }
             // An N-per-week habit's open day is neutral (blank) unless its week fell short.
-            let open = habit.schedule.isWeekly ? s.missed : s.scheduled
+            let open = habit.on(d).schedule.isQuota ? s.missed : s.scheduled
             let (glyph, role) = dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed,
                                          progress: s.progress, kind: habit.kind, scheduled: open, g)
             b.put(open || s.progress > 0 || s.skipped ? glyph : g.unscheduled, x: gridX + i * 3, y: y,
@@ -62,11 +62,15 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
 func dayDescription(_ habit: Habit, _ day: LocalDay, _ state: AppState, name: Bool = true, width: Int = .max) -> String {
     let s = state.habits.summary(habit, on: day, today: state.today, settings: state.settings)
     let sep = " \(state.glyphs.separator) "
-    let unit = habit.fields.unit.map { " " + Sanitize.display($0) } ?? ""
-    var what = habit.kind == .build ? "\(Amount.format(s.progress))/\(Amount.format(habit.goal))\(unit)"
-                                    : "\(Amount.format(s.progress)) (at most \(Amount.format(habit.goal)))\(unit)"
+    // The day's goal and unit: those in force on it.
+    let defined = s.habit
+    let unit = defined.fields.unit.map { " " + Sanitize.display($0) } ?? ""
+    var what = defined.kind == .build ? "\(Amount.format(s.progress))/\(Amount.format(defined.goal))\(unit)"
+                                      : "\(Amount.format(s.progress)) (at most \(Amount.format(defined.goal)))\(unit)"
     if s.skipped { what += ", skipped" }
-    if let done = s.weekDone, let quota = s.weekQuota { what += " (\(done)/\(quota) that week)" }
+    if let done = s.weekDone, let quota = s.weekQuota {
+        what += " (\(done)/\(quota) that \(s.habit.schedule.period == .month ? "month" : "week"))"
+    }
     if day < habit.startDate { what = "before it starts (\(habit.startDate))" }
     let rating = s.difficulty.map { sep + "difficulty \($0)" } ?? ""
     let note = state.habits.note(habit.id, day).map { sep + Sanitize.display($0).replacingAll("\n", with: " / ") } ?? ""

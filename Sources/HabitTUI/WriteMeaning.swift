@@ -8,7 +8,7 @@ extension Write {
     /// The habit the write is about; nil for a new habit.
     public var habit: HabitID? {
         switch self {
-        case .progress(let h, _, _), .setTotal(let h, _, _), .skip(let h, _, _), .rate(let h, _, _), .edit(let h, _),
+        case .progress(let h, _, _), .setTotal(let h, _, _), .skip(let h, _, _), .rate(let h, _, _), .edit(let h, _, _),
              .archive(let h), .unarchive(let h), .delete(let h), .move(let h, _), .answer(let h, _, _), .note(let h, _, _):
             return h
         case .add:
@@ -35,7 +35,7 @@ extension Write {
         case .add(let fields):
             guard let newID else { throw CoreError.invalid("a new habit needs an id") }
             return try Edits.add(newID, fields, in: state)
-        case .edit(let id, let fields): return try Edits.update(try habit(id), to: fields, in: state)
+        case .edit(let id, let fields, let from): return try Edits.update(try habit(id), to: fields, from: from, in: state)
         case .archive(let id): return try Edits.archive(try habit(id), today: today, in: state)
         case .unarchive(let id): return try Edits.unarchive(try habit(id))
         case .move(let id, let target): return try Edits.move(try habit(id).id, to: target, in: state)
@@ -84,7 +84,7 @@ extension Write {
             return on ? "Skipped \(name(id)) on \(day): the day neither counts nor breaks the streak" : "Unskipped \(name(id)) on \(day)"
         case .rate(let id, _, let r): return r.map { "Rated \(name(id)) \($0) of 5" } ?? "Cleared the rating of \(name(id))"
         case .add: return "Added \(name(newID))"
-        case .edit(let id, _): return "Saved \(name(id))"
+        case .edit(let id, _, _): return "Saved \(name(id))"
         case .archive(let id): return "Archived \(name(id)); its history stays"
         case .unarchive(let id): return "Unarchived \(name(id))"
         case .move(let id, let target):

@@ -236,7 +236,7 @@ struct HabitChart {
     /// The best streaks.
     func streaks(_ doc: inout [String: JSON]) -> [String] {
         var lines: [String] = []
-        let unit = habit.schedule.isWeekly ? "weeks" : "days"
+        let unit = habit.schedule.period == .day ? "days" : habit.schedule.streakUnit
         let runs = state.bestStreaks(habit, today: today, top: 10, settings: settings)
         doc["unit"] = .string(unit)
         doc["streaks"] = .array(runs.map { r in

@@ -33,26 +33,56 @@ struct EditCommand: Command {
     static var spec: CommandSpec {
         CommandSpec(name: "edit", arguments: ["HABIT"], summary: "Change a habit's fields.",
                     options: [OptionSpec(name: "--name", value: "NAME", help: "new name")] + Specs.fieldOptions
-                        + [OptionSpec(name: "--build", value: nil, help: "make it a build habit (at least goal)")])
+                        + [OptionSpec(name: "--build", value: nil, help: "make it a build habit (at least goal)"),
+                           OptionSpec(name: "--from", value: "DATE",
+                                      help: "the first day a new goal, unit, kind or schedule counts: YYYY-MM-DD, today, yesterday or start (default today)",
+                                      completes: .words(["today", "yesterday", "start"]))],
+                    notes: "A new goal, unit, kind (--limit, --build) or schedule counts from today: the days before keep the\ndefinition they were judged by, so streaks, strength and XP earned stay. --from DATE makes it count from\nan earlier day, and --from start from the habit's start (to correct a mistake). Undo takes an edit back.")
+    }
+
+    /// The options that change a rule field (what `--from` applies to).
+    static let ruleOptions = ["--goal", "--unit", "--limit", "--build", "--schedule"]
+
+    /// The day `--from` names: nil for `start`, else a day no later than today. A bad value
+    /// is a usage error.
+    func fromDay() throws -> LocalDay? {
+        guard let text = invocation.value("--from") else { return today }
+        guard Self.ruleOptions.contains(where: { invocation.value($0) != nil || invocation.has($0) }) else {
+            throw CLIError.usage("--from goes with --goal, --unit, --limit, --build or --schedule: it says from which day they count")
+        }
+        if text.lowercased() == "start" { return nil }
+        let d: LocalDay
+        do { d = try day(text) } catch {
+            throw CLIError.usage("invalid --from '\(Sanitize.display(text))': use YYYY-MM-DD, today, yesterday or start")
+        }
+        guard d <= today else {
+            throw CLIError.usage("--from \(d) is in the future (today is \(today)): a change counts from today or an earlier day")
+        }
+        return d
     }
 
     @MainActor func run() async throws {
         let optionsGiven = !invocation.values.isEmpty || !invocation.flags.isEmpty
         guard optionsGiven else { throw CLIError.usage("edit needs at least one option to change; see 'habitto edit --help'") }
         let query = invocation.arguments[0]
+        let from = try fromDay()
         let runner = self, today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
             let habit = try Edits.find(query, in: state)
             var fields = habit.fields
             try runner.applyFieldOptions(&fields)
-            return try Write.edit(habit.id, fields).changes(today: today, in: state)
+            return try Write.edit(habit.id, fields, from: from).changes(today: today, in: state)
         }
         guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
             Output.line("Nothing to change: \(Output.title(try Edits.find(query, in: result.state))) already has those values")
             return
         }
-        Output.line("Updated \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate))")
+        var line = "Updated \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate))"
+        if let first = result.operations.compactMap({ op -> LocalDay? in if case .setFrom(_, let d, _) = op.change { d } else { nil } }).min() {
+            line += "; the change counts from \(first), earlier days keep what they had"
+        }
+        Output.line(line)
     }
 }
 /// `habitto archive HABIT`: stops tracking a habit, keeping its history.

@@ -83,7 +83,7 @@ public enum Output {
     /// successes through the day over what the week asks for (`1/3 this wk`).
     static func listProgressText(_ s: HabitSummary) -> String {
         guard let done = s.weekDone, let quota = s.weekQuota else { return progressText(s.line) }
-        let week = "\(done)/\(quota) this wk"
+        let week = "\(done)/\(quota) this \(s.periodAbbreviation)"
         return s.habit.isYesNo ? week : "\(progressText(s.line)), \(week)"
     }
 

@@ -54,6 +54,18 @@ struct ShowCommand: Command {
                     options: [Specs.json] + Specs.chartOptions)
     }
 
+    /// "  earlier: at least 8 glasses a day, daily until 2026-11-09": the definitions before
+    /// the current one, each with the last day it was in force.
+    static func definitionsLine(_ habit: Habit) -> String {
+        let defs = habit.definitions
+        let parts = defs.indices.dropLast().map { k -> String in
+            let h = habit.on(defs[k].from == .earliest ? habit.startDate : defs[k].from)
+            let from = defs[k].from == .earliest ? "" : " from \(defs[k].from)"
+            return "\(h.kind.rawValue), \(Output.describeGoal(h)), \(h.schedule)\(from) until \(defs[k + 1].from.adding(-1))"
+        }
+        return "  earlier: " + parts.joined(separator: "; ")
+    }
+
     @MainActor func run() async throws {
         if try await showChart() { return }
         let repo = try openRepository()
@@ -77,12 +89,13 @@ struct ShowCommand: Command {
             o["difficultyAverage30"] = .optional(avg30, places: 2)
             o["notes"] = .optional(habit.fields.notes)
             o["color"] = .optional(habit.fields.color)
+            if let definitions = Export.fields(habit)["definitions"] { o["definitions"] = definitions }
             Output.raw(JSON.object(o).serialized())
             return
         }
-        for line in Output.showText(s, history: history, checkIns: state.checkIns(habit), avg7: avg7, avg30: avg30, today: today) {
-            Output.line(line)
-        }
+        var lines = Output.showText(s, history: history, checkIns: state.checkIns(habit), avg7: avg7, avg30: avg30, today: today)
+        if habit.hasHistory { lines.insert(Self.definitionsLine(habit), at: min(2, lines.count)) }
+        for line in lines { Output.line(line) }
         let notes = (state.entries[habit.id]?.days ?? [:]).compactMap { day, rec in rec.note.map { (day, $0) } }
             .sorted { $0.0 > $1.0 }.prefix(5)
         if !notes.isEmpty {

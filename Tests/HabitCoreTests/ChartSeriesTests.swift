@@ -162,7 +162,7 @@ final class ChartSeriesTests: XCTestCase {
         w.progress(h, days: [d(2), d(3), d(4), d(16), d(17), d(18)])
         for day in days(from: d(9), count: 7) { w.skip(h, day) }
         XCTAssertEqual(w.state.bestStreaks(h, today: today, top: 3),
-                       [StreakRun(start: d(2), end: d(22), length: 2, isCurrent: true)])
+                       [StreakRun(start: d(2), end: d(22), length: 2, isCurrent: true, period: .week)])
     }
 
     func testBestStreaksOfALimitHabitSettleADayOnlyWhenItIsOver() {

@@ -174,7 +174,7 @@ final class ReducerTests: XCTestCase {
         let fields = World.app().habits.habit(World.water)!.fields
         var renamed = fields
         renamed.name = "Drink Water"
-        XCTAssertEqual(press(&app, .enter), [.write(.edit(World.water, renamed))])
+        XCTAssertEqual(press(&app, .enter), [.write(.edit(World.water, renamed, from: nil))])
     }
 
     func testScreensOpenAndCloseWithTheirKeys() {

@@ -67,7 +67,7 @@ final class WriteMeaningTests: XCTestCase {
         XCTAssertEqual(try confirmation(.add(fields), newID: id), "Added 'Stretch'")
         var renamed = World.state(World.changes).habit(World.gym)!.fields
         renamed.name = "Gym class"
-        XCTAssertEqual(try confirmation(.edit(World.gym, renamed)), "Saved 'Gym class'")
+        XCTAssertEqual(try confirmation(.edit(World.gym, renamed, from: nil)), "Saved 'Gym class'")
         XCTAssertEqual(try confirmation(.delete(World.gym)), "Deleted the habit and its history (u undoes)")
     }
 

@@ -1,0 +1,146 @@
+import Foundation
+import XCTest
+
+/// `Tests/Fixtures/format-before-definitions`: a data directory (journal, snapshot, backup)
+/// written by the version before definition histories, with what it printed.
+private let beforeDefinitions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/format-before-definitions").path
+
+/// `edit --from`: a new goal, unit, kind or schedule counts from a day, and what was earned
+/// before stays; undo, export and import keep the history; data written before it reads as it did.
+final class DefinitionHistoryCommandTests: XCTestCase {
+    /// Water, goal 8 glasses from 1 November, 9 glasses on each of the nine days before
+    /// "now" (Tuesday 10 November).
+    private func waterBox() -> Sandbox {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-01T08:00:00"
+        box.ok("add", "Water", "--goal", "8", "--unit", "glasses", "--start", "2026-11-01")
+        box.now = "2026-11-10T09:00:00"
+        for d in 1...9 { box.ok("check", "Water", "--amount", "9", "--date", String(format: "2026-11-%02d", d)) }
+        return box
+    }
+
+    private func figures(_ box: Sandbox, _ name: String = "Water", file: StaticString = #filePath, line: UInt = #line) -> [String] {
+        let s = box.json("show", name, "--json", file: file, line: line) as? [String: Any] ?? [:]
+        return ["streak \(s["streak"] ?? "-")", "best \(s["bestStreak"] ?? "-")", "strength \(s["strength"] ?? "-")",
+                "xp \(box.stat("xp", file: file, line: line) ?? -1)"]
+    }
+
+    func testEditingTheGoalCountsFromTodayAndKeepsStreakStrengthAndXP() {
+        let box = waterBox()
+        let before = figures(box)
+        XCTAssertEqual(before[0], "streak 9")
+        let out = box.ok("edit", "Water", "--goal", "10")
+        XCTAssertTrue(out.contains("the change counts from 2026-11-10, earlier days keep what they had"), out)
+        XCTAssertEqual(figures(box), before, "a raised goal takes nothing earned away")
+        XCTAssertEqual(box.listEntry("Water")?["goal"] as? Int, 10)
+        XCTAssertEqual(box.listEntry("Water", ["--date", "2026-11-09"])?["completed"] as? Bool, true)
+        // From the start: every day is judged by the new goal (a correction).
+        box.ok("edit", "Water", "--goal", "10", "--from", "start")
+        XCTAssertEqual(figures(box), ["streak 0", "best 0", "strength 0", "xp 0"])
+        // Undo takes each edit back in turn.
+        XCTAssertTrue(box.ok("undo").contains("edit 'Water'"))
+        XCTAssertEqual(figures(box), before)
+        box.ok("undo")
+        XCTAssertEqual(box.listEntry("Water")?["goal"] as? Int, 8)
+        let show = box.ok("show", "Water")
+        XCTAssertFalse(show.contains("earlier:"), show)
+    }
+
+    func testEditFromAPastDayJudgesTheDaysFromItByTheNewGoal() throws {
+        let box = waterBox()
+        box.ok("edit", "Water", "--goal", "12", "--from", "2026-11-05")
+        let show = try XCTUnwrap(box.json("show", "Water", "--json") as? [String: Any])
+        let history = try XCTUnwrap(show["history"] as? [[String: Any]])
+        XCTAssertEqual(history.prefix(9).map { $0["completed"] as? Bool }, [true, true, true, true, false, false, false, false, false])
+        XCTAssertEqual(show["streak"] as? Int, 0)
+        XCTAssertEqual(show["bestStreak"] as? Int, 4)
+        let definitions = try XCTUnwrap(show["definitions"] as? [[String: Any]])
+        XCTAssertEqual(definitions.map { $0["goal"] as? Int }, [8, 12])
+        XCTAssertEqual(definitions.map { $0["from"] as? String }, [nil, "2026-11-05"])
+        XCTAssertTrue(box.ok("show", "Water").contains("earlier: build, at least 8 glasses a day, daily until 2026-11-04"))
+        // Yesterday and today name days too.
+        box.ok("edit", "Water", "--unit", "cups", "--from", "yesterday")
+        XCTAssertEqual(box.listEntry("Water", ["--date", "2026-11-08"])?["unit"] as? String, "glasses")
+        XCTAssertEqual(box.listEntry("Water", ["--date", "2026-11-09"])?["unit"] as? String, "cups")
+    }
+
+    func testABadFromIsOneLineExitTwoAndChangesNothing() {
+        let box = waterBox()
+        let journal = box.journalBytes()
+        for (args, says) in [(["--goal", "10", "--from", "soon"], "invalid --from 'soon'"),
+                             (["--goal", "10", "--from", "2026-11-11"], "is in the future"),
+                             (["--goal", "10", "--from", "2026-02-30"], "invalid --from"),
+                             (["--name", "Drink", "--from", "2026-11-03"], "--from goes with --goal")] {
+            let r = box.run(["edit", "Water"] + args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains(says), r.stderr)
+            XCTAssertEqual(r.stdout, "")
+        }
+        XCTAssertEqual(box.journalBytes(), journal, "nothing was written")
+    }
+
+    func testExportAndImportCarryTheDefinitions() throws {
+        let box = waterBox()
+        box.ok("edit", "Water", "--goal", "12", "--schedule", "3/week", "--from", "2026-11-05")
+        let export = box.ok("export")
+        XCTAssertTrue(export.contains("\"definitions\""), export)
+        let file = box.root + "/export.json"
+        try export.write(toFile: file, atomically: true, encoding: .utf8)
+        let other = Sandbox(inProcess: true)
+        other.now = box.now
+        other.ok("import", file, "--from", "json")
+        XCTAssertEqual(figures(other), figures(box))
+        XCTAssertEqual(other.ok("export"), export, "the import holds the same definitions")
+        XCTAssertEqual(other.listEntry("Water", ["--date", "2026-11-04"])?["schedule"] as? String, "daily")
+    }
+
+    func testNPerMonthShowsTheMonthsQuota() throws {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-10T09:00:00"
+        box.ok("add", "Call", "--schedule", "3/month", "--start", "2026-11-01")
+        box.ok("check", "Call", "--date", "2026-11-03")
+        let entry = try XCTUnwrap(box.listEntry("Call"))
+        XCTAssertEqual(entry["weekDone"] as? Int, 1)
+        XCTAssertEqual(entry["weekQuota"] as? Int, 3)
+        XCTAssertEqual(entry["streakUnit"] as? String, "months")
+        XCTAssertTrue(box.ok("list").contains("1/3 this mo"), box.ok("list"))
+        let r = box.run("add", "Walk", "--schedule", "40/month")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("N/month needs a whole number N from 1 to 31"), r.stderr)
+    }
+
+    func testDataWrittenByThePreviousVersionReadsTheSameFigures() throws {
+        let box = Sandbox(inProcess: true)
+        try FileManager.default.copyItem(atPath: beforeDefinitions + "/home", toPath: box.home)
+        box.now = "2026-11-20T09:00:00"
+        func object(_ path: String) throws -> [String: Any] {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: beforeDefinitions + "/" + path))) as? [String: Any])
+        }
+        let keys = ["streak", "bestStreak", "strength", "goal", "kind", "schedule", "unit", "weekDone", "weekQuota", "completed"]
+        for name in ["Water", "Read", "Coffee", "Gym"] {
+            let expected = try object("expected-show-\(name).json")
+            let r = box.run("show", name, "--json")
+            XCTAssertEqual(r.stderr, "", "the old snapshot is read as it is")
+            let got = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            for key in keys { XCTAssertEqual("\(got[key] ?? "nil")", "\(expected[key] ?? "nil")", "\(name) \(key)") }
+            let history = { (o: [String: Any]) in (o["history"] as? [[String: Any]] ?? []).map { "\($0["date"]!) \($0["completed"]!) \($0["progress"]!)" } }
+            XCTAssertEqual(history(got), history(expected), name)
+            XCTAssertNil(got["definitions"])
+        }
+        let stats = try object("expected-stats.json")
+        let now = try XCTUnwrap(box.json("stats", "--json") as? [String: Any])
+        for key in ["xp", "level", "perfectDays", "xpProvisional", "habits"] {
+            XCTAssertEqual(now[key] as? Int, stats[key] as? Int, key)
+        }
+        // The previous version's backup verifies (its digest is of the state as encoded
+        // then) and holds exactly this data.
+        let restore = box.run("backup", "restore", "20261119-210001-manual", "--replace")
+        XCTAssertEqual(restore.status, 0, restore.stderr)
+        XCTAssertTrue(restore.stdout.contains("nothing to change"), restore.stdout)
+        // An edit on top of it counts from today and keeps the past.
+        box.ok("edit", "Water", "--goal", "10")
+        XCTAssertEqual(box.listEntry("Water", ["--date", "2026-11-19"])?["streak"] as? Int, 19)
+    }
+}
