@@ -527,8 +527,15 @@ func roundResult(_ round: SyncInfo.Attempt, _ glyphs: Glyphs) -> Message {
     return Message("synced \(glyphs.separator) sent \(round.pushed), received \(round.pulled)")
 }
 
+/// The next installed theme, loaded and saved; with no other theme installed, a message
+/// saying so and where themes are looked for, and nothing loaded or saved.
 func nextTheme(_ state: inout AppState) -> [Effect] {
     let names = state.themeNames.isEmpty ? ["default"] : state.themeNames
+    if names.allSatisfy({ $0 == state.themeName }) {
+        let places = state.themeDirectories.isEmpty ? "" : ": put a NAME.theme file in " + state.themeDirectories.joined(separator: " or ")
+        state.message = Message("No other theme is installed (theme \(state.themeName))\(places)", .warning)
+        return []
+    }
     let i = names.firstIndex(of: state.themeName) ?? -1
     return [.loadTheme(names[(i + 1) % names.count])]
 }

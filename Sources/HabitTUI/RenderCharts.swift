@@ -199,10 +199,14 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let o = state.habits.overview(today: state.today, weeks: layout.weeks, settings: state.settings)
     var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
     x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
-    let more = layout.count > layout.visible
-        ? "  \(layout.first + 1)-\(layout.first + layout.visible) of \(layout.count)" : ""
-    let title = state.width >= 60 ? "All habits, the last \(layout.weeks) weeks" : "All habits, \(layout.weeks) weeks"
-    x += b.put(TextWidth.fit(title, state.width - x - 1 - TextWidth.of(more)), x: x, y: 0, role: .header)
+    // The longest title and row range that fit whole (the range shortened before the title).
+    let shown = "\(layout.first + 1)-\(layout.first + layout.visible)"
+    let mores = layout.count > layout.visible ? ["  \(shown) of \(layout.count)", "  \(shown)/\(layout.count)"] : [""]
+    let titles = ["All habits, the last \(layout.weeks) weeks", "All habits, \(layout.weeks) weeks", "\(layout.weeks) weeks"]
+    let room = state.width - x - 1
+    let (title, more) = titles.flatMap { t in mores.map { (t, $0) } }
+        .first { TextWidth.of($0.0) + TextWidth.of($0.1) <= room } ?? (titles[titles.count - 1], "")
+    x += b.put(title, x: x, y: 0, role: .header, limit: room)
     b.put(more, x: x, y: 0, role: .dim)
     guard !o.rows.isEmpty else {
         b.put("No habit tracked in these weeks: a adds one.", x: 1, y: 2, role: .dim)

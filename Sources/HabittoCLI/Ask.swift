@@ -72,8 +72,10 @@ struct AskCommand: Command {
             throw CLIError.usage("ask needs a terminal to answer on (\(Plural.count(items.count, "habit-day")) to catch up); from a script use 'habitto check|skip HABIT --date DATE'")
         }
         var reader = LineReader(wake: try context.ui.watchSignals())
-        Output.line("\(Plural.count(items.count, "habit-day")) to catch up, oldest first: y done, n not done, s skip, an amount,")
-        Output.line("for a yes/no habit 1-5 is done and how hard (or after y or an amount: y 2, 8 3); enter leaves it, Ctrl-D stops.")
+        // One paragraph, wrapped between phrases at the terminal's width (no word is cut).
+        let intro = "\(Plural.count(items.count, "habit-day")) to catch up, oldest first: y done, n not done, s skip, an amount, "
+            + "for a yes/no habit 1-5 is done and how hard (or after y or an amount: y 2, 8 3); enter leaves it, Ctrl-D stops."
+        for line in GraphCommand.wrapped(intro, width: ChartWidth.current()) { Output.line(line) }
         var answered = 0
         for item in items {
             while true {

@@ -287,10 +287,14 @@ struct GraphCommand: Command {
 
     @MainActor func run() async throws {
         let width = ChartWidth.current()
-        let fitting = max(1, (width - 17) / 7)
-        let weeks = try invocation.value("--weeks").map { try wholeNumber($0, "--weeks", 1...520) } ?? fitting
         let repo = try openRepository()
         let state = await repo.state
+        // Without --weeks: the weeks that fit, from the week the first habit started in at
+        // the earliest (no empty weeks before it).
+        let thisWeek = today.startOfWeek(settings.weekStart)
+        let started = state.habits.map(\.startDate).min().map { $0.startOfWeek(settings.weekStart).days(to: thisWeek) / 7 + 1 }
+        let fitting = min(max(1, (width - 17) / 7), max(1, started ?? .max))
+        let weeks = try invocation.value("--weeks").map { try wholeNumber($0, "--weeks", 1...520) } ?? fitting
         let o = state.overview(today: today, weeks: weeks, settings: settings)
         if invocation.has("--json") {
             Output.raw(JSON.object([
@@ -334,12 +338,27 @@ struct GraphCommand: Command {
         }
     }
 
+    /// A chart's title (or a paragraph) in lines of at most `width` columns, broken between
+    /// phrases (before a parenthesis, after a comma, colon or semicolon outside one) so that a phrase stays whole; a
+    /// phrase longer than a line is broken between its words.
     static func wrapped(_ title: String, width: Int) -> [String] {
+        var phrases: [String] = [], current = "", depth = 0
+        for word in title.split(separator: " ").map(String.init) {
+            if !current.isEmpty, depth == 0, word.hasPrefix("(") || [",", ":", ";"].contains(where: current.hasSuffix) {
+                phrases.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + word
+            depth = max(0, depth + word.filter { $0 == "(" }.count - word.filter { $0 == ")" }.count)
+        }
+        if !current.isEmpty { phrases.append(current) }
         var lines: [String] = [], line = ""
-        for word in title.split(separator: " ") {
-            let w = String(word)
-            if !line.isEmpty && TextWidth.of(line) + 1 + TextWidth.of(Output.shown(w)) > width { lines.append(line); line = "" }
-            line += (line.isEmpty ? "" : " ") + w
+        for phrase in phrases {
+            let whole = TextWidth.of(Output.shown(phrase)) <= width
+            for w in whole ? [phrase] : phrase.split(separator: " ").map(String.init) {
+                if !line.isEmpty && TextWidth.of(line) + 1 + TextWidth.of(Output.shown(w)) > width { lines.append(line); line = "" }
+                line += (line.isEmpty ? "" : " ") + w
+            }
         }
         return lines + [line]
     }

@@ -80,6 +80,7 @@ enum TerminalApp {
             glyphs: options.ascii || !terminal.isUTF8 ? .ascii : .unicode,
             keyMap: keyMap, themeName: theme.name, themeNames: catalog.names,
             location: abbreviate(env.home))
+        state.themeDirectories = (catalog.userDirectory.map { [$0] } ?? []) + catalog.bundledDirectories
         state.show(startMessages.isEmpty ? options.hint.map { [Message($0)] } ?? [] : startMessages)
         // HABITTO_FIRST_KEYS ("O", "enter tab"): keys pressed before the first frame, so the
         // benchmark measures another screen's first frame (with HABITTO_EXIT_AFTER_FIRST_FRAME).

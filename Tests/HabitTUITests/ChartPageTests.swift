@@ -176,13 +176,13 @@ final class ChartPageTests: XCTestCase {
         var app = World.app(width: 40, height: 10, changes: World.changes + extra)
         press(&app, .char("O"))
         // 10 habits, 4 rows at 40×10.
-        XCTAssertTrue(render(app).text.contains("1-4 of 10"), render(app).text)
+        XCTAssertTrue(render(app).text.contains("All habits, 3 weeks  1-4/10"), render(app).text)
         press(&app, .char("k"))
         XCTAssertEqual(app.overviewScroll, 0)
         for _ in 0..<10 { press(&app, .char("j")) }
         XCTAssertEqual(app.overviewScroll, 6, "scrolling stops at the last habit")
         let text = render(app).text
-        XCTAssertTrue(text.contains("7-10 of 10"), text)
+        XCTAssertTrue(text.contains("7-10/10"), text)
         XCTAssertTrue(text.contains("Extra 6"), text)
         XCTAssertFalse(text.contains("Drink water"), text)
         press(&app, .char("k"))

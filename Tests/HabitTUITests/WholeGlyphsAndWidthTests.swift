@@ -90,4 +90,24 @@ final class WholeGlyphsAndWidthTests: XCTestCase {
         press(&rated, .char("j"), .char(" "))
         XCTAssertNil(rated.overlay, "the day keeps its rating of 2; nothing is asked")
     }
+
+    func testTWithNoOtherThemeSaysWhereThemesAreLookedForAndSavesNothing() {
+        var state = World.app()
+        state.themeNames = ["default"]
+        state.themeDirectories = ["~/.config/habitto/themes", "/usr/share/habitto/themes"]
+        XCTAssertEqual(press(&state, .char("T")), [], "nothing is loaded, so nothing is saved")
+        XCTAssertEqual(state.message?.text, "No other theme is installed (theme default): put a NAME.theme file in "
+                       + "~/.config/habitto/themes or /usr/share/habitto/themes")
+        var more = World.app()
+        XCTAssertEqual(press(&more, .char("T")), [.loadTheme("gruvbox")], "with others installed, T goes on to the next")
+    }
+
+    func testTheOverviewTitleIsWholeAt40x10WithMoreHabitsThanFit() {
+        var state = app(width: 40, height: 10)
+        press(&state, .char("O"))
+        let title = render(state).line(0)
+        XCTAssertFalse(title.contains("…"), title)
+        XCTAssertTrue(title.contains(" weeks"), title)
+        XCTAssertTrue(title.hasSuffix("of 7") || title.hasSuffix("/7"), title)
+    }
 }

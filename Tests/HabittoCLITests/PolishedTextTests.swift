@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import HabitCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -98,6 +99,35 @@ final class PolishedTextTests: XCTestCase {
         let progress = rows.map { $0.distance(from: $0.startIndex, to: $0.range(of: "0/1")!.lowerBound) }
         XCTAssertEqual(progress[0], progress[1], rows.joined(separator: "\n"))
         XCTAssertTrue(rows[1].contains("Tres long nom Tres long nom Tre.  0/1"), rows[1])
+    }
+
+    func testGraphStartsInTheWeekTheFirstHabitStarted() {
+        // Read starts on Monday 2026-11-02; 80 columns have room for nine weeks.
+        XCTAssertTrue(box.ok("graph").hasPrefix("Every habit, 2026-11-02 – 2026-11-20 "), box.ok("graph"))
+        XCTAssertTrue(box.ok("graph", "--weeks", "5").hasPrefix("Every habit, 2026-10-19 – "), "--weeks is as asked")
+    }
+
+    func testAPipedChartTitleWrapsBetweenPhrases() {
+        box.ok("add", "Drink water with lemon every morning", "--start", "2026-10-21")
+        let lines = box.ok("show", "Drink water with", "--chart", "score").split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines[0], "Score of 'Drink water with lemon every morning', since 2026-10-21")
+        XCTAssertEqual(lines[1], "(Loop's habit strength; now 0%)")
+    }
+
+    func testAsksIntroductionWrapsAtWordsToTheTerminalsWidth() throws {
+        box.extraEnv = ["COLUMNS": "50"]
+        let session = try AskSession(box, ["ask", "--days", "3"])
+        session.waitFor("enter] ", count: 1)
+        session.type("\u{4}")
+        _ = session.finish()
+        let lines = session.transcript.split(separator: "\n").map(String.init)
+        let intro = Array(lines.prefix { !$0.contains("enter] ") })
+        XCTAssertGreaterThan(intro.count, 2, session.transcript)
+        for line in intro { XCTAssertLessThanOrEqual(TextWidth.of(line), 50, line) }
+        let words = intro.joined(separator: " ").split(separator: " ")
+        XCTAssertTrue(words.starts(with: ["4", "habit-days", "to", "catch", "up"]), "\(words)")
+        XCTAssertTrue(intro.joined(separator: " ").hasSuffix("enter leaves it, Ctrl-D stops."), intro.joined(separator: "\n"))
+        XCTAssertTrue(intro.contains { $0.hasPrefix("(or after y or an amount: y 2, 8 3);") }, intro.joined(separator: "\n"))
     }
 
     func testRemindJSONOnlyReportsAndALaterRemindStillSendsThem() throws {
