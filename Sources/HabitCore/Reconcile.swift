@@ -112,7 +112,10 @@ public enum Reconcile {
                 if mode == .replace {
                     // Rule fields go through `definitions` when either side has a history.
                     let dated = !entry.dated.isEmpty || !t.definitions.isEmpty
-                    for (a, b) in zip(FieldValue.all(of: have), FieldValue.all(of: t.fields))
+                    // Against the registers as they are, not as they are read: a register that
+                    // reads as another field makes it (a limit kind read as build beside a
+                    // per-week schedule) is written too, so the target reads as it is.
+                    for (a, b) in zip(FieldValue.all(of: entry.fields), FieldValue.all(of: t.fields))
                     where a != b && !(dated && HabitRule.fieldIndices.contains(b.index)) {
                         r.changes.append(.set(t.id, b)); r.fieldsChanged += 1
                     }

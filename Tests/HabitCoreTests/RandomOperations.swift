@@ -14,7 +14,7 @@ struct RandomHistory {
     static let habits = (1...4).map { habitID(UInt64($0)) }
     static let firstDay = LocalDay(year: 2026, month: 3, day: 2)!
     static let names = ["Read", "Walk 🚶", "Läsa", "Meditate", "水を飲む", "Stretch"]
-    static let schedules: [Schedule] = [.daily, .weekdays([.monday, .thursday]), .everyNDays(3), .perWeek(2)]
+    static let schedules: [Schedule] = [.daily, .weekdays([.monday, .thursday]), .everyNDays(3), .perWeek(2), .perMonth(5)]
 
     /// `devices` devices each making `opsPerDevice` operations. Wall clocks are drawn from a
     /// narrow range so that equal HLC readings on different devices happen often.
@@ -71,7 +71,12 @@ struct RandomHistory {
         let d = firstDay.adding(Int.random(in: 0..<10, using: &rng))
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<8: return .create(h, fields(using: &rng))
-        case 8..<22: return .set(h, fieldValue(using: &rng))
+        case 8..<18: return .set(h, fieldValue(using: &rng))
+        case 18..<22:
+            // A rule field from a day on: each of the four, on one of the ten days.
+            let values: [FieldValue] = [.kind(Bool.random(using: &rng) ? .build : .limit), .goal(Int.random(in: 0...5, using: &rng)),
+                                        .unit(["km", nil].randomElement(using: &rng)!), .schedule(schedules.randomElement(using: &rng)!)]
+            return .setFrom(h, d, values.randomElement(using: &rng)!)
         case 22..<26: return .delete(h)
         case 26..<30:
             if let op = deletes[h]?.randomElement(using: &rng) { return .restore(h, deleteOp: op) }
