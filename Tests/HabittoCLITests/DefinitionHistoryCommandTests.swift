@@ -96,6 +96,28 @@ final class DefinitionHistoryCommandTests: XCTestCase {
         XCTAssertEqual(other.listEntry("Water", ["--date", "2026-11-04"])?["schedule"] as? String, "daily")
     }
 
+    /// Two devices each change the goal from another day without seeing the other's edit;
+    /// after syncing through a folder both read the same definitions: each from its day.
+    func testConcurrentEditsFromDifferentDaysSyncToTheSameDefinitions() throws {
+        let a = waterBox()
+        let b = Sandbox(inProcess: true)
+        b.now = a.now
+        let folder = a.root + "/remote"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        a.ok("remote", "set", "dir:" + folder)
+        b.ok("remote", "set", "dir:" + folder)
+        a.ok("edit", "Water", "--goal", "10", "--from", "2026-11-04")
+        b.now = "2026-11-10T09:00:05"
+        b.ok("edit", "Water", "--goal", "12", "--from", "2026-11-07")
+        for box in [a, b, a] { box.ok("sync") }
+        XCTAssertEqual(a.ok("export"), b.ok("export"))
+        let show = try XCTUnwrap(b.json("show", "Water", "--json") as? [String: Any])
+        let definitions = try XCTUnwrap(show["definitions"] as? [[String: Any]])
+        XCTAssertEqual(definitions.map { $0["goal"] as? Int }, [8, 10, 12])
+        XCTAssertEqual(definitions.map { $0["from"] as? String }, [nil, "2026-11-04", "2026-11-07"])
+        XCTAssertEqual(show["bestStreak"] as? Int, 3, "the first three days met 8 glasses; 9 never met 10 or 12")
+    }
+
     func testNPerMonthShowsTheMonthsQuota() throws {
         let box = Sandbox(inProcess: true)
         box.now = "2026-11-10T09:00:00"
