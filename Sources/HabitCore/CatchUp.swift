@@ -12,7 +12,7 @@ public enum CatchUp {
     public static let defaultDays = 7
 
     /// Every due build habit-day from `days` days before `today` through `today` that has nothing
-    /// recorded (no progress, skip or rating) and comes after the habit's last day before
+    /// recorded (no progress, skip, rating or "not done" answer) and comes after the habit's last day before
     /// today with anything recorded (today is asked when nothing is recorded on it), oldest
     /// day first and, within a day, habits in creation order.
     /// Days before a habit's start date or from its archive date on are never asked.
@@ -48,11 +48,11 @@ public enum CatchUp {
 }
 
 extension DayColumns {
-    /// The last day on or before `day` with progress, a skip or a rating.
+    /// The last day on or before `day` with progress, a skip, a rating or a "not done" answer.
     func lastRecorded(through day: LocalDay) -> LocalDay? {
         var i = lowerBound(day.adding(1)) - 1
         while i >= 0 {
-            if progress(at: i) > 0 || isSkipped(at: i) || rating(at: i) != nil { return self.day(at: i) }
+            if progress(at: i) > 0 || isSkipped(at: i) || rating(at: i) != nil || isAnsweredNotDone(at: i) { return self.day(at: i) }
             i -= 1
         }
         return nil
@@ -65,7 +65,9 @@ extension CatchUp {
         /// Done (a build habit's day reaches its goal; a limit habit's day was kept), with an
         /// optional difficulty.
         case done(difficulty: Int?)
-        /// Not done: nothing is recorded (a day without a check-in is not done).
+        /// Not done: recorded as answered (`Change.notDone`), so it is not asked again; it
+        /// counts as missed like any day that is not done (a yes/no check-in is taken back, a
+        /// skip undone; an amount short of the goal stays).
         case notDone
         /// The day is skipped (neither counts nor breaks a streak).
         case skip
@@ -120,7 +122,19 @@ extension CatchUp {
             return try Edits.setSkipped(habit, on: day, true, today: today, in: state)
         case .notDone:
             if habit.kind == .limit { throw CoreError.invalid("\(Edits.title(habit)) is a limit habit: type how many (or y if it was kept)") }
-            return []
+            try Edits.checkDay(habit, day, today: today)
+            var changes: [Change] = []
+            // A yes/no day's check-in is taken back (as space does); an amount stays what it
+            // was, unless it reaches the goal: then only a smaller amount says what was done.
+            let progress = state.progress(habit.id, day)
+            if habit.isYesNo && progress > 0 {
+                changes += try Edits.uncheck(habit, on: day, amount: progress, today: today, in: state)
+            } else if progress >= habit.goal {
+                throw CoreError.invalid("\(Edits.title(habit)) holds \(Amount.format(progress))/\(Amount.format(habit.goal)) on \(day), done; to make it less, take some back ('habitto uncheck' with --amount)")
+            }
+            if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
+            if state.record(habit.id, day)?.notDoneRegister?.value != true { changes.append(.notDone(habit.id, day, true)) }
+            return changes
         case .done(let d):
             let progress = state.progress(habit.id, day)
             guard habit.kind == .build, progress < habit.goal else { return try rated(d) }

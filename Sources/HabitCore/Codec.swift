@@ -186,6 +186,7 @@ extension ByteWriter {
         case .skip(let h, let d, let on): u8(6); habit(h); day(d); bool(on)
         case .rate(let h, let d, let r): u8(7); habit(h); day(d); u8(UInt8(r ?? 0))
         case .note(let h, let d, let n): u8(8); habit(h); day(d); optionalString(n)
+        case .notDone(let h, let d, let on): u8(17); habit(h); day(d); bool(on)
         }
     }
 
@@ -319,6 +320,7 @@ extension ByteReader {
             guard r <= 5 else { throw DecodeError("difficulty out of range") }
             return .rate(h, d, r == 0 ? nil : Int(r))
         case 8: return .note(try habit(), try day(), try optionalString())
+        case 17: return .notDone(try habit(), try day(), try bool())
         case let tag: throw DecodeError("unknown operation kind \(tag) (written by a newer version of Habitto: update this one)")
         }
     }
@@ -391,7 +393,11 @@ extension ByteWriter {
                 if op.setsTotal { int(0) }
                 int(op.delta / storedAmountScale)
             }
-            bool(rec.skip != nil); if let s = rec.skip { bool(s.value); stamp(s.stamp) }
+            // Bit 0: a skip register follows; bit 1: a "not done" register. A day without the
+            // latter is written as before it existed (0 or 1), so digests taken then match.
+            u8((rec.skip != nil ? 1 : 0) | (rec.notDoneRegister != nil ? 2 : 0))
+            if let s = rec.skip { bool(s.value); stamp(s.stamp) }
+            if let n = rec.notDoneRegister { bool(n.value); stamp(n.stamp) }
             bool(rec.difficulty != nil)
             if let r = rec.difficulty { u8(UInt8(r.value ?? 0)); stamp(r.stamp) }
             bool(rec.noteRegister != nil)
@@ -451,7 +457,10 @@ extension ByteReader {
             rec?.add(op)
             previous = op
         }
-        if try bool() { let v = try bool(); let s = try stamp(); rec?.skip = Register(value: v, stamp: s) }
+        let registers = try u8()
+        guard registers <= 3 else { throw DecodeError("bad day registers") }
+        if registers & 1 != 0 { let v = try bool(); let s = try stamp(); rec?.skip = Register(value: v, stamp: s) }
+        if registers & 2 != 0 { let v = try bool(); let s = try stamp(); rec?.notDoneRegister = Register(value: v, stamp: s) }
         if try bool() {
             let v = try u8()
             guard v <= 5 else { throw DecodeError("difficulty out of range") }
@@ -470,7 +479,8 @@ extension ByteReader {
         var columns = DayColumns()
         while !isAtEnd {
             let (d, rec) = try dayRecord()
-            guard columns.append(d, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating) else {
+            guard columns.append(d, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating,
+                                 notDone: rec.isAnsweredNotDone) else {
                 throw DecodeError("days out of order")
             }
         }
@@ -483,7 +493,8 @@ extension ByteReader {
         columns.reserveCapacity(dayCount)
         for _ in 0..<dayCount {
             let (d, rec) = try dayRecord()
-            guard columns.append(d, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating) else {
+            guard columns.append(d, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating,
+                                 notDone: rec.isAnsweredNotDone) else {
                 throw DecodeError("days out of order")
             }
         }

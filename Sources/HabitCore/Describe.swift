@@ -22,6 +22,7 @@ extension Change {
         case .skip(_, let d, let on): return "\(on ? "skip" : "unskip") \(name) on \(d)"
         case .rate(_, let d, let r): return r.map { "rate \(name) \($0) on \(d)" } ?? "clear the rating of \(name) on \(d)"
         case .note(_, let d, let n): return n == nil ? "clear the note of \(name) on \(d)" : "note on \(name) on \(d)"
+        case .notDone(_, let d, let on): return on ? "answer \(name) not done on \(d)" : "withdraw the not-done answer of \(name) on \(d)"
         }
     }
 
@@ -30,7 +31,7 @@ extension Change {
         switch self {
         case .create, .delete, .restore: return 5
         case .progress, .setProgress: return 4
-        case .skip(_, _, true): return 3
+        case .skip(_, _, true), .notDone(_, _, true): return 3
         case .set(_, .archivedFrom): return 3
         case .set(_, .name): return 2
         case .rate: return 2
@@ -86,7 +87,7 @@ extension Change {
             if let r, !(1...5).contains(r) { throw CoreError.invalid("difficulty must be 1 to 5") }
         case .note(_, _, let n):
             if let n { try Validate.dayNote(n) }
-        case .delete, .restore, .skip:
+        case .delete, .restore, .skip, .notDone:
             break
         }
     }

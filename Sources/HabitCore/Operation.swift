@@ -181,13 +181,17 @@ public enum Change: Hashable, Sendable {
     case rate(HabitID, LocalDay, Int?)
     /// The day's note, or nil to clear; last writer wins.
     case note(HabitID, LocalDay, String?)
+    /// The day was answered as not done (true), or that answer is withdrawn (false); last
+    /// writer wins. The day counts as missed like any day without progress; catching up
+    /// does not ask about it again, and progress or a skip on the day overrides it.
+    case notDone(HabitID, LocalDay, Bool)
 
     /// The habit the change is about.
     public var habit: HabitID {
         switch self {
         case .create(let h, _), .set(let h, _), .setFrom(let h, _, _), .delete(let h), .restore(let h, _),
              .progress(let h, _, _), .setProgress(let h, _, _), .skip(let h, _, _), .rate(let h, _, _),
-             .note(let h, _, _): return h
+             .note(let h, _, _), .notDone(let h, _, _): return h
         }
     }
 }

@@ -50,35 +50,44 @@ public struct DayRecord: Hashable, Sendable {
         let skip: Register<Bool>?
         let difficulty: Register<Int?>?
         let note: Register<String?>?
-        init(skip: Register<Bool>?, difficulty: Register<Int?>?, note: Register<String?>?) {
-            self.skip = skip; self.difficulty = difficulty; self.note = note
+        let notDone: Register<Bool>?
+        init(skip: Register<Bool>?, difficulty: Register<Int?>?, note: Register<String?>?, notDone: Register<Bool>?) {
+            self.skip = skip; self.difficulty = difficulty; self.note = note; self.notDone = notDone
         }
     }
 
     public var skip: Register<Bool>? {
         get { extras?.skip }
-        set { setExtras(skip: newValue, difficulty: difficulty, note: noteRegister) }
+        set { setExtras(skip: newValue, difficulty: difficulty, note: noteRegister, notDone: notDoneRegister) }
     }
     /// nil value = cleared
     public var difficulty: Register<Int?>? {
         get { extras?.difficulty }
-        set { setExtras(skip: skip, difficulty: newValue, note: noteRegister) }
+        set { setExtras(skip: skip, difficulty: newValue, note: noteRegister, notDone: notDoneRegister) }
     }
     /// nil value = cleared
     public var noteRegister: Register<String?>? {
         get { extras?.note }
-        set { setExtras(skip: skip, difficulty: difficulty, note: newValue) }
+        set { setExtras(skip: skip, difficulty: difficulty, note: newValue, notDone: notDoneRegister) }
+    }
+    /// The "not done" answer (see `Change.notDone`); false = withdrawn.
+    public var notDoneRegister: Register<Bool>? {
+        get { extras?.notDone }
+        set { setExtras(skip: skip, difficulty: difficulty, note: noteRegister, notDone: newValue) }
     }
 
-    private mutating func setExtras(skip: Register<Bool>?, difficulty: Register<Int?>?, note: Register<String?>?) {
-        extras = skip == nil && difficulty == nil && note == nil ? nil : Extras(skip: skip, difficulty: difficulty, note: note)
+    private mutating func setExtras(skip: Register<Bool>?, difficulty: Register<Int?>?, note: Register<String?>?,
+                                    notDone: Register<Bool>?) {
+        extras = skip == nil && difficulty == nil && note == nil && notDone == nil
+            ? nil : Extras(skip: skip, difficulty: difficulty, note: note, notDone: notDone)
     }
 
     public static func == (a: DayRecord, b: DayRecord) -> Bool {
         a.first == b.first && a.rest == b.rest && a.skip == b.skip && a.difficulty == b.difficulty && a.noteRegister == b.noteRegister
+            && a.notDoneRegister == b.notDoneRegister
     }
     public func hash(into h: inout Hasher) {
-        h.combine(first); h.combine(rest); h.combine(skip); h.combine(difficulty); h.combine(noteRegister)
+        h.combine(first); h.combine(rest); h.combine(skip); h.combine(difficulty); h.combine(noteRegister); h.combine(notDoneRegister)
     }
 
     /// Every progress change, in the order they are applied.
@@ -93,6 +102,8 @@ public struct DayRecord: Hashable, Sendable {
     public var isSkipped: Bool { skip?.value ?? false }
     public var rating: Int? { difficulty?.value ?? nil }
     public var note: String? { noteRegister?.value ?? nil }
+    /// Answered as not done, and nothing recorded on the day overrides it: no progress, no skip.
+    public var isAnsweredNotDone: Bool { notDoneRegister?.value == true && progress == 0 && !isSkipped }
 
     /// The sum of one device's own changes (what it recorded, before the day's bounds); a
     /// "set" step counts as what it set.
@@ -126,6 +137,8 @@ public struct DayRecord: Hashable, Sendable {
             if var reg = difficulty { reg.merge(r, stamp); difficulty = reg } else { difficulty = Register(value: r, stamp: stamp) }
         case .note(_, _, let n):
             if var reg = noteRegister { reg.merge(n, stamp); noteRegister = reg } else { noteRegister = Register(value: n, stamp: stamp) }
+        case .notDone(_, _, let on):
+            if var reg = notDoneRegister { reg.merge(on, stamp); notDoneRegister = reg } else { notDoneRegister = Register(value: on, stamp: stamp) }
         default:
             break
         }
@@ -219,7 +232,7 @@ final class LazyDays: @unchecked Sendable {
         var c = columns
         for day in touched {
             let r = records[day] ?? DayRecord()
-            c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating)
+            c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating, notDone: r.isAnsweredNotDone)
         }
         return c
     }
@@ -360,6 +373,12 @@ public struct HabitEntry: Sendable {
         }
         guard let r = storedDays[day] else { return (0, false, nil) }
         return (max(0, r.progress), r.isSkipped, r.rating)
+    }
+
+    /// Whether the day was answered as not done, from the columns when they are computed.
+    func isAnsweredNotDone(_ day: LocalDay) -> Bool {
+        if let c = lazyDays?.cachedColumns { return c.isAnsweredNotDone(on: day) }
+        return record(day)?.isAnsweredNotDone ?? false
     }
 
     /// The untouched source of the days, when they were neither decoded into this entry
@@ -509,7 +528,7 @@ public struct HabitState: Hashable, Sendable {
         case .restore(let h, let deleteOp):
             entries[h, default: HabitEntry()].restores.insert(deleteOp)
         case .progress(let h, let day, _), .setProgress(let h, let day, _), .skip(let h, let day, _), .rate(let h, let day, _),
-             .note(let h, let day, _):
+             .note(let h, let day, _), .notDone(let h, let day, _):
             entries[h, default: HabitEntry()].applyDay(day, op.change, stamp)
         }
         return .applied
@@ -572,6 +591,8 @@ public struct HabitState: Hashable, Sendable {
     public func isSkipped(_ id: HabitID, _ day: LocalDay) -> Bool { entries[id]?.dayValues(day).skipped ?? false }
     public func difficulty(_ id: HabitID, _ day: LocalDay) -> Int? { entries[id]?.dayValues(day).rating }
     public func note(_ id: HabitID, _ day: LocalDay) -> String? { record(id, day)?.note }
+    /// Whether the day was answered as not done (see `DayRecord.isAnsweredNotDone`).
+    public func isAnsweredNotDone(_ id: HabitID, _ day: LocalDay) -> Bool { entries[id]?.isAnsweredNotDone(day) ?? false }
 
     /// Total operations applied (the sum of the version vector).
     public var operationCount: UInt64 { seen.values.reduce(0, +) }

@@ -304,6 +304,7 @@ final class LocalStore {
             case .skip(let h, let d, _): inv.append(.skip(h, d, state.isSkipped(h, d)))
             case .rate(let h, let d, _): inv.append(.rate(h, d, state.difficulty(h, d)))
             case .note(let h, let d, _): inv.append(.note(h, d, state.note(h, d)))
+            case .notDone(let h, let d, _): inv.append(.notDone(h, d, state.record(h, d)?.notDoneRegister?.value ?? false))
             }
         }
         return inv

@@ -228,6 +228,7 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.catchUp, k("y"), .markDone, "done", footer: true),
         Binding(.catchUp, k("n"), .markNotDone, "not done", footer: true),
         Binding(.catchUp, k("s"), .skip, "skip", footer: true),
+        Binding(.catchUp, k("a"), .amount, "amount", footer: true),
         Binding(.catchUp, k("1"), .rate1, "done, very easy"),
         Binding(.catchUp, k("2"), .rate2, "done, easy"),
         Binding(.catchUp, k("3"), .rate3, "done, medium"),

@@ -276,7 +276,13 @@ func submitAmount(_ prompt: AmountPrompt, _ state: inout AppState) -> [Effect] {
     case .takeBack(let n): after = max(0, before.progress - n)
     case .total(let n): after = n
     }
-    return recordProgress(prompt.write(held(entry, state.habits.progress(habit.id, prompt.day))), before, after: after, &state)
+    let effects = recordProgress(prompt.write(held(entry, state.habits.progress(habit.id, prompt.day))), before, after: after, &state)
+    // On the catch-up screen an amount answers the habit-day: the next one is selected.
+    if !effects.isEmpty, state.screen == .catchUp, state.catchUpIndex < state.catchUp.count - 1,
+       state.catchUp[state.catchUpIndex] == CatchUpItem(habit: habit, day: prompt.day) {
+        state.catchUpIndex += 1
+    }
+    return effects
 }
 
 /// A take-back of no more than the day holds, so that its confirmation says what it took

@@ -15,6 +15,11 @@ func catchUp(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .markNotDone: answer = .notDone
     case .skip: answer = .skip
     case .leave: answer = .leave
+    case .amount, .total:
+        // How much, as `ask` takes it: the amount prompt on this habit-day (it moves on once written).
+        guard state.catchUp.indices.contains(state.catchUpIndex), let habit = state.habits.habit(state.catchUp[state.catchUpIndex].habit.id)
+        else { return [] }
+        return dayCommand(command, habit, state.catchUp[state.catchUpIndex].day, &state)
     default:
         guard let r = command.rating else { return [] }
         answer = .done(difficulty: r)
@@ -22,16 +27,15 @@ func catchUp(_ command: Command, _ state: inout AppState) -> [Effect] {
     guard state.catchUp.indices.contains(state.catchUpIndex) else { return [] }
     let item = state.catchUp[state.catchUpIndex]
     var effects: [Effect] = []
-    if answer == .leave || answer == .notDone {
-        // Nothing to record: a day without a check-in is not done.
-        state.message = Message(answer == .leave ? "Left as it is" : "Not done: nothing recorded")
+    if answer == .leave {
+        state.message = Message("Left as it is")
     } else {
         effects = write(.answer(item.habit.id, item.day, answer), &state)
         guard !effects.isEmpty else { return [] }
     }
     if state.catchUpIndex < last {
         state.catchUpIndex += 1
-    } else if answer == .leave || answer == .notDone {
+    } else if answer == .leave {
         state.message = Message("That was the last one: esc goes back to today")
     }
     return effects

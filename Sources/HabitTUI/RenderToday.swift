@@ -210,15 +210,19 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
 
 // MARK: Catching up
 
-/// "3 habits not recorded yesterday · c to catch up", or nil when nothing is missed; a
-/// shorter form ("3 not recorded · c to catch up") when that does not fit in `width`.
+/// "3 habits not recorded yesterday · c to catch up" or "5 habit-days not recorded from
+/// Tue 17 Nov to yesterday · …", or nil when nothing is missed; a shorter form ("5 not
+/// recorded before today · c to catch up", then "5 open before today · …") when that does
+/// not fit in `width`. It counts the days before today, as the catch-up screen's title
+/// does (which gives today's apart).
 func catchUpHint(_ missed: [CatchUpItem], today: LocalDay, width: Int = .max, separator sep: String = "·") -> String? {
     guard let first = missed.first else { return nil }
     let yesterday = today.adding(-1)
     let full = missed.allSatisfy({ $0.day == yesterday })
         ? "\(Plural.count(missed.count, "habit")) not recorded yesterday \(sep) c to catch up"
-        : "\(Plural.count(missed.count, "habit-day")) not recorded since \(shortDate(first.day)) \(sep) c to catch up"
-    return TextWidth.of(full) <= width ? full : "\(missed.count) not recorded \(sep) c to catch up"
+        : "\(Plural.count(missed.count, "habit-day")) not recorded from \(shortDate(first.day)) to yesterday \(sep) c to catch up"
+    return [full, "\(missed.count) not recorded before today \(sep) c to catch up", "\(missed.count) open before today \(sep) c to catch up"]
+        .first { TextWidth.of($0) <= width } ?? "\(missed.count) open before today"
 }
 
 /// "Wed 18 Nov".
@@ -232,9 +236,14 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let items = state.catchUp
     var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
     x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
-    let open = items.filter { s.progress($0.habit.id, $0.day) == 0 && !s.isSkipped($0.habit.id, $0.day) }.count
-    let titles = ["catching up: \(open) of \(items.count) habit-days with nothing recorded",
-                  "catching up: \(open) of \(items.count) open", "\(open) of \(items.count) open"]
+    // The days before today (what the today screen's hint counted) and today's, told apart;
+    // open: nothing recorded yet (no progress, skip or "not done" answer).
+    let open = items.filter {
+        s.progress($0.habit.id, $0.day) == 0 && !s.isSkipped($0.habit.id, $0.day) && !s.isAnsweredNotDone($0.habit.id, $0.day)
+    }.count
+    let onToday = items.filter { $0.day == state.today }.count, before = items.count - onToday
+    let titles = ["catching up: \(Plural.count(before, "habit-day")) before today, \(onToday) today · \(open) open",
+                  "\(before) before today, \(onToday) today · \(open) open", "\(open) of \(items.count) open"]
     b.put(titles.first { TextWidth.of($0) <= state.width - x - 1 } ?? "", x: x, y: 0, role: .header)
     let top = 2, bottom = state.height - 4
     let listHeight = bottom - top + 1
@@ -247,7 +256,8 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         guard let habit = s.habit(item.habit.id) else { return "" }
         let progress = habit.shown(progress: s.progress(habit.id, item.day))
         let u = unit ? (habit.fields.unit.map { " " + $0 } ?? "") : ""
-        return (s.isSkipped(habit.id, item.day) ? "skipped" : "\(Amount.format(progress))/\(Amount.format(habit.goal))\(u)")
+        return (s.isSkipped(habit.id, item.day) ? "skipped" : s.isAnsweredNotDone(habit.id, item.day) ? "not done"
+                    : "\(Amount.format(progress))/\(Amount.format(habit.goal))\(u)")
             + (s.difficulty(habit.id, item.day).map { "  d\($0)" } ?? "    ")
     }
     let variants: [(unit: Bool, icons: Bool, dateWidth: Int)] = [(true, g.showsIcons, 11), (false, g.showsIcons, 11),

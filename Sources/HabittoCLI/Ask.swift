@@ -72,8 +72,10 @@ struct AskCommand: Command {
             throw CLIError.usage("ask needs a terminal to answer on (\(Plural.count(items.count, "habit-day")) to catch up); from a script use 'habitto check|skip HABIT --date DATE'")
         }
         var reader = LineReader(wake: try context.ui.watchSignals())
+        // Today's apart, as the UI's catch-up screen gives them (its hint counts the days before today).
+        let onToday = items.filter { $0.day == today }.count
         // One paragraph, wrapped between phrases at the terminal's width (no word is cut).
-        let intro = "\(Plural.count(items.count, "habit-day")) to catch up, oldest first: y done, n not done, s skip, an amount, "
+        let intro = "\(Plural.count(items.count, "habit-day")) to catch up (\(items.count - onToday) before today, \(onToday) today), oldest first: y done, n not done, s skip, an amount, "
             + "for a yes/no habit 1-5 is done and how hard (or after y or an amount: y 2, 8 3); enter leaves it, Ctrl-D stops."
         for line in GraphCommand.wrapped(intro, width: ChartWidth.current()) { Output.line(line) }
         var answered = 0
@@ -101,7 +103,8 @@ struct AskCommand: Command {
                     }
                     if !result.operations.isEmpty { answered += 1 }
                     let s = result.state.dayLine(habit, on: item.day, today: today, settings: settings)
-                    Output.line("  " + (answer == .leave ? "left as it is" : s.skipped ? "~ skipped" : Output.checkLine(s, today: today)))
+                    Output.line("  " + (answer == .leave ? "left as it is" : s.skipped ? "~ skipped" : Output.checkLine(s, today: today)
+                        + (answer == .notDone ? " · answered not done" : "")))
                     break
                 } catch let e as CoreError {
                     Output.line("  " + e.description)

@@ -196,6 +196,7 @@ enum TerminalApp {
         case .skip: "skip"
         case .rate: "rating"
         case .note: "note"
+        case .notDone: "not done"
         }
     }
 

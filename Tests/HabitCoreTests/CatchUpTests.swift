@@ -54,7 +54,8 @@ final class CatchUpTests: XCTestCase {
         let item = CatchUpItem(habit: water, day: today.adding(-1))
         XCTAssertEqual(try CatchUp.changes(.done(difficulty: 2), for: item, today: today, in: w.state),
                        [.progress(water.id, today.adding(-1), delta: 5 * Amount.scale), .rate(water.id, today.adding(-1), 2)])
-        XCTAssertEqual(try CatchUp.changes(.notDone, for: item, today: today, in: w.state), [])
+        XCTAssertEqual(try CatchUp.changes(.notDone, for: item, today: today, in: w.state), [.notDone(water.id, today.adding(-1), true)],
+                       "the answer is recorded; the 3 glasses done stay")
         XCTAssertEqual(try CatchUp.changes(.skip, for: item, today: today, in: w.state), [.skip(water.id, today.adding(-1), true)])
         let early = CatchUpItem(habit: water, day: today.adding(-9))
         XCTAssertThrowsError(try CatchUp.changes(.done(difficulty: nil), for: early, today: today, in: w.state))

@@ -126,6 +126,9 @@ enum Seeds {
         [.create(HabitID(value: 0xD5), HabitFields(name: "Floss", startDate: day0, reminders: [ReminderTime(minutes: 1290)]))],
         [.set(water, .reminders([ReminderTime(minutes: 480), ReminderTime(minutes: 1200)]))],
         [.set(stretch, .reminders([ReminderTime(minutes: 420)])), .set(stretch, .reminders([]))],
+        // "Not done" answers: given, withdrawn, and overridden by a check-in on the day.
+        [.notDone(read, day0.adding(2), true), .notDone(water, day0.adding(3), true), .notDone(water, day0.adding(3), false)],
+        [.notDone(read, day0.adding(4), true), .progress(read, day0.adding(4), delta: 1000)],
         // Rule fields from a day on (dated registers), and an N-per-month schedule.
         [.setFrom(water, day0.adding(5), .goal(10)), .setFrom(water, day0.adding(5), .unit("cups"))],
         [.setFrom(read, day0.adding(7), .schedule(.perMonth(4))), .setFrom(read, day0.adding(9), .kind(.build))],

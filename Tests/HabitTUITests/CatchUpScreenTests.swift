@@ -19,7 +19,7 @@ final class CatchUpScreenTests: XCTestCase {
         let app = app()
         XCTAssertEqual(app.missed, CatchUp.missed(app.habits, today: World.today))
         XCTAssertEqual(render(app).line(app.height - 3).trimmingCharacters(in: .whitespaces),
-                       "\(app.missed.count) habit-days not recorded since Tue 17 Nov · c to catch up")
+                       "\(app.missed.count) habit-days not recorded from Tue 17 Nov to yesterday · c to catch up")
         assertSnapshot(render(app), named: "today-catch-up-hint-80x24")
         // Only yesterday missed: said so.
         let yesterday = World.today.adding(-1)
@@ -45,8 +45,7 @@ final class CatchUpScreenTests: XCTestCase {
         XCTAssertEqual(app.catchUpIndex, 1)
         XCTAssertEqual(press(&app, .char("4")), [.write(.answer(at(1).0, at(1).1, .done(difficulty: 4)))])
         XCTAssertEqual(press(&app, .char("s")), [.write(.answer(at(2).0, at(2).1, .skip))])
-        XCTAssertEqual(press(&app, .char("n")), [], "not done records nothing")
-        XCTAssertEqual(app.message?.text, "Not done: nothing recorded")
+        XCTAssertEqual(press(&app, .char("n")), [.write(.answer(at(3).0, at(3).1, .notDone))], "not done is recorded as an answer")
         XCTAssertEqual(press(&app, .enter), [])
         XCTAssertEqual(app.catchUpIndex, 5)
         press(&app, .char("k"), .char("k"))
@@ -68,7 +67,9 @@ final class CatchUpScreenTests: XCTestCase {
         press(&app, .char("j"), .char("j"), .char("j"))
         XCTAssertEqual(app.catchUp, items, "the list stays while it is answered")
         assertSnapshot(render(app), named: "catch-up-80x24")
-        XCTAssertTrue(render(app).line(0).contains("catching up: \(items.count - 3) of \(items.count)"), render(app).line(0))
+        let before = items.filter { $0.day < World.today }.count
+        XCTAssertTrue(render(app).line(0).contains("catching up: \(before) habit-days before today, \(items.count - before) today · \(items.count - 3) open"),
+                      render(app).line(0))
         var narrow = app
         _ = reduce(&narrow, .resized(width: 40, height: 10))
         assertSnapshot(render(narrow), named: "catch-up-40x10")
@@ -117,5 +118,59 @@ final class CatchUpScreenTests: XCTestCase {
         let state = World.state(World.changes + [.create(id, fields)])
         let asked = CatchUp.items(state, today: World.today).filter { $0.habit.id == id }.map(\.day)
         XCTAssertEqual(asked, (0...3).map { World.today.adding($0 - 3) })
+    }
+}
+
+/// The catch-up screen takes an amount (as `ask` does), records "not done", and its title
+/// counts the days before today as the today screen's hint does.
+final class CatchUpAnswersTests: XCTestCase {
+    private static let missedChanges: [Change] = World.changes.filter { c in
+        switch c {
+        case .progress(_, let d, _), .rate(_, let d, _): return d < World.today.adding(-3) || d == World.today
+        default: return true
+        }
+    }
+
+    func testTheHintAndTheScreenCountTheSameDaysBeforeTodayAndSaySo() {
+        var app = World.app(changes: Self.missedChanges)
+        let before = app.missed.count
+        XCTAssertTrue(catchUpHint(app.missed, today: World.today)!.hasPrefix("\(before) habit-days not recorded from Tue 17 Nov to yesterday"))
+        XCTAssertEqual(catchUpHint(app.missed, today: World.today, width: 45), "\(before) not recorded before today · c to catch up")
+        XCTAssertEqual(catchUpHint(app.missed, today: World.today, width: 38), "\(before) open before today · c to catch up")
+        press(&app, .char("c"))
+        let today = app.catchUp.filter { $0.day == World.today }.count
+        XCTAssertGreaterThan(today, 0, "today's open habit-days are on the screen too")
+        XCTAssertEqual(app.catchUp.count - today, before)
+        XCTAssertEqual(render(app).line(0).trimmingCharacters(in: .whitespaces),
+                       "Habitto · catching up: \(before) habit-days before today, \(today) today · \(before + today) open")
+    }
+
+    func testAnAmountAnswersTheHabitDayAndMovesOn() {
+        var app = World.app(changes: Self.missedChanges)
+        press(&app, .char("c"))
+        let i = app.catchUp.firstIndex { $0.habit.id == World.water }!
+        app.catchUpIndex = i
+        let item = app.catchUp[i]
+        XCTAssertEqual(press(&app, .char("a")), [])
+        XCTAssertEqual(app.overlay, .amount(AmountPrompt(habit: World.water, day: item.day)))
+        type(&app, "5")
+        XCTAssertEqual(press(&app, .enter), [.write(.progress(World.water, item.day, 5 * Amount.scale))])
+        XCTAssertEqual(app.catchUpIndex, i + 1, "the next habit-day is selected")
+        XCTAssertEqual(app.screen, .catchUp)
+    }
+
+    func testNotDoneIsShownAndNoLongerOpen() throws {
+        var app = World.app(changes: Self.missedChanges)
+        press(&app, .char("c"))
+        let item = app.catchUp[0]
+        let effects = press(&app, .char("n"))
+        XCTAssertEqual(effects, [.write(.answer(item.habit.id, item.day, .notDone))])
+        let changes = try Write.answer(item.habit.id, item.day, .notDone).changes(today: World.today, in: app.habits)
+        XCTAssertEqual(changes, [.notDone(item.habit.id, item.day, true)])
+        _ = reduce(&app, .stateChanged(World.state(Self.missedChanges + changes)))
+        let screen = render(app)
+        XCTAssertTrue(screen.line(2).hasSuffix("not done"), screen.line(2))
+        XCTAssertTrue(screen.line(0).hasSuffix("· \(app.catchUp.count - 1) open"), screen.line(0))
+        XCTAssertFalse(CatchUp.items(app.habits, today: World.today).contains(item), "not asked again")
     }
 }

@@ -165,3 +165,40 @@ final class CatchUpCommandTests: XCTestCase {
         XCTAssertEqual(day("2026-11-21", "Drink water")["progress"] as? Int, 9)
     }
 }
+
+/// `n` in `ask` is an answer: recorded, not asked again, undone by `undo`, and the count
+/// `ask` starts with says how much of it is today.
+final class AskNotDoneTests: XCTestCase {
+    func testNotDoneIsRecordedAndNotAskedAgain() throws {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-19T09:00:00"
+        box.ok("add", "Read")
+        box.now = "2026-11-21T20:00:00"
+        let first = try AskSession(box, ["ask", "--days", "2"])
+        first.waitFor("Thu 2026-11-19 · Read [y n s 1-5 enter] ", count: 1)
+        first.type("n\n")
+        first.waitFor("yesterday · Read [y n s 1-5 enter] ", count: 1)
+        first.type("\u{4}")
+        XCTAssertEqual(first.finish(), 0, first.transcript)
+        let t = first.transcript
+        XCTAssertTrue(t.hasPrefix("3 habit-days to catch up (2 before today, 1 today), oldest first"), t)
+        XCTAssertTrue(t.contains("· 'Read' on 2026-11-19: 0/1 · streak 0 days · answered not done"), t)
+        XCTAssertTrue(t.contains("Stopped: 1 answer kept"), t)
+
+        // Asked again: the answered day is not.
+        let second = try AskSession(box, ["ask", "--days", "2"])
+        second.waitFor("enter] ", count: 1)
+        second.type("\u{4}")
+        XCTAssertEqual(second.finish(), 0, second.transcript)
+        XCTAssertTrue(second.transcript.hasPrefix("2 habit-days to catch up (1 before today, 1 today), oldest first"), second.transcript)
+        XCTAssertFalse(second.transcript.contains("2026-11-19"), second.transcript)
+        // The answer counts as a miss (as a day with nothing did), and undo withdraws it.
+        let day = try XCTUnwrap((box.json("list", "--date", "2026-11-19", "--json") as? [[String: Any]])?.first)
+        XCTAssertEqual(day["completed"] as? Bool, false)
+        XCTAssertEqual(box.ok("undo"), "Undid: answer 'Read' not done on 2026-11-19\n")
+        let third = try AskSession(box, ["ask", "--days", "2"])
+        third.waitFor("Thu 2026-11-19 · Read [y n s 1-5 enter] ", count: 1)
+        third.type("\u{4}")
+        XCTAssertEqual(third.finish(), 0, third.transcript)
+    }
+}

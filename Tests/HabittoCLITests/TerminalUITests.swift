@@ -283,13 +283,14 @@ final class TerminalUITests: XCTestCase {
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses", "--start", "2026-11-10")
         for d in 10...17 { box.ok("check", "Read", "--date", "2026-11-\(d)"); box.ok("check", "water", "--amount", "8", "--date", "2026-11-\(d)") }
         ui.start()
-        ui.waitFor(text: "6 habit-days not recorded since Wed 18 Nov · c to catch up")
+        ui.waitFor(text: "6 habit-days not recorded from Wed 18 Nov to yesterday · c to catch up")
         ui.send("c")
-        ui.waitFor(text: "catching up: 8 of 8 habit-days with nothing recorded")
+        // The hint's 6 days before today, and today's 2 apart.
+        ui.waitFor(text: "catching up: 6 habit-days before today, 2 today · 8 open")
         // Wed: Read done, water skipped; Thu: Read done (hard), water done; Fri: both done.
         for key in ["y", "s", "4", "y", "y", "y"] { ui.send(key) }
         ui.waitFor(text: "Recorded 'Drink water' on 2026-11-20: 8/8 glasses, done")
-        ui.waitFor(text: "catching up: 2 of 8 habit-days with nothing recorded")
+        ui.waitFor(text: "catching up: 6 habit-days before today, 2 today · 2 open")
         ui.send("Escape")
         ui.waitFor("the today screen without the hint") { $0.contains("space check in") && !$0.contains("c to catch up") }
         // Read is yes/no: space checks it, space again marks it not done; never 2/1.
@@ -316,6 +317,32 @@ final class TerminalUITests: XCTestCase {
         XCTAssertEqual(box.listEntry("Drink water", ["--date", "2026-11-20"])?["progress"] as? Int, 8)
         XCTAssertEqual(box.listEntry("Read", ["--date", "2026-11-20"])?["streak"] as? Int, 11)
         XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 0)
+    }
+
+    func testCatchUpAnswersNotDoneAndAnAmountAndNeitherIsAskedAgain() {
+        box.ok("add", "Read", "--start", "2026-11-19")
+        box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses", "--start", "2026-11-19")
+        box.ok("check", "Read"); box.ok("check", "water", "--amount", "8")
+        ui.start()
+        ui.waitFor(text: "4 habit-days not recorded from Thu 19 Nov to yesterday · c to catch up")
+        ui.send("c")
+        ui.waitFor(text: "catching up: 4 habit-days before today, 0 today · 4 open")
+        // Thu: Read not done, water 5 glasses typed; Fri: left for later.
+        ui.send("n")
+        ui.waitFor(text: "not done")
+        ui.send("a")
+        ui.type("5")
+        ui.send("Enter")
+        ui.waitFor(text: "Added 5 to 'Drink water': 5/8 glasses on 2026-11-19")
+        ui.waitFor(text: "catching up: 4 habit-days before today, 0 today · 2 open")
+        ui.send("Escape")
+        ui.waitFor(text: "2 habits not recorded yesterday · c to catch up")
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+        XCTAssertEqual(box.listEntry("Drink water", ["--date", "2026-11-19"])?["progress"] as? Int, 5)
+        XCTAssertEqual(box.listEntry("Read", ["--date", "2026-11-19"])?["completed"] as? Bool, false)
+        XCTAssertEqual(box.ok("undo"), "Undid: check 'Drink water' +5 on 2026-11-19\n")
+        XCTAssertEqual(box.ok("undo"), "Undid: answer 'Read' not done on 2026-11-19\n")
     }
 
     func testANoteIsAddedAndAGroupFoldedAt40x10() { noteAndFold(width: 40, height: 10) }
