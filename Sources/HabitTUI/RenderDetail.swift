@@ -100,6 +100,8 @@ private func heatMap(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit,
         monthGrid(&b, x: mx, y: my, year: index / 12, month: index % 12 + 1, bottom: gridBottom, habit: habit, byDay: byDay,
                   today: today, cursor: cursor, glyphs: g)
     }
+    // The legend on the line after the last row of months (blank otherwise), when it is on screen.
+    if notesY - 1 <= bottom { b.put(calendarLegend(g, width: state.width - 2), x: 1, y: notesY - 1, role: .dim) }
     if !notes.isEmpty, notesY <= bottom - 1 { notesList(&b, state, notes, y: notesY, bottom: bottom) }
 }
 
@@ -125,6 +127,28 @@ func notesList(_ b: inout ScreenBuffer, _ state: AppState, _ notes: [(day: Local
 private func infoPhrases(_ info: String) -> [[Run]] {
     let parts = info.components(separatedBy: ", ")
     return parts.enumerated().map { i, part in [Run((i > 0 ? " " : "") + part + (i < parts.count - 1 ? "," : ""), .dim)] }
+}
+
+/// A calendar day with nothing that counts drawn as the graph draws it: a miss (×), a day
+/// not due (·), a limit habit's day over its limit (the today row's ✗); today while still
+/// open is blank, as the days after it are. Nil for a day the heat map's lowest shade stands
+/// for (an N-per-week habit's open day, which the graph draws as not due too).
+func calendarMark(_ d: DaySummary, today: LocalDay, glyphs g: Glyphs) -> (String, Role)? {
+    let states = ChartGlyphs.of(ascii: g == .ascii).states
+    if d.exceeded { return (g.exceeded, .exceeded) }
+    if d.missed { return (states[.missed] ?? "x", .missed) }
+    if d.day == today && d.scheduled && !d.completed { return (" ", .dim) }
+    if !d.scheduled && !d.completed { return (states[.notDue] ?? ".", .dim) }
+    return nil
+}
+
+/// The calendar's legend, one line of `width` columns at most (its items as fit).
+func calendarLegend(_ g: Glyphs, width: Int) -> String {
+    let states = ChartGlyphs.of(ascii: g == .ascii).states
+    let items = [(g.heat[4] + g.heat[4], "done"), (g.heat[2] + g.heat[2], "partly"), ((states[.missed] ?? "x") + (states[.missed] ?? "x"), "missed"),
+                 ((states[.notDue] ?? ".") + (states[.notDue] ?? "."), "not due"), (g.exceeded + g.exceeded, "over the limit"),
+                 (g.skipped, "skipped")]
+    return TextChart.legendLines(items.map { "\($0.0) \($0.1)" }, width: width, maxLines: 1).first ?? ""
 }
 
 /// The number of week rows a month's calendar takes.
@@ -204,6 +228,8 @@ func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, b
             else { level = d.progress == 0 ? 0 : min(4, max(1, (4 * d.progress + habit.goal - 1) / max(1, habit.goal))) }
             if level < 0 {
                 b.put(g.skipped, x: cellX, y: row, role: .skipped)
+            } else if level == 0, let (mark, role) = calendarMark(d, today: today, glyphs: g) {
+                b.put(mark + mark, x: cellX, y: row, role: role)
             } else {
                 b.put(shades[level] + shades[level], x: cellX, y: row, role: levels[level], color: ThemeColor(habitColor: habit.fields.color))
             }

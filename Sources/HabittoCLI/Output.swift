@@ -193,8 +193,19 @@ public enum Output {
         if let notes = h.fields.notes { lines.append("  notes: " + Sanitize.display(notes.replacingAll("\n", with: " / "))) }
         let recent = history.suffix(28)
         if !recent.isEmpty {
-            lines.append("  last \(recent.count) days (oldest first): "
-                         + recent.map { d in d.skipped ? "~" : d.completed && (d.progress > 0 || h.kind == .limit) ? (d.exceeded ? "✗" : "✓") : d.exceeded ? "✗" : d.progress > 0 ? "◐" : d.scheduled ? "·" : " " }.joined())
+            // The graph's marks: a miss and a day not due apart; today, while open, blank.
+            let g = glyphs, states = ChartGlyphs.of(ascii: ascii).states
+            func mark(_ d: DaySummary) -> String {
+                if d.skipped { return g.skipped }
+                if d.exceeded { return g.exceeded }
+                if d.completed && (d.progress > 0 || h.kind == .limit) { return g.done }
+                if d.progress > 0 { return g.partial }
+                if d.missed { return states[.missed] ?? "x" }
+                return d.day == today && d.scheduled ? " " : states[.notDue] ?? "."
+            }
+            lines.append("  last \(recent.count) days (oldest first): " + recent.map(mark).joined())
+            lines.append("    \(g.done) done  \(g.partial) partly  \(states[.missed] ?? "x") missed  \(states[.notDue] ?? ".") not due  "
+                         + "\(g.exceeded) over the limit  \(g.skipped) skipped")
         }
         return lines
     }

@@ -110,4 +110,30 @@ final class WholeGlyphsAndWidthTests: XCTestCase {
         XCTAssertTrue(title.contains(" weeks"), title)
         XCTAssertTrue(title.hasSuffix("of 7") || title.hasSuffix("/7"), title)
     }
+
+    func testTheDetailCalendarTellsMissesDaysNotDueAndOverTheLimitApartWithALegend() {
+        let walk = HabitID("00000000000000f4")!, sweets = HabitID("00000000000000f5")!
+        let monday = LocalDay("2026-11-16")!
+        let changes: [Change] = [
+            .create(walk, HabitFields(name: "Walk", schedule: .weekdays([.monday, .tuesday, .wednesday, .thursday, .friday]), startDate: monday)),
+            .create(sweets, HabitFields(name: "Sweets", kind: .limit, goal: 0, startDate: monday)),
+            .progress(walk, monday, delta: Amount.scale), .progress(sweets, monday.adding(1), delta: Amount.scale),
+        ]
+        func calendar(_ id: HabitID) -> [String] {
+            var state = World.app(width: 80, height: 24, changes: changes)
+            press(&state, .char("v")) // every habit: Walk is not due on Saturday
+            state.selectHabit(id)
+            press(&state, .enter)
+            return (0..<24).map(render(state).line)
+        }
+        // Walk: Monday done, Tuesday to Friday missed, Saturday (today) not due.
+        let walkLines = calendar(walk)
+        let week = walkLines.first { $0.hasPrefix(" ██ ××") } ?? ""
+        XCTAssertEqual(week, " ██ ×× ×× ×× ××[··]", walkLines.joined(separator: "\n"))
+        XCTAssertTrue(walkLines.contains(" ██ done  ▒▒ partly  ×× missed  ·· not due  ✗✗ over the limit  ~ skipped"),
+                      walkLines.joined(separator: "\n"))
+        // Sweets: Tuesday over its limit.
+        let sweetsLines = calendar(sweets)
+        XCTAssertTrue(sweetsLines.contains { $0.hasPrefix(" ██ ✗✗ ██") }, sweetsLines.joined(separator: "\n"))
+    }
 }

@@ -130,6 +130,15 @@ final class PolishedTextTests: XCTestCase {
         XCTAssertTrue(intro.contains { $0.hasPrefix("(or after y or an amount: y 2, 8 3);") }, intro.joined(separator: "\n"))
     }
 
+    func testShowsRecentDaysTellMissesFromDaysNotDueWithALegend() {
+        box.ok("check", "Read", "--date", "2026-11-16")
+        box.ok("skip", "Read", "--date", "2026-11-17")
+        let lines = box.ok("show", "Read").split(separator: "\n").map(String.init)
+        // Weekdays from Monday 2026-11-02; today (Friday the 20th) is open, so blank.
+        XCTAssertEqual(lines.suffix(2), ["  last 19 days (oldest first): ×××××··×××××··✓~×× ",
+                                         "    ✓ done  ◐ partly  × missed  · not due  ✗ over the limit  ~ skipped"])
+    }
+
     func testRemindJSONOnlyReportsAndALaterRemindStillSendsThem() throws {
         box.ok("add", "Water", "--remind", "08:00")
         func reported() throws -> Int {
