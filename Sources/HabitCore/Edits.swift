@@ -123,9 +123,12 @@ public enum Edits {
     /// fields (kind, goal, unit, schedule) change from `from` on, so that the days before it
     /// keep the definition they were judged by; from the start (every day) when `from` is
     /// nil or not after the start date. A rule field changed from a day holds on every day
-    /// from it on: its settings from later days are replaced too. A rule field that already
-    /// has the value on every day from `from` on gives no change.
-    public static func update(_ habit: Habit, to fields: HabitFields, from: LocalDay? = nil,
+    /// from it on: its settings from later days are replaced too. Only the rule fields whose
+    /// value differs from the current one change, and those in `asked` (indices, see
+    /// `FieldValue.index`: fields the user named, to be set from `from` on even when the
+    /// current value is already theirs, as a correction from the start); a rule field that
+    /// already has the value on every day from `from` on gives no change.
+    public static func update(_ habit: Habit, to fields: HabitFields, from: LocalDay? = nil, asked: Set<Int> = [],
                               in state: HabitState) throws -> [Change] {
         try fields.validate()
         if fields.name != habit.name { try ensureUnique(fields.name, in: state, except: habit.id) }
@@ -144,6 +147,7 @@ public enum Edits {
                 if old != new { changes.append(.set(habit.id, new)) }
                 continue
             }
+            guard old != new || asked.contains(new.index) else { continue }
             var read = current.fields
             let differs = affected.contains { rule in rule.apply(to: &read); return FieldValue.current(index: new.index, of: read) != new }
             guard differs else { continue }

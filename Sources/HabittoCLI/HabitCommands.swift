@@ -40,14 +40,22 @@ struct EditCommand: Command {
                     notes: "A new goal, unit, kind (--limit, --build) or schedule counts from today: the days before keep the\ndefinition they were judged by, so streaks, strength and XP earned stay. --from DATE makes it count from\nan earlier day, and --from start from the habit's start (to correct a mistake). Undo takes an edit back.")
     }
 
-    /// The options that change a rule field (what `--from` applies to).
-    static let ruleOptions = ["--goal", "--unit", "--limit", "--build", "--schedule"]
+    /// The options that change a rule field (what `--from` applies to), with the field's
+    /// register index (`FieldValue.index`).
+    static let ruleOptions = ["--goal": FieldValue.goal(0).index, "--unit": FieldValue.unit(nil).index,
+                              "--limit": FieldValue.kind(.limit).index, "--build": FieldValue.kind(.build).index,
+                              "--schedule": FieldValue.schedule(.daily).index]
+
+    /// The rule fields the options name.
+    var askedRuleFields: Set<Int> {
+        Set(Self.ruleOptions.filter { invocation.value($0.key) != nil || invocation.has($0.key) }.map(\.value))
+    }
 
     /// The day `--from` names: nil for `start`, else a day no later than today. A bad value
     /// is a usage error.
     func fromDay() throws -> LocalDay? {
         guard let text = invocation.value("--from") else { return today }
-        guard Self.ruleOptions.contains(where: { invocation.value($0) != nil || invocation.has($0) }) else {
+        guard !askedRuleFields.isEmpty else {
             throw CLIError.usage("--from goes with --goal, --unit, --limit, --build or --schedule: it says from which day they count")
         }
         if text.lowercased() == "start" { return nil }
@@ -65,14 +73,16 @@ struct EditCommand: Command {
         let optionsGiven = !invocation.values.isEmpty || !invocation.flags.isEmpty
         guard optionsGiven else { throw CLIError.usage("edit needs at least one option to change; see 'habitto edit --help'") }
         let query = invocation.arguments[0]
-        let from = try fromDay()
+        let from = try fromDay(), asked = askedRuleFields
         let runner = self, today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
             let habit = try Edits.find(query, in: state)
             var fields = habit.fields
             try runner.applyFieldOptions(&fields)
-            return try Write.edit(habit.id, fields, from: from).changes(today: today, in: state)
+            // As the UI's edit writes (`Write.edit`), with the rule fields named here set
+            // from `from` on even where they already have the value (a correction).
+            return try Edits.update(habit, to: fields, from: from, asked: asked, in: state)
         }
         guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
             Output.line("Nothing to change: \(Output.title(try Edits.find(query, in: result.state))) already has those values")

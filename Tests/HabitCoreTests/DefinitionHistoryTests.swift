@@ -74,6 +74,23 @@ final class DefinitionHistoryTests: XCTestCase {
         XCTAssertEqual(try Edits.update(fixed, to: fixed.fields, from: d(6), in: w.state), [])
     }
 
+    func testAnEditFromADayChangesOnlyTheFieldsItChangesOrNames() throws {
+        var w = World()
+        let h = water(&w)
+        _ = try edit(&w, h, from: today) { $0.goal = 10 * Amount.scale }
+        // The unit from the 5th: the goal of the 5th to the 9th stays 8.
+        let unit = try edit(&w, h, from: d(5)) { $0.unit = "cups" }
+        XCTAssertEqual(unit.on(d(6)).goal, 8 * Amount.scale)
+        XCTAssertEqual(unit.on(d(6)).fields.unit, "cups")
+        // Naming the goal sets it from the day even though it is the current one.
+        let current = w.habit(h.id)
+        let named = try Edits.update(current, to: current.fields, from: nil, asked: [FieldValue.goal(0).index], in: w.state)
+        XCTAssertEqual(named, [.set(h.id, .goal(10 * Amount.scale))], "the register from today holds 10 already")
+        for c in named { _ = w.apply(c) }
+        XCTAssertEqual(w.habit(h.id).on(d(2)).goal, 10 * Amount.scale)
+        XCTAssertEqual(w.habit(h.id).on(d(6)).fields.unit, "cups")
+    }
+
     func testChangingWeekdaysToDailyKeepsPastWeekendsOff() throws {
         var w = World()
         let h = w.build(start: d(2), schedule: .weekdays([.monday, .tuesday, .wednesday, .thursday, .friday]))

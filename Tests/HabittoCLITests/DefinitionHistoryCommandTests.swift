@@ -65,6 +65,22 @@ final class DefinitionHistoryCommandTests: XCTestCase {
         XCTAssertEqual(box.listEntry("Water", ["--date", "2026-11-09"])?["unit"] as? String, "cups")
     }
 
+    func testAPastDefinitionThatWouldNotGoTogetherIsRefused() {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-20T09:00:00"
+        box.ok("add", "Coffee", "--limit", "--goal", "2", "--start", "2026-11-01")
+        box.ok("edit", "Coffee", "--build")
+        let journal = box.journalBytes()
+        // From the 10th to the 19th Coffee is still a limit habit: it cannot count per week.
+        let r = box.run("edit", "Coffee", "--schedule", "3/week", "--from", "2026-11-10")
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderr, "habitto: a limit habit cannot use an N/week schedule: use daily, weekdays or chosen days (the definition from 2026-11-10)\n")
+        XCTAssertEqual(box.journalBytes(), journal)
+        box.ok("edit", "Coffee", "--schedule", "3/week")
+        XCTAssertEqual(box.listEntry("Coffee", ["--date", "2026-11-12"])?["kind"] as? String, "limit")
+        XCTAssertEqual(box.listEntry("Coffee", ["--date", "2026-11-12"])?["schedule"] as? String, "daily")
+    }
+
     func testABadFromIsOneLineExitTwoAndChangesNothing() {
         let box = waterBox()
         let journal = box.journalBytes()
