@@ -82,7 +82,8 @@ public struct HistoryBucket: Hashable, Sendable {
     /// The period's first and last day within the span and the habit's tracked days.
     public let start: LocalDay
     public let end: LocalDay
-    /// Days done (limit habits: days within the limit), days due and not skipped, days skipped.
+    /// Days done (limit habits: days within the limit), days due and not skipped (N per week
+    /// or month: the successes its periods ask for), days skipped.
     public let done: Int
     public let due: Int
     public let skipped: Int
@@ -90,8 +91,9 @@ public struct HistoryBucket: Hashable, Sendable {
     public let amount: Int
     /// The measured value: `done` for completions, `amount` for amounts and uses.
     public let value: Int
-    /// The goal line in the same measure: due days (N-per-week habits: N × tracked days ÷ 7),
-    /// times the daily goal for amounts and uses (thousandths).
+    /// The goal line in the same measure: due days (N-per-week and N-per-month habits: their
+    /// periods' quotas, see `HabitState.historySeries`), times the daily goal for amounts and
+    /// uses (thousandths).
     public let goal: Double
 }
 
@@ -203,44 +205,84 @@ extension HabitState {
     }
 
     /// The habit's measure (see `HistoryMeasure`) per period, oldest first, over the span.
-    /// Each period's goal is its due days not skipped (for an N-per-week habit N per 7
-    /// tracked days not skipped, so a whole week's goal is N; an every-N-days habit's due
-    /// days are every Nth day from the start), times the daily goal for amounts and uses.
+    /// Each period's goal is its due days not skipped (an every-N-days habit's due days are
+    /// every Nth day from the start), times each day's goal for amounts and uses. An
+    /// N-per-week (N-per-month) habit's week (month) asks for what `1/3 this wk` counts,
+    /// min(N, its days not skipped), the running one too, shared among the bars its days
+    /// fall in (see `withQuotas`): a week bar's goal and due are that week's quota.
     public func historySeries(_ habit: Habit, today: LocalDay, bucket: ChartBucket, span: ChartSpan = .all,
                               settings: RuleSettings = .init()) -> HistorySeries {
         let measure: HistoryMeasure = habit.kind == .limit ? .uses : habit.isYesNo ? .completions : .amount
         var buckets: [HistoryBucket] = []
         var period: LocalDay?
-        // The goal is summed as whole numbers per divisor (1, 7 or a month's days), divided once.
-        var cur: (start: LocalDay, end: LocalDay, done: Int, due: Int, skipped: Int, amount: Int, goal: [Int: Int])?
+        var cur: (start: LocalDay, end: LocalDay, done: Int, due: Int, skipped: Int, amount: Int, goal: Int)?
+        // The N-per-week (N-per-month) periods walked, by their first day (see `withQuotas`).
+        var quotaPeriods: [LocalDay: SchedulePeriod] = [:]
         func flush() {
             guard let c = cur else { return }
-            let goal = c.goal.sorted { $0.key < $1.key }.reduce(0.0) { $0 + Double($1.value) / Double($1.key) }
             buckets.append(HistoryBucket(start: c.start, end: c.end, done: c.done, due: c.due, skipped: c.skipped,
-                                         amount: c.amount, value: measure == .completions ? c.done : c.amount, goal: goal))
+                                         amount: c.amount, value: measure == .completions ? c.done : c.amount, goal: Double(c.goal)))
         }
         walkDays(habit, today: today, span: span, settings: settings) { d, v, progress, skipped in
             let start = bucket.start(of: d, weekStart: settings.weekStart)
-            if period != start { flush(); period = start; cur = (d, d, 0, 0, 0, 0, [:]) }
+            if period != start { flush(); period = start; cur = (d, d, 0, 0, 0, 0, 0) }
             cur!.end = d
             if skipped { cur!.skipped += 1; return }
             cur!.amount += progress
             if v.completed { cur!.done += 1 }
             // Each tracked day adds its share of the goal by its own definition: a due day
-            // one (N per week: N/7, N per month: N/the month's days), times its goal for
-            // amounts and uses.
+            // one, times its goal for amounts and uses. N per week (month): see below.
             let h = v.habit
-            let share: (n: Int, per: Int)
-            switch h.schedule {
-            case .perWeek(let n): share = (n, 7)
-            case .perMonth(let n): share = (n, d.endOfMonth.components.day)
-            default: share = (h.isScheduledDay(d) ? 1 : 0, 1)
-            }
-            if h.isScheduledDay(d) { cur!.due += 1 }
-            cur!.goal[share.per, default: 0] += measure == .completions ? share.n : share.n * h.goal
+            if h.schedule.isQuota { quotaPeriods[h.schedule.period.start(of: d, weekStart: settings.weekStart)] = h.schedule.period; return }
+            guard h.isScheduledDay(d) else { return }
+            cur!.due += 1
+            cur!.goal += measure == .completions ? 1 : h.goal
         }
         flush()
-        return HistorySeries(measure: measure, bucket: bucket, buckets: buckets)
+        return HistorySeries(measure: measure, bucket: bucket,
+                             buckets: withQuotas(buckets, quotaPeriods, habit, measure: measure, bucket: bucket, today: today, settings: settings))
+    }
+
+    /// The bars with what N-per-week (N-per-month) periods ask for: each period's quota as the
+    /// list counts it (`periodTally`: min(N, its days not skipped), the running period whole,
+    /// not its days so far), shared among the bars its days (not skipped) fall in, in
+    /// proportion to its days in each; that share is the bar's due (rounded) and, times each
+    /// day's goal for amounts and uses, its goal. A week bar of an N-per-week habit asks N.
+    private func withQuotas(_ buckets: [HistoryBucket], _ periods: [LocalDay: SchedulePeriod], _ habit: Habit,
+                            measure: HistoryMeasure, bucket: ChartBucket, today: LocalDay, settings: RuleSettings) -> [HistoryBucket] {
+        guard !periods.isEmpty else { return buckets }
+        let days = daysOf(habit), weekStart = settings.weekStart
+        var extra: [LocalDay: (goal: Double, due: Double)] = [:]
+        for (start, period) in periods {
+            let end = period.end(of: start, weekStart: weekStart)
+            let table = DayTable(days, from: start, to: end)
+            let required = periodTally(habit, table, period: period, start: start, through: today, weekStart: weekStart).required
+            // Per bar: the period's days in it, and their goals added up.
+            var counted: [LocalDay: (days: Int, goals: Int)] = [:]
+            var total = 0
+            var cursor = DefinitionCursor(habit)
+            var d = max(start, habit.startDate)
+            while d <= end {
+                let h = cursor.at(d)
+                if h.schedule.period == period, h.schedule.isQuota, !table.skipped[start.days(to: d)] {
+                    let key = bucket.start(of: d, weekStart: weekStart)
+                    counted[key, default: (0, 0)].days += 1
+                    counted[key, default: (0, 0)].goals += measure == .completions ? 1 : h.goal
+                    total += 1
+                }
+                d = d.adding(1)
+            }
+            guard required > 0, total > 0 else { continue }
+            for (key, c) in counted {
+                extra[key, default: (0, 0)].goal += Double(required * c.goals) / Double(total)
+                extra[key, default: (0, 0)].due += Double(required * c.days) / Double(total)
+            }
+        }
+        return buckets.map { b in
+            guard let e = extra[bucket.start(of: b.start, weekStart: weekStart)] else { return b }
+            return HistoryBucket(start: b.start, end: b.end, done: b.done, due: b.due + Int(e.due.rounded()), skipped: b.skipped,
+                                 amount: b.amount, value: b.value, goal: b.goal + e.goal)
+        }
     }
 
     /// Days done ÷ days due per weekday, and per weekday of each month, over the span. A

@@ -298,8 +298,10 @@ struct DayVerdict {
 
 /// An N-per-week (N-per-month) habit's week (month) from `start`: the days of it up to
 /// `through` that succeeded and are not skipped, and what the period asks for: min(N, its
-/// days that are not skipped, within the habit's active dates and under a definition that
-/// counts the same period), N being the one in force on the last such day. Each day
+/// days that are not skipped, from the habit's start date on and under a definition that
+/// counts the same period), N being the one in force on the last such day. An archive date
+/// within the period does not shrink what it asks for (archiving mid-week changes no figure
+/// of that week); the days from it on are not tracked, so they add no success. Each day
 /// succeeds by its own definition. The one count the streak, the list's `1/3 this wk` and
 /// the week grid's misses share. `table` must cover the whole period.
 func periodTally(_ habit: Habit, _ table: DayTable, period: SchedulePeriod, start: LocalDay, through: LocalDay,
@@ -307,16 +309,16 @@ func periodTally(_ habit: Habit, _ table: DayTable, period: SchedulePeriod, star
     let periodEnd = period.end(of: start, weekStart: weekStart)
     var available = 0, done = 0, n = 0
     var d = max(start, habit.startDate)
-    let last = min(periodEnd, habit.lastActiveDay ?? periodEnd)
+    let tracked = habit.lastActiveDay ?? periodEnd
     var cursor = DefinitionCursor(habit)
-    while d <= last {
+    while d <= periodEnd {
         let h = cursor.at(d)
         if h.schedule.period == period, let quota = h.schedule.quota {
             let o = outcome(h, table, d)
             if !o.skipped {
                 available += 1
                 n = quota
-                if d <= through && o.success { done += 1 }
+                if d <= through && d <= tracked && o.success { done += 1 }
             }
         }
         d = d.adding(1)

@@ -95,17 +95,17 @@ final class ChartSeriesTests: XCTestCase {
         XCTAssertEqual(s.buckets[0].done, 6)
     }
 
-    func testHistoryOfANPerWeekHabitHasNPerSevenTrackedDaysAsGoal() {
+    func testHistoryOfANPerWeekHabitAsksEachWeekForItsQuota() {
         var w = World()
         let h = w.build(start: mon, schedule: .perWeek(3))
         w.progress(h, days: [d(2), d(3), d(4), d(5), d(10)])
         w.skip(h, d(14)); w.skip(h, d(15))
         let s = w.state.historySeries(h, today: d(15), bucket: .week)
         XCTAssertEqual(s.buckets.map(\.value), [4, 1])
-        XCTAssertEqual(s.buckets[0].goal, 3)
-        assertClose(s.buckets[1].goal, 3.0 * 5 / 7, accuracy: 1e-9)
+        XCTAssertEqual(s.buckets.map(\.goal), [3, 3], "min(3, 5 days not skipped)")
+        XCTAssertEqual(s.buckets.map(\.due), [3, 3])
         let m = w.state.historySeries(h, today: d(15), bucket: .month)
-        assertClose(m.buckets[0].goal, 3.0 * 12 / 7, accuracy: 1e-9)
+        XCTAssertEqual(m.buckets[0].goal, 6)
     }
 
     func testHistoryOfACountedHabitSumsAmounts() {

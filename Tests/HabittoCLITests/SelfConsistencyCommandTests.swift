@@ -73,3 +73,31 @@ final class CheckInCountTests: XCTestCase {
         XCTAssertEqual(water["totalAmount"] as? Int, 11)
     }
 }
+
+/// An N-per-week habit's week as the list, the history chart and an archive see it.
+final class WeekQuotaCommandTests: XCTestCase {
+    func testArchivingMidWeekKeepsTheWeeksCountAndStreak() throws {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-17T09:00:00"
+        box.ok("add", "Gym", "--schedule", "3/week", "--start", "2026-11-02")
+        for d in ["09", "10", "12", "16"] { box.ok("check", "Gym", "--date", "2026-11-\(d)") }
+        XCTAssertTrue(box.ok("list").contains("Gym       1/3 this wk  streak 1 wk"), box.ok("list"))
+        box.ok("archive", "Gym")
+        let row = try XCTUnwrap(box.listEntry("Gym"))
+        XCTAssertEqual(row["weekDone"] as? Int, 1)
+        XCTAssertEqual(row["weekQuota"] as? Int, 3, "not 1/1")
+        XCTAssertEqual(row["streak"] as? Int, 1, "not 2 weeks")
+    }
+
+    func testTheHistoryChartAsksTheRunningWeekForItsWholeQuota() throws {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-16T09:00:00"
+        box.ok("add", "Run", "--goal", "1.5", "--unit", "km", "--schedule", "3/week", "--start", "2026-11-09")
+        box.ok("check", "Run", "--amount", "2", "--date", "2026-11-10")
+        box.ok("check", "Run", "--amount", "2")
+        let o = try XCTUnwrap(box.json("show", "Run", "--chart", "history", "--by", "week", "--json") as? [String: Any])
+        let buckets = try XCTUnwrap(o["buckets"] as? [[String: Any]])
+        XCTAssertEqual(buckets.map { $0["due"] as? Int }, [3, 3], "what each week asks for, not 7")
+        XCTAssertEqual(buckets.map { $0["goal"] as? Double }, [4.5, 4.5], "3 × 1.5 km; the running week is not prorated")
+    }
+}
