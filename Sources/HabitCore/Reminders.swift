@@ -118,7 +118,7 @@ public enum Reminders {
     /// recorded for the day, so its reminder is a nudge to log it.
     public static func wanted(_ habit: Habit, on day: LocalDay, in state: HabitState, settings: RuleSettings) -> Bool {
         guard state.isDue(habit, on: day, settings: settings), !state.isSkipped(habit.id, day) else { return false }
-        return habit.kind == .build ? !Edits.isDone(habit, on: day, in: state) : state.progress(habit.id, day) == 0
+        return habit.on(day).kind == .build ? !Edits.isDone(habit, on: day, in: state) : state.progress(habit.id, day) == 0
     }
 
     /// The reminders due at `now` on habit day `today`, in habit order then time: each
