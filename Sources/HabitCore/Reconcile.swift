@@ -6,11 +6,13 @@ public struct TargetDay: Hashable, Sendable {
     public var skipped: Bool
     public var difficulty: Int?
     public var note: String?
-    public init(progress: Int = 0, skipped: Bool = false, difficulty: Int? = nil, note: String? = nil) {
-        self.progress = progress; self.skipped = skipped; self.difficulty = difficulty; self.note = note
+    /// Answered as not done (see `DayRecord.isAnsweredNotDone`).
+    public var notDone: Bool
+    public init(progress: Int = 0, skipped: Bool = false, difficulty: Int? = nil, note: String? = nil, notDone: Bool = false) {
+        self.progress = progress; self.skipped = skipped; self.difficulty = difficulty; self.note = note; self.notDone = notDone
     }
     /// True when the day records nothing.
-    public var isEmpty: Bool { progress == 0 && !skipped && difficulty == nil && note == nil }
+    public var isEmpty: Bool { progress == 0 && !skipped && difficulty == nil && note == nil && !notDone }
 }
 
 /// A habit as a backup or an import says it should be.
@@ -37,7 +39,8 @@ public struct TargetHabit: Hashable, Sendable {
         state.habits.map { h in
             var days: [LocalDay: TargetDay] = [:]
             for (day, rec) in state.entries[h.id]?.days ?? [:] {
-                let t = TargetDay(progress: rec.progress, skipped: rec.isSkipped, difficulty: rec.rating, note: rec.note)
+                let t = TargetDay(progress: rec.progress, skipped: rec.isSkipped, difficulty: rec.rating, note: rec.note,
+                                  notDone: rec.isAnsweredNotDone)
                 if !t.isEmpty { days[day] = t }
             }
             return TargetHabit(id: h.id, fields: h.fields, days: days, definitions: h.hasHistory ? h.definitions : [])
@@ -124,7 +127,9 @@ public enum Reconcile {
                     }
                 } else if (have != t.fields || histories) && !entry.isDeleted {
                     let differing = zip(FieldValue.all(of: have), FieldValue.all(of: t.fields)).filter { $0 != $1 }.count
-                    r.kept.append("\(label): kept this device's fields (\(differing) differ from the source)")
+                    let what = differing == 0 ? "definitions over time (the source's differ)"
+                        : "fields (\(differing) differ from the source\(histories ? ", and the definitions over time" : ""))"
+                    r.kept.append("\(label): kept this device's \(what)")
                 }
             } else {
                 var f = t.fields
@@ -192,6 +197,7 @@ public enum Reconcile {
                 if rec.isSkipped != want.skipped { out.append(.skip(t.id, day, want.skipped)) }
                 if rec.rating != want.difficulty { out.append(.rate(t.id, day, want.difficulty)) }
                 if rec.note != want.note { out.append(.note(t.id, day, want.note)) }
+                if rec.isAnsweredNotDone != want.notDone { out.append(.notDone(t.id, day, want.notDone)) }
             case .merge, .importing:
                 if want.progress > 0 {
                     if rec.progress == 0 { out.append(.progress(t.id, day, delta: want.progress)) }
@@ -200,6 +206,7 @@ public enum Reconcile {
                     }
                 }
                 if want.skipped && rec.skip == nil { out.append(.skip(t.id, day, true)) }
+                if want.notDone && rec.notDoneRegister == nil { out.append(.notDone(t.id, day, true)) }
                 if let d = want.difficulty {
                     if rec.difficulty == nil { out.append(.rate(t.id, day, d)) }
                     else if rec.rating != d { r.kept.append("\(label) \(day): kept difficulty \(rec.rating.map(String.init) ?? "none") (the source says \(d))") }
