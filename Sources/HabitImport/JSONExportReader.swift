@@ -132,14 +132,21 @@ private struct ExportDocumentReader {
             }
             let note = try optionalString(d, "note", at: dayAt)
             if let note { try check("\(dayAt).note") { try Validate.dayNote(note) } }
+            // Answered as not done: optional (exports write it only where it is one).
+            var notDone = false
+            if let value = d["notDone"] {
+                guard let b = ImportJSON.bool(value) else { throw fail("\(dayAt).notDone", "expected true or false, found \(shown(value))") }
+                notDone = b
+            }
             // As if typed: nothing before the start date or from the archive date on (days
             // after today are refused when the import runs, see `Importer.targets`).
-            if progress > 0 || skipped || difficulty != nil || note != nil {
+            if progress > 0 || skipped || difficulty != nil || note != nil || notDone {
                 try check("\(dayAt).date") {
                     try Edits.checkDay(Habit(id: id, fields: fields), date, today: .latest, allowFuture: true)
                 }
             }
-            days[date] = ImportedDay(progress: progress, skipped: skipped, difficulty: difficulty, note: note)
+            days[date] = ImportedDay(progress: progress, skipped: skipped, difficulty: difficulty, note: note,
+                                     notDone: notDone && progress == 0 && !skipped)
         }
         var imported = ImportedHabit(sourceKey: idText, id: id, fields: fields, group: group, days: days, location: at)
         imported.definitions = try definitions(h, fields: fields, at: "\(at).definitions")

@@ -20,9 +20,13 @@ public enum Export {
                 let rating = values ? rec.rating : nil
                 let note = values ? rec.note : nil
                 let skipped = rec.isSkipped && Edits.isRecordable(habit, day, today: today, skip: true)
-                guard progress > 0 || skipped || rating != nil || note != nil else { return nil }
-                return .object(["date": .string(day.description), "progress": .amount(progress),
-                                "skipped": .bool(skipped), "difficulty": .optional(rating), "note": .optional(note)])
+                // A "not done" answer only where it is one (a day without it is written as before).
+                let notDone = values && rec.isAnsweredNotDone
+                guard progress > 0 || skipped || rating != nil || note != nil || notDone else { return nil }
+                var o: [String: JSON] = ["date": .string(day.description), "progress": .amount(progress),
+                                         "skipped": .bool(skipped), "difficulty": .optional(rating), "note": .optional(note)]
+                if notDone { o["notDone"] = .bool(true) }
+                return .object(o)
             }
             var o = fields(habit)
             o["days"] = .array(days)

@@ -122,3 +122,31 @@ final class NotDoneAnswerTests: XCTestCase {
         XCTAssertEqual(op.bytes.first, 17, "operation tag 17")
     }
 }
+
+/// A "not done" answer is carried by exports, imports and backups (through `TargetDay`).
+final class NotDoneReconcileTests: XCTestCase {
+    func testReplaceAndMergeBringTheAnswerAndATargetReadsIt() {
+        var w = World()
+        let read = w.build("Read", start: today.adding(-5))
+        _ = w.apply(.notDone(read.id, today.adding(-2), true))
+        _ = w.apply(.notDone(read.id, today.adding(-1), true))
+        w.progress(read, today.adding(-1))           // overridden: not an answer any more
+        let targets = TargetHabit.all(of: w.state)
+        XCTAssertEqual(targets.first?.days[today.adding(-2)], TargetDay(notDone: true))
+        XCTAssertEqual(targets.first?.days[today.adding(-1)], TargetDay(progress: Amount.scale))
+
+        var empty = World()
+        empty.build("Read", start: today.adding(-5))
+        for mode in [ReconcileMode.replace, .merge] {
+            let plan = Reconcile.plan(current: empty.state, targets: targets, mode: mode)
+            XCTAssertTrue(plan.changes.contains(.notDone(read.id, today.adding(-2), true)), "\(mode)")
+            var after = empty
+            for c in plan.changes { _ = after.apply(c) }
+            XCTAssertTrue(after.state.isAnsweredNotDone(read.id, today.adding(-2)), "\(mode)")
+            XCTAssertEqual(Reconcile.plan(current: after.state, targets: targets, mode: .replace).changes, [], "\(mode): once there, nothing left")
+        }
+        // Replace withdraws an answer the target does not have.
+        let withdraw = Reconcile.plan(current: w.state, targets: TargetHabit.all(of: empty.state), mode: .replace)
+        XCTAssertTrue(withdraw.changes.contains(.notDone(read.id, today.adding(-2), false)))
+    }
+}

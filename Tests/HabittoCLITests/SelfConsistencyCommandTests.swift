@@ -101,3 +101,32 @@ final class WeekQuotaCommandTests: XCTestCase {
         XCTAssertEqual(buckets.map { $0["goal"] as? Double }, [4.5, 4.5], "3 × 1.5 km; the running week is not prorated")
     }
 }
+
+/// A "not done" answer goes out in an export and comes back with an import.
+final class NotDoneExportTests: XCTestCase {
+    func testAnExportedAnswerImportsAgainAndIsNotAskedAgain() throws {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-20T09:00:00"
+        box.ok("add", "Read", "--start", "2026-11-18")
+        box.ok("check", "Read", "--date", "2026-11-19")
+        var export = box.ok("export")
+        XCTAssertFalse(export.contains("notDone"), "a day without an answer is written as before")
+        // The answer as an export writes it: on the 18th.
+        export = export.replacingOccurrences(of: "\"days\": [", with: "\"days\": [\n{\"date\": \"2026-11-18\", \"progress\": 0, \"skipped\": false, \"difficulty\": null, \"note\": null, \"notDone\": true},")
+        let file = box.root + "/with-answer.json"
+        try export.write(toFile: file, atomically: true, encoding: .utf8)
+        let other = Sandbox(inProcess: true)
+        other.now = box.now
+        other.ok("import", file, "--from", "json")
+        let again = other.ok("export")
+        XCTAssertTrue(again.contains("\"notDone\": true"), again)
+        XCTAssertEqual(other.ok("export"), again)
+        // Catching up starts after the answered and the checked day: only today is open.
+        XCTAssertEqual(try XCTUnwrap(other.json("list", "--json") as? [[String: Any]]).first?["completed"] as? Bool, false)
+        let bad = export.replacingOccurrences(of: "\"notDone\": true", with: "\"notDone\": 3")
+        try bad.write(toFile: file, atomically: true, encoding: .utf8)
+        let refused = Sandbox(inProcess: true).run("import", file, "--from", "json")
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("days[0].notDone: expected true or false, found the number 3"), refused.stderr)
+    }
+}
