@@ -177,6 +177,15 @@ final class DefinitionHistoryCommandTests: XCTestCase {
         let restore = box.run("backup", "restore", "20261119-210001-manual", "--replace")
         XCTAssertEqual(restore.status, 0, restore.stderr)
         XCTAssertTrue(restore.stdout.contains("nothing to change"), restore.stdout)
+        // The previous version's export imports to the same figures.
+        let imported = Sandbox(inProcess: true)
+        imported.now = box.now
+        imported.ok("import", beforeDefinitions + "/expected-export.json", "--from", "json")
+        for name in ["Water", "Read", "Coffee", "Gym"] {
+            let a = try XCTUnwrap(imported.json("show", name, "--json") as? [String: Any])
+            let b = try object("expected-show-\(name).json")
+            for key in ["streak", "bestStreak", "strength", "goal"] { XCTAssertEqual("\(a[key] ?? "nil")", "\(b[key] ?? "nil")", "imported \(name) \(key)") }
+        }
         // An edit on top of it counts from today and keeps the past.
         box.ok("edit", "Water", "--goal", "10")
         XCTAssertEqual(box.listEntry("Water", ["--date", "2026-11-19"])?["streak"] as? Int, 19)
