@@ -140,7 +140,7 @@ enum LoopZip {
             }
             return (status, result.output)
         case .signalled: return (-1, result.output)
-        case .killedAfterTimeLimit, .couldNotStart:
+        case .killedAfterTimeLimit, .couldNotStart, .leftRunning:
             let problem = result.problem ?? ""
             throw ImportError("\(tool): \(problem); unpack the zip yourself and import the folder")
         }

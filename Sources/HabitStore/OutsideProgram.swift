@@ -6,7 +6,8 @@ import Glibc
 
 /// One run of another program (`notify-send`, `systemctl`, `unzip`, a `password_command`),
 /// bounded in time and size: its standard input is /dev/null; it runs in a session of its
-/// own (no terminal to ask on, and a process group of its own); at most `outputLimit` bytes
+/// own (no terminal to ask on, and a process group of its own), with no open file but its
+/// standard streams; at most `outputLimit` bytes
 /// of its output are kept and the rest is read and dropped, so it never blocks writing; after
 /// `timeLimit` seconds it is killed with SIGKILL, with every process of its group. Habitto's
 /// secrets (`secretVariables`) are left out of its environment unless the caller passes them.
@@ -43,6 +44,9 @@ public struct OutsideProgram: Sendable {
         case killedAfterTimeLimit
         /// It could not be started, for this reason.
         case couldNotStart(String)
+        /// It was left running, as `watch` asked: its output is no longer read (a write to it
+        /// fails), and the time limit no longer applies.
+        case leftRunning
     }
 
     /// What a run produced.
@@ -65,7 +69,7 @@ public struct OutsideProgram: Sendable {
         /// with the first line the program wrote on its collected standard error, if any.
         public var problem: String? {
             switch outcome {
-            case .exited(0): return nil
+            case .exited(0), .leftRunning: return nil
             case .exited(let status):
                 let said = OutsideProgram.firstLine(errors) ?? OutsideProgram.firstLine(output)
                 return "failed (exit status \(status)\(said.map { ": " + $0 } ?? ""))"
@@ -89,6 +93,10 @@ public struct OutsideProgram: Sendable {
     public var outputLimit: Int
     public var errors: Errors
     public var environment: Environment
+    /// Told the output kept so far each time more arrives; returning true stops waiting and
+    /// leaves the program running (`Outcome.leftRunning`). For a program that says it has
+    /// started its work before it ends, such as a notification that then waits for an answer.
+    public var watch: (@Sendable (_ output: [UInt8]) -> Bool)?
 
     public init(_ path: String, _ arguments: [String], timeLimit: Double, outputLimit: Int = 64 << 10,
                 errors: Errors = .discard, environment: Environment = .inherited) {
@@ -131,6 +139,10 @@ public struct OutsideProgram: Sendable {
             case .merge: posix_spawn_file_actions_adddup2(&actions, out[1], 2)
             case .collect: posix_spawn_file_actions_adddup2(&actions, err[1], 2)
             }
+            // Only its standard streams: a descriptor another program left open in this
+            // process (a pipe it reads to its end) never stays open in a program that
+            // outlives this one.
+            for fd in Self.inheritableDescriptors() { posix_spawn_file_actions_addclose(&actions, fd) }
         }
         close(out[1])
         if err[1] >= 0 { close(err[1]) }
@@ -174,6 +186,7 @@ public struct OutsideProgram: Sendable {
             let ready = poll(&fds, nfds_t(fds.count), Int32(min(Int64(pause), leftMilliseconds)))
             if ready > 0 {
                 for (k, i) in open.enumerated() where fds[k].revents != 0 { streams[i].readOnce() }
+                if let watch, watch(streams[0].kept) { return .leftRunning }
                 pause = 1
             } else {
                 pause = min(pause * 2, 50)
@@ -193,6 +206,22 @@ public struct OutsideProgram: Sendable {
         }
         // WIFEXITED / WEXITSTATUS, else WTERMSIG.
         return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
+    }
+
+    /// This process's open descriptors above the standard streams that a child would inherit
+    /// (those without close-on-exec: Habitto opens none, a parent may have left some).
+    static func inheritableDescriptors() -> [Int32] {
+        guard let dir = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(dir) }
+        let own = dirfd(dir)
+        var found: [Int32] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { found.append(fd) }
+        }
+        return found
     }
 
     /// The `NAME=value` entries the program gets.

@@ -147,8 +147,8 @@ enum Specs {
         CheckCommand.self, UncheckCommand.self, SkipCommand.self, UnskipCommand.self, RateCommand.self, NoteCommand.self,
         AskCommand.self, UndoCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
         RemoteCommand.self, SyncCommand.self, StatusCommand.self, OfflineCommand.self, DemoCommand.self, ExportCommand.self,
-        GraphCommand.self, BackupCommand.self, ImportCommand.self, DoctorCommand.self, RemindCommand.self,
-        CompletionsCommand.self, CompleteCommand.self, ManCommand.self, ReferenceCommand.self,
+        GraphCommand.self, BackupCommand.self, ImportCommand.self, DoctorCommand.self, RemindCommand.self, AutoCommand.self,
+        CompletionsCommand.self, CompleteCommand.self, ManCommand.self, ReferenceCommand.self, AnswerCommand.self,
     ]
 
     /// The commands' specs, in the order of `commands` (their help texts are built when read).

@@ -23,6 +23,10 @@ struct RemindCommand: Command {
             output; --json only reports: it prints them as JSON and marks none as shown. What was shown is kept in reminders-sent
             in the data directory; a reminder notify-send could not show (it failed, or took over
             \(Int(Notifier.timeLimit)) seconds) is not kept, comes again at the next run, and makes the exit status 1.
+            Where notify-send offers actions (libnotify 0.7.10 and later), a notification has Done (a counted habit: +1)
+            and Skip: the answer is recorded for the reminder's day, as 'habitto check' or 'habitto skip' would, by a
+            child that waits for it up to \(Int(Notifier.answerTimeLimit / 60)) minutes, so no run waits for it. Each run first runs
+            the auto habits ('habitto auto --run').
             """)
     }
 
@@ -37,6 +41,8 @@ struct RemindCommand: Command {
             return
         }
         let repo = try openRepository()
+        // The timer runs the auto habits too, before it looks for what is not done.
+        for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.text) }
         let state = await repo.state
         let today = self.today
         let due = Reminders.due(in: state, now: env.now, today: today, local: AppEnvironment.localInstant,
@@ -82,10 +88,12 @@ struct RemindCommand: Command {
         // Each reminder counts as shown, and is recorded, only once it was: one that could not
         // be shown is tried again at the next run.
         var failed: [(reminder: DueReminder, problem: String)] = []
+        let answerable = !sending.isEmpty && notifier.offersActions()
         for d in sending {
             if notifier.program != nil {
                 let body = "Reminder \(d.time): not done today (\(progress(d)))"
-                if let problem = notifier.notify(title: "Habitto: " + Sanitize.display(d.habit.name), body: body) {
+                if let problem = answerable ? notifier.notifyAnswerable(d, home: env.home)
+                                            : notifier.notify(title: "Habitto: " + Sanitize.display(d.habit.name), body: body) {
                     failed.append((d, problem))
                     continue
                 }
@@ -165,6 +173,8 @@ struct RemindTimer {
         return "the path of this program (\(program)) holds a quote, a backslash or a control character, which systemd does not accept in a program's path"
     }
 
+    /// The unit: `KillMode=process`, so that the children waiting for reminders' answers
+    /// (`habitto __answer`) outlive the run that started them.
     var serviceText: String {
         // systemd.syntax(7) and systemd.service(5): a quoted word takes C-style escapes and
         // % starts a specifier (%% is the character); in the arguments, not in the program's
@@ -180,6 +190,7 @@ struct RemindTimer {
 
         [Service]
         Type=oneshot
+        KillMode=process
         ExecStart=\(words.joined(separator: " "))
 
         """

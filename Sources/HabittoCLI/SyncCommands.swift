@@ -115,6 +115,7 @@ struct StatusCommand: Command {
         let repo = try openRepository()
         let st = await (try engine(repo)).status()
         func date(_ d: Date?) -> JSON { d.map { .string(UTCTime.iso8601($0)) } ?? .null }
+        let autoProblems = try await AutoRun(env: env, repo: repo).problems()
         if invocation.has("--json") {
             Output.raw(JSON.object([
                 "mode": .string(st.mode.rawValue), "remote": .optional(st.remote), "account": .string(st.account),
@@ -122,7 +123,7 @@ struct StatusCommand: Command {
                 "lastSyncAt": date(st.lastSyncAt), "lastError": .optional(st.lastError), "nextRetryAt": date(st.nextRetryAt),
                 "devices": .array(st.devices.map { .object(["id": .string($0.id.rawValue), "lastSeen": date($0.lastSeen)]) }),
                 "clockAhead": .array(st.clockAhead.map { .object(["id": .string($0.id.rawValue), "seconds": .double(JSON.rounded($0.seconds, 0))]) }),
-                "remoteProblems": .array(st.remoteProblems.map(JSON.string)),
+                "remoteProblems": .array(st.remoteProblems.map(JSON.string)), "autoProblems": .array(autoProblems.map(JSON.string)),
             ]).serialized())
             return
         }
@@ -137,6 +138,7 @@ struct StatusCommand: Command {
             Output.line("Skipped on the remote (remove or fix these in the remote folder):")
             for p in st.remoteProblems { Output.line("  " + Sanitize.display(p)) }
         }
+        autoProblems.forEach(Output.line)
     }
 }
 /// `habitto offline on|off`: pauses or resumes sync.

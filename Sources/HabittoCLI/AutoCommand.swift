@@ -1,0 +1,152 @@
+import FoundationEssentials
+import HabitCore
+import HabitStore
+
+/// `habitto auto`: habits a command checks in, the commands kept on this machine only.
+struct AutoCommand: Command {
+    let context: Context
+
+    static var spec: CommandSpec {
+        CommandSpec(
+            name: "auto", arguments: [],
+            summary: "Make a habit an auto habit: a command on this machine checks it in (--run runs them for today).",
+            options: [OptionSpec(name: "--clear", value: nil, help: "make the habit a manual one again"),
+                      OptionSpec(name: "--list", value: nil, help: "list this machine's auto habits, commands and last results"),
+                      OptionSpec(name: "--run", value: nil, help: "run every auto habit's command for today and record the results")],
+            notes: """
+            'habitto auto HABIT COMMAND' sets the command. It runs through /bin/sh -c with no standard input, the
+            secret variables (\(OutsideProgram.secretVariables.joined(separator: ", "))) left out of its environment, and at
+            most \(OutsideProgram.seconds(AutoHabits.timeLimit)). A yes/no habit is done today when the command exits 0
+            (1: not done yet, nothing is recorded); a counted habit's day total is the number on the first line of
+            its output (it sets the total, it does not add: running it twice gives the same figure; a check-in
+            made later adds to it). Anything else is an error, shown by --run and 'habitto status', and records
+            nothing. Commands are kept only in this machine's config folder (file auto beside the config file),
+            never in the journal, a sync batch, an export or a backup: other devices see the habit, not its
+            command. 'habitto remind' runs --run too.
+            """,
+            optionalArguments: ["HABIT", "COMMAND"])
+    }
+
+    @MainActor func run() async throws {
+        let args = invocation.arguments
+        let path = AutoHabits.commandsPath(configPath: env.configPath)
+        let modes = ["--clear", "--list", "--run"].filter(invocation.has)
+        if modes.count > 1 { throw CLIError.usage("\(modes.joined(separator: " and ")) contradict each other; give one") }
+        switch modes.first {
+        case "--list":
+            guard args.isEmpty else { throw CLIError.usage("--list takes no habit: 'habitto auto --list'") }
+            try await list(path: path)
+        case "--run":
+            guard args.isEmpty else { throw CLIError.usage("--run takes no habit: 'habitto auto --run' runs them all") }
+            let report = try await AutoRun(env: env, repo: try openRepository()).runAll()
+            if report.isEmpty { Output.line("No auto habits on this machine; 'habitto auto HABIT COMMAND' makes one"); return }
+            for line in report {
+                if line.failed { Output.err(line.text) } else { Output.line(line.text) }
+            }
+            if report.contains(where: \.failed) { context.status = ExitCode.invalid }
+        case "--clear":
+            guard args.count == 1 else { throw CLIError.usage("--clear takes one habit: 'habitto auto HABIT --clear'") }
+            let habit = try Edits.find(args[0], in: await openRepository().state)
+            var commands = try AutoHabits.commands(path: path)
+            guard commands.removeValue(forKey: habit.id) != nil else {
+                throw CLIError.invalid("\(Output.title(habit)) is not an auto habit on this machine; 'habitto auto --list' shows them")
+            }
+            try AutoHabits.save(commands, path: path)
+            Output.line("\(Output.title(habit)) is checked in by hand again on this machine")
+        default:
+            guard args.count == 2 else {
+                throw CLIError.usage(args.count == 1
+                    ? "give the command too: habitto auto HABIT 'COMMAND' (or --clear)"
+                    : "habitto auto HABIT 'COMMAND', or auto HABIT --clear, auto --list, auto --run")
+            }
+            let habit = try Edits.find(args[0], in: await openRepository().state)
+            try AutoHabits.validate(args[1])
+            var commands = try AutoHabits.commands(path: path)
+            commands[habit.id] = args[1]
+            try AutoHabits.save(commands, path: path)
+            let measures = habit.isYesNo ? "done when it exits 0" : "its first line of output is the day's total"
+            Output.line("\(Output.title(habit)) is an auto habit on this machine (\(measures)); 'habitto auto --run' runs it now")
+        }
+    }
+
+    @MainActor private func list(path: String) async throws {
+        let commands = try AutoHabits.commands(path: path)
+        guard !commands.isEmpty else { Output.line("No auto habits on this machine; 'habitto auto HABIT COMMAND' makes one"); return }
+        let repo = try openRepository()
+        let state = await repo.state
+        let results = try await repo.autoResults()
+        let known = state.habits.filter { commands[$0.id] != nil }
+        for h in known {
+            let last = results[h.id].map { " · last: \($0.day) \($0.summary)" } ?? " · not run yet"
+            Output.line("\(Output.icon(h))\(Sanitize.display(h.name)): \(Sanitize.display(commands[h.id]!))\(last)")
+        }
+        for id in commands.keys.sorted(by: { $0.rawValue < $1.rawValue }) where state.habit(id) == nil {
+            Output.line("\(id.rawValue) (no such habit here): \(Sanitize.display(commands[id]!))")
+        }
+    }
+}
+
+/// Runs this machine's auto habits' commands and records what they measured (`auto --run`,
+/// `remind`, the today screen's `r`).
+struct AutoRun {
+    let env: AppEnvironment
+    let repo: HabitRepository
+
+    /// One line of the report: a habit and what its command said, or why it said nothing.
+    struct Line: Sendable {
+        let habit: HabitID
+        let text: String
+        let failed: Bool
+    }
+
+    /// Runs every auto habit's command for today (or only `only`'s), one after the other, and
+    /// writes each result as its own journal entry (one undo step). Habits not tracked today
+    /// (archived, not started) are left alone. Every result, an error included, is kept as
+    /// the habit's last result.
+    func runAll(only: HabitID? = nil) async throws -> [Line] {
+        let commands = try AutoHabits.commands(path: AutoHabits.commandsPath(configPath: env.configPath))
+        let today = env.today
+        let state = await repo.state
+        var lines: [Line] = []
+        var results: [HabitID: AutoResult] = [:]
+        for habit in state.habits where commands[habit.id] != nil && (only == nil || only == habit.id) {
+            guard Edits.isRecordable(habit, today, today: today) else { continue }
+            let name = Output.icon(habit) + Sanitize.display(habit.name)
+            switch AutoHabits.run(commands[habit.id]!, for: habit) {
+            case .failure(let problem):
+                results[habit.id] = AutoResult(day: today, outcome: .failed(problem.description))
+                lines.append(Line(habit: habit.id, text: "auto: \(Output.title(habit)): the command \(problem); nothing was recorded", failed: true))
+            case .success(let measure):
+                let id = habit.id
+                do {
+                    let commit = try await repo.commit { state, _ in
+                        guard let h = state.habit(id) else { return [] }
+                        return try AutoCheck.changes(h, on: today, measure, today: today, in: state)
+                    }
+                    let result = AutoResult(day: today, outcome: .measured(measure))
+                    results[habit.id] = result
+                    lines.append(Line(habit: id, text: "\(name): \(result.summary)\(commit.operations.isEmpty ? "" : " (recorded)")", failed: false))
+                } catch let e as CoreError {
+                    results[habit.id] = AutoResult(day: today, outcome: .failed(e.description))
+                    lines.append(Line(habit: id, text: "auto: \(Output.title(habit)): \(e.description); nothing was recorded", failed: true))
+                }
+            }
+        }
+        if !results.isEmpty || !commands.isEmpty { try await repo.recordAutoResults(results, keep: Set(commands.keys)) }
+        return lines
+    }
+}
+
+extension AutoRun {
+    /// The auto habits whose last run gave no result, as lines for `habitto status`
+    /// ("Auto habit 'Steps': on 2026-11-21 the command failed (…)").
+    func problems() async throws -> [String] {
+        let commands = try AutoHabits.commands(path: AutoHabits.commandsPath(configPath: env.configPath))
+        guard !commands.isEmpty else { return [] }
+        let state = await repo.state
+        return try await repo.autoResults().sorted { $0.key.rawValue < $1.key.rawValue }.compactMap { id, result in
+            guard commands[id] != nil, let habit = state.habit(id), case .failed(let why) = result.outcome else { return nil }
+            return "Auto habit \(Output.title(habit)): on \(result.day) the command \(Sanitize.display(why))"
+        }
+    }
+}
