@@ -186,7 +186,7 @@ public enum Output {
         func avg(_ v: Double?) -> String { v.map { Format.fixed($0, places: 1) } ?? "–" }
         // Days, and for a habit with an amount the amount in its own unit (never added to others').
         let amount = h.isYesNo ? "" : ", \(Amount.format(checkIns.amount))\(h.fields.unit.map { " " + Sanitize.display($0) } ?? "") in all"
-        lines.append("  check-ins: \(checkIns.days) day\(checkIns.days == 1 ? "" : "s")\(amount)")
+        lines.append("  check-ins: \(Plural.count(checkIns.days, "day"))\(amount)")
         lines.append("  difficulty: last 7 rated days \(avg(avg7)), last 30 \(avg(avg30))")
         if let group = h.fields.group { lines.append("  group: " + Sanitize.display(group)) }
         if !h.fields.reminders.isEmpty { lines.append("  reminders: " + h.fields.reminders.map(\.description).joined(separator: ", ")) }

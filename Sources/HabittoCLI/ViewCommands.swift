@@ -131,6 +131,6 @@ struct StatsCommand: Command {
         Output.line("Today: +\(st.xpToday) XP"
                     + (st.xpProvisional > 0 ? " (+\(st.xpProvisional) provisional: today's limit habits, settled when the day ends)" : "")
                     + " · perfect days: \(st.perfectDays)")
-        Output.line("Habits: \(st.habits) tracked, \(st.archivedHabits) archived · check-ins: \(st.checkIns) habit-day\(st.checkIns == 1 ? "" : "s")")
+        Output.line("Habits: \(st.habits) tracked, \(st.archivedHabits) archived · check-ins: \(Plural.count(st.checkIns, "habit-day"))")
     }
 }
