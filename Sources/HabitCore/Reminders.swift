@@ -113,11 +113,13 @@ public enum Reminders {
     }
 
     /// Whether a habit still wants a reminder on `day`: due that day (active, scheduled, an
-    /// N/week quota not yet met), not skipped, and not yet done. A build habit is done at
+    /// N/week quota not yet met), not skipped, not answered "not done" (the day is decided),
+    /// and not yet done. A build habit is done at
     /// its goal; a limit habit (nothing to do but stay under) is "done" once anything is
     /// recorded for the day, so its reminder is a nudge to log it.
     public static func wanted(_ habit: Habit, on day: LocalDay, in state: HabitState, settings: RuleSettings) -> Bool {
-        guard state.isDue(habit, on: day, settings: settings), !state.isSkipped(habit.id, day) else { return false }
+        guard state.isDue(habit, on: day, settings: settings), !state.isSkipped(habit.id, day),
+              !state.isAnsweredNotDone(habit.id, day) else { return false }
         return habit.on(day).kind == .build ? !Edits.isDone(habit, on: day, in: state) : state.progress(habit.id, day) == 0
     }
 

@@ -66,6 +66,14 @@ final class NotDoneAnswerTests: XCTestCase {
         }
     }
 
+    func testADayAnsweredNotDoneWantsNoReminder() throws {
+        var w = World()
+        let read = w.build("Read", start: today.adding(-3))
+        XCTAssertTrue(Reminders.wanted(read, on: today, in: w.state, settings: .init()))
+        try answer(&w, .notDone, read, today)
+        XCTAssertFalse(Reminders.wanted(read, on: today, in: w.state, settings: .init()))
+    }
+
     func testALaterCheckInOverridesTheNo() throws {
         var w = World()
         let read = w.build("Read", start: today.adding(-3))
