@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import HabitCore
 #if canImport(Glibc)
@@ -5,7 +6,7 @@ import Glibc
 #endif
 
 /// One run of another program (`notify-send`, `systemctl`, `unzip`, a `password_command`),
-/// bounded in time and size: its standard input is /dev/null; it runs in a session of its
+/// bounded in time and size: its standard input is /dev/null (or `input`); it runs in a session of its
 /// own (no terminal to ask on, and a process group of its own), with no open file but its
 /// standard streams; at most `outputLimit` bytes
 /// of its output are kept and the rest is read and dropped, so it never blocks writing; after
@@ -97,6 +98,11 @@ public struct OutsideProgram: Sendable {
     /// leaves the program running (`Outcome.leftRunning`). For a program that says it has
     /// started its work before it ends, such as a notification that then waits for an answer.
     public var watch: (@Sendable (_ output: [UInt8]) -> Bool)?
+    /// Bytes given to the program as its standard input, which then ends (nil: /dev/null).
+    /// They are written from a thread of their own while its output is read, so a program
+    /// that writes before it has read everything never waits on Habitto, nor Habitto on it;
+    /// what it has not read when it ends (or is killed) is dropped. Nothing goes to a file.
+    public var input: [UInt8]?
 
     public init(_ path: String, _ arguments: [String], timeLimit: Double, outputLimit: Int = 64 << 10,
                 errors: Errors = .discard, environment: Environment = .inherited) {
@@ -129,9 +135,15 @@ public struct OutsideProgram: Sendable {
         let socketType = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         guard socketpair(AF_UNIX, socketType, 0, &out) == 0 else { return failed(String(cString: strerror(errno))) }
         if errors == .collect, socketpair(AF_UNIX, socketType, 0, &err) != 0 { return failed(String(cString: strerror(errno))) }
+        var inp: [Int32] = [-1, -1]
+        if input != nil, socketpair(AF_UNIX, socketType, 0, &inp) != 0 { return failed(String(cString: strerror(errno))) }
         let errors = self.errors
         let started = Sys.spawn(path, [path] + arguments, environment: environmentEntries(), newSession: true) { actions in
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            if inp[0] >= 0 {
+                posix_spawn_file_actions_adddup2(&actions, inp[0], 0)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            }
             posix_spawn_file_actions_adddup2(&actions, out[1], 1)
             switch errors {
             case .discard: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
@@ -146,13 +158,18 @@ public struct OutsideProgram: Sendable {
         }
         close(out[1])
         if err[1] >= 0 { close(err[1]) }
+        if inp[0] >= 0 { close(inp[0]) }
         out[1] = -1; err[1] = -1
         let child: pid_t
         switch started {
         case .success(let pid): child = pid
-        case .failure(let e): return failed(e.description)
+        case .failure(let e):
+            if inp[1] >= 0 { close(inp[1]) }
+            return failed(e.description)
         }
         defer { close(out[0]); if err[0] >= 0 { close(err[0]) } }
+        let writer = input.map { InputWriter(fd: inp[1], bytes: $0) }
+        defer { writer?.finish() }
         var streams = [Stream(fd: out[0], limit: outputLimit)]
         if err[0] >= 0 { streams.append(Stream(fd: err[0], limit: outputLimit)) }
         let outcome = wait(for: child, reading: &streams)
@@ -245,6 +262,41 @@ public struct OutsideProgram: Sendable {
             entries.append(pair)
         }
         return entries
+    }
+
+    /// Writes a program's input from a thread of its own, then ends it (shuts the socket
+    /// for writing). `finish` stops a write the program does not read, and waits for the
+    /// thread.
+    private final class InputWriter: Sendable {
+        let fd: Int32
+        let done = DispatchGroup()
+
+        init(fd: Int32, bytes: [UInt8]) {
+            self.fd = fd
+            done.enter()
+            DispatchQueue.global().async { [fd, done] in
+                bytes.withUnsafeBytes { raw in
+                    var sent = 0
+                    while sent < raw.count {
+                        // MSG_NOSIGNAL: a program that stopped reading gives EPIPE, not SIGPIPE.
+                        let n = send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
+                        if n < 0 && errno == EINTR { continue }
+                        guard n > 0 else { break }
+                        sent += n
+                    }
+                }
+                shutdown(fd, Int32(SHUT_WR))
+                done.leave()
+            }
+        }
+
+        /// Ends a write still in progress (the program ended without reading it all, or was
+        /// left running), waits for the thread, and closes the socket.
+        func finish() {
+            shutdown(fd, Int32(SHUT_RDWR))
+            done.wait()
+            close(fd)
+        }
     }
 
     /// One of the child's output streams, read as it comes.
