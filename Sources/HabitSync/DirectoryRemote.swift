@@ -32,18 +32,19 @@ public struct DirectoryRemote: Remote {
 
     // MARK: Remote
 
-    /// Checks the folder, creates `users/{account}` and its `format` file when missing,
-    /// replaces a version 1 format file with version 2 (atomically, by a rename), and refuses
-    /// any other format file, leaving it alone. Returns the format it read or wrote.
+    /// Checks the folder, creates `users/{account}` and its `format` file when missing (for
+    /// `recipient` when one is given), replaces a version 1 format file with version 2
+    /// (atomically, by a rename), and refuses any other format file, leaving it alone. Returns
+    /// the format it read or wrote.
     @discardableResult
-    public func prepare(account: String) async throws -> RemoteFormat? {
+    public func prepare(account: String, recipient: String?) async throws -> RemoteFormat? {
         try check(account)
         let place = "the format file \(root)/users/\(account)/format"
         return try withFolder(["users", account], create: true) { folder -> RemoteFormat in
             func read() throws -> [UInt8]? { try readRegularFile("format", in: folder, maxBytes: 4096, what: "the format file") }
             var found = try read()
             if found == nil {
-                let fresh = RemoteFormat.fresh()
+                let fresh = RemoteFormat.fresh(recipient: recipient)
                 if case .created = try createOnly(fresh.bytes, named: "format", in: folder, what: "the format file") { return fresh }
                 // Another device made it at the same moment: use theirs.
                 found = try read()
@@ -126,7 +127,7 @@ public struct DirectoryRemote: Remote {
             // The same operations written in the whole-unit format of an earlier version.
             return .alreadyThere
         case .different?:
-            throw RemoteError.permanent("\(what) already exists with different contents at \(path(components + [batch.fileName])); it was left alone. Another device may be using the same device id, or the file was changed by hand")
+            throw RemoteError(.permanent, "\(what) already exists with different contents at \(path(components + [batch.fileName])); it was left alone. Another device may be using the same device id, or the file was changed by hand", exists: true)
         }
     }
 

@@ -128,9 +128,9 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
 
     /// The wrapped remote's `prepare`, after the injected latency and failures.
     @discardableResult
-    public func prepare(account: String) async throws -> RemoteFormat? {
+    public func prepare(account: String, recipient: String?) async throws -> RemoteFormat? {
         _ = try await enter()
-        return try await inner.prepare(account: account)
+        return try await inner.prepare(account: account, recipient: recipient)
     }
 
     /// The wrapped remote's `listDevices`, after the injected latency and failures.

@@ -257,9 +257,14 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
 
     // MARK: Remote
 
+    /// The recipient the last `prepare` was given: the layout made again after a folder
+    /// turned out missing (in `listDevices` or `create`) names it too.
+    private var recipient: String?
+
     @discardableResult
-    public func prepare(account: String) async throws -> RemoteFormat? {
+    public func prepare(account: String, recipient: String?) async throws -> RemoteFormat? {
         do { try validateAccount(account) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
+        lock.withLock { self.recipient = recipient }
         // Checked by an earlier round: the root, the account's folders and its format.
         let formatKey = "users/\(account)/format"
         if isKnown(formatKey) { return nil }
@@ -291,7 +296,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         }
         var found = try await read()
         if found == nil {
-            let fresh = RemoteFormat.fresh()
+            let fresh = RemoteFormat.fresh(recipient: lock.withLock { recipient })
             let put = try await send("PUT", formatURL, body: Data(fresh.bytes), headers: ["If-None-Match": "*"])
             guard (200...299).contains(put.status) || put.status == 412 else { throw failure(put, "PUT format") }
             if put.status != 412 { return fresh }
@@ -318,7 +323,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         if members == nil && isKnown("users/\(account)/devices") {
             // The folder was there in an earlier round: check the root and create it again.
             forgetExisting()
-            try await prepare(account: account)
+            try await prepare(account: account, recipient: lock.withLock { recipient })
             members = try await list(["users", account, "devices"])
         }
         return RemoteEntries.devices(members ?? [])
@@ -376,7 +381,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             // A folder known to exist is gone (removed, or a server emptied): create the
             // layout again, once.
             forgetExisting()
-            try await prepare(account: account)
+            try await prepare(account: account, recipient: lock.withLock { recipient })
             try await makeFolder(folder)
             try await makeFolder(folder + ["ops"])
             r = try await put()
@@ -389,7 +394,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             let existing = try await send("GET", target, maxBody: BatchFile.maxBytes)
             guard existing.status == 200 else { throw failure(existing, "GET \(batch)") }
             guard BatchFile.holdsSame(Array(existing.body), as: bytes, device: device, name: batch) else {
-                throw RemoteError.permanent("batch \(batch) of device \(device.rawValue.prefix(8)) already exists on \(location) with different contents")
+                throw RemoteError(.permanent, "batch \(batch) of device \(device.rawValue.prefix(8)) already exists on \(location) with different contents", exists: true)
             }
             return .alreadyThere
         case 413:
