@@ -11,6 +11,9 @@ public struct ByteWriter: Sendable {
     /// How many field registers a state's entries are written with: `FieldValue.count`, or
     /// `FieldValue.countBeforePosition` to check a digest taken before the order key existed.
     public var storedFieldCount = FieldValue.count
+    /// Whether a state's encoding ends with its dated registers (`datedRegisters`): false
+    /// gives the encoding states had before those existed (to check a digest taken then).
+    public var storedDefinitions = true
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
@@ -53,6 +56,8 @@ public struct ByteReader {
     /// How many field registers each entry of a state holds (see `ByteWriter.storedFieldCount`):
     /// `FieldValue.countBeforePosition` in a snapshot written before the order key existed.
     public var storedFieldCount = FieldValue.count
+    /// Whether a state's encoding ends with its dated registers (see `ByteWriter.storedDefinitions`).
+    public var storedDefinitions = true
     public init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
         self.bytes = bytes; position = start; self.end = end ?? bytes.count
     }
@@ -518,12 +523,15 @@ extension HabitEntry {
 }
 
 extension HabitState {
-    /// The canonical encoding: equal states give equal bytes. `storedAmountScale` and
-    /// `storedFieldCount` (see `ByteWriter`) give the encodings of older formats.
-    public func encoded(storedAmountScale: Int = 1, storedFieldCount: Int = FieldValue.count) -> [UInt8] {
+    /// The canonical encoding: equal states give equal bytes. `storedAmountScale`,
+    /// `storedFieldCount` and `storedDefinitions` (see `ByteWriter`) give the encodings of
+    /// older formats.
+    public func encoded(storedAmountScale: Int = 1, storedFieldCount: Int = FieldValue.count,
+                        storedDefinitions: Bool = true) -> [UInt8] {
         var w = ByteWriter(capacity: 1024)
         w.storedAmountScale = storedAmountScale
         w.storedFieldCount = storedFieldCount
+        w.storedDefinitions = storedDefinitions
         w.varint(UInt64(seen.count))
         for (d, s) in seen.sorted(by: { $0.key < $1.key }) { w.device(d); w.varint(s) }
         w.hlc(clock)
@@ -533,7 +541,7 @@ extension HabitState {
             w.entryMeta(e)
             w.days(e.days)
         }
-        w.datedRegisters(entries)
+        if storedDefinitions { w.datedRegisters(entries) }
         return w.bytes
     }
 
@@ -548,7 +556,7 @@ extension HabitState {
             let meta = try r.entryMeta()
             entries[id] = HabitEntry(meta: meta, days: try r.days())
         }
-        try r.datedRegisters(into: &entries)
+        if r.storedDefinitions { try r.datedRegisters(into: &entries) }
         self.init(seen: seen, clock: clock, entries: entries)
     }
 }
@@ -557,12 +565,10 @@ extension HabitState {
 
 extension ByteWriter {
     /// The entries' dated registers (`HabitEntry.dated`), written after everything else of
-    /// a state or snapshot and only when some entry has one, so that the encoding of a
-    /// state without them is the one written before they existed (digests taken then still
-    /// match). Sorted by habit, then day and field.
+    /// a state or snapshot: the number of habits that have some, then each one's, sorted by
+    /// habit, then day and field.
     public mutating func datedRegisters(_ entries: [HabitID: HabitEntry]) {
         let holding = entries.filter { !$0.value.dated.isEmpty }.sorted { $0.key < $1.key }
-        guard !holding.isEmpty else { return }
         varint(UInt64(holding.count))
         for (id, e) in holding {
             habit(id)
@@ -575,10 +581,9 @@ extension ByteWriter {
 }
 
 extension ByteReader {
-    /// Reads what `ByteWriter.datedRegisters` wrote, when anything is left to read; each
-    /// habit named must be in `entries`, once, with its registers in order.
+    /// Reads what `ByteWriter.datedRegisters` wrote; each habit named must be in `entries`,
+    /// once, with its registers in order.
     public mutating func datedRegisters(into entries: inout [HabitID: HabitEntry]) throws {
-        guard !isAtEnd else { return }
         var previous: HabitID?
         for _ in 0..<(try count(max: 1 << 24)) {
             let id = try habit()

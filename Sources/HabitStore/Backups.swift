@@ -69,11 +69,17 @@ public enum Backups {
         while try Sys.entryStatus("\(dir)/\(id)\(fileExtension)") != nil { id = "\(stamp)-\(reason)-\(n)"; n += 1 }
         let habits = state.habits.count
         let ops = Int(state.operationCount)
-        let header: JSON = .object([
+        // A backup of this version's format says that its digest's encoding ends with the
+        // dated registers; one written as an older version wrote it does not.
+        let definitions = fieldCount == FieldValue.count
+        var members: [String: JSON] = [
             "created": .int(Int(now.timeIntervalSince1970 * 1000)), "reason": .string(reason), "note": .optional(note),
             "device": .string(device.rawValue), "operations": .int(ops), "habits": .int(habits),
-            "stateDigest": .int(Int(CRC32C.checksum(state.encoded(storedFieldCount: fieldCount)))), "habitFields": .int(fieldCount),
-        ])
+            "stateDigest": .int(Int(CRC32C.checksum(state.encoded(storedFieldCount: fieldCount, storedDefinitions: definitions)))),
+            "habitFields": .int(fieldCount),
+        ]
+        if definitions { members["definitions"] = .bool(true) }
+        let header: JSON = .object(members)
         let headerBytes = Array(header.serialized().utf8)
         var w = ByteWriter(capacity: magic.count + 4 + headerBytes.count + records.count + trailerSize)
         w.raw(magic)
@@ -98,7 +104,8 @@ public enum Backups {
             throw StoreError.unreadable(path: path, detail: "\(e.detail) inside the backup; use another backup")
         }
         guard ops.count == info.operations, state.habits.count == info.habits,
-              Int(CRC32C.checksum(state.encoded(storedAmountScale: info.amountScale, storedFieldCount: info.fieldCount))) == info.digest
+              Int(CRC32C.checksum(state.encoded(storedAmountScale: info.amountScale, storedFieldCount: info.fieldCount,
+                                                storedDefinitions: info.definitions))) == info.digest
         else { throw StoreError.unreadable(path: path, detail: "its contents do not match its header; use another backup") }
         return LoadedBackup(info: info.info, operations: ops, state: state)
     }
@@ -147,6 +154,9 @@ public enum Backups {
     /// `habitFields` and eleven; those written before reminder times twelve).
     private struct Header {
         let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int; let amountScale: Int; let fieldCount: Int
+        /// Whether the digest's encoding ends with the dated registers (backups written since
+        /// they exist say so; see `ByteWriter.storedDefinitions`).
+        let definitions: Bool
     }
 
     private static func verifiedFile(_ path: String) throws -> (Header, [UInt8]) {
@@ -179,7 +189,7 @@ public enum Backups {
         let fieldCount = o["habitFields"]?.intValue ?? FieldValue.countBeforePosition
         guard FieldValue.storedCounts.contains(fieldCount) else { throw bad("has a damaged header") }
         return (Header(info: info, operations: ops, habits: habits, digest: digest, amountScale: amountScale,
-                       fieldCount: fieldCount), records)
+                       fieldCount: fieldCount, definitions: o["definitions"] == .bool(true)), records)
     }
 
     /// Every backup file, newest first, each verified (checksum) or with why it cannot be used.

@@ -364,8 +364,9 @@ struct Snapshot {
             blocks.raw(bytes)
         }
         meta.u64le(UInt64(verifiedOffset))
-        // Dated rule registers, after everything a snapshot held before they existed.
-        meta.datedRegisters(state.entries)
+        // Dated rule registers, after everything a snapshot held before they existed, and
+        // only when there are any: a snapshot without them is written as before.
+        if state.entries.values.contains(where: { !$0.dated.isEmpty }) { meta.datedRegisters(state.entries) }
         var out = ByteWriter(capacity: Snapshot.headerSize + meta.bytes.count + blocks.bytes.count)
         out.raw(fieldCount == FieldValue.count ? Snapshot.magic
                 : fieldCount == FieldValue.countBeforeReminders ? Snapshot.beforeRemindersMagic : Snapshot.beforePositionMagic)
@@ -430,7 +431,7 @@ struct Snapshot {
             }
             // Snapshots written before this field existed verified nothing.
             let verified = r.isAtEnd ? Journal.headerSize : try r.offset()
-            try r.datedRegisters(into: &entries)
+            if !r.isAtEnd { try r.datedRegisters(into: &entries) }
             guard r.isAtEnd else { return (nil, "trailing bytes") }
             // Does the journal still hold exactly what the snapshot covers?
             guard covered >= Journal.headerSize, covered <= (try journal.fileSize()) else {

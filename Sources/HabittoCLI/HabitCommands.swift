@@ -74,7 +74,7 @@ struct EditCommand: Command {
         guard optionsGiven else { throw CLIError.usage("edit needs at least one option to change; see 'habitto edit --help'") }
         let query = invocation.arguments[0]
         let from = try fromDay(), asked = askedRuleFields
-        let runner = self, today = self.today
+        let runner = self
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
             let habit = try Edits.find(query, in: state)
