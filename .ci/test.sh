@@ -13,6 +13,8 @@ command -v htpasswd >/dev/null 2>&1 || need+=(apache2-utils)
 # A second, different WebDAV server for the sync tests (rclone serve webdav).
 [ -x /usr/bin/rclone ] || need+=(rclone)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# Encrypted remotes run age and age-keygen (the sync tests encrypt against a folder and Apache).
+command -v age >/dev/null 2>&1 || need+=(age)
 # The hostile HTTP servers of the sync tests (Tests/Fixtures/servers) are Python scripts.
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v zip >/dev/null 2>&1 || need+=(zip)

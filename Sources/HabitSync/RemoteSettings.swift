@@ -13,6 +13,7 @@ import HabitStore
 /// account = anna
 /// user = anna
 /// offline = on
+/// encrypt = age
 /// ```
 ///
 /// Only settings that differ from the defaults are written; with none the file is removed.
@@ -25,13 +26,18 @@ public struct RemoteSettings: Equatable, Sendable {
     public var user: String?
     /// The user's offline switch.
     public var offline = false
+    /// How the remote is encrypted: `age` (its key is `RemoteKey`), or nil: not encrypted.
+    public var encrypt: String?
 
-    public init(remote: String? = nil, account: String = "default", user: String? = nil, offline: Bool = false) {
-        self.remote = remote; self.account = account; self.user = user; self.offline = offline
+    public init(remote: String? = nil, account: String = "default", user: String? = nil, offline: Bool = false, encrypt: String? = nil) {
+        self.remote = remote; self.account = account; self.user = user; self.offline = offline; self.encrypt = encrypt
     }
 
+    /// The one encryption there is.
+    public static let age = "age"
+
     /// The names these settings have in `sync.json` (where an older version kept them).
-    static let fieldNames = ["remote", "account", "user", "offline"]
+    static let fieldNames = ["remote", "account", "user", "offline", "encrypt"]
 
     static func path(_ paths: DataPaths) -> String { paths.directory + "/remote" }
 
@@ -46,6 +52,7 @@ public struct RemoteSettings: Equatable, Sendable {
         if account != "default" { lines.append("account = \(account)") }
         if let user { lines.append("user = \(user)") }
         if offline { lines.append("offline = on") }
+        if let encrypt { lines.append("encrypt = \(encrypt)") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -60,7 +67,7 @@ public struct RemoteSettings: Equatable, Sendable {
             let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingBlanks }
             let at = "\(path) line \(n + 1)"
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw StoreError.config("\(at): expected 'key = value' (remote, account, user or offline)")
+                throw StoreError.config("\(at): expected 'key = value' (remote, account, user, offline or encrypt)")
             }
             let value = parts[1]
             switch parts[0] {
@@ -72,8 +79,11 @@ public struct RemoteSettings: Equatable, Sendable {
             case "offline":
                 guard value == "on" || value == "off" else { throw StoreError.config("\(at): offline must be on or off") }
                 offline = value == "on"
+            case "encrypt":
+                guard value == RemoteSettings.age else { throw StoreError.config("\(at): encrypt must be age (set it with habitto remote set SPEC --encrypt)") }
+                encrypt = value
             default:
-                throw StoreError.config("\(at): unknown setting '\(Sanitize.display(parts[0]))' (known: remote, account, user, offline)")
+                throw StoreError.config("\(at): unknown setting '\(Sanitize.display(parts[0]))' (known: remote, account, user, offline, encrypt)")
             }
         }
     }

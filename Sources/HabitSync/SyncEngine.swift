@@ -83,18 +83,21 @@ public actor SyncEngine {
 
     // MARK: Settings
 
-    /// Connects a remote (or none). A new remote or account starts a fresh migration.
-    public func setRemote(_ spec: String?, account: String, user: String? = nil) async throws {
+    /// Connects a remote (or none), encrypted (`encrypt`: `age`, with the data directory's
+    /// `RemoteKey`) or not. A new remote, account or encryption starts a fresh migration.
+    public func setRemote(_ spec: String?, account: String, user: String? = nil, encrypt: String? = nil) async throws {
         if let spec { _ = try makeRemote(spec, user: user, access: RemoteAccess(caFile: access.caFile)) }
         try validateAccount(account)
+        let encrypt = spec == nil ? nil : encrypt
         state = try SyncState.update(paths) { s in
-            if s.remote != spec || s.account != account || s.user != user {
+            if s.remote != spec || s.account != account || s.user != user || s.encrypt != encrypt {
                 let offline = s.offline
                 s = SyncState()
                 s.offline = offline
                 s.remote = spec
                 s.account = account
                 s.user = user
+                s.encrypt = encrypt
             }
         }
         remoteCache = nil
@@ -237,10 +240,10 @@ public actor SyncEngine {
         var used: (any Remote)?
         var outcome: RoundOutcome?
         do {
-            let remote = try remote()
-            used = remote
-            let account = state.account
-            try await noticeIdentity(try await call { try await remote.prepare(account: account) }, &report)
+            let plain = try remote()
+            used = plain
+            let (remote, format) = try await prepared(plain)
+            try await noticeIdentity(format, &report)
             if let own = try await push(remote, &report) { try await compact(remote, own) }
             try await pull(remote, &report)
             if state.migratedTo != state.target { try await verifyMigration(remote) }
@@ -459,10 +462,46 @@ public actor SyncEngine {
     /// round). Another identity than the one recorded means the layout was made again: the
     /// remote lost what it had, and this device sends all of it again.
     private func noticeIdentity(_ format: RemoteFormat?, _ report: inout SyncReport) async throws {
-        guard let id = format?.id, id != state.remoteID else { return }
+        guard let format, let id = format.id, id != state.remoteID else { return }
         if state.remoteID != nil && !report.refilled { try sendAllAgain(&report) }
         state.remoteID = id
+        state.remoteRecipient = format.recipient
         try saveProgress()
+    }
+
+    /// Prepares the remote (its layout made when missing, with a format file naming this
+    /// device's recipient when it is set to encrypt) and checks, before anything else is
+    /// written, that the remote's encryption and this device's agree: an encrypted remote
+    /// needs this device's key, and a device set to encrypt needs an encrypted remote. Each
+    /// disagreement is a permanent error in one line saying what to do; nothing local is
+    /// changed. Returns the remote to use (an `EncryptedRemote` over `plain` when encrypted)
+    /// and the format read (nil: known from an earlier round, see `noticeIdentity`).
+    private func prepared(_ plain: any Remote) async throws -> (any Remote, RemoteFormat?) {
+        let account = state.account, spec = state.remote ?? "SPEC"
+        var key: RemoteKey?
+        var tool: AgeTool?
+        if state.encrypt != nil { (key, tool) = try EncryptedRemote.keyAndTool(paths, spec: spec) }
+        let recipient = key?.recipient
+        var format = try await call { try await plain.prepare(account: account, recipient: recipient) }
+        if format == nil && state.remoteID == nil {
+            // Known to exist, but not read by this device (or its record was lost): read it.
+            plain.forgetExisting()
+            format = try await call { try await plain.prepare(account: account, recipient: recipient) }
+        }
+        let encryptedFor = format != nil ? format?.recipient : state.remoteRecipient
+        switch (encryptedFor, key) {
+        case (nil, nil):
+            return (plain, format)
+        case (nil, _?):
+            throw RemoteError.permanent("this remote is not encrypted, and this device is set to encrypt: to move to encryption, set a new, empty remote with --encrypt (everything is pushed again and verified; this one is left alone); to use this one as it is, run habitto remote set \(spec) without --key or --encrypt")
+        case (_?, nil):
+            throw RemoteError.permanent("this remote is encrypted: join with --key FILE (habitto remote key on a device that has it)")
+        case (let wanted?, let key?):
+            guard wanted == key.recipient, let tool else {
+                throw RemoteError.permanent("wrong key: this remote is encrypted for \(RemoteKey.shown(wanted)), and this device's key is for \(RemoteKey.shown(key.recipient)); join with the remote's key: habitto remote set \(spec) --key FILE (habitto remote key on a device that has it)")
+            }
+            return (EncryptedRemote(plain, key: key, tool: tool), format)
+        }
     }
 
     /// Forgets what the remote acknowledged, so this round sends again (and then reads back

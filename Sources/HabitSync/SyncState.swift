@@ -18,6 +18,8 @@ public struct SyncState: Codable, Equatable, Sendable {
     public var user: String?
     /// The user's offline switch (pauses sync).
     public var offline = false
+    /// `age` when the remote is encrypted (a setting, kept in `remote`, never in `sync.json`).
+    public var encrypt: String?
     /// The highest sequence number of this device the remote has durably.
     public var ackedSeq: UInt64 = 0
     /// A journal offset at or before the first record with an unacked operation.
@@ -55,6 +57,9 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// identity there means the layout was made again (the remote was emptied or replaced),
     /// and this device sends what the remote lacks again.
     public var remoteID: String?
+    /// The age recipient the remote's `format` file named when this device last read it (with
+    /// `remoteID`); nil: not encrypted.
+    public var remoteRecipient: String?
 
     /// An operation of this device and a journal offset at or before the record holding it.
     public struct JournalMark: Codable, Equatable, Sendable {
@@ -92,8 +97,11 @@ public struct SyncState: Codable, Equatable, Sendable {
 
     /// The settings kept in the `remote` file, not in `sync.json`.
     var settings: RemoteSettings {
-        get { RemoteSettings(remote: remote, account: account, user: user, offline: offline) }
-        set { remote = newValue.remote; account = newValue.account; user = newValue.user; offline = newValue.offline }
+        get { RemoteSettings(remote: remote, account: account, user: user, offline: offline, encrypt: encrypt) }
+        set {
+            remote = newValue.remote; account = newValue.account; user = newValue.user; offline = newValue.offline
+            encrypt = newValue.encrypt
+        }
     }
 
     /// Reads the state: the cursor and status from `sync.json` and the settings from

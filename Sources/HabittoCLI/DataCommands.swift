@@ -27,7 +27,8 @@ struct BackupCommand: Command {
                     One is made before every import, restore, repair and remote change; they are kept
                     backup_keep_days days (the newest is always kept). 'backup restore ID' takes an id
                     from 'backup list'; the restore is written as ordinary operations, so it syncs and
-                    'habitto undo' takes it back.
+                    'habitto undo' takes it back. A backup holds the journal only: never the key of an
+                    encrypted remote (remote-key), which stays in the data directory ('habitto remote key').
                     """,
                     optionalArguments: ["ID"])
     }
@@ -363,7 +364,11 @@ struct DoctorCommand: Command {
         if st.offline { return (cursorLost + ["remote: not checked (offline switch is on)"], []) }
         guard let state = check.state, let me = check.device else { return (cursorLost + ["remote: not checked (the journal needs attention first)"], []) }
         do {
-            let remote = try makeRemote(spec, user: st.user, access: env.remoteAccess())
+            var remote = try makeRemote(spec, user: st.user, access: env.remoteAccess())
+            if st.encrypt != nil {
+                let (key, tool) = try EncryptedRemote.keyAndTool(paths, spec: spec)
+                remote = EncryptedRemote(remote, key: key, tool: tool)
+            }
             var passed = cursorLost
             var findings: [Finding] = []
             let mine = try await remote.batches(account: st.account, device: me).contiguousEnd()

@@ -4,15 +4,17 @@ import HabitStore
 import HabitSync
 import HabitTUI
 
-/// `habitto remote set SPEC|show`: connects a sync remote, or shows it.
+/// `habitto remote set SPEC|show|key`: connects a sync remote (encrypted with `--encrypt`
+/// or `--key`), shows it, or prints its key.
 struct RemoteCommand: Command {
     let context: Context
 
     static var spec: CommandSpec {
-        CommandSpec(name: "remote", arguments: ["set|show"],
-                    summary: "Connect a sync remote (remote set dir:/path [--account NAME], remote set none) or show it.",
+        CommandSpec(name: "remote", arguments: ["set|show|key"],
+                    summary: "Connect a sync remote (remote set dir:/path [--account NAME] [--encrypt | --key FILE], remote set none), show it, or print its key (remote key).",
                     options: [OptionSpec(name: "--account", value: "NAME", help: "the account on the remote (default: default)"),
-                              OptionSpec(name: "--user", value: "USER", help: "the WebDAV user (password: HABITTO_WEBDAV_PASSWORD, password_command or password_file)")],
+                              OptionSpec(name: "--user", value: "USER", help: "the WebDAV user (password: HABITTO_WEBDAV_PASSWORD, password_command or password_file)")]
+                        + encryptionOptions,
                     optionalArguments: ["SPEC"])
     }
 
@@ -26,6 +28,10 @@ struct RemoteCommand: Command {
             guard let remote = st.remote else { Output.line("No remote: data stays on this machine ('habitto remote set dir:/path' connects one)"); return }
             Output.line("Remote \(remote), account \(st.account); this device is \(st.device)")
             Output.line(state.migratedTo == state.target ? "All of this device's data was pushed and verified." : "The first full push has not been verified yet: run 'habitto sync'.")
+            if let line = encryptionLine(state, repo.paths) { Output.line(line) }
+        case "key":
+            guard invocation.arguments.count == 1 else { throw CLIError.usage("remote key takes no argument") }
+            try printKey(repo.paths)
         case "set":
             guard invocation.arguments.count == 2 else { throw CLIError.usage("remote set needs a remote: dir:/path/to/folder, file:///path or none") }
             var spec: String? = invocation.arguments[1]
@@ -46,8 +52,14 @@ struct RemoteCommand: Command {
             if let s = spec, s.hasPrefix("http://") {
                 Output.warn("warning: plain http sends data and the password unencrypted; use it only on this machine, for tests")
             }
-            do { try await engine.setRemote(spec, account: account, user: user) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+            if let spec {
+                // Checked before a key is made or stored.
+                do { _ = try makeRemote(spec, user: user, access: RemoteAccess(caFile: env.config.caFile)) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+            }
+            let (encrypt, made) = try keyForRemoteSet(repo.paths, removing: spec == nil)
+            do { try await engine.setRemote(spec, account: account, user: user, encrypt: encrypt) } catch let e as CoreError { throw CLIError.invalid(e.description) }
             guard let spec else { Output.line("Remote removed: data stays on this machine"); return }
+            if encrypt != nil { Output.line(keyAdvice(repo.paths, made: made, spec: Sanitize.display(spec))) }
             // Connecting is a migration: back up, push everything, read it back, record it done.
             if await repo.state.operationCount > 0 { _ = try await repo.backup(reason: "before-remote") }
             let report = await engine.syncOnce()
@@ -59,9 +71,9 @@ struct RemoteCommand: Command {
             if let error = report.error {
                 throw CLIError(message: "remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
             }
-            Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)): pushed \(Plural.count(report.pushed, "operation")), pulled \(report.pulled); verified")
+            Output.line("Remote set to \(Sanitize.display(spec)) (account \(account))\(encrypt != nil ? ", encrypted with age" : ""): pushed \(Plural.count(report.pushed, "operation")), pulled \(report.pulled); verified")
         default:
-            throw CLIError.usage("remote takes 'set SPEC' or 'show'")
+            throw CLIError.usage("remote takes 'set SPEC', 'show' or 'key'")
         }
     }
 }

@@ -191,7 +191,7 @@ final class ShellIntegrationTests: XCTestCase {
         XCTAssertEqual(bash(["import", "x", "--from", ""]), ["habitto-legacy", "loop-csv", "harsh", "json"])
         XCTAssertEqual(bash(["show", "Read", "--chart", "s"]), ["score", "streaks"])
         XCTAssertEqual(bash(["export", "--format", "=", "c"]), ["csv"], "--format=c")
-        XCTAssertEqual(bash(["remote", ""]), ["set", "show"])
+        XCTAssertEqual(bash(["remote", ""]), ["set", "show", "key"])
         XCTAssertEqual(bash(["completions", ""]), ["bash", "zsh", "fish"])
         XCTAssertEqual(bash(["status", "--format", ""]), [], "a free value completes to nothing")
     }

@@ -609,7 +609,7 @@ final class SyncCommandTests: XCTestCase {
         try "remote = dir:\(folder!)\nmode = fast\n".write(toFile: a.home + "/remote", atomically: true, encoding: .utf8)
         let r = a.run("sync")
         XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("\(a.home)/remote line 2: unknown setting 'mode' (known: remote, account, user, offline)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(a.home)/remote line 2: unknown setting 'mode' (known: remote, account, user, offline, encrypt)"), r.stderr)
         XCTAssertEqual(a.run("doctor").status, 5)
         XCTAssertTrue(a.ok("list").contains("Water"), "the data still opens")
     }

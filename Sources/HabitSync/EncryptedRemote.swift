@@ -1,0 +1,275 @@
+import FoundationEssentials
+import HabitCore
+import HabitStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `age` program (https://age-encryption.org), run as a child process for each file it
+/// encrypts or decrypts, with the bytes on its standard input and the result on its output
+/// (`OutsideProgram`): no plaintext is ever written to a file, and no cryptography is written
+/// here. `age-keygen` makes and checks identities. Both come in the Debian package `age`.
+public struct AgeTool: Sendable {
+    /// The `age` program's path.
+    public let age: String
+    /// The `age-keygen` program's path.
+    public let keygen: String
+
+    /// The longest one `age` run may take (a 16 MiB batch takes well under a second).
+    public static let timeLimit = 30.0
+
+    /// `age` and `age-keygen` in the directories of `searchPath` (this process's `PATH` when
+    /// nil), or nil when either is missing.
+    public static func find(searchPath: String? = nil) -> AgeTool? {
+        let path = searchPath ?? getenv("PATH").map { String(cString: $0) }
+        guard let age = OutsideProgram.find("age", searchPath: path),
+              let keygen = OutsideProgram.find("age-keygen", searchPath: path) else { return nil }
+        return AgeTool(age: age, keygen: keygen)
+    }
+
+    /// What to do when `age` is missing (the end of a one-line message).
+    public static let install = "install the Debian package age (sudo apt install age)"
+
+    /// `bytes` encrypted to `recipient` (an age file, starting `age-encryption.org/v1`).
+    public func encrypt(_ bytes: [UInt8], to recipient: String, what: String) throws -> [UInt8] {
+        // age adds a header and 16 bytes to each 64 KiB chunk.
+        try run(age, ["-r", recipient], input: bytes, limit: bytes.count + bytes.count / 4096 + 4096, what: "encrypt \(what)")
+    }
+
+    /// The plaintext of the age file `bytes`, decrypted with the identity in `identityFile`;
+    /// throws when it is damaged, not an age file, not for that identity, or longer than
+    /// `maxBytes`.
+    public func decrypt(_ bytes: [UInt8], identityFile: String, maxBytes: Int, what: String) throws -> [UInt8] {
+        try run(age, ["-d", "-i", identityFile], input: bytes, limit: maxBytes, what: "decrypt \(what)")
+    }
+
+    /// A new identity file, as `age-keygen` writes it.
+    func generate() throws -> [UInt8] {
+        try run(keygen, [], input: nil, limit: 4096, what: "make a key")
+    }
+
+    /// The recipient (public key) of an identity file's text.
+    func recipient(of identity: [UInt8]) throws -> String {
+        let out = try run(keygen, ["-y"], input: identity, limit: 4096, what: "read the key")
+        let line = String(decoding: out, as: UTF8.self).trimmingWhitespace
+        guard AgeRecipient.isValid(line) else { throw AgeError("age-keygen -y gave no age recipient for the key") }
+        return line
+    }
+
+    private func run(_ program: String, _ arguments: [String], input: [UInt8]?, limit: Int, what: String) throws -> [UInt8] {
+        var child = OutsideProgram(program, arguments, timeLimit: AgeTool.timeLimit, outputLimit: limit, errors: .collect,
+                                   environment: .inherited)
+        child.input = input
+        let result = child.run()
+        if let problem = result.problem { throw AgeError("cannot \(what): \(program.split(separator: "/").last ?? "age") \(problem)") }
+        if result.outputCut { throw AgeError("cannot \(what): the result is larger than \(limit) bytes") }
+        return result.output
+    }
+}
+
+/// A failure of the `age` program, in one line (never holding a key).
+public struct AgeError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ message: String) { description = Sanitize.display(message) }
+}
+
+/// The identity (secret key) of an encrypted remote, in the data directory's file
+/// `remote-key` (mode 0600, written atomically): a comment naming its recipient, then the
+/// `AGE-SECRET-KEY-1…` line. It is never in `sync.json`, the config, a backup or any output
+/// but `habitto remote key`.
+public struct RemoteKey: Equatable, Sendable {
+    /// The key file's path.
+    public let path: String
+    /// The identity's recipient (public key).
+    public let recipient: String
+
+    /// The key file of a data directory.
+    public static func path(_ paths: DataPaths) -> String { paths.directory + "/remote-key" }
+
+    static let recipientComment = "# public key: "
+
+    /// The data directory's key, or nil when it has no key file. A key file that is not a
+    /// regular file of ours (a link, another kind of file, no recipient comment) is an error
+    /// saying what to do.
+    public static func load(_ paths: DataPaths) throws -> RemoteKey? {
+        let file = path(paths)
+        let bytes: [UInt8]
+        do {
+            guard let read = try Sys.readFile(file, limit: 64 << 10, followLinks: false) else { return nil }
+            bytes = read
+        } catch {
+            throw CoreError.invalid("the key file \(file) cannot be read (\(error)); join again with habitto remote set SPEC --key FILE (habitto remote key on a device that has it)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(recipientComment) }),
+              case let recipient = String(line.dropFirst(recipientComment.count)).trimmingWhitespace, AgeRecipient.isValid(recipient)
+        else {
+            throw CoreError.invalid("the key file \(file) is not one habitto wrote (no '\(recipientComment)age1…' line); join again with habitto remote set SPEC --key FILE (habitto remote key on a device that has it)")
+        }
+        return RemoteKey(path: file, recipient: recipient)
+    }
+
+    /// The key file's text, for `habitto remote key` (the one output that shows it).
+    public static func text(_ paths: DataPaths) throws -> String? {
+        guard try load(paths) != nil, let bytes = try Sys.readFile(path(paths), limit: 64 << 10, followLinks: false) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Makes a new identity with `age-keygen` and keeps it as the data directory's key.
+    public static func generate(_ paths: DataPaths, tool: AgeTool) throws -> RemoteKey {
+        try store(try tool.generate(), in: paths, tool: tool, source: "age-keygen's output")
+    }
+
+    /// Keeps the identity in `bytes` (an age identity file, or what `habitto remote key`
+    /// printed; `source` names where it came from in messages) as the data directory's key,
+    /// after checking it: exactly one `AGE-SECRET-KEY-1…` line, other lines blank or comments,
+    /// and a recipient `age-keygen -y` derives from it.
+    public static func store(_ bytes: [UInt8], in paths: DataPaths, tool: AgeTool, source: String) throws -> RemoteKey {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CoreError.invalid("\(source) is not text; give the identity 'habitto remote key' printed on a device that has it")
+        }
+        var secrets: [String] = []
+        for raw in text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
+            let line = raw.trimmingWhitespace
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard isSecretLine(line) else {
+                throw CoreError.invalid("\(source) holds a line that is not an age identity (AGE-SECRET-KEY-1…) or a comment; give the identity 'habitto remote key' printed on a device that has it")
+            }
+            secrets.append(line)
+        }
+        guard secrets.count == 1, let secret = secrets.first else {
+            throw CoreError.invalid(secrets.isEmpty
+                ? "\(source) holds no age identity (an AGE-SECRET-KEY-1… line); give the identity 'habitto remote key' printed on a device that has it"
+                : "\(source) holds \(secrets.count) age identities; give the one of this remote ('habitto remote key' on a device that has it)")
+        }
+        let recipient: String
+        do { recipient = try tool.recipient(of: Array((secret + "\n").utf8)) } catch let e as AgeError {
+            throw CoreError.invalid("\(source) holds no valid age identity (\(e.description)); give the identity 'habitto remote key' printed on a device that has it")
+        }
+        let stored = """
+        # The key of this data directory's encrypted remote (an age identity): keep it secret.
+        # 'habitto remote key' prints it; 'habitto remote set SPEC --key FILE' brings it to another device.
+        \(recipientComment)\(recipient)
+        \(secret)
+
+        """
+        let file = path(paths)
+        try Sys.writeAtomically(Array(stored.utf8), to: file, mode: 0o600)
+        return RemoteKey(path: file, recipient: recipient)
+    }
+
+    /// `AGE-SECRET-KEY-1` and upper-case bech32 (the form `age-keygen` prints).
+    static func isSecretLine(_ line: String) -> Bool {
+        let prefix = "AGE-SECRET-KEY-1"
+        guard line.hasPrefix(prefix), line.count == 74 else { return false }
+        let allowed = Set("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
+        return line.dropFirst(prefix.count).allSatisfy { allowed.contains($0) }
+    }
+
+    /// A recipient as messages show it (its start and end).
+    static func shown(_ recipient: String) -> String { "\(recipient.prefix(12))…\(recipient.suffix(6))" }
+}
+
+/// A remote whose batches are age files: wraps any remote (like `FaultyRemote`), encrypting
+/// each batch it creates to the remote's recipient and decrypting each it reads with the
+/// data directory's key, one `age` process per file. Listing, removing and the layout pass
+/// through: file and folder names hold device ids and sequence ranges only.
+///
+/// age's output is different on every run, so a create-only write that finds its batch
+/// already there (a retry after a lost answer or a kill) compares what the two decrypt to
+/// (`BatchFile.holdsSame`). A file that does not decrypt (truncated, changed: age
+/// authenticates every chunk, or made with another key) is a permanent error for that batch,
+/// so its device is reported and skipped like a damaged batch.
+public struct EncryptedRemote: Remote {
+    let inner: any Remote
+    /// The recipient batches are encrypted to (the format file's).
+    public let recipient: String
+    let key: RemoteKey
+    let tool: AgeTool
+
+    /// `inner` with its batches encrypted to `key`'s recipient.
+    public init(_ inner: any Remote, key: RemoteKey, tool: AgeTool) {
+        self.inner = inner
+        self.recipient = key.recipient
+        self.key = key
+        self.tool = tool
+    }
+
+    /// The data directory's key and the `age` program, for a device set to encrypt its
+    /// remote (`spec`); throws a permanent error in one line saying what to do when either
+    /// is missing.
+    public static func keyAndTool(_ paths: DataPaths, spec: String) throws -> (RemoteKey, AgeTool) {
+        let key: RemoteKey?
+        do { key = try RemoteKey.load(paths) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
+        guard let key else {
+            throw RemoteError.permanent("this device is set to encrypt its remote, and its key file \(RemoteKey.path(paths)) is missing: join again with habitto remote set \(spec) --key FILE (habitto remote key on a device that has it)")
+        }
+        guard let tool = AgeTool.find() else {
+            throw RemoteError.permanent("this remote is encrypted with age, and the age program is not installed here: \(AgeTool.install)")
+        }
+        return (key, tool)
+    }
+
+    public var location: String { inner.location }
+    public var maxBatchOperations: Int { inner.maxBatchOperations }
+    public var knownToExist: Set<String> { inner.knownToExist }
+    public func assumeExisting(_ keys: Set<String>) { inner.assumeExisting(keys) }
+    public func forgetExisting() { inner.forgetExisting() }
+
+    /// The wrapped remote's `prepare`: a format file it creates names this remote's recipient.
+    @discardableResult
+    public func prepare(account: String, recipient: String?) async throws -> RemoteFormat? {
+        try await inner.prepare(account: account, recipient: self.recipient)
+    }
+
+    public func listDevices(account: String) async throws -> Listing<DeviceID> { try await inner.listDevices(account: account) }
+
+    public func listBatches(account: String, device: DeviceID) async throws -> Listing<BatchName> {
+        try await inner.listBatches(account: account, device: device)
+    }
+
+    public func remove(account: String, device: DeviceID, batch: BatchName) async throws {
+        try await inner.remove(account: account, device: device, batch: batch)
+    }
+
+    /// The largest age file a plaintext of `plain` bytes makes.
+    static func sealedLimit(_ plain: Int) -> Int { plain + plain / 4096 + 4096 }
+
+    /// The batch read and decrypted.
+    public func read(account: String, device: DeviceID, batch: BatchName, maxBytes: Int) async throws -> [UInt8] {
+        let sealed = try await inner.read(account: account, device: device, batch: batch, maxBytes: EncryptedRemote.sealedLimit(maxBytes))
+        return try open(sealed, device: device, batch: batch, maxBytes: maxBytes)
+    }
+
+    /// Encrypts the batch and writes it create-only. One already there is an ack when it
+    /// decrypts to the same operations.
+    public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
+        let what = "batch \(batch) of device \(device.rawValue.prefix(8))"
+        let sealed: [UInt8]
+        do { sealed = try tool.encrypt(bytes, to: recipient, what: what) } catch let e as AgeError {
+            throw RemoteError.permanent(e.description)
+        }
+        guard sealed.count <= BatchFile.maxBytes else {
+            // A reader takes no larger file: a smaller batch is sent instead.
+            throw RemoteError(.permanent, "\(what) is \(sealed.count) bytes encrypted, above the limit of \(BatchFile.maxBytes)", tooLarge: true)
+        }
+        do {
+            return try await inner.create(account: account, device: device, batch: batch, bytes: sealed)
+        } catch let e as RemoteError where e.exists {
+            let found = try await inner.read(account: account, device: device, batch: batch,
+                                             maxBytes: EncryptedRemote.sealedLimit(BatchFile.maxBytes))
+            guard let plain = try? open(found, device: device, batch: batch, maxBytes: BatchFile.maxBytes),
+                  BatchFile.holdsSame(plain, as: bytes, device: device, name: batch) else { throw e }
+            return .alreadyThere
+        }
+    }
+
+    private func open(_ sealed: [UInt8], device: DeviceID, batch: BatchName, maxBytes: Int) throws -> [UInt8] {
+        let what = "batch \(batch) of device \(device.rawValue.prefix(8))"
+        do {
+            return try tool.decrypt(sealed, identityFile: key.path, maxBytes: maxBytes, what: what)
+        } catch let e as AgeError {
+            throw RemoteError.permanent("\(e.description); it was damaged on the remote or made with another key, and was not applied")
+        }
+    }
+}

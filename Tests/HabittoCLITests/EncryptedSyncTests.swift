@@ -1,0 +1,394 @@
+import Foundation
+@testable import WebDAVHarness
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An encrypted remote (`remote set … --encrypt`, `--key FILE`, `remote key`), with the real
+/// binary and the real `age`, against a folder and against Apache: the remote holds only
+/// age files and nothing that names a habit; a device with the key converges; devices with
+/// no key or another key are refused before they write and keep their data; a damaged file
+/// is reported and skipped; kill -9 mid-push loses and duplicates nothing; the key is in one
+/// file, mode 0600, and in no output but `remote key`.
+final class EncryptedSyncTests: XCTestCase {
+    var boxes: [Sandbox] = []
+    var server: WebDAVServer?
+    /// Everything the binary printed in this test but `remote key`'s output.
+    var outputs: [String] = []
+    /// The shared remote folder (inside the first sandbox).
+    var folder: String!
+
+    /// Words of the habits, notes, groups and units that must never be on the remote.
+    static let privateWords = ["Sertraline", "milligrams", "Therapy", "Whitfield", "panicky", "Journaling", "pages"]
+    static let refusedWithoutKey = "this remote is encrypted: join with --key FILE (habitto remote key on a device that has it)"
+
+    override func setUp() {
+        boxes = (0..<4).map { _ in Sandbox() }
+        for box in boxes { box.now = boxes[0].now }
+        folder = boxes[0].root + "/remote"
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        outputs = []
+    }
+
+    override func tearDown() {
+        server?.stop()
+        server = nil
+        // The identity is in no output but `remote key`, nor in any file but the key file.
+        for box in boxes {
+            guard let key = try? String(contentsOfFile: box.home + "/remote-key", encoding: .utf8),
+                  let secret = key.split(separator: "\n").first(where: { $0.hasPrefix("AGE-SECRET-KEY-1") }) else { continue }
+            for text in outputs where text.contains(secret) { XCTFail("the key was printed: \(text)") }
+            for file in [box.home + "/sync.json", box.home + "/remote", box.config + "/habitto/config"] {
+                let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+                XCTAssertFalse(text.contains(secret), "the key is in \(file)")
+            }
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: box.home + "/backups")) ?? [] {
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: box.home + "/backups/" + name))) ?? Data()
+                XCTAssertNil(bytes.range(of: Data(secret.utf8)), "the key is in the backup \(name)")
+            }
+        }
+        boxes = []
+        folder = nil
+    }
+
+    // MARK: Tests
+
+    func testAnEncryptedFolderRemoteHoldsOnlyAgeFilesAndOnlyTheKeyHolderJoins() throws {
+        try encryptedRemoteScenario(spec: "dir:" + folder, tree: folder)
+    }
+
+    func testAnEncryptedRemoteOnApacheHoldsOnlyAgeFilesAndOnlyTheKeyHolderJoins() throws {
+        if let missing = WebDAVServer.missingTools { XCTFail(missing); return }
+        let s = try WebDAVServer()
+        server = s
+        for box in boxes { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
+        try encryptedRemoteScenario(spec: s.baseURL.absoluteString, tree: s.dataDirectory, extra: ["--user", s.user])
+    }
+
+    func testKillNineDuringAnEncryptedPushLosesAndDuplicatesNothing() throws {
+        let (a, b) = (boxes[0], boxes[1])
+        ok(a, "add", "Water", "--goal", "1000")
+        ok(a, "remote", "set", "dir:" + folder, "--encrypt")
+        let keyFile = try savedKey(of: a)
+        ok(b, "remote", "set", "dir:" + folder, "--key", keyFile)
+        let created = try XCTUnwrap(a.stat("operations"))
+        var checkIns = 0
+        for _ in 0..<20 { ok(a, "check", "Water"); checkIns += 1 }
+        a.extraEnv["HABITTO_FAULTS"] = "latency=30ms"
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        let ops = folder + "/users/default/devices/\(device)/ops"
+        func batchCount() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: ops)) ?? []).filter { $0.hasSuffix(".batch") }.count }
+        var killed = 0
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<12 {
+            let before = batchCount()
+            let (p, tag) = try a.start(["sync"])
+            // Even rounds: a random instant. Odd rounds: as soon as the new age file is in the
+            // folder, before the cursor is recorded (the resend encrypts it again, to other bytes).
+            if round % 2 == 0 {
+                usleep(UInt32.random(in: 0...200_000, using: &rng))
+            } else {
+                let deadline = Date().addingTimeInterval(5)
+                while p.isRunning && batchCount() == before && Date() < deadline { usleep(200) }
+            }
+            kill(p.processIdentifier, SIGKILL)
+            let r = a.finish(p, tag)
+            outputs += [r.stdout, r.stderr]
+            if r.killed { killed += 1 } else { XCTAssertEqual(r.status, 0, r.stderr) }
+            for _ in 0..<Int.random(in: 0...3, using: &rng) { ok(a, "check", "Water"); checkIns += 1 }
+        }
+        XCTAssertGreaterThan(killed, 0, "no sync was interrupted")
+        a.extraEnv["HABITTO_FAULTS"] = nil
+        let last = run(a, "sync")
+        XCTAssertEqual(last.status, 0, "the first sync after the kills failed: \(last.stderr)")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        XCTAssertEqual(try status(a)["pending"] as? Int, 0)
+        try assertOnlyAgeFiles(folder)
+
+        let pulled = run(b, "sync")
+        XCTAssertEqual(pulled.status, 0, pulled.stderr)
+        XCTAssertEqual(pulled.stdout, "Synced: pushed 0 operations in 0 batches, pulled \(checkIns)\n")
+        XCTAssertEqual(progress(a, "Water"), checkIns, "A lost or duplicated an acknowledged check-in")
+        XCTAssertEqual(progress(b, "Water"), checkIns, "B lost or duplicated a check-in")
+        XCTAssertEqual(b.stat("operations"), created + checkIns)
+        XCTAssertEqual(ok(b, "export"), ok(a, "export"))
+    }
+
+    func testWithoutAgeOnlyEncryptionFailsNamingTheDebianPackage() throws {
+        let (a, b, c) = (boxes[0], boxes[1], boxes[2])
+        ok(a, "add", "Water", "--goal", "8")
+        let noAge = boxes[0].root + "/bin-without-age"
+        try FileManager.default.createDirectory(atPath: noAge, withIntermediateDirectories: true)
+        a.extraEnv["PATH"] = noAge
+        let refused = run(a, "remote", "set", "dir:" + folder, "--encrypt")
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stderr, "habitto: --encrypt needs the age program (age and age-keygen), which is not installed: install the Debian package age (sudo apt install age)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: a.home + "/remote-key"))
+        XCTAssertEqual(ok(a, "remote", "show"), "No remote: data stays on this machine ('habitto remote set dir:/path' connects one)\n")
+        // A plain remote needs no age.
+        let plainFolder = boxes[0].root + "/plain"
+        try FileManager.default.createDirectory(atPath: plainFolder, withIntermediateDirectories: true)
+        XCTAssertTrue(ok(a, "remote", "set", "dir:" + plainFolder).hasPrefix("Remote set to dir:\(plainFolder) (account default): pushed"))
+        ok(a, "check", "Water")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
+
+        // A device set to encrypt whose age went away: sync fails in one line, nothing else.
+        ok(b, "add", "Tea")
+        ok(b, "remote", "set", "dir:" + folder, "--encrypt")
+        ok(b, "check", "Tea")
+        let before = ok(b, "export")
+        b.extraEnv["PATH"] = noAge
+        let sync = run(b, "sync")
+        XCTAssertEqual(sync.status, 4)
+        XCTAssertEqual(sync.stdout, "")
+        XCTAssertTrue(sync.stderr.hasPrefix("habitto: sync: this remote is encrypted with age, and the age program is not installed here: install the Debian package age (sudo apt install age) ("),
+                      sync.stderr)
+        XCTAssertEqual(sync.stderr.split(separator: "\n").count, 1)
+        XCTAssertEqual(ok(b, "export"), before)
+        XCTAssertEqual(try status(b)["pending"] as? Int, 1)
+        // --key without age says so too, and stores nothing.
+        c.extraEnv["PATH"] = noAge
+        let keyFile = try savedKey(of: b)
+        let join = run(c, "remote", "set", "dir:" + folder, "--key", keyFile)
+        XCTAssertEqual(join.status, 1)
+        XCTAssertTrue(join.stderr.contains("install the Debian package age"), join.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: c.home + "/remote-key"))
+    }
+
+    func testAKeyForAPlainRemoteOrALostKeyFileIsToldWhatToDo() throws {
+        let (a, b) = (boxes[0], boxes[1])
+        ok(a, "add", "Water")
+        ok(a, "remote", "set", "dir:" + folder)
+        ok(b, "add", "Tea")
+        ok(b, "check", "Tea")
+        let before = ok(b, "export")
+        let otherKey = try makeKeyFile(in: b.root)
+        // Joining a plain remote with --key: refused before anything is sent.
+        let plain = run(b, "remote", "set", "dir:" + folder, "--key", otherKey)
+        XCTAssertEqual(plain.status, 4)
+        XCTAssertTrue(plain.stderr.contains("this remote is not encrypted, and this device is set to encrypt: to move to encryption, set a new, empty remote with --encrypt"), plain.stderr)
+        XCTAssertEqual(ok(b, "export"), before)
+        XCTAssertEqual(try devicesOnRemote(), 1, "the refused device wrote to the remote")
+
+        // A device that lost its key file.
+        let encrypted = boxes[0].root + "/encrypted"
+        try FileManager.default.createDirectory(atPath: encrypted, withIntermediateDirectories: true)
+        ok(a, "remote", "set", "dir:" + encrypted, "--encrypt")
+        try FileManager.default.removeItem(atPath: a.home + "/remote-key")
+        let lost = run(a, "sync")
+        XCTAssertEqual(lost.status, 4)
+        XCTAssertTrue(lost.stderr.contains("this device is set to encrypt its remote, and its key file \(a.home)/remote-key is missing: join again with habitto remote set dir:\(encrypted) --key FILE"), lost.stderr)
+        let key = run(a, "remote", "key")
+        XCTAssertEqual(key.status, 1)
+        XCTAssertTrue(key.stderr.hasPrefix("habitto: this device has no remote key"), key.stderr)
+        // Not an identity: refused in one line, nothing stored.
+        let junk = b.root + "/junk"
+        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: junk))
+        let bad = run(b, "remote", "set", "dir:" + encrypted, "--key", junk)
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("holds a line that is not an age identity"), bad.stderr)
+    }
+
+    // MARK: The scenario, on a folder and on Apache
+
+    /// A encrypts a new remote; B joins with A's key (from `remote key`, through standard
+    /// input) and converges; C (no key) and D (another key) are refused and keep their data;
+    /// a damaged batch of B's is reported and skipped while A's batches still reach C.
+    func encryptedRemoteScenario(spec: String, tree: String, extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+        let (a, b, c, d) = (boxes[0], boxes[1], boxes[2], boxes[3])
+        ok(a, "add", "Sertraline", "--goal", "50", "--unit", "milligrams", "--group", "Therapy", "--notes", "Dr Whitfield")
+        ok(a, "add", "Journaling", "--unit", "pages")
+        ok(a, "check", "Sertraline", "--amount", "50", "--note", "felt panicky")
+        ok(a, "check", "Journaling", "--amount", "2")
+        let set = ok(a, ["remote", "set", spec, "--encrypt"] + extra)
+        XCTAssertTrue(set.contains("Made a key for the remote in \(a.home)/remote-key (mode 0600)."), set, file: file, line: line)
+        XCTAssertTrue(set.contains("encrypted with age: pushed "), set, file: file, line: line)
+        XCTAssertTrue(set.hasSuffix("; verified\n"), set, file: file, line: line)
+        var st = stat(a.home + "/remote-key")
+        XCTAssertEqual(st.st_mode & 0o777, 0o600, file: file, line: line)
+        XCTAssertEqual((try? String(contentsOfFile: a.home + "/remote", encoding: .utf8))?.contains("\nencrypt = age\n"), true, file: file, line: line)
+
+        // C had data before and has no key: refused, nothing written, its data kept.
+        ok(c, "add", "Tea", "--unit", "cups")
+        ok(c, "check", "Tea", "--amount", "3")
+        let exportC = ok(c, "export")
+        let devices = try devicesOnRemote(tree)
+        let refused = run(c, ["remote", "set", spec] + extra)
+        XCTAssertEqual(refused.status, 4, refused.stderr, file: file, line: line)
+        XCTAssertTrue(refused.stderr.contains(Self.refusedWithoutKey), refused.stderr, file: file, line: line)
+        XCTAssertEqual(errorLines(refused), 1, refused.stderr, file: file, line: line)
+        XCTAssertEqual(run(c, "sync").stderr.contains(Self.refusedWithoutKey), true, file: file, line: line)
+        XCTAssertEqual(ok(c, "export"), exportC, file: file, line: line)
+        XCTAssertEqual(try devicesOnRemote(tree), devices, "a device without the key wrote to the remote", file: file, line: line)
+
+        // D has another key: refused as a wrong key, its data kept.
+        ok(d, "add", "Run")
+        let exportD = ok(d, "export")
+        let wrong = run(d, ["remote", "set", spec, "--key", try makeKeyFile(in: d.root)] + extra)
+        XCTAssertEqual(wrong.status, 4, wrong.stderr, file: file, line: line)
+        XCTAssertTrue(wrong.stderr.contains("wrong key: this remote is encrypted for age1"), wrong.stderr, file: file, line: line)
+        XCTAssertEqual(ok(d, "export"), exportD, file: file, line: line)
+        XCTAssertEqual(try devicesOnRemote(tree), devices, "a device with another key wrote to the remote", file: file, line: line)
+
+        // B joins with A's key, given on standard input as `remote key` printed it.
+        let key = run(a, "remote", "key")
+        XCTAssertEqual(key.status, 0, file: file, line: line)
+        XCTAssertTrue(key.stdout.contains("\nAGE-SECRET-KEY-1"), file: file, line: line)
+        let join = try runWithInput(b, ["remote", "set", spec, "--key", "-"] + extra, input: key.stdout)
+        XCTAssertEqual(join.status, 0, join.stderr, file: file, line: line)
+        XCTAssertTrue(join.stdout.contains("The remote's key is in \(b.home)/remote-key (mode 0600)."), join.stdout, file: file, line: line)
+        st = stat(b.home + "/remote-key")
+        XCTAssertEqual(st.st_mode & 0o777, 0o600, file: file, line: line)
+        XCTAssertEqual(ok(b, "export"), ok(a, "export"), file: file, line: line)
+        ok(b, "check", "Journaling", "--amount", "3", "--note", "panicky again")
+        ok(b, "sync")
+        ok(a, "sync")
+        XCTAssertEqual(ok(b, "export"), ok(a, "export"), "the devices with the key did not converge", file: file, line: line)
+        XCTAssertEqual(progress(a, "Journaling"), 5, file: file, line: line)
+
+        // Nothing on the remote names a habit, a note, a group or a unit; every batch is an age file.
+        try assertOnlyAgeFiles(tree, file: file, line: line)
+        let format = try String(contentsOfFile: tree + "/users/default/format", encoding: .utf8)
+        let recipient = try XCTUnwrap(try String(contentsOfFile: a.home + "/remote-key", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("# public key: ") }?.dropFirst(14))
+        XCTAssertTrue(format.hasPrefix("habitto-sync 2 remote ") && format.hasSuffix(" age \(recipient)\n"), format, file: file, line: line)
+        XCTAssertTrue(ok(a, "remote", "show").contains("Encrypted with age for \(recipient)"), file: file, line: line)
+
+        // A damaged batch of B's: reported and skipped; A's check-ins still reach a new device.
+        ok(b, "check", "Sertraline", "--amount", "25")
+        ok(b, "sync")
+        ok(a, "check", "Journaling")
+        ok(a, "sync")
+        let bDevice = try XCTUnwrap(try status(b)["device"] as? String)
+        let bOps = tree + "/users/default/devices/\(bDevice)/ops"
+        // The batch that starts last holds B's last check-in only.
+        let newest = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: bOps).filter { $0.hasSuffix(".batch") }
+            .max { (Int($0.split(separator: "-")[0]) ?? 0) < (Int($1.split(separator: "-")[0]) ?? 0) })
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: bOps + "/" + newest)))
+        bytes[bytes.count - 5] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: bOps + "/" + newest))
+        let cKey = try savedKey(of: a)
+        let late = run(c, ["remote", "set", spec, "--key", cKey] + extra)
+        XCTAssertEqual(late.status, 4, file: file, line: line)
+        XCTAssertTrue(late.stderr.contains("batch \(newest) of device \(bDevice.prefix(8))"), late.stderr, file: file, line: line)
+        XCTAssertTrue(late.stderr.contains("it was damaged on the remote or made with another key, and was not applied"), late.stderr, file: file, line: line)
+        XCTAssertEqual(errorLines(late), 1, late.stderr, file: file, line: line)
+        XCTAssertEqual(progress(c, "Journaling"), 6, "A's check-ins did not arrive beside B's damaged batch", file: file, line: line)
+        XCTAssertEqual(progress(c, "Tea"), 3, "C lost its own data", file: file, line: line)
+        XCTAssertEqual(progress(c, "Sertraline"), 50, "the damaged batch was applied", file: file, line: line)
+        let cJSON = try status(c)
+        XCTAssertEqual(cJSON["mode"] as? String, "online", file: file, line: line)
+        XCTAssertEqual(cJSON["pending"] as? Int, 0, file: file, line: line)
+        for box in [a, b, c, d] { XCTAssertEqual(stat(box.home + "/remote-key").st_mode & 0o077, 0, file: file, line: line) }
+    }
+
+    // MARK: Helpers
+
+    @discardableResult
+    func run(_ box: Sandbox, _ args: String..., file: StaticString = #filePath, line: UInt = #line) -> RunResult { run(box, args, file: file, line: line) }
+
+    /// Runs the binary and records its output (but `remote key`'s, the one that shows the key).
+    @discardableResult
+    func run(_ box: Sandbox, _ args: [String], file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+        let r = box.run(args, file: file, line: line)
+        if args.prefix(2) != ["remote", "key"] { outputs += [r.stdout, r.stderr] }
+        return r
+    }
+
+    @discardableResult
+    func ok(_ box: Sandbox, _ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String { ok(box, args, file: file, line: line) }
+
+    @discardableResult
+    func ok(_ box: Sandbox, _ args: [String], file: StaticString = #filePath, line: UInt = #line) -> String {
+        let r = run(box, args, file: file, line: line)
+        XCTAssertEqual(r.status, 0, "habitto \(args.joined(separator: " ")) failed: \(r.stderr)", file: file, line: line)
+        return r.stdout
+    }
+
+    /// Runs the binary with `input` on its standard input.
+    func runWithInput(_ box: Sandbox, _ args: [String], input: String) throws -> RunResult {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: box.binaryPath)
+        p.arguments = args
+        p.environment = box.environment
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        p.standardInput = stdin
+        p.standardOutput = stdout
+        p.standardError = stderr
+        try p.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile(), err = stderr.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let r = RunResult(status: p.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+                          stderr: String(decoding: err, as: UTF8.self), killed: false)
+        outputs += [r.stdout, r.stderr]
+        return r
+    }
+
+    /// The lines of a run's standard error but the warning about plain http (on loopback).
+    func errorLines(_ r: RunResult) -> Int {
+        r.stderr.split(separator: "\n").filter { !$0.hasPrefix("habitto: warning: plain http") }.count
+    }
+
+    func status(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let r = run(box, ["status", "--json"], file: file, line: line)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], file: file, line: line)
+    }
+
+    /// `remote key`'s output in a file of the box's root (as a user copies it).
+    func savedKey(of box: Sandbox) throws -> String {
+        let r = run(box, "remote", "key")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let path = box.root + "/copied-key-\(UUID().uuidString)"
+        try Data(r.stdout.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// A fresh identity made by `age-keygen -o`, as a user brings one.
+    func makeKeyFile(in dir: String) throws -> String {
+        let path = dir + "/other-key-\(UUID().uuidString)"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/age-keygen")
+        p.arguments = ["-o", path]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        return path
+    }
+
+    func stat(_ path: String) -> Glibc.stat {
+        var st = Glibc.stat()
+        XCTAssertEqual(lstat(path, &st), 0, "\(path) is missing")
+        return st
+    }
+
+    func devicesOnRemote(_ tree: String? = nil) throws -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: (tree ?? folder) + "/users/default/devices")) ?? []).count
+    }
+
+    /// Every file under `tree` holds none of the private words (in any case), and every batch
+    /// starts as an age file does.
+    func assertOnlyAgeFiles(_ tree: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        var batches = 0
+        let walker = try XCTUnwrap(FileManager.default.enumerator(atPath: tree), file: file, line: line)
+        for case let rel as String in walker {
+            let path = tree + "/" + rel
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else { continue }
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let text = String(decoding: data, as: UTF8.self).lowercased()
+            for word in Self.privateWords {
+                XCTAssertFalse(text.contains(word.lowercased()) || rel.lowercased().contains(word.lowercased()),
+                               "\(rel) holds '\(word)'", file: file, line: line)
+            }
+            if rel.hasSuffix(".batch") {
+                batches += 1
+                XCTAssertTrue(data.starts(with: Data("age-encryption.org/v1\n".utf8)), "\(rel) is not an age file", file: file, line: line)
+            }
+        }
+        XCTAssertGreaterThan(batches, 0, "no batch on the remote", file: file, line: line)
+    }
+}
