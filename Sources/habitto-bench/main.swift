@@ -23,10 +23,10 @@ func benchMain() async -> Int32 {
             guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --make-data-set needs a folder\n".utf8)); return 2 }
             makeSet = args.removeFirst()
         case "--only":
-            guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --only needs a part (remote)\n".utf8)); return 2 }
+            guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --only needs a part (remote or encryption)\n".utf8)); return 2 }
             only = args.removeFirst()
         case "-h", "--help":
-            print("Usage: habitto-bench [--quick] [--habitto PATH]\n\n--quick     small data sets and few runs, no goals judged (CI)\n--habitto   the habitto binary to measure (default: the one next to this program)\n--make-data-set DIR   only write the ten-year data set (100 habits) into DIR, for profiling\n--only remote   only measure a remote over time (Apache on loopback)")
+            print("Usage: habitto-bench [--quick] [--habitto PATH]\n\n--quick     small data sets and few runs, no goals judged (CI)\n--habitto   the habitto binary to measure (default: the one next to this program)\n--make-data-set DIR   only write the ten-year data set (100 habits) into DIR, for profiling\n--only remote   only measure a remote over time (Apache on loopback)\n--only encryption   only measure a sync round with and without encryption (folder remote)")
             return 0
         default:
             FileHandle.standardError.write(Data("habitto-bench: unknown argument '\(a)'; see --help\n".utf8))
@@ -48,8 +48,8 @@ func benchMain() async -> Int32 {
         }
         let bench = try Bench(quick: quick, habitto: binary)
         FileHandle.standardError.write(Data("habitto-bench\(quick ? " --quick" : ""): measuring \(binary) in \(bench.root)\n".utf8))
-        if only == "remote" {
-            try await bench.remoteGrowth()
+        if only == "remote" || only == "encryption" {
+            try await only == "remote" ? bench.remoteGrowth() : bench.encryptionCost()
             print(bench.table(), terminator: "")
             return 0
         }
@@ -59,6 +59,7 @@ func benchMain() async -> Int32 {
         try await bench.localWrite(on: years)
         try await bench.sync(fullSet: years)
         try await bench.remoteGrowth()
+        try await bench.encryptionCost()
         try await bench.taskwarrior()
         print(bench.table(), terminator: "")
         return 0
