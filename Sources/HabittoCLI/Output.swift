@@ -136,13 +136,16 @@ public enum Output {
 
     static func strengthText(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }
 
-    static func table(_ rows: [HabitSummary]) -> [String] {
-        let nameWidth = min(32, max(8, rows.map { TextWidth.of(shown($0.habit.name)) }.max() ?? 8))
+    /// The list's rows; a habit that shares its name with another is named with the id prefix
+    /// that picks it (`Walk #1a2b`, from `tags`, see `Edits.namesakeTags`).
+    static func table(_ rows: [HabitSummary], tags: [HabitID: String] = [:]) -> [String] {
+        func named(_ h: Habit) -> String { shown(h.name) + (tags[h.id].map { " #" + $0 } ?? "") }
+        let nameWidth = min(32, max(8, rows.map { TextWidth.of(named($0.habit)) }.max() ?? 8))
         let progressWidth = max(8, rows.map { TextWidth.of(shown(listProgressText($0))) }.max() ?? 8)
         return rows.map { s in
             let icon = ascii ? "" : (s.habit.fields.icon.map { TextWidth.fit(Sanitize.display($0), 2) } ?? "  ") + " "
             // A cut name's … is one column in ASCII too (the line's fold would spell it "...").
-            let name = TextWidth.fit(shown(s.habit.name), nameWidth)
+            let name = TextWidth.fit(named(s.habit), nameWidth)
             var line = "\(glyph(s.line)) \(icon)\(ascii ? name.replacingAll("…", with: ".") : name)  "
             line += TextWidth.fit(shown(listProgressText(s)), progressWidth)
             line += "  streak " + TextWidth.fit("\(s.streak) \(s.line.streakAbbreviation)", 6)

@@ -42,7 +42,7 @@ struct ListCommand: Command {
             }
             return
         }
-        for line in Output.table(summaries) { Output.line(line) }
+        for line in Output.table(summaries, tags: Edits.namesakeTags(state.habits)) { Output.line(line) }
     }
 }
 /// `habitto show HABIT`: one habit in full, or a chart (`--chart`).

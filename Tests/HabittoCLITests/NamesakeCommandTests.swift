@@ -53,6 +53,9 @@ final class NamesakeCommandTests: XCTestCase {
         let other = try XCTUnwrap(ids.first { $0 != health })
         let prefix = (4...16).map { String(other.prefix($0)) }.first { !health.hasPrefix($0) }!
         a.ok("check", prefix, "--date", "2026-11-19")
+        // The list names each with the id prefix that picks it.
+        let table = a.ok("list", "--all")
+        for id in ids { XCTAssertTrue(table.contains("Walk #\(id.prefix(4))"), table) }
         let shown = a.ok("show", health, "--json")
         XCTAssertTrue(shown.contains("2026-11-20"), shown)
     }
