@@ -400,7 +400,8 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         return []
     case .edit:
         guard let row else { return noHabit(&state) }
-        state.overlay = .form(.edit(row.habit))
+        // The habit as it is now (a row holds it as defined on the day shown).
+        state.overlay = .form(.edit(state.habits.habit(row.habit.id) ?? row.habit))
         return []
     case .archive:
         guard let row else { return noHabit(&state) }

@@ -51,6 +51,20 @@ final class EditFromTests: XCTestCase {
         XCTAssertEqual(fromStart, [.set(World.water, .goal(10 * Amount.scale))])
     }
 
+    func testTheFormOpenedOnAPastDayShowsTheCurrentGoalAndARenameAsksNothing() {
+        var app = World.app(changes: World.changes + [.setFrom(World.water, World.today.adding(-5), .goal(10 * Amount.scale))])
+        for _ in 0..<6 { press(&app, .char("h")) }
+        XCTAssertEqual(app.date, World.today.adding(-6))
+        XCTAssertEqual(app.rows.first { $0.habit.id == World.water }?.habit.goal, 8 * Amount.scale, "the day shown asks for 8")
+        press(&app, .char("e"))
+        guard case .form(let form)? = app.overlay else { return XCTFail("no form") }
+        XCTAssertEqual(form.text(.goal), "10")
+        type(&app, "!")
+        guard case .write(.edit(_, let fields, let from))? = press(&app, .enter).first else { return XCTFail("no write") }
+        XCTAssertEqual(fields.goal, 10 * Amount.scale)
+        XCTAssertNil(from)
+    }
+
     func testAFormThatChangesNoRuleFieldOrAHabitStartingTodayAsksNothing() {
         var app = World.app()
         press(&app, .char("e"))
