@@ -48,6 +48,7 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case nextView = "next-view", previousView = "previous-view"
     case nextTheme = "next-theme", toggleAll = "toggle-all"
     case toggleOffline = "toggle-offline", syncNow = "sync-now", syncScreen = "sync-screen"
+    case runAuto = "run-auto"
     case back, quit
     case catchUp = "catch-up", markDone = "done", markNotDone = "not-done", leave
     case nextField = "next-field", previousField = "previous-field", submit, erase
@@ -182,6 +183,7 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("S"), .syncNow, "sync now"),
         Binding(.today, k("y"), .syncScreen, "sync details"),
         Binding(.today, k("c"), .catchUp, "catch up"),
+        Binding(.today, k("r"), .runAuto, "run auto habit"),
         Binding(.today, k("?"), .help, "help", footer: true),
         Binding(.today, k("q"), .quit, "quit", footer: true),
 

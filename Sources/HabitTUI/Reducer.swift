@@ -72,6 +72,9 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .tick(let now):
         state.now = now
         return []
+    case .autoChanged(let results):
+        state.autoResults = results
+        return []
     }
 }
 
@@ -439,6 +442,15 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .catchUp:
         openCatchUp(&state)
         return []
+    case .runAuto:
+        guard let row else { return noHabit(&state) }
+        let name = "'\(Sanitize.display(row.habit.name))'"
+        guard state.autoResults[row.habit.id] != nil else {
+            state.message = Message("\(name) is not an auto habit on this machine; 'habitto auto \(Sanitize.display(row.habit.name)) COMMAND' makes it one")
+            return []
+        }
+        state.message = Message("Running the command of \(name)…")
+        return [.runAuto(row.habit.id)]
     case .help:
         openHelp(from: .today, &state)
         return []

@@ -66,7 +66,7 @@ struct RowLayout {
     var columns: [RowColumn: (x: Int, width: Int)] = [:]
     func has(_ c: RowColumn) -> Bool { columns[c] != nil }
 
-    init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs, tags: [HabitID: String] = [:]) {
+    init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs, tags: [HabitID: String] = [:], auto: [HabitID: String] = [:]) {
         func widest(_ text: (HabitSummary) -> String) -> Int { rows.map { TextWidth.of(text($0)) }.max() ?? 0 }
         let fullText = widest { rowProgressText($0, g) }, shortText = widest { rowProgressText($0, g, unit: false) }
         let anyIcon = g.showsIcons && rows.contains { $0.habit.fields.icon != nil }
@@ -95,7 +95,7 @@ struct RowLayout {
         }
         // The name takes what is left, but no more than the longest name needs (the columns
         // after it stay near it on a wide screen).
-        let longest = max(minimumNameWidth, widest { $0.habit.name + namesakeTag($0.habit.id, tags) })
+        let longest = max(minimumNameWidth, widest { $0.habit.name + namesakeTag($0.habit.id, tags) + autoTag($0.habit.id, auto, g) })
         var x = 0
         for (column, w, gap) in specs {
             x += gap
@@ -108,6 +108,15 @@ struct RowLayout {
 
 /// " #1a2b" after the name of a habit that shares its name (see `AppState.namesakeTags`).
 func namesakeTag(_ id: HabitID, _ tags: [HabitID: String]) -> String { tags[id].map { " #" + $0 } ?? "" }
+
+/// " ⚙ 6" after the name of an auto habit (see `AppState.autoResults`): its mark and its
+/// command's last result, at most 24 cells (" [auto] 6" in ASCII).
+func autoTag(_ id: HabitID, _ results: [HabitID: String], _ g: Glyphs) -> String {
+    results[id].map { autoMark(g) + ($0.isEmpty ? "" : " " + TextWidth.fit($0, 24)) } ?? ""
+}
+
+/// The mark alone, which a row keeps even where the result does not fit.
+func autoMark(_ g: Glyphs) -> String { " " + (g.showsIcons ? "⚙" : "[auto]") }
 
 /// A row's progress: `progressText`, or "archived" for a habit archived on the row's day.
 func rowProgressText(_ s: HabitSummary, _ g: Glyphs, unit: Bool = true) -> String {
@@ -134,7 +143,7 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         }
         return
     }
-    let layout = RowLayout(state.rows, width: state.width, glyphs: g, tags: state.namesakeTags)
+    let layout = RowLayout(state.rows, width: state.width, glyphs: g, tags: state.namesakeTags, auto: state.autoResults)
     let selected = state.selectedLine ?? 0
     let first = max(0, min(selected - listHeight + 1, state.lines.count - listHeight))
     let shown = state.lines[first..<min(state.lines.count, first + listHeight)]
@@ -179,12 +188,16 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
         case .name:
             // A habit that shares its name with another gets the id prefix that picks it
             // ("Walk #1a2b"), so that the two rows differ and the command line can name it.
-            let tag = namesakeTag(s.habit.id, state.namesakeTags)
-            let room = max(0, at.width - TextWidth.of(tag))
+            let tag = namesakeTag(s.habit.id, state.namesakeTags), auto = autoTag(s.habit.id, state.autoResults, g)
+            let room = max(0, at.width - TextWidth.of(tag) - (auto.isEmpty ? 0 : TextWidth.of(autoMark(g))))
             b.put(TextWidth.fit(s.habit.name, room), x: at.x, y: y, role: archived ? .dim : .normal,
                   color: ThemeColor(habitColor: s.habit.fields.color))
             let nx = at.x + min(TextWidth.of(s.habit.name), room)
             if !tag.isEmpty { b.put(tag, x: nx, y: y, role: .statusWarn, limit: at.x + at.width - nx) }
+            // An auto habit's mark and last result; an error in the error role.
+            let ax = nx + TextWidth.of(tag)
+            let failed = state.autoResults[s.habit.id]?.hasPrefix("error") == true
+            if !auto.isEmpty { b.put(TextWidth.fit(auto, max(0, at.x + at.width - ax)), x: ax, y: y, role: failed ? .statusError : .dim) }
         case .progress:
             let unit = layout.columns[.unit]
             let text = rowProgressText(s, g, unit: unit != nil)

@@ -150,3 +150,30 @@ extension AutoRun {
         }
     }
 }
+
+/// The auto habits as the terminal UI shows and runs them.
+public enum AutoHabitsView {
+    /// This machine's auto habits that exist here, each with its last result ("" before its
+    /// first run; "error: …" when it gave none). Empty when the commands file cannot be read.
+    public static func results(env: AppEnvironment, repo: HabitRepository) async -> [HabitID: String] {
+        guard let commands = try? AutoHabits.commands(path: AutoHabits.commandsPath(configPath: env.configPath)),
+              !commands.isEmpty else { return [:] }
+        let last = (try? await repo.autoResults()) ?? [:]
+        var out: [HabitID: String] = [:]
+        for id in commands.keys { out[id] = last[id].map(\.summary) ?? "" }
+        return out
+    }
+
+    /// Runs one auto habit's command now and records its result: the line that says what it
+    /// did, and whether it failed.
+    public static func run(_ id: HabitID, env: AppEnvironment, repo: HabitRepository) async -> (text: String, failed: Bool) {
+        do {
+            guard let line = try await AutoRun(env: env, repo: repo).runAll(only: id).first else {
+                return ("Its command did not run: the habit is not tracked today", true)
+            }
+            return (line.text, line.failed)
+        } catch {
+            return ("\(error)", true)
+        }
+    }
+}

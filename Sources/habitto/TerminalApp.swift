@@ -108,6 +108,8 @@ enum TerminalApp {
         defer { events.cancel() }
         let runner = EffectRunner(repo: repo, engine: engine, env: env, inbox: inbox, terminal: terminal, catalog: catalog)
         defer { runner.stop() }
+        // This machine's auto habits, marked on the today screen with their last results.
+        Task { inbox.post(.autoChanged(await AutoHabitsView.results(env: env, repo: repo))) }
 
         let loop = UILoop(state: state, terminal: terminal, pipe: pipe, inbox: inbox, runner: runner, env: env,
                           exitAfterFirstFrame: ProcessEnvironment.value("HABITTO_EXIT_AFTER_FIRST_FRAME") == "1")
@@ -333,6 +335,12 @@ final class EffectRunner: @unchecked Sendable {
             }
         case .syncNow:
             later { [self] in await engine.retryNow() }
+        case .runAuto(let id):
+            later { [self] in
+                let (text, failed) = await AutoHabitsView.run(id, env: env, repo: repo)
+                inbox.post(.autoChanged(await AutoHabitsView.results(env: env, repo: repo)))
+                inbox.post(failed ? .failed(text) : .done(text))
+            }
         }
         return true
     }
