@@ -59,19 +59,21 @@ struct RemoteCommand: Command {
             let (encrypt, made) = try keyForRemoteSet(repo.paths, removing: spec == nil)
             do { try await engine.setRemote(spec, account: account, user: user, encrypt: encrypt) } catch let e as CoreError { throw CLIError.invalid(e.description) }
             guard let spec else { Output.line("Remote removed: data stays on this machine"); return }
-            if encrypt != nil { Output.line(keyAdvice(repo.paths, made: made, spec: Sanitize.display(spec))) }
             // Connecting is a migration: back up, push everything, read it back, record it done.
             if await repo.state.operationCount > 0 { _ = try await repo.backup(reason: "before-remote") }
             let report = await engine.syncOnce()
             warnNewRemoteProblems(report)
             if let skipped = report.skipped {
                 Output.line("Remote set to \(Sanitize.display(spec)) (account \(account)); not synced yet: \(skipped). \(skipped == .offline ? "Run 'habitto offline off'" : "Run 'habitto sync'") to push and verify")
+                if encrypt != nil { Output.line(keyAdvice(repo.paths, made: made, spec: Sanitize.display(spec))) }
                 return
             }
             if let error = report.error {
                 throw CLIError(message: "remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
             }
             Output.line("Remote set to \(Sanitize.display(spec)) (account \(account))\(encrypt != nil ? ", encrypted with age" : ""): pushed \(Plural.count(report.pushed, "operation")), pulled \(report.pulled); verified")
+            // Where the key is and how to bring it to the other devices, once it opened the remote.
+            if encrypt != nil { Output.line(keyAdvice(repo.paths, made: made, spec: Sanitize.display(spec))) }
         default:
             throw CLIError.usage("remote takes 'set SPEC', 'show' or 'key'")
         }

@@ -202,9 +202,12 @@ final class EncryptedSyncTests: XCTestCase {
         ok(a, "check", "Sertraline", "--amount", "50", "--note", "felt panicky")
         ok(a, "check", "Journaling", "--amount", "2")
         let set = ok(a, ["remote", "set", spec, "--encrypt"] + extra)
-        XCTAssertTrue(set.contains("Made a key for the remote in \(a.home)/remote-key (mode 0600)."), set, file: file, line: line)
-        XCTAssertTrue(set.contains("encrypted with age: pushed "), set, file: file, line: line)
-        XCTAssertTrue(set.hasSuffix("; verified\n"), set, file: file, line: line)
+        // The result first, then where the key is and how to bring it to the other devices.
+        let lines = set.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, set, file: file, line: line)
+        XCTAssertTrue(lines.first?.contains(", encrypted with age: pushed ") == true && lines.first?.hasSuffix("; verified") == true, set, file: file, line: line)
+        XCTAssertTrue(lines.last?.hasPrefix("Made a key for the remote in \(a.home)/remote-key (mode 0600). Without it the remote cannot be read") == true,
+                      set, file: file, line: line)
         var st = stat(a.home + "/remote-key")
         XCTAssertEqual(st.st_mode & 0o777, 0o600, file: file, line: line)
         XCTAssertEqual((try? String(contentsOfFile: a.home + "/remote", encoding: .utf8))?.contains("\nencrypt = age\n"), true, file: file, line: line)
@@ -237,7 +240,9 @@ final class EncryptedSyncTests: XCTestCase {
         XCTAssertTrue(key.stdout.contains("\nAGE-SECRET-KEY-1"), file: file, line: line)
         let join = try runWithInput(b, ["remote", "set", spec, "--key", "-"] + extra, input: key.stdout)
         XCTAssertEqual(join.status, 0, join.stderr, file: file, line: line)
-        XCTAssertTrue(join.stdout.contains("The remote's key is in \(b.home)/remote-key (mode 0600)."), join.stdout, file: file, line: line)
+        XCTAssertTrue(join.stdout.hasSuffix("; verified\nThe remote's key is in \(b.home)/remote-key (mode 0600). Without it the remote cannot be read: keep a copy somewhere safe, and join each other device with 'habitto remote key' here and 'habitto remote set \(spec) --key FILE' there\n"),
+                      join.stdout, file: file, line: line)
+        XCTAssertFalse(wrong.stdout.contains("key is in"), "a refused key was called the remote's: \(wrong.stdout)", file: file, line: line)
         st = stat(b.home + "/remote-key")
         XCTAssertEqual(st.st_mode & 0o777, 0o600, file: file, line: line)
         XCTAssertEqual(ok(b, "export"), ok(a, "export"), file: file, line: line)
