@@ -129,9 +129,10 @@ extension HabitState {
     public func dayLine(_ habit: Habit, on day: LocalDay, today: LocalDay, settings: RuleSettings = .init(),
                         recentDays: Int = Self.recentDays) -> DayLine {
         // The last eight weeks first (most streaks broke within them), then the whole window.
-        // Read whole when definitions changed or months are counted (a window could cut a
-        // period in two).
-        let windows = habit.hasHistory || habit.schedule.period == .month ? []
+        // Read whole when some definition counts months (a window from a week's start could
+        // cut a month in two).
+        let countsMonths = habit.definitions.contains { $0.rule.schedule.period == .month }
+        let windows = countsMonths ? []
             : recentDays > Self.firstWindowDays ? [Self.firstWindowDays, recentDays] : [recentDays]
         for window in windows {
             let from = day.adding(-window).startOfWeek(settings.weekStart)
