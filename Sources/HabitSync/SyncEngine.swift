@@ -448,6 +448,8 @@ public actor SyncEngine {
     private func skipWhatRemoteHas(_ remote: any Remote, listed: [BatchName]? = nil) async throws {
         let me = repository.device
         let written = await repository.state.seen[me] ?? 0
+        // A device that has written nothing (a new device joining) has nothing to skip.
+        guard written > 0 else { return }
         let account = state.account
         var held = listed ?? []
         if listed == nil { held = try await call { try await remote.batches(account: account, device: me) } }
