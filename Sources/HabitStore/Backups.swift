@@ -39,6 +39,8 @@ public enum Backups {
     /// written before amounts had decimals, are read as well (each record's operations say
     /// how their amounts are stored).
     static let magic = Array("HABITTO-BACKUP\u{2}".utf8)
+    /// The version of the backup format written (its magic's last byte).
+    static var formatVersion: Int { Int(magic[magic.count - 1]) }
     static let wholeUnitMagic = Array("HABITTO-BACKUP\u{1}".utf8)
     static let trailerSize = 12
     public static let fileExtension = ".hbk"

@@ -26,6 +26,8 @@ public struct JournalRecord: Sendable {
 /// Not thread-safe: owned by one repository, and appends happen under the directory lock.
 public final class Journal {
     public static let magic = Array("HABITTO-JOURNAL\u{1}".utf8) // 16 bytes
+    /// The version of the journal format written (its magic's last byte).
+    public static var formatVersion: Int { Int(magic[magic.count - 1]) }
     public static let headerSize = magic.count
     public static let frameOverhead = 12
     public static let maxRecord = 64 << 20

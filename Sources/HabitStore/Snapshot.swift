@@ -311,6 +311,8 @@ enum DayBlock {
 struct Snapshot {
     /// Version 8: every habit has the reminder times register (field 12).
     static let magic = Array("HABITTO-SNAPSHOT\u{8}".utf8)
+    /// The version of the snapshot format written (its magic's last byte).
+    static var formatVersion: Int { Int(magic[magic.count - 1]) }
     /// Version 7, read as well: the order key register (field 11) but no reminder times.
     static let beforeRemindersMagic = Array("HABITTO-SNAPSHOT\u{7}".utf8)
     /// Version 6, read as well: goals and progress in thousandths (see `Amount`), eleven fields.

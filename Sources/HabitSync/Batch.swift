@@ -10,6 +10,8 @@ public enum BatchFile {
     /// are stored, so their whole units are read as whole units.
     static let magic = Array("HABITTO-BATCH\u{2}".utf8)
     static let wholeUnitMagic = Array("HABITTO-BATCH\u{1}".utf8)
+    /// The version of the batch format written (its magic's last byte); version 1 is read too.
+    public static var formatVersion: Int { Int(magic[magic.count - 1]) }
     /// The largest batch read from a remote.
     public static let maxBytes = 16 << 20
     /// Operations per batch written.

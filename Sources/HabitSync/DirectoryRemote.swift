@@ -110,6 +110,24 @@ public struct DirectoryRemote: Remote {
         }
     }
 
+    public func markVersion(account: String, device: DeviceID, version: String) async throws {
+        try check(account)
+        let name = RemoteEntries.versionMarker(version)
+        _ = try withFolder(opsComponents(account, device), create: true) { folder in
+            try createOnly(Array("habitto \(version)\n".utf8), named: name, in: folder, what: "the version marker")
+        }
+    }
+
+    public func unmarkVersion(account: String, device: DeviceID, version: String) async throws {
+        try check(account)
+        let name = RemoteEntries.versionMarker(version)
+        try withFolder(opsComponents(account, device), create: false) { folder in
+            if unlinkat(folder.fd, name, 0) != 0 && errno != ENOENT {
+                throw Self.classify(operation: "remove", path: folder.child(name), errno: errno)
+            }
+        }
+    }
+
     /// Writes a batch only if it does not exist yet (atomically: readers never see part of
     /// it). The same batch with the same bytes already there is an ack; with other bytes, a
     /// permanent error, and the existing file is left alone.

@@ -232,6 +232,15 @@ public struct EncryptedRemote: Remote {
         try await inner.remove(account: account, device: device, batch: batch)
     }
 
+    /// A version marker carries no habit data: it goes as it is.
+    public func markVersion(account: String, device: DeviceID, version: String) async throws {
+        try await inner.markVersion(account: account, device: device, version: version)
+    }
+
+    public func unmarkVersion(account: String, device: DeviceID, version: String) async throws {
+        try await inner.unmarkVersion(account: account, device: device, version: version)
+    }
+
     /// The largest age file a plaintext of `plain` bytes makes.
     static func sealedLimit(_ plain: Int) -> Int { plain + plain / 4096 + 4096 }
 

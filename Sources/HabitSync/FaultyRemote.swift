@@ -167,6 +167,18 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
     }
 
     /// The wrapped remote's `remove`, after the injected latency and failures.
+    /// The wrapped remote's `markVersion`, after the injected latency and failures.
+    public func markVersion(account: String, device: DeviceID, version: String) async throws {
+        _ = try await enter()
+        try await inner.markVersion(account: account, device: device, version: version)
+    }
+
+    /// The wrapped remote's `unmarkVersion`, after the injected latency and failures.
+    public func unmarkVersion(account: String, device: DeviceID, version: String) async throws {
+        _ = try await enter()
+        try await inner.unmarkVersion(account: account, device: device, version: version)
+    }
+
     public func remove(account: String, device: DeviceID, batch: BatchName) async throws {
         _ = try await enter()
         try intercept?(.remove(device, batch))

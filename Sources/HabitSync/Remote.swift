@@ -112,6 +112,11 @@ public protocol Remote: Sendable {
     /// Removes a batch (compaction, once a read-back batch covers it); one already gone is
     /// fine. Only ever called for this device's own batches.
     func remove(account: String, device: DeviceID, batch: BatchName) async throws
+    /// Writes this device's version marker (`RemoteEntries.versionMarker(version)`, holding
+    /// `habitto VERSION`) in its `ops` folder, create-only; one already there is fine.
+    func markVersion(account: String, device: DeviceID, version: String) async throws
+    /// Removes a version marker of this device; one already gone is fine.
+    func unmarkVersion(account: String, device: DeviceID, version: String) async throws
     /// What the remote has learnt exists (folders, a checked format file), as opaque keys,
     /// so that the next round, even in another process, makes only the requests it needs.
     var knownToExist: Set<String> { get }
@@ -150,6 +155,8 @@ extension Remote {
 public struct Listing<Item: Equatable & Sendable>: Equatable, Sendable {
     public var items: [Item]
     public var skipped: [String]
+    /// The versions of Habitto the device's version markers name (an `ops` listing only).
+    public var versions: [String] = []
     public init(items: [Item] = [], skipped: [String] = []) { self.items = items; self.skipped = skipped }
 }
 
@@ -211,6 +218,10 @@ public enum RemoteEntries {
         var skipped: [String] = []
         let folder = "devices/\(device.rawValue.prefix(8))…/ops/"
         for (name, kind) in entries where !isTemporary(name, kind) {
+            if kind == .file, let version = versionOfMarker(name) {
+                out.versions.append(version)
+                continue
+            }
             guard let batch = BatchName(fileName: name) else {
                 skipped.append("\(folder)\(shown(name)): not a batch name (FIRST-LAST.batch, numbered from 1)")
                 continue
@@ -222,8 +233,20 @@ public enum RemoteEntries {
             out.items.append(batch)
         }
         out.items.sort()
+        out.versions.sort { HabittoVersion.isOlder($0, than: $1) }
         out.skipped = capped(skipped, in: folder)
         return out
+    }
+
+    /// The name of a device's marker saying it last ran `version`: `habitto-VERSION.version`.
+    public static func versionMarker(_ version: String) -> String { "habitto-\(version).version" }
+
+    /// The version a marker's name gives, read strictly (`HabittoVersion.parse`); nil for
+    /// any other name.
+    static func versionOfMarker(_ name: String) -> String? {
+        guard name.hasPrefix("habitto-"), name.hasSuffix(".version") else { return nil }
+        let v = String(name.dropFirst(8).dropLast(8))
+        return HabittoVersion.parse(v) == nil ? nil : v
     }
 
     /// Files being written, left alone: habitto's own (`.tmp-PID-HEX`, see

@@ -137,7 +137,9 @@ public actor SyncEngine {
             pendingHabits = summary.habits
         }
         let mode = state.mode
-        let devices = state.devicesSeen.compactMap { k, v in DeviceID(k).map { (id: $0, lastSeen: v) } }.sorted { $0.id < $1.id }
+        let versions = state.devicesVersion ?? [:]
+        let devices = state.devicesSeen.compactMap { k, v in DeviceID(k).map { (id: $0, lastSeen: v, version: versions[k]) } }
+            .sorted { $0.id < $1.id }
         let ahead = state.clockAhead.compactMap { k, v in DeviceID(k).map { (id: $0, seconds: v) } }.sorted { $0.id < $1.id }
         return SyncStatus(mode: mode, remote: state.remote, account: state.account, device: device, pending: pending,
                           inFlight: inFlightOps.count, pulling: pulling, roundsEnded: roundsEnded, lastSyncAt: state.lastSyncAt, lastError: state.lastError,
@@ -244,9 +246,14 @@ public actor SyncEngine {
             used = plain
             let (remote, format) = try await prepared(plain)
             try await noticeIdentity(format, &report)
-            if let own = try await push(remote, &report) { try await compact(remote, own) }
+            if let own = try await push(remote, &report) {
+                try await compact(remote, own.items)
+                try await markVersion(remote, own.versions)
+            }
             try await pull(remote, &report)
-            if state.migratedTo != state.target { try await verifyMigration(remote) }
+            if state.migratedTo != state.target {
+                if let markers = try await verifyMigration(remote) { try await markVersion(remote, markers) }
+            }
             // A device with bad batches is reported but blocks neither this device nor the
             // others: the mode stays online and the next round tries it again.
             outcome = .synced(note: report.error)
@@ -299,12 +306,15 @@ public actor SyncEngine {
     }
 
     /// Pushes what is pending; returns this device's batches on the remote (listed before,
-    /// and written since) when the remote is verified, nil otherwise.
-    private func push(_ remote: any Remote, _ report: inout SyncReport) async throws -> [BatchName]? {
+    /// and written since) and its version markers when the remote is verified, nil otherwise.
+    private func push(_ remote: any Remote, _ report: inout SyncReport) async throws -> Listing<BatchName>? {
         let me = repository.device
         var held: [BatchName]?
+        var versions: [String] = []
         if state.migratedTo == state.target && state.ackedSeq > 0 {
-            let listed = try await call { [account = state.account] in try await remote.batches(account: account, device: me) }
+            let listing = try await call { [account = state.account] in try await remote.listBatches(account: account, device: me) }
+            let listed = listing.items
+            versions = listing.versions
             if listed.contiguousEnd() < state.ackedSeq {
                 // The remote lost what it acknowledged (emptied, restored from an old backup,
                 // re-created). The root may be gone too: it is checked (never created) and the
@@ -327,7 +337,7 @@ public actor SyncEngine {
             if let first { state.scanOffset = first }
             guard !ops.isEmpty, let name = BatchName(first: ops[0].id.seq, last: ops[ops.count - 1].id.seq) else {
                 state.scanOffset = scannedTo
-                return held
+                return held.map { var l = Listing(items: $0); l.versions = versions; return l }
             }
             let account = state.account, bytes = BatchFile.encode(ops)
             try checkNotStopped()
@@ -460,6 +470,19 @@ public actor SyncEngine {
         try saveProgress()
     }
 
+    /// Writes this device's version marker when its `ops` folder lacks the one for this
+    /// release (`markers`: the versions its listing names), and removes its others, so other
+    /// devices see which version each device last ran from the listings they read anyway.
+    private func markVersion(_ remote: any Remote, _ markers: [String]) async throws {
+        let me = repository.device, account = state.account, current = HabittoVersion.current
+        if !markers.contains(current) {
+            try await call { try await remote.markVersion(account: account, device: me, version: current) }
+        }
+        for old in markers where old != current {
+            try await call { try await remote.unmarkVersion(account: account, device: me, version: old) }
+        }
+    }
+
     /// Records the remote's identity from the format `prepare` read (nil: not read this
     /// round). Another identity than the one recorded means the layout was made again: the
     /// remote lost what it had, and this device sends all of it again.
@@ -562,6 +585,7 @@ public actor SyncEngine {
                 guard !listing.items.isEmpty else { continue }
                 present.insert(device.rawValue)
                 state.devicesSeen[device.rawValue] = clock.now()
+                if let version = listing.versions.last { state.devicesVersion = (state.devicesVersion ?? [:]).merging([device.rawValue: version]) { $1 } }
                 let ahead = Double(newest) / 1000 - clock.now().timeIntervalSince1970
                 if ahead > 60 { state.clockAhead[device.rawValue] = ahead } else if newest > 0 { state.clockAhead[device.rawValue] = nil }
             } catch let e as RemoteError where e.kind == .permanent {
@@ -573,6 +597,7 @@ public actor SyncEngine {
         let kept = await devicesKept(present, problems: &skipped)
         state.devicesSeen = state.devicesSeen.filter { kept.contains($0.key) }
         state.clockAhead = state.clockAhead.filter { kept.contains($0.key) }
+        state.devicesVersion = state.devicesVersion?.filter { kept.contains($0.key) }
         // One snapshot after the whole pull, however many batches it folded in.
         if report.pulled > 0 { try? await repository.snapshotIfDue() }
         if !problems.isEmpty { report.error = problems.joined(separator: "; ") }
@@ -607,16 +632,18 @@ public actor SyncEngine {
     }
 
     /// After the first full push to a remote: read this device's batches back and check
-    /// they hold every operation up to the acked cursor, then record it as done.
-    private func verifyMigration(_ remote: any Remote) async throws {
+    /// they hold every operation up to the acked cursor, then record it as done. Returns the
+    /// version markers the listing named (nil when this device has sent nothing).
+    private func verifyMigration(_ remote: any Remote) async throws -> [String]? {
         let me = repository.device
         guard state.ackedSeq > 0 else {
             state.migratedTo = state.target
-            return
+            return nil
         }
         var next: UInt64 = 1
         let account = state.account
-        for batch in try await call({ try await remote.batches(account: account, device: me) }) where batch.last >= next {
+        let listing = try await call { try await remote.listBatches(account: account, device: me) }
+        for batch in listing.items where batch.last >= next {
             guard batch.first <= next else { break }
             let bytes = try await call { try await remote.read(account: account, device: me, batch: batch, maxBytes: BatchFile.maxBytes) }
             _ = try BatchFile.decode(bytes, device: me, name: batch)
@@ -626,6 +653,7 @@ public actor SyncEngine {
             throw RemoteError.permanent("verification failed: the remote lacks this device's operations from \(next); run 'habitto sync' again")
         }
         state.migratedTo = state.target
+        return listing.versions
     }
 
     // MARK: Remote calls

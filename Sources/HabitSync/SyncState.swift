@@ -60,6 +60,8 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// The age recipient the remote's `format` file named when this device last read it (with
     /// `remoteID`); nil: not encrypted.
     public var remoteRecipient: String?
+    /// The version of Habitto each device last ran, from its marker in its `ops` folder.
+    public var devicesVersion: [String: String]?
 
     /// An operation of this device and a journal offset at or before the record holding it.
     public struct JournalMark: Codable, Equatable, Sendable {

@@ -27,7 +27,9 @@ public struct SyncStatus: Equatable, Sendable {
     public var lastSyncAt: Date?
     public var lastError: String?
     public var nextRetryAt: Date?
-    public var devices: [(id: DeviceID, lastSeen: Date)]
+    /// Other devices: when they were last seen, and the version of Habitto each last ran
+    /// (nil when it left no marker: an earlier version).
+    public var devices: [(id: DeviceID, lastSeen: Date, version: String?)]
     /// Habits with unacknowledged operations, and those in the batch being sent.
     public var pendingHabits: Set<HabitID>
     public var syncingHabits: Set<HabitID>
@@ -42,6 +44,7 @@ public struct SyncStatus: Equatable, Sendable {
             && a.pending == b.pending && a.inFlight == b.inFlight && a.pulling == b.pulling && a.roundsEnded == b.roundsEnded && a.lastSyncAt == b.lastSyncAt
             && a.lastError == b.lastError && a.nextRetryAt == b.nextRetryAt
             && a.devices.map(\.id) == b.devices.map(\.id) && a.devices.map(\.lastSeen) == b.devices.map(\.lastSeen)
+            && a.devices.map(\.version) == b.devices.map(\.version)
             && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
             && a.clockAhead.map(\.id) == b.clockAhead.map(\.id) && a.history == b.history
             && a.remoteProblems == b.remoteProblems

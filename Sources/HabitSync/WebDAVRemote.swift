@@ -356,6 +356,18 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         guard (200...299).contains(r.status) || r.status == 404 else { throw failure(r, "DELETE \(batch)") }
     }
 
+    public func markVersion(account: String, device: DeviceID, version: String) async throws {
+        let folder = ["users", account, "devices", device.rawValue, "ops"]
+        let r = try await send("PUT", url(folder + [RemoteEntries.versionMarker(version)]), body: Data("habitto \(version)\n".utf8),
+                               headers: ["If-None-Match": "*", "Content-Type": "text/plain"])
+        guard (200...299).contains(r.status) || r.status == 412 else { throw failure(r, "PUT the version marker") }
+    }
+
+    public func unmarkVersion(account: String, device: DeviceID, version: String) async throws {
+        let r = try await send("DELETE", url(["users", account, "devices", device.rawValue, "ops", RemoteEntries.versionMarker(version)]))
+        guard (200...299).contains(r.status) || r.status == 404 else { throw failure(r, "DELETE the version marker") }
+    }
+
     public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
         let folder = ["users", account, "devices", device.rawValue]
         try await makeFolder(folder)

@@ -2,6 +2,7 @@ import FoundationEssentials
 import HabitCore
 import HabitStore
 import HabitImport
+import HabitSync
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,7 +51,7 @@ public enum CLI {
         do {
             if rawArguments { try checkArgumentEncoding() }
             let inv = try ArgumentParser.parse(args, specs: Specs.all)
-            if inv.wantsVersion { Output.line("habitto \(habittoVersion)"); return ExitCode.ok }
+            if inv.wantsVersion { Output.text(versionText); return ExitCode.ok }
             let command = inv.command.flatMap(Specs.command(named:))
             if inv.wantsHelp {
                 Output.text(command?.spec.help ?? Specs.overview)
@@ -120,3 +121,12 @@ struct DemoCommand: Command {
         context.status = try await context.ui.demo(env, homeGiven: invocation.home != nil, options)
     }
 }
+
+/// `habitto --version`: the release and the formats it writes and reads.
+let versionText = """
+    habitto \(habittoVersion)
+    writes: journal \(StoreFormats.journal), snapshot \(StoreFormats.snapshot), backup \(StoreFormats.backup), export \(Export.version), \
+    sync batch \(BatchFile.formatVersion), remote format \(RemoteFormat.current)
+    reads: those, sync batch 1 and remote format 1 (older snapshots are rebuilt from the journal)
+
+    """

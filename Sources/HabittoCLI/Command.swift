@@ -4,7 +4,7 @@ import HabitStore
 import HabitTUI
 
 /// The version `--version`, the help and the man page print.
-let habittoVersion = "0.1.0"
+let habittoVersion = HabittoVersion.current
 
 /// A command of the command line, in the manner of swift-argument-parser's: a type with its
 /// spec (what the parser, the help, the completions, the man page and the reference are built

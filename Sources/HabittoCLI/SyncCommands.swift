@@ -122,6 +122,13 @@ struct StatusCommand: Command {
                         + "\nIt keeps its count in the data directory's file segment until the data, the day or the week start change.")
     }
 
+    /// Whether a device that last ran `version` (nil: a version before markers) cannot read
+    /// what this release writes.
+    static func tooOld(_ version: String?) -> Bool {
+        guard let version else { return true }
+        return HabittoVersion.isOlder(version, than: HabittoVersion.oldestReader)
+    }
+
     @MainActor func run() async throws {
         // The prompt segment, when its cache holds the count: no repository, no async runtime.
         if let line = try Segment.cachedLine(env: env, invocation: invocation) { Output.line(line); return }
@@ -135,7 +142,11 @@ struct StatusCommand: Command {
                 "mode": .string(st.mode.rawValue), "remote": .optional(st.remote), "account": .string(st.account),
                 "device": .string(st.device.rawValue), "pending": .int(st.pending), "inFlight": .int(st.inFlight),
                 "lastSyncAt": date(st.lastSyncAt), "lastError": .optional(st.lastError), "nextRetryAt": date(st.nextRetryAt),
-                "devices": .array(st.devices.map { .object(["id": .string($0.id.rawValue), "lastSeen": date($0.lastSeen)]) }),
+                "version": .string(HabittoVersion.current),
+                "devices": .array(st.devices.map {
+                    .object(["id": .string($0.id.rawValue), "lastSeen": date($0.lastSeen), "version": .optional($0.version),
+                             "tooOld": .bool(Self.tooOld($0.version))])
+                }),
                 "clockAhead": .array(st.clockAhead.map { .object(["id": .string($0.id.rawValue), "seconds": .double(JSON.rounded($0.seconds, 0))]) }),
                 "remoteProblems": .array(st.remoteProblems.map(JSON.string)), "autoProblems": .array(autoProblems.map(JSON.string)),
             ]).serialized())
@@ -146,7 +157,11 @@ struct StatusCommand: Command {
         if let last = st.lastSyncAt { Output.line("Last sync: \(UTCTime.iso8601(last))") }
         if let e = st.lastError { Output.line("Last error: \(Sanitize.display(e))") }
         if let next = st.nextRetryAt { Output.line("Next retry: \(UTCTime.iso8601(next))") }
-        for d in st.devices { Output.line("Device \(d.id.rawValue.prefix(8)): last seen \(UTCTime.iso8601(d.lastSeen))") }
+        for d in st.devices {
+            let ran = d.version.map { ", ran habitto \($0)" } ?? ", ran habitto before 0.2.0"
+            let old = Self.tooOld(d.version) ? " (too old to read this device's changes: update habitto there)" : ""
+            Output.line("Device \(d.id.rawValue.prefix(8)): last seen \(UTCTime.iso8601(d.lastSeen))\(ran)\(old)")
+        }
         for a in st.clockAhead { Output.line("Clock skew: device \(a.id.rawValue.prefix(8)) is \(Plural.count(Int(a.seconds / 60), "minute")) ahead of this machine") }
         if !st.remoteProblems.isEmpty {
             Output.line("Skipped on the remote (remove or fix these in the remote folder):")

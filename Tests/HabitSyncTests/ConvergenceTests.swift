@@ -338,7 +338,7 @@ final class ConvergenceTests: XCTestCase {
         XCTAssertEqual(report.pushed, 10_001)
         XCTAssertEqual(report.batches, 11)
         let files = try FileManager.default.contentsOfDirectory(atPath: root + "/remote/users/me/devices/\(a.repo.device)/ops")
-        XCTAssertEqual(files.count, 11)
+        XCTAssertEqual(files.filter { $0.hasSuffix(".batch") }.count, 11)
         let after = await a.engine.status()
         XCTAssertEqual(after.pending, 0)
         // A fresh device catches up from them.

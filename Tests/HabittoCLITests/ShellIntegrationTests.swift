@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import HabitCore
 
 /// Habitto in a terminal user's setup: the prompt segment (`status --short`), the shell
 /// completions run in real shells, the man page through man and groff, and `make install`.
@@ -289,7 +290,7 @@ final class ShellIntegrationTests: XCTestCase {
         XCTAssertEqual(files(under: usr), expected.sorted())
         // The installed binary runs and finds its themes next to it.
         let binary = usr + "/bin/habitto"
-        XCTAssertEqual(box.run(["--version"], program: binary).stdout, "habitto 0.1.0\n")
+        XCTAssertTrue(box.run(["--version"], program: binary).stdout.hasPrefix("habitto \(HabittoVersion.current)\n"))
         let names = box.run(["__complete", "themes"], program: binary).stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(names, Set(["default"] + themes.map { String($0.dropLast(".theme".count)) }).sorted())
         assertManPage(usr + "/share/man/man1/habitto.1")

@@ -31,6 +31,34 @@ final class SyncCommandTests: XCTestCase {
 
     // MARK: Tests
 
+    /// `--version` names the release and the formats it writes and reads; `status` shows
+    /// which version every other device last ran (from its marker on the remote), and names a
+    /// device too old to read this one's changes.
+    func testStatusShowsTheVersionEachDeviceRanAndNamesOnesTooOld() throws {
+        let version = a.ok("--version")
+        XCTAssertTrue(version.hasPrefix("habitto \(HabittoVersion.current)\nwrites: journal 1, snapshot "), version)
+        XCTAssertTrue(version.contains("sync batch 2, remote format 2\nreads: those, sync batch 1 and remote format 1"), version)
+        a.ok("add", "Water")
+        a.ok("remote", "set", "dir:" + folder)
+        b.ok("remote", "set", "dir:" + folder)
+        let deviceA = try XCTUnwrap(try status(a)["device"] as? String)
+        var text = b.ok("status")
+        XCTAssertTrue(text.contains("Device \(deviceA.prefix(8)): last seen "), text)
+        XCTAssertTrue(text.contains(", ran habitto \(HabittoVersion.current)\n"), text)
+        var device = try XCTUnwrap((try status(b)["devices"] as? [[String: Any]])?.first)
+        XCTAssertEqual(device["version"] as? String, HabittoVersion.current)
+        XCTAssertEqual(device["tooOld"] as? Bool, false)
+        // The marker of a release before the oldest that reads this one's changes.
+        let ops = folder + "/users/default/devices/\(deviceA)/ops/"
+        try FileManager.default.moveItem(atPath: ops + "habitto-\(HabittoVersion.current).version", toPath: ops + "habitto-0.1.9.version")
+        b.ok("sync")
+        text = b.ok("status")
+        XCTAssertTrue(text.contains(", ran habitto 0.1.9 (too old to read this device's changes: update habitto there)\n"), text)
+        device = try XCTUnwrap((try status(b)["devices"] as? [[String: Any]])?.first)
+        XCTAssertEqual(device["version"] as? String, "0.1.9")
+        XCTAssertEqual(device["tooOld"] as? Bool, true)
+    }
+
     func testTwoDataDirectoriesSharingAFolderConverge() throws {
         a.ok("add", "Water", "--goal", "8", "--start", "2026-11-01")
         a.ok("add", "Read", "--unit", "chapters")   // counted: both devices' check-ins add up
@@ -547,7 +575,7 @@ final class SyncCommandTests: XCTestCase {
         a.ok("offline", "on") // so that the settings file holds more than the defaults
         let device = try XCTUnwrap(try status(a)["device"] as? String)
         let ops = folder + "/users/anna/devices/\(device)/ops"
-        let before = try FileManager.default.contentsOfDirectory(atPath: ops).sorted()
+        let before = try FileManager.default.contentsOfDirectory(atPath: ops).filter { $0.hasSuffix(".batch") }.sorted()
         XCTAssertEqual(before, ["1-1.batch", "2-2.batch", "3-3.batch"])
         XCTAssertEqual(try String(contentsOfFile: a.home + "/remote", encoding: .utf8),
                        "# Habitto's sync settings for this data directory ('habitto remote set' and 'habitto offline' change them).\n"
@@ -569,7 +597,7 @@ final class SyncCommandTests: XCTestCase {
 
         a.ok("check", "Water")
         XCTAssertEqual(a.ok("sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
-        let after = try FileManager.default.contentsOfDirectory(atPath: ops).sorted()
+        let after = try FileManager.default.contentsOfDirectory(atPath: ops).filter { $0.hasSuffix(".batch") }.sorted()
         XCTAssertEqual(after, before + ["4-4.batch"], "exactly one new batch")
         XCTAssertEqual(overlappingBatches(after), [])
         XCTAssertEqual(try status(a)["pending"] as? Int, 0)

@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+import HabitCore
+import HabitStore
+@testable import HabitSync
+
+/// Each device leaves a marker naming the version of Habitto it ran in its `ops` folder, and
+/// the others read it from the listings they make anyway.
+final class VersionMarkerTests: XCTestCase {
+    var root = ""
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "habitto-versions-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
+
+    func device(_ name: String) async throws -> (repo: HabitRepository, engine: SyncEngine) {
+        let repo = try HabitRepository(directory: root + "/" + name)
+        let engine = try SyncEngine(repository: repo)
+        try await engine.setRemote("dir:" + root + "/remote", account: "me")
+        let h = HabitID(value: UInt64(name.unicodeScalars.first!.value))
+        try await repo.commit { _, _ in [.create(h, HabitFields(name: "Walk " + name, startDate: LocalDay("2026-11-01")!))] }
+        let report = await engine.syncOnce()
+        XCTAssertNil(report.error, report.error ?? "")
+        return (repo, engine)
+    }
+
+    func markers(_ d: DeviceID) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root + "/remote/users/me/devices/\(d.rawValue)/ops")
+            .filter { $0.hasSuffix(".version") }.sorted()
+    }
+
+    func version(of d: DeviceID, seenBy engine: SyncEngine) async -> String? {
+        await engine.status().devices.first { $0.id == d }?.version ?? nil
+    }
+
+    func testEachDeviceMarksItsVersionOnceAndTheOthersSeeIt() async throws {
+        let a = try await device("a"), b = try await device("b")
+        XCTAssertEqual(try markers(a.repo.device), ["habitto-\(HabittoVersion.current).version"])
+        _ = await b.engine.syncOnce()
+        let seen = await version(of: a.repo.device, seenBy: b.engine)
+        XCTAssertEqual(seen, HabittoVersion.current)
+        // A marker of an earlier version is replaced by this one's in the next round.
+        let ops = root + "/remote/users/me/devices/\(a.repo.device.rawValue)/ops"
+        try FileManager.default.moveItem(atPath: ops + "/habitto-\(HabittoVersion.current).version", toPath: ops + "/habitto-0.1.9.version")
+        _ = await b.engine.syncOnce()
+        let old = await version(of: a.repo.device, seenBy: b.engine)
+        XCTAssertEqual(old, "0.1.9")
+        XCTAssertTrue(HabittoVersion.isOlder("0.1.9", than: HabittoVersion.oldestReader))
+        _ = await a.engine.syncOnce()
+        XCTAssertEqual(try markers(a.repo.device), ["habitto-\(HabittoVersion.current).version"])
+        _ = await b.engine.syncOnce()
+        let again = await version(of: a.repo.device, seenBy: b.engine)
+        XCTAssertEqual(again, HabittoVersion.current)
+    }
+
+    func testMarkerNamesAndVersionsAreReadStrictly() {
+        XCTAssertEqual(RemoteEntries.versionOfMarker("habitto-0.2.0.version"), "0.2.0")
+        XCTAssertEqual(RemoteEntries.versionOfMarker("habitto-10.20.30.version"), "10.20.30")
+        for bad in ["habitto-0.2.version", "habitto-0.02.0.version", "habitto-0.2.0.0.version", "habitto-a.b.c.version",
+                    "habitto-0.2.0", "x-0.2.0.version", "habitto-.version", "habitto-0.2.-1.version", "habitto-999999.0.0.version"] {
+            XCTAssertNil(RemoteEntries.versionOfMarker(bad), bad)
+        }
+        XCTAssertTrue(HabittoVersion.isOlder("0.9.9", than: "0.10.0"))
+        XCTAssertFalse(HabittoVersion.isOlder("0.10.0", than: "0.9.9"))
+        XCTAssertFalse(HabittoVersion.isOlder("0.2.0", than: "0.2.0"))
+        let listing = RemoteEntries.batches([("habitto-0.2.0.version", .file), ("habitto-0.1.0.version", .file), ("1-2.batch", .file),
+                                             ("habitto-0.3.0.version", .folder)], device: DeviceID("0123456789abcdef0123456789abcdef")!)
+        XCTAssertEqual(listing.versions, ["0.1.0", "0.2.0"])
+        XCTAssertEqual(listing.items, [BatchName(first: 1, last: 2)!])
+        XCTAssertEqual(listing.skipped.count, 1, "a folder under a marker's name is reported: \(listing.skipped)")
+    }
+}
