@@ -115,6 +115,38 @@ final class EncryptedSyncTests: XCTestCase {
         XCTAssertEqual(ok(b, "export"), ok(a, "export"))
     }
 
+    /// A batch written whose answer was lost is sent again, encrypted again to other bytes:
+    /// Apache answers 412 to the create-only PUT, and what the two decrypt to makes it an ack.
+    func testAnAnswerLostAfterAnEncryptedUploadToApacheIsAckedByTheResend() throws {
+        if let missing = WebDAVServer.missingTools { XCTFail(missing); return }
+        let s = try WebDAVServer()
+        server = s
+        let (a, b) = (boxes[0], boxes[1])
+        for box in [a, b] { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
+        ok(a, "add", "Water", "--goal", "8")
+        ok(a, "remote", "set", s.baseURL.absoluteString, "--user", s.user, "--encrypt")
+        for _ in 0..<3 { ok(a, "check", "Water") }
+        a.extraEnv["HABITTO_FAULTS"] = "lostack=1"
+        let lost = run(a, "sync")
+        XCTAssertEqual(lost.status, 4, lost.stderr)
+        XCTAssertTrue(lost.stderr.contains("answer lost (injected by HABITTO_FAULTS)"), lost.stderr)
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        let ops = s.dataDirectory + "/users/default/devices/\(device)/ops"
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: ops).filter { $0.hasSuffix(".batch") }.sorted(), ["1-1.batch", "2-4.batch"])
+        XCTAssertEqual(try status(a)["pending"] as? Int, 3, "the lost answer was taken as an ack")
+        a.extraEnv["HABITTO_FAULTS"] = nil
+        // The resend finds 2-4.batch there with other bytes and the same operations: an ack
+        // (then the round compacts the two batches).
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 3 operations in 1 batch, pulled 0\n")
+        XCTAssertEqual(overlappingBatches(try FileManager.default.contentsOfDirectory(atPath: ops).filter { $0.hasSuffix(".batch") }), [])
+        XCTAssertEqual(try status(a)["pending"] as? Int, 0)
+        try assertOnlyAgeFiles(s.dataDirectory)
+        let joined = run(b, "remote", "set", s.baseURL.absoluteString, "--user", s.user, "--key", try savedKey(of: a))
+        XCTAssertEqual(joined.status, 0, joined.stderr)
+        XCTAssertEqual(progress(b, "Water"), 3)
+        XCTAssertEqual(ok(b, "export"), ok(a, "export"))
+    }
+
     func testWithoutAgeOnlyEncryptionFailsNamingTheDebianPackage() throws {
         let (a, b, c) = (boxes[0], boxes[1], boxes[2])
         ok(a, "add", "Water", "--goal", "8")
