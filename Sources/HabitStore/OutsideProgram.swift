@@ -61,6 +61,9 @@ public struct OutsideProgram: Sendable {
         public let outputCut: Bool
         /// The time limit it ran under, in seconds (for messages).
         public let timeLimit: Double
+        /// Whether part of `input` could not be written for a reason of Habitto's side (not
+        /// the program closing its input): a program that then succeeds read only part of it.
+        public var inputCut = false
 
         /// Whether it exited with status 0.
         public var succeeded: Bool { outcome == .exited(0) }
@@ -169,12 +172,11 @@ public struct OutsideProgram: Sendable {
         }
         defer { close(out[0]); if err[0] >= 0 { close(err[0]) } }
         let writer = input.map { InputWriter(fd: inp[1], bytes: $0) }
-        defer { writer?.finish() }
         var streams = [Stream(fd: out[0], limit: outputLimit)]
         if err[0] >= 0 { streams.append(Stream(fd: err[0], limit: outputLimit)) }
         let outcome = wait(for: child, reading: &streams)
         return Result(outcome: outcome, output: streams[0].kept, errors: streams.count > 1 ? streams[1].kept : [],
-                      outputCut: streams[0].cut, timeLimit: timeLimit)
+                      outputCut: streams[0].cut, timeLimit: timeLimit, inputCut: writer?.finish() ?? false)
     }
 
     /// Reads the child's streams until it exits, or kills its process group at the time limit.
@@ -267,9 +269,12 @@ public struct OutsideProgram: Sendable {
     /// Writes a program's input from a thread of its own, then ends it (shuts the socket
     /// for writing). `finish` stops a write the program does not read, and waits for the
     /// thread.
-    private final class InputWriter: Sendable {
+    private final class InputWriter: @unchecked Sendable {
         let fd: Int32
         let done = DispatchGroup()
+        private let lock = Lock()
+        /// Guarded by `lock`: a write failed for a reason other than the program closing its input.
+        private var failed = false
 
         init(fd: Int32, bytes: [UInt8]) {
             self.fd = fd
@@ -281,7 +286,13 @@ public struct OutsideProgram: Sendable {
                         // MSG_NOSIGNAL: a program that stopped reading gives EPIPE, not SIGPIPE.
                         let n = send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
                         if n < 0 && errno == EINTR { continue }
-                        guard n > 0 else { break }
+                        guard n > 0 else {
+                            // EPIPE, ECONNRESET: the program closed its input, which is its
+                            // choice; anything else cut the input short on this side.
+                            let code = errno
+                            if n == 0 || (code != EPIPE && code != ECONNRESET) { self.lock.withLock { self.failed = true } }
+                            break
+                        }
                         sent += n
                     }
                 }
@@ -291,11 +302,13 @@ public struct OutsideProgram: Sendable {
         }
 
         /// Ends a write still in progress (the program ended without reading it all, or was
-        /// left running), waits for the thread, and closes the socket.
-        func finish() {
+        /// left running), waits for the thread, and closes the socket. Returns whether a write
+        /// failed for a reason of this side (`Result.inputCut`).
+        func finish() -> Bool {
             shutdown(fd, Int32(SHUT_RDWR))
             done.wait()
             close(fd)
+            return lock.withLock { failed }
         }
     }
 

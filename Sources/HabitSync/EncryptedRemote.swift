@@ -63,6 +63,8 @@ public struct AgeTool: Sendable {
         let result = child.run()
         if let problem = result.problem { throw AgeError("cannot \(what): \(program.split(separator: "/").last ?? "age") \(problem)") }
         if result.outputCut { throw AgeError("cannot \(what): the result is larger than \(limit) bytes") }
+        // A program given part of its input would encrypt or decrypt only that part.
+        if result.inputCut { throw AgeError("cannot \(what): its input could not be given to \(program) whole") }
         return result.output
     }
 }

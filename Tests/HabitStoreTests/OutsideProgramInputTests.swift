@@ -14,6 +14,7 @@ final class OutsideProgramInputTests: XCTestCase {
         let result = cat.run()
         XCTAssertEqual(result.outcome, .exited(0))
         XCTAssertFalse(result.outputCut)
+        XCTAssertFalse(result.inputCut)
         XCTAssertEqual(result.output.count, big.count)
         XCTAssertTrue(result.output == big, "the output differs from the input")
     }
@@ -25,6 +26,7 @@ final class OutsideProgramInputTests: XCTestCase {
         let result = sh.run()
         XCTAssertEqual(result.outcome, .exited(0))
         XCTAssertEqual(String(decoding: result.output, as: UTF8.self), "done\n")
+        XCTAssertFalse(result.inputCut, "a program that closes its input without reading it is not a write that failed")
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
     }
 
