@@ -13,6 +13,8 @@ func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
     let goal = habit.kind == .build ? "at least \(Amount.format(habit.goal))\(unit) a day" : "at most \(Amount.format(habit.goal))\(unit) a day"
     var info = "\(habit.kind.rawValue), \(goal), \(habit.schedule), since \(habit.startDate)"
     if let from = habit.fields.archivedFrom { info += ", archived from \(from)" }
+    // Goal, unit, kind and schedule as they are since a change (the cursor's day says its own).
+    if habit.hasHistory { info += ", so since \(habit.currentFrom)" }
     let icon = g.showsIcons ? (habit.fields.icon.map { $0 + " " } ?? "") : ""
     // The calendar cursor's day: what it holds, and the keys edit it.
     let cursor = max(habit.startDate, min(today, state.cursorDay))

@@ -65,6 +65,18 @@ final class EditFromTests: XCTestCase {
         XCTAssertNil(from)
     }
 
+    func testTheDetailScreenSaysSinceWhenTheDefinitionHoldsAndTheCursorDayItsOwnGoal() {
+        var app = World.app(width: 100, height: 30,
+                            changes: World.changes + [.setFrom(World.water, World.today.adding(-5), .goal(10 * Amount.scale))])
+        press(&app, .enter)
+        XCTAssertEqual(app.screen, .detail(World.water))
+        var text = render(app).text
+        XCTAssertTrue(text.contains("build, at least 10 glasses a day, daily, since 2026-10-01, so since 2026-11-16"), text)
+        for _ in 0..<6 { press(&app, .char("h")) }
+        text = render(app).text
+        XCTAssertTrue(text.contains("/8 glasses"), "the cursor's day asks for its own goal:\n\(text)")
+    }
+
     func testAFormThatChangesNoRuleFieldOrAHabitStartingTodayAsksNothing() {
         var app = World.app()
         press(&app, .char("e"))
