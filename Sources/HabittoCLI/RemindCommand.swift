@@ -25,8 +25,8 @@ struct RemindCommand: Command {
             \(Int(Notifier.timeLimit)) seconds) is not kept, comes again at the next run, and makes the exit status 1.
             Where notify-send offers actions (libnotify 0.7.10 and later), a notification has Done (a counted habit: +1)
             and Skip: the answer is recorded for the reminder's day, as 'habitto check' or 'habitto skip' would, by a
-            child that waits for it up to \(Int(Notifier.answerTimeLimit / 60)) minutes, so no run waits for it. Each run first runs
-            the auto habits ('habitto auto --run').
+            child that waits for it up to \(Int(Notifier.answerTimeLimit / 60)) minutes, so no run waits for it. Each run but --json
+            first runs the auto habits ('habitto auto --run').
             """)
     }
 
@@ -41,8 +41,11 @@ struct RemindCommand: Command {
             return
         }
         let repo = try openRepository()
-        // The timer runs the auto habits too, before it looks for what is not done.
-        for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.text) }
+        // The timer runs the auto habits too, before it looks for what is not done (--json
+        // only reports, and runs nothing).
+        if !invocation.has("--json") {
+            for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.text) }
+        }
         let state = await repo.state
         let today = self.today
         let due = Reminders.due(in: state, now: env.now, today: today, local: AppEnvironment.localInstant,

@@ -120,6 +120,19 @@ final class AutoCommandTests: XCTestCase {
         }
     }
 
+    func testRemindRunsTheAutoHabitsButRemindJSONOnlyReports() {
+        box.ok("add", "Walk", "--remind", "08:00")
+        box.ok("auto", "Walk", "exit 0")
+        box.now = "2026-11-21T08:30:00"
+        let before = box.journalBytes()
+        let listed = box.json("remind", "--json") as? [[String: Any]]
+        XCTAssertEqual(listed?.map { $0["name"] as? String }, ["Walk"], "reported as not done: its command was not run")
+        XCTAssertEqual(box.journalBytes(), before, "--json runs no command")
+        box.extraEnv = ["DISPLAY": "", "WAYLAND_DISPLAY": ""]
+        XCTAssertEqual(box.ok("remind"), "", "done by its command first: nothing to remind of")
+        XCTAssertEqual(progress(box, "Walk"), 1)
+    }
+
     /// The command never travels: a second device syncing through a folder sees the habit
     /// and its check-in, not the command, and no file under the remote, the journal, an
     /// export or a backup holds it.
