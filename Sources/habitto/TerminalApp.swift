@@ -108,8 +108,12 @@ enum TerminalApp {
         defer { events.cancel() }
         let runner = EffectRunner(repo: repo, engine: engine, env: env, inbox: inbox, terminal: terminal, catalog: catalog)
         defer { runner.stop() }
-        // This machine's auto habits, marked on the today screen with their last results.
-        Task { inbox.post(.autoChanged(await AutoHabitsView.results(env: env, repo: repo))) }
+        // This machine's auto habits, marked on the today screen with their last results: read
+        // at start and again whenever the data changes (the timer's 'remind' records results).
+        let autoResults = Task {
+            for await _ in await repo.events() { inbox.post(.autoChanged(await AutoHabitsView.results(env: env, repo: repo))) }
+        }
+        defer { autoResults.cancel() }
 
         let loop = UILoop(state: state, terminal: terminal, pipe: pipe, inbox: inbox, runner: runner, env: env,
                           exitAfterFirstFrame: ProcessEnvironment.value("HABITTO_EXIT_AFTER_FIRST_FRAME") == "1")
