@@ -403,37 +403,68 @@ public actor SyncEngine {
     /// hold the same operations, and only then are the files it holds removed; a range whose
     /// file would be larger than a reader takes is passed over. Like a binary counter, a
     /// device then keeps at most one file a level, up to three recent ones, and the few that
-    /// straddle a range's end, and each operation is written again at most once a level. A
-    /// file no range holds whole is never removed, nor another device's. A stop at any step
-    /// leaves batches that overlap, which readers skip, and the next compaction finishes.
+    /// straddle a range's end, and each operation is written again at most once a level. Then,
+    /// when more than `mostFiles` are left (a history whose length has many levels in use),
+    /// the newest are merged into one (`cappingRange`). A file no range holds whole is never
+    /// removed, nor another device's. A stop at any step leaves batches that overlap, which
+    /// readers skip, and the next compaction finishes.
     private func compact(_ remote: any Remote, _ listed: [BatchName]) async throws {
         guard state.migratedTo == state.target, state.ackedSeq > 0 else { return }
-        let me = repository.device, account = state.account, acked = state.ackedSeq
+        let acked = state.ackedSeq
         var files = Set(listed).filter { $0.last <= acked }
         let largest = min(SyncEngine.largestCompaction, learnt?.maxBatchOperations.map(UInt64.init) ?? .max)
         for range in SyncEngine.compactionRanges(files: files, acked: acked, largest: largest) {
-            let covered = files.filter { $0 != range && $0.first >= range.first && $0.last <= range.last }
-            guard covered.count >= (files.contains(range) ? 1 : 2) else { continue }
-            guard let ops = try await journalOperations(range) else { return }
-            let bytes = BatchFile.encode(ops)
-            guard bytes.count <= BatchFile.maxBytes else { continue }
-            do {
-                _ = try await call { try await remote.create(account: account, device: me, batch: range, bytes: bytes) }
-            } catch let e as RemoteError where e.tooLarge && range.count > 1 {
-                // Refused for its size and not written: later compactions use half the size.
-                learn(remote, maxBatchOperations: Int(range.count / 2))
-                return
-            }
-            let back = try await call { try await remote.read(account: account, device: me, batch: range, maxBytes: BatchFile.maxBytes) }
-            guard BatchFile.holdsSame(back, as: bytes, device: me, name: range) else {
-                throw RemoteError.permanent("batch \(range) of this device read back from the remote differs from what was written; the batches it covers were left alone")
-            }
-            for old in covered.sorted() {
-                try await call { try await remote.remove(account: account, device: me, batch: old) }
-            }
-            files.subtract(covered)
-            files.insert(range)
+            guard try await merge(range, into: &files, remote) else { return }
         }
+        if let range = SyncEngine.cappingRange(files: files, acked: acked, largest: largest) {
+            _ = try await merge(range, into: &files, remote)
+        }
+    }
+
+    /// Writes `range` as one batch in place of the files of `files` it holds whole, when it
+    /// holds two or more (or one and a file of that very range): create-only from the
+    /// journal, read back and compared, and only then the files it holds removed. Returns
+    /// false when compacting must stop for this round (the journal lacks the range, or the
+    /// server refused its size, which later rounds remember).
+    private func merge(_ range: BatchName, into files: inout Set<BatchName>, _ remote: any Remote) async throws -> Bool {
+        let me = repository.device, account = state.account
+        let covered = files.filter { $0 != range && $0.first >= range.first && $0.last <= range.last }
+        guard covered.count >= (files.contains(range) ? 1 : 2) else { return true }
+        guard let ops = try await journalOperations(range) else { return false }
+        let bytes = BatchFile.encode(ops)
+        guard bytes.count <= BatchFile.maxBytes else { return true }
+        do {
+            _ = try await call { try await remote.create(account: account, device: me, batch: range, bytes: bytes) }
+        } catch let e as RemoteError where e.tooLarge && range.count > 1 {
+            // Refused for its size and not written: later compactions use half the size.
+            learn(remote, maxBatchOperations: Int(range.count / 2))
+            return false
+        }
+        let back = try await call { try await remote.read(account: account, device: me, batch: range, maxBytes: BatchFile.maxBytes) }
+        guard BatchFile.holdsSame(back, as: bytes, device: me, name: range) else {
+            throw RemoteError.permanent("batch \(range) of this device read back from the remote differs from what was written; the batches it covers were left alone")
+        }
+        for old in covered.sorted() {
+            try await call { try await remote.remove(account: account, device: me, batch: old) }
+        }
+        files.subtract(covered)
+        files.insert(range)
+        return true
+    }
+
+    /// The most batch files a device keeps on the remote after a compaction (as long as its
+    /// newest ones together hold at most the largest compaction): a new device's join then
+    /// reads at most this many files of it, however long its history.
+    public static let mostFiles = 12
+
+    /// When `files` are more than `mostFiles`, the range that merges the newest of them into
+    /// one so that `mostFiles` are left: from the first operation of the newest
+    /// `count - mostFiles + 1` files to `acked`; nil when there are not too many, or when that
+    /// range would be larger than `largest`.
+    static func cappingRange(files: Set<BatchName>, acked: UInt64, largest: UInt64) -> BatchName? {
+        guard files.count > mostFiles, let first = files.sorted().suffix(files.count - mostFiles + 1).first?.first,
+              let range = BatchName(first: first, last: acked), range.count <= largest else { return nil }
+        return range
     }
 
     /// This device's operations `range` from the journal, read from where the last

@@ -343,6 +343,11 @@ extension CompactionTests {
             files.insert(r)
             written += r.count
         }
+        if let r = SyncEngine.cappingRange(files: files, acked: acked, largest: SyncEngine.largestCompaction) {
+            files = files.filter { !($0.first >= r.first && $0.last <= r.last) }
+            files.insert(r)
+            written += r.count
+        }
         return written
     }
 
@@ -380,13 +385,39 @@ extension CompactionTests {
         }
         for _ in 0..<30_000 { push(1) }
         let levels = 15 // 4, 8, … 65,536
-        XCTAssertLessThanOrEqual(most, levels + 3)
+        XCTAssertLessThanOrEqual(most, SyncEngine.mostFiles, "never more files than a join should read")
         XCTAssertLessThanOrEqual(written, UInt64(levels) * acked)
         XCTAssertEqual(files.sorted().map(\.description), ["1-16384.batch", "16385-24576.batch", "24577-28672.batch",
                                                            "28673-29696.batch", "29697-29952.batch", "29953-29984.batch",
                                                            "29985-30000.batch"])
         for _ in 0..<10 { push(1000) }
-        XCTAssertLessThanOrEqual(files.count, levels + 3 + 2, files.sorted().description)
+        XCTAssertLessThanOrEqual(files.count, SyncEngine.mostFiles, files.sorted().description)
+    }
+
+    /// The history whose length uses the most levels (4·(2^13 − 1) + 3 operations: 13 levels
+    /// and 3 recent files, 16 in all): its newest files are merged so that 12 are left.
+    func testNeverMoreThanTwelveFilesWhateverTheLevelsInUse() {
+        func b(_ f: UInt64, _ l: UInt64) -> BatchName { BatchName(first: f, last: l)! }
+        var files = Set<BatchName>()
+        var start: UInt64 = 1
+        for k in (0..<13).reversed() {
+            let size = UInt64(4) << UInt64(k)
+            files.insert(b(start, start + size - 1))
+            start += size
+        }
+        for _ in 0..<3 { files.insert(b(start, start)); start += 1 }
+        let acked = start - 1
+        XCTAssertEqual(acked, 4 * 8191 + 3)
+        XCTAssertEqual(files.count, 16)
+        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: acked, largest: SyncEngine.largestCompaction), [])
+        let cap = SyncEngine.cappingRange(files: files, acked: acked, largest: SyncEngine.largestCompaction)
+        let newest = files.sorted().suffix(5)
+        XCTAssertEqual(cap, b(newest.first!.first, acked))
+        XCTAssertNil(SyncEngine.cappingRange(files: files, acked: acked, largest: 10), "never larger than the largest compaction")
+        var model = files
+        _ = compactModel(&model, acked: acked)
+        XCTAssertEqual(model.count, SyncEngine.mostFiles)
+        XCTAssertEqual(Array(model).contiguousEnd(), acked)
     }
 
     /// A device with a long history (scaled down: batches of 10 operations, so levels of 10,
