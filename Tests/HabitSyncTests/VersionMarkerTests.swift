@@ -56,6 +56,35 @@ final class VersionMarkerTests: XCTestCase {
         XCTAssertEqual(again, HabittoVersion.current)
     }
 
+    /// Names from a hostile remote (mutations of a marker's name, random bytes made text):
+    /// a name is taken as a marker only when it is exactly the marker of the version it
+    /// gives, and a listing never shows one raw.
+    func testMutatedMarkerNamesAreEitherExactMarkersOrNotMarkers() {
+        var rng = SplitMix64(seed: 0x5EED_0028)
+        let base = Array(RemoteEntries.versionMarker("0.2.0").utf8)
+        let alphabet = Array("0123456789.-habitto/versionx\u{0}\u{1b}é ".utf8)
+        for _ in 0..<20_000 {
+            var bytes = base
+            for _ in 0...Int.random(in: 0...3, using: &rng) {
+                let at = Int.random(in: 0...bytes.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0 where at < bytes.count: bytes.remove(at: at)
+                case 1: bytes.insert(alphabet.randomElement(using: &rng)!, at: at)
+                default: if at < bytes.count { bytes[at] = UInt8.random(in: 0...255, using: &rng) }
+                }
+            }
+            let name = String(decoding: bytes, as: UTF8.self)
+            if let v = RemoteEntries.versionOfMarker(name) {
+                XCTAssertEqual(RemoteEntries.versionMarker(v), name)
+                XCTAssertNotNil(HabittoVersion.parse(v))
+            }
+            let listing = RemoteEntries.batches([(name, .file)], device: DeviceID("0123456789abcdef0123456789abcdef")!)
+            for line in listing.skipped {
+                XCTAssertFalse(line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, line)
+            }
+        }
+    }
+
     func testMarkerNamesAndVersionsAreReadStrictly() {
         XCTAssertEqual(RemoteEntries.versionOfMarker("habitto-0.2.0.version"), "0.2.0")
         XCTAssertEqual(RemoteEntries.versionOfMarker("habitto-10.20.30.version"), "10.20.30")
