@@ -23,6 +23,34 @@ public struct DeviceID: Hashable, Comparable, Sendable, CustomStringConvertible 
     public static func < (a: DeviceID, b: DeviceID) -> Bool { (a.hi, a.lo) < (b.hi, b.lo) }
 }
 
+/// A device id in a coded document is its 32-character hex form, as a value and as a
+/// dictionary key (so a table of devices is an object keyed by id); anything else is refused.
+extension DeviceID: Codable, CodingKeyRepresentable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        guard let id = DeviceID(try c.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a device id (32 lower-case hex digits)")
+        }
+        self = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    public var codingKey: any CodingKey { Key(stringValue: rawValue) }
+
+    public init?<T: CodingKey>(codingKey: T) { self.init(codingKey.stringValue) }
+}
+
 /// An operation's identity: the device that made it and its sequence number there (from 1).
 public struct OpID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let device: DeviceID

@@ -172,19 +172,28 @@ public actor HabitRepository {
         return (ops, first, max(fromOffset, end))
     }
 
-    /// How many of this device's operations have a sequence number above `afterSeq`, and
-    /// which habits they touch, read from `fromOffset` (as `localOperations`) without
-    /// keeping the operations.
-    public func pendingSummary(afterSeq: UInt64, fromOffset: Int) throws -> (count: Int, habits: Set<HabitID>) {
+    /// How many of this device's operations have a sequence number above `afterSeq`, which
+    /// habits they touch, and the oldest `keep` of them, read from `fromOffset` (as
+    /// `localOperations`) without keeping the others.
+    public func pendingSummary(afterSeq: UInt64, fromOffset: Int, keep: Int = 0) throws
+        -> (count: Int, habits: Set<HabitID>, oldest: [HabitOperation])
+    {
         var count = 0
         var habits = Set<HabitID>()
+        var oldest: [HabitOperation] = []
         try forEachLocalOperation(afterSeq: afterSeq, fromOffset: fromOffset) { op, _ in
             count += 1
             habits.insert(op.change.habit)
+            if oldest.count < keep { oldest.append(op) }
             return true
         }
-        return (count, habits)
+        return (count, habits, oldest)
     }
+
+    /// The bytes of journal records read to find this device's operations (by
+    /// `localOperations`, `pendingOperations` and `pendingSummary`) since the repository was
+    /// opened: what looking for the queue has cost.
+    public private(set) var localScanBytes = 0
 
     /// Walks this device's operations above `afterSeq` in the records folded so far, from
     /// `fromOffset`, reading the journal a window at a time; `body` returns false to stop.
@@ -192,6 +201,7 @@ public actor HabitRepository {
                                        _ body: (HabitOperation, _ recordOffset: Int) throws -> Bool) throws {
         let journal = store.journal
         try journal.forEachRecord(from: max(Journal.headerSize, fromOffset), to: journal.endOffset) { rec in
+            localScanBytes += rec.payload.count
             let entry: JournalEntry
             do { entry = try JournalEntry(decoding: rec.payload) } catch {
                 throw StoreError.corrupt(path: journal.path, offset: rec.offset, detail: "record cannot be read: \(error)")

@@ -31,22 +31,12 @@ public enum BatchFile {
         return w.bytes
     }
 
-    /// Whether a batch already on a remote (`existing`) holds what `bytes` holds: the same
-    /// bytes, or the same operations in another version of the format (a batch written
-    /// before amounts had decimals, pushed again after an upgrade). Either is an ack.
-    public static func holdsSame(_ existing: [UInt8], as bytes: [UInt8], device: DeviceID, name: BatchName) -> Bool {
-        if existing == bytes { return true }
-        guard let a = try? decode(existing, device: device, name: name), let b = try? decode(bytes, device: device, name: name)
-        else { return false }
-        return a == b
-    }
-
     /// Decodes and checks a batch read from `device`'s folder under `name`. Nothing in it is
     /// trusted: the checksum, the device, the sequence numbers against the name, and every
     /// change against the rules (names with control characters and the like are refused).
     public static func decode(_ bytes: [UInt8], device: DeviceID, name: BatchName) throws -> [HabitOperation] {
         func bad(_ why: String) -> RemoteError {
-            .permanent("batch \(name) of device \(device.rawValue.prefix(8)) is invalid (\(why)); it was not applied")
+            .damaged("batch \(name) of device \(device.rawValue.prefix(8)) is invalid (\(why)); it was not applied")
         }
         guard bytes.count > magic.count + 4, bytes.count <= maxBytes,
               bytes.starts(with: magic) || bytes.starts(with: wholeUnitMagic) else { throw bad("not a batch file") }

@@ -18,10 +18,8 @@ public enum BatchCheck {
             }
             let bytes = try await remote.read(account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes)
             let expected = Array(local[Int(batch.first - 1)..<Int(batch.last)])
-            // A batch written before amounts had decimals has other bytes for the same
-            // operations: it is compared by what it decodes to.
-            if bytes != BatchFile.encode(expected)
-                && (try? BatchFile.decode(bytes, device: device, name: batch)) != expected {
+            // The rule of a push's retry: the same operations, in whichever format version.
+            if !BatchAck.acknowledges(bytes, BatchFile.encode(expected), device: device, name: batch) {
                 out.append("this device's batch \(batch) on the remote differs from the journal's operations \(batch.first)–\(batch.last) (damaged or changed there)")
             }
         }

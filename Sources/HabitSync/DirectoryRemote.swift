@@ -45,11 +45,11 @@ public struct DirectoryRemote: Remote {
             var found = try read()
             if found == nil {
                 let fresh = RemoteFormat.fresh(recipient: recipient)
-                if case .created = try createOnly(fresh.bytes, named: "format", in: folder, what: "the format file") { return fresh }
+                if case .created = try createFile(fresh.bytes, named: "format", in: folder, what: "the format file") { return fresh }
                 // Another device made it at the same moment: use theirs.
                 found = try read()
             }
-            guard let found else { throw RemoteError.transient("\(place) appeared and vanished; sync will try again") }
+            guard let found else { throw RemoteError.unreachable("\(place) appeared and vanished; sync will try again") }
             switch RemoteFormat.parse(found) {
             case .readable(let f) where f.version == RemoteFormat.current:
                 return f
@@ -93,7 +93,7 @@ public struct DirectoryRemote: Remote {
             try readRegularFile(batch.fileName, in: folder, maxBytes: maxBytes, what: what)
         } ?? nil
         guard let bytes else {
-            throw RemoteError(.permanent, "\(what) is missing from remote folder \(root); sync again to list it afresh", missing: true)
+            throw RemoteError.notFound("\(what) is missing from remote folder \(root); sync again to list it afresh")
         }
         return bytes
     }
@@ -102,54 +102,49 @@ public struct DirectoryRemote: Remote {
     /// gone, or a folder gone, is fine. The folder is synced so the removal is durable.
     public func remove(account: String, device: DeviceID, batch: BatchName) async throws {
         try check(account)
-        try withFolder(opsComponents(account, device), create: false) { folder in
-            if unlinkat(folder.fd, batch.fileName, 0) != 0 && errno != ENOENT {
-                throw Self.classify(operation: "remove", path: folder.child(batch.fileName), errno: errno)
-            }
-            try syncFolder(folder)
-        }
+        try removeFile(batch.fileName, account, device, durably: true)
     }
 
     public func markVersion(account: String, device: DeviceID, version: String) async throws {
         try check(account)
         let name = RemoteEntries.versionMarker(version)
         _ = try withFolder(opsComponents(account, device), create: true) { folder in
-            try createOnly(Array("habitto \(version)\n".utf8), named: name, in: folder, what: "the version marker")
+            try createFile(Array("habitto \(version)\n".utf8), named: name, in: folder, what: "the version marker")
         }
     }
 
     public func unmarkVersion(account: String, device: DeviceID, version: String) async throws {
         try check(account)
         let name = RemoteEntries.versionMarker(version)
-        try withFolder(opsComponents(account, device), create: false) { folder in
-            if unlinkat(folder.fd, name, 0) != 0 && errno != ENOENT {
-                throw Self.classify(operation: "remove", path: folder.child(name), errno: errno)
-            }
-        }
+        try removeFile(name, account, device, durably: false)
     }
 
-    /// Writes a batch only if it does not exist yet (atomically: readers never see part of
-    /// it). The same batch with the same bytes already there is an ack; with other bytes, a
-    /// permanent error, and the existing file is left alone.
-    public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
+    /// Writes a batch only if nothing is there yet (atomically: readers never see part of
+    /// it); what is there is returned for `BatchAck` to judge, and left alone.
+    public func createOnly(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> CreateResult {
         try check(account)
         let what = "batch \(batch) of device \(device.rawValue.prefix(8))"
-        let components = opsComponents(account, device)
-        let result = try withFolder(components, create: true) { folder in
-            try createOnly(bytes, named: batch.fileName, in: folder, what: what)
-        }
-        switch result {
+        switch try withFolder(opsComponents(account, device), create: true, { folder in
+            try createFile(bytes, named: batch.fileName, in: folder, what: what)
+        }) {
         case .created?, nil: return .created
-        case .same?: return .alreadyThere
-        case .different(let found)? where BatchFile.holdsSame(found, as: bytes, device: device, name: batch):
-            // The same operations written in the whole-unit format of an earlier version.
-            return .alreadyThere
-        case .different?:
-            throw RemoteError(.permanent, "\(what) already exists with different contents at \(path(components + [batch.fileName])); it was left alone. Another device may be using the same device id, or the file was changed by hand", exists: true)
+        case .same?: return .found(bytes)
+        case .different(let found)?: return .found(found)
         }
     }
 
     // MARK: Paths and checks
+
+    /// Removes `name` from a device's `ops` folder (one already gone, or the folder gone, is
+    /// fine), syncing the folder when the removal must be durable.
+    private func removeFile(_ name: String, _ account: String, _ device: DeviceID, durably: Bool) throws {
+        try withFolder(opsComponents(account, device), create: false) { folder in
+            if unlinkat(folder.fd, name, 0) != 0 && errno != ENOENT {
+                throw Self.classify(operation: "remove", path: folder.child(name), errno: errno)
+            }
+            if durably { try syncFolder(folder) }
+        }
+    }
 
     private func opsComponents(_ account: String, _ device: DeviceID) -> [String] {
         ["users", account, "devices", device.rawValue, "ops"]
@@ -162,14 +157,14 @@ public struct DirectoryRemote: Remote {
     /// Throws a permanent error for an invalid account name or a root that is not absolute
     /// (both are used to build paths).
     private func check(_ account: String) throws {
-        do { try validateAccount(account) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
+        try RemoteError.refusing { try validateAccount(account) }
         guard root.hasPrefix("/") else {
-            throw RemoteError.permanent("remote folder '\(Sanitize.display(root))' is not an absolute path; fix 'habitto remote set'")
+            throw RemoteError.refused("remote folder '\(Sanitize.display(root))' is not an absolute path; fix 'habitto remote set'")
         }
     }
 
     private var missingRoot: RemoteError {
-        .permanent("remote folder \(root) does not exist; create it or fix 'habitto remote set'")
+        .refused("remote folder \(root) does not exist; create it or fix 'habitto remote set'")
     }
 
     /// Opens the root (following a link there: the user chose it).
@@ -178,7 +173,7 @@ public struct DirectoryRemote: Remote {
             return try Sys.openFolder(root)
         } catch StoreError.io(_, _, let e) where e == ENOENT || e == ENOTDIR {
             if let st = Sys.status(followingLinks: root), st.st_mode & S_IFMT != S_IFDIR {
-                throw RemoteError.permanent("remote folder \(root) is not a folder; choose a folder with 'habitto remote set'")
+                throw RemoteError.refused("remote folder \(root) is not a folder; choose a folder with 'habitto remote set'")
             }
             throw missingRoot
         } catch let e as StoreError {
@@ -205,9 +200,9 @@ public struct DirectoryRemote: Remote {
             } catch StoreError.io(_, _, let e) where e == ENOTDIR || e == ELOOP {
                 let mode = (try? Sys.entryStatus(in: fd, c, path: full))??.st_mode ?? 0
                 if mode & S_IFMT == S_IFLNK {
-                    throw RemoteError.permanent("\(full) is a symbolic link; habitto never follows links inside the remote folder (one could send batches elsewhere). Replace it with a real folder")
+                    throw RemoteError.refused("\(full) is a symbolic link; habitto never follows links inside the remote folder (one could send batches elsewhere). Replace it with a real folder")
                 }
-                throw RemoteError.permanent("\(full) is \(mode == 0 ? "not a folder" : Sys.kind(mode) + ", not a folder"); move it out of the remote folder")
+                throw RemoteError.refused("\(full) is \(mode == 0 ? "not a folder" : Sys.kind(mode) + ", not a folder"); move it out of the remote folder")
             } catch let e as StoreError {
                 throw Self.remoteError(e)
             }
@@ -258,15 +253,15 @@ public struct DirectoryRemote: Remote {
             } catch StoreError.io(_, _, let e) where e == ENOENT {
                 return nil
             } catch StoreError.io(_, _, let e) where e == ELOOP {
-                throw RemoteError.permanent("\(what) at \(full) is not a regular file (a symbolic link: links are never followed); it was not read. Remove it from the remote folder")
+                throw RemoteError.damaged("\(what) at \(full) is not a regular file (a symbolic link: links are never followed); it was not read. Remove it from the remote folder")
             }
             defer { Sys.close(fd) }
             let st = try Sys.status(fd, path: full)
             guard st.st_mode & S_IFMT == S_IFREG else {
-                throw RemoteError.permanent("\(what) at \(full) is not a regular file (\(Sys.kind(st.st_mode))); it was not read. Remove it from the remote folder")
+                throw RemoteError.damaged("\(what) at \(full) is not a regular file (\(Sys.kind(st.st_mode))); it was not read. Remove it from the remote folder")
             }
             guard Int(st.st_size) <= maxBytes else {
-                throw RemoteError.permanent("\(what) at \(full) is \(st.st_size) bytes, larger than the limit of \(maxBytes); it was not read. Remove it from the remote folder")
+                throw RemoteError.damaged("\(what) at \(full) is \(st.st_size) bytes, larger than the limit of \(maxBytes); it was not read. Remove it from the remote folder")
             }
             return try Sys.pread(fd, count: min(Int(st.st_size), limit), offset: 0, path: full)
         } catch let e as StoreError {
@@ -276,7 +271,7 @@ public struct DirectoryRemote: Remote {
 
     /// Removes temporary files left by writers that were killed (older than 15 minutes,
     /// so a write in progress elsewhere is never touched), so they do not spread through a
-    /// synced folder. Only regular files named as `createOnly` names them.
+    /// synced folder. Only regular files named as `createFile` names them.
     private func removeStaleTemporaries(in folder: Folder) {
         guard let names = try? Sys.entries(of: folder.fd, path: folder.path) else { return }
         let cutoff = time(nil) - 15 * 60
@@ -289,7 +284,7 @@ public struct DirectoryRemote: Remote {
     }
 
     /// What a create-only write found.
-    private enum CreateResult {
+    private enum FileCreated {
         case created
         /// The file was already there with the same bytes.
         case same
@@ -300,7 +295,7 @@ public struct DirectoryRemote: Remote {
     /// Writes `bytes` as `name` in `folder` only if nothing is there: a temporary file in the
     /// same folder, fsync, `linkat(2)` (which fails rather than replace), fsync of the
     /// folder. The temporary file is removed on every path.
-    private func createOnly(_ bytes: [UInt8], named name: String, in folder: Folder, what: String) throws -> CreateResult {
+    private func createFile(_ bytes: [UInt8], named name: String, in folder: Folder, what: String) throws -> FileCreated {
         removeStaleTemporaries(in: folder)
         let full = folder.child(name)
         let tmp = ".tmp-\(getpid())-\(String(UInt64.random(in: .min ... .max), radix: 16))"
@@ -327,14 +322,14 @@ public struct DirectoryRemote: Remote {
         case EEXIST:
             // Read one byte more than expected: a longer file is different without reading it all.
             guard let existing = try readRegularFile(name, in: folder, maxBytes: Int.max, limit: bytes.count + 1, what: what) else {
-                throw RemoteError.transient("\(what) at \(full) appeared and vanished while it was written; sync will try again")
+                throw RemoteError.unreachable("\(what) at \(full) appeared and vanished while it was written; sync will try again")
             }
             guard existing == bytes else { return .different(existing) }
             // It may have been written by a process that stopped before syncing the folder.
             try syncFolder(folder)
             return .same
         case EPERM, EOPNOTSUPP, ENOSYS:
-            throw RemoteError.permanent("cannot create \(full): \(String(cString: strerror(linkError))); the remote folder must be writable and on a file system with hard links (FAT and exFAT drives have none)")
+            throw RemoteError.refused("cannot create \(full): \(String(cString: strerror(linkError))); the remote folder must be writable and on a file system with hard links (FAT and exFAT drives have none)")
         default:
             throw Self.classify(operation: "create", path: full, errno: linkError)
         }
@@ -368,43 +363,5 @@ public struct DirectoryRemote: Remote {
         } catch let e as StoreError {
             throw Self.remoteError(e)
         }
-    }
-
-    // MARK: Errors
-
-    private static func remoteError(_ e: StoreError, operation: String? = nil) -> RemoteError {
-        switch e {
-        case .io(let op, let path, let code): return classify(operation: operation ?? op, path: path, errno: code)
-        default: return .permanent(e.description)
-        }
-    }
-
-    /// Errors a folder can recover from by itself (a full disk being freed, a network mount
-    /// coming back) are transient; the rest need someone to act.
-    static func isTransient(_ code: Int32) -> Bool {
-        switch code {
-        case EIO, ENOSPC, EDQUOT, ESTALE, ETIMEDOUT, EHOSTDOWN, EHOSTUNREACH, ENETDOWN, ENETUNREACH,
-             ENOTCONN, ECONNREFUSED, ECONNRESET, ECONNABORTED, EAGAIN, EINTR, EMFILE, ENFILE, ENOMEM:
-            return true
-        default:
-            return false
-        }
-    }
-
-    /// A failed system call as a RemoteError whose message names the path and says what to do.
-    static func classify(operation: String, path: String, errno code: Int32) -> RemoteError {
-        let reason = String(cString: strerror(code))
-        let hint: String
-        switch code {
-        case ENOENT, ENOTDIR: hint = "part of the remote folder is missing or is not a folder; check it or fix 'habitto remote set'"
-        case EACCES, EPERM: hint = "check the permissions of the remote folder"
-        case EROFS: hint = "the remote folder is on a read-only file system; make it writable or choose another remote"
-        case ENOSPC, EDQUOT: hint = "the remote folder's disk is full; free some space, sync will try again"
-        case EIO: hint = "the remote folder's disk reported an error; sync will try again"
-        case _ where isTransient(code): hint = "the remote folder is not answering (is it mounted?); sync will try again"
-        default: hint = "check the remote folder"
-        }
-        let message = "cannot \(operation) \(path): \(reason); \(hint)"
-        return isTransient(code) ? .transient(message) : .permanent(message)
     }
 }

@@ -179,7 +179,7 @@ public struct RemoteKey: Equatable, Sendable {
 ///
 /// age's output is different on every run, so a create-only write that finds its batch
 /// already there (a retry after a lost answer or a kill) compares what the two decrypt to
-/// (`BatchFile.holdsSame`). A file that does not decrypt (truncated, changed: age
+/// (`BatchAck`). A file that does not decrypt (truncated, changed: age
 /// authenticates every chunk, or made with another key) is a permanent error for that batch,
 /// so its device is reported and skipped like a damaged batch.
 public struct EncryptedRemote: Remote {
@@ -202,12 +202,12 @@ public struct EncryptedRemote: Remote {
     /// is missing.
     public static func keyAndTool(_ paths: DataPaths, spec: String) throws -> (RemoteKey, AgeTool) {
         let key: RemoteKey?
-        do { key = try RemoteKey.load(paths) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
+        do { key = try RemoteKey.load(paths) } catch let e as CoreError { throw RemoteError.refused(e.description) }
         guard let key else {
-            throw RemoteError.permanent("this device is set to encrypt its remote, and its key file \(RemoteKey.path(paths)) is missing: join again with habitto remote set \(spec) --key FILE (habitto remote key on a device that has it)")
+            throw RemoteError.refused("this device is set to encrypt its remote, and its key file \(RemoteKey.path(paths)) is missing: join again with habitto remote set \(spec) --key FILE (habitto remote key on a device that has it)")
         }
         guard let tool = AgeTool.find() else {
-            throw RemoteError.permanent("this remote is encrypted with age, and the age program is not installed here: \(AgeTool.install)")
+            throw RemoteError.refused("this remote is encrypted with age, and the age program is not installed here: \(AgeTool.install)")
         }
         return (key, tool)
     }
@@ -252,26 +252,22 @@ public struct EncryptedRemote: Remote {
         return try open(sealed, device: device, batch: batch, maxBytes: maxBytes)
     }
 
-    /// Encrypts the batch and writes it create-only. One already there is an ack when it
-    /// decrypts to the same operations.
-    public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
+    /// Encrypts the batch and writes it create-only. What is already there is returned
+    /// decrypted (age's output differs on every run, so `BatchAck` compares what the two hold),
+    /// or as it is when it does not decrypt (then it holds nothing of this write).
+    public func createOnly(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> CreateResult {
         let what = "batch \(batch) of device \(device.rawValue.prefix(8))"
         let sealed: [UInt8]
         do { sealed = try tool.encrypt(bytes, to: recipient, what: what) } catch let e as AgeError {
-            throw RemoteError.permanent(e.description)
+            throw RemoteError.refused(e.description)
         }
         guard sealed.count <= BatchFile.maxBytes else {
             // A reader takes no larger file: a smaller batch is sent instead.
-            throw RemoteError(.permanent, "\(what) is \(sealed.count) bytes encrypted, above the limit of \(BatchFile.maxBytes)", tooLarge: true)
+            throw RemoteError.tooLarge("\(what) is \(sealed.count) bytes encrypted, above the limit of \(BatchFile.maxBytes)")
         }
-        do {
-            return try await inner.create(account: account, device: device, batch: batch, bytes: sealed)
-        } catch let e as RemoteError where e.exists {
-            let found = try await inner.read(account: account, device: device, batch: batch,
-                                             maxBytes: EncryptedRemote.sealedLimit(BatchFile.maxBytes))
-            guard let plain = try? open(found, device: device, batch: batch, maxBytes: BatchFile.maxBytes),
-                  BatchFile.holdsSame(plain, as: bytes, device: device, name: batch) else { throw e }
-            return .alreadyThere
+        switch try await inner.createOnly(account: account, device: device, batch: batch, bytes: sealed) {
+        case .created: return .created
+        case .found(let there): return .found((try? open(there, device: device, batch: batch, maxBytes: BatchFile.maxBytes)) ?? there)
         }
     }
 
@@ -280,7 +276,7 @@ public struct EncryptedRemote: Remote {
         do {
             return try tool.decrypt(sealed, identityFile: key.path, maxBytes: maxBytes, what: what)
         } catch let e as AgeError {
-            throw RemoteError.permanent("\(e.description); it was damaged on the remote or made with another key, and was not applied")
+            throw RemoteError.damaged("\(e.description); it was damaged on the remote or made with another key, and was not applied")
         }
     }
 }

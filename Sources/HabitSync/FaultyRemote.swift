@@ -153,20 +153,19 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
         return try await inner.read(account: account, device: device, batch: batch, maxBytes: maxBytes)
     }
 
-    /// The wrapped remote's `create`, after the injected latency and failures; with a lost
-    /// answer it writes and then throws a transient error, so a retry sees `.alreadyThere`.
-    public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
+    /// The wrapped remote's `createOnly`, after the injected latency and failures; with a
+    /// lost answer it writes and then throws a transient error, so a retry finds the batch.
+    public func createOnly(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> CreateResult {
         let loseAnswer = try await enter()
         try intercept?(.create(device, batch))
-        let outcome = try await inner.create(account: account, device: device, batch: batch, bytes: bytes)
+        let outcome = try await inner.createOnly(account: account, device: device, batch: batch, bytes: bytes)
         if outcome == .created { lock.withLock { _writes += 1 } }
         if loseAnswer {
-            throw RemoteError.transient("answer lost (injected by HABITTO_FAULTS); batch \(batch) may have been written")
+            throw RemoteError.unreachable("answer lost (injected by HABITTO_FAULTS); batch \(batch) may have been written")
         }
         return outcome
     }
 
-    /// The wrapped remote's `remove`, after the injected latency and failures.
     /// The wrapped remote's `markVersion`, after the injected latency and failures.
     public func markVersion(account: String, device: DeviceID, version: String) async throws {
         _ = try await enter()
@@ -179,6 +178,7 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
         try await inner.unmarkVersion(account: account, device: device, version: version)
     }
 
+    /// The wrapped remote's `remove`, after the injected latency and failures.
     public func remove(account: String, device: DeviceID, batch: BatchName) async throws {
         _ = try await enter()
         try intercept?(.remove(device, batch))
@@ -210,10 +210,10 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
             try await clock.sleep(seconds: plan.latency)
         }
         if plan.unreachable {
-            throw RemoteError.transient("remote unreachable (injected by HABITTO_FAULTS)")
+            throw RemoteError.unreachable("remote unreachable (injected by HABITTO_FAULTS)")
         }
         if failRoll < plan.failureRate {
-            throw RemoteError.transient("injected failure (HABITTO_FAULTS)")
+            throw RemoteError.unreachable("injected failure (HABITTO_FAULTS)")
         }
         return lostRoll < plan.lostAckRate
     }

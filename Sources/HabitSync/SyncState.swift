@@ -33,12 +33,12 @@ public struct SyncState: Codable, Equatable, Sendable {
     public var attempts = 0
     public var nextRetryAt: Date?
     /// Devices seen on the remote (hex id) and when their operations were last seen.
-    public var devicesSeen: [String: Date] = [:]
+    public var devicesSeen: [DeviceID: Date] = [:]
     /// How far ahead of this machine's clock the newest operation of a device was (seconds),
     /// when more than a minute.
-    public var clockAhead: [String: Double] = [:]
+    public var clockAhead: [DeviceID: Double] = [:]
     /// The remote and account a first full push was verified for (the migration is done).
-    public var migratedTo: String?
+    public var migratedTo: SyncTarget?
     /// Recent rounds, newest last (for the sync screen).
     public var history: [Attempt] = []
     /// Entries of the remote the last complete pull skipped (a batch that is a FIFO, a
@@ -61,7 +61,7 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// `remoteID`); nil: not encrypted.
     public var remoteRecipient: String?
     /// The version of Habitto each device last ran, from its marker in its `ops` folder.
-    public var devicesVersion: [String: String]?
+    public var devicesVersion: [DeviceID: String]?
 
     /// An operation of this device and a journal offset at or before the record holding it.
     public struct JournalMark: Codable, Equatable, Sendable {
@@ -74,7 +74,7 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// known to have (folders, a checked format file).
     public struct Learnt: Codable, Equatable, Sendable {
         /// The remote and account (`SyncState.target`) this is about.
-        public var target: String
+        public var target: SyncTarget
         /// At most this many operations a batch (nil: the remote's own maximum).
         public var maxBatchOperations: Int?
         /// Opaque keys of `Remote.knownToExist`, sorted.
@@ -181,8 +181,36 @@ public struct SyncState: Codable, Equatable, Sendable {
         try update(paths) { s in s.ackedSeq = 0; s.scanOffset = 0; s.migratedTo = nil; s.compactedFrom = nil }
     }
 
-    /// "remote/account", identifying where the data goes.
-    public var target: String? { remote.map { "\($0)#\(account)" } }
+    /// What earlier rounds learnt about the current remote (nil if nothing, or if it was
+    /// about another remote).
+    var learntNow: Learnt? {
+        guard let target, let learnt, learnt.target == target else { return nil }
+        return learnt
+    }
+
+    /// Records what a round learnt about the current remote: what it knows exists, and the
+    /// largest batch it takes when that is below its own maximum.
+    mutating func learn(_ existing: Set<String>, maxBatchOperations: Int? = nil) {
+        guard let target else { return }
+        var l = learntNow ?? Learnt(target: target)
+        if let maxBatchOperations { l.maxBatchOperations = maxBatchOperations }
+        l.existing = existing.sorted()
+        learnt = l
+    }
+
+    /// The settings alone: the `remote` file, or `sync.json` where an older version kept them.
+    static func loadSettings(_ paths: DataPaths) throws -> RemoteSettings {
+        try RemoteSettings.load(paths) ?? load(paths).settings
+    }
+
+    /// Where the data goes (nil: local only).
+    public var target: SyncTarget? { remote.map { SyncTarget(remote: $0, account: account) } }
+
+    /// The remote the settings name, typed (nil: local only); throws `CoreError.invalid` for
+    /// a setting that names none.
+    public func remoteSpec() throws -> RemoteSpec? {
+        try remote.map { try RemoteSpec($0, user: user, encrypted: encrypt != nil) }
+    }
 }
 
 /// How a sync round ended, as far as the mode is concerned. A round stopped by going
@@ -231,28 +259,4 @@ extension SyncState {
             lastError = message
         }
     }
-}
-
-/// Builds a remote from its text form: `dir:/abs/path`, `file:///abs/path`, or an
-/// `https://` (or loopback `http://`) WebDAV URL.
-public func makeRemote(_ spec: String, user: String? = nil, access: RemoteAccess = RemoteAccess()) throws -> any Remote {
-    if spec.hasPrefix("https://") || spec.hasPrefix("http://") {
-        guard let url = URL(string: spec) else { throw CoreError.invalid("remote '\(Sanitize.display(spec))' is not a valid URL") }
-        do {
-            return try WebDAVRemote(url: url, user: user, password: user == nil ? nil : try access.password(), caFile: access.caFile)
-        } catch let e as RemoteError {
-            throw CoreError.invalid(e.message)
-        }
-    }
-    if spec.hasPrefix("dir:") {
-        let path = String(spec.dropFirst(4))
-        guard path.hasPrefix("/") else { throw CoreError.invalid("remote '\(Sanitize.display(spec))': use an absolute path, like dir:/mnt/sync/habitto") }
-        return DirectoryRemote(root: path)
-    }
-    if spec.hasPrefix("file://") {
-        let path = String(spec.dropFirst(7))
-        guard path.hasPrefix("/") else { throw CoreError.invalid("remote '\(Sanitize.display(spec))': use file:///absolute/path") }
-        return DirectoryRemote(root: path.percentDecoded ?? path)
-    }
-    throw CoreError.invalid("remote '\(Sanitize.display(spec))' not understood: use dir:/path/to/folder, file:///path/to/folder, https://server/path or none")
 }

@@ -38,6 +38,13 @@ public struct SyncStatus: Equatable, Sendable {
     public var history: [SyncState.Attempt]
     /// Entries of the remote the last complete pull skipped, one line each (see `SyncState`).
     public var remoteProblems: [String]
+    /// The oldest operations waiting to be sent (at most `queueShown`), for the sync screen.
+    public var queued: [HabitOperation] = []
+    /// Consecutive rounds that could not reach the remote (the backoff's step).
+    public var attempts = 0
+
+    /// The most waiting operations a status lists (`queued`).
+    public static let queueShown = 50
 
     public static func == (a: SyncStatus, b: SyncStatus) -> Bool {
         a.mode == b.mode && a.remote == b.remote && a.account == b.account && a.device == b.device
@@ -47,7 +54,7 @@ public struct SyncStatus: Equatable, Sendable {
             && a.devices.map(\.version) == b.devices.map(\.version)
             && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
             && a.clockAhead.map(\.id) == b.clockAhead.map(\.id) && a.history == b.history
-            && a.remoteProblems == b.remoteProblems
+            && a.remoteProblems == b.remoteProblems && a.queued.map(\.id) == b.queued.map(\.id) && a.attempts == b.attempts
     }
 
     /// A habit's part in sync; the raw value is the word `list --json` shows.
@@ -72,6 +79,48 @@ public struct SyncStatus: Equatable, Sendable {
         if pendingHabits.contains(id) { return mode == .failed ? .failed : .pending }
         return .synced
     }
+}
+
+extension SyncStatus {
+    /// The status `state` shows, with what waits to be sent (`queue`) and what a round is
+    /// doing now (`activity`): made from them alone.
+    init(state: SyncState, device: DeviceID, queue: QueueSummary, activity: RoundActivity) {
+        self.init(mode: state.mode, remote: state.remote, account: state.account, device: device, pending: queue.count,
+                  inFlight: activity.inFlight.count, pulling: activity.pulling, roundsEnded: activity.roundsEnded,
+                  lastSyncAt: state.lastSyncAt, lastError: state.lastError, nextRetryAt: state.nextRetryAt,
+                  devices: state.devicesSeen.map { (id: $0.key, lastSeen: $0.value, version: state.devicesVersion?[$0.key]) }
+                      .sorted { $0.id < $1.id },
+                  pendingHabits: queue.habits, syncingHabits: Set(activity.inFlight.map(\.change.habit)),
+                  clockAhead: state.clockAhead.map { (id: $0.key, seconds: $0.value) }.sorted { $0.id < $1.id },
+                  history: state.history, remoteProblems: state.remoteProblems ?? [])
+        queued = queue.oldest
+        attempts = state.attempts
+    }
+}
+
+/// What waits to be sent, as last counted from the journal (from the scan offset: only the
+/// records that hold the queue are read), and what it was counted for.
+struct QueueSummary: Equatable, Sendable {
+    var count = 0
+    var habits = Set<HabitID>()
+    /// The oldest of them, at most `SyncStatus.queueShown`.
+    var oldest: [HabitOperation] = []
+    /// The acknowledged cursor and this device's last operation when it was counted: the
+    /// queue is the operations between them, so while neither moves it is what it was.
+    var acked: UInt64 = 0
+    var written: UInt64 = 0
+}
+
+/// What the round in progress is doing, for the status.
+struct RoundActivity: Equatable, Sendable {
+    /// The operations of the batch being sent.
+    var inFlight: [HabitOperation] = []
+    /// Other devices' batches are being read.
+    var pulling = false
+    /// Rounds this engine ended with an outcome.
+    var roundsEnded = 0
+    /// A round holds the state now (it may have changes not saved yet).
+    var running = false
 }
 
 /// What one round did.

@@ -62,7 +62,7 @@ final class WebDAVHelper: @unchecked Sendable {
             return try WireReply(decoding: try readPayload())
         } catch let e as WireError {
             stop()
-            throw RemoteError.permanent("the WebDAV helper \(path) sent a malformed answer (\(e.message)); reinstall habitto-webdav from the same build as habitto")
+            throw RemoteError.refused("the WebDAV helper \(path) sent a malformed answer (\(e.message)); reinstall habitto-webdav from the same build as habitto")
         } catch let e as RemoteError {
             stop()
             throw e
@@ -71,13 +71,13 @@ final class WebDAVHelper: @unchecked Sendable {
 
     private func start() throws {
         guard access(path, X_OK) == 0 else {
-            throw RemoteError.permanent("WebDAV needs \(WebDAVHelper.name) next to habitto, and \(path) is missing or not executable; install habitto-webdav from the same build beside habitto")
+            throw RemoteError.refused("WebDAV needs \(WebDAVHelper.name) next to habitto, and \(path) is missing or not executable; install habitto-webdav from the same build beside habitto")
         }
         // One socket pair, not two pipes: a write to a helper that is gone fails with EPIPE
         // (MSG_NOSIGNAL) instead of raising SIGPIPE in whatever process runs the engine.
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw RemoteError.transient("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))")
+            throw RemoteError.unreachable("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))")
         }
         let arguments: [String] = [path, "--timeout", String(timeout)] + (caFile.map { ["--ca-file", $0] } ?? [])
         // The password travels in each request's header; the helper's environment has none.
@@ -93,7 +93,7 @@ final class WebDAVHelper: @unchecked Sendable {
         case .success(let pid): child = pid
         case .failure(let e):
             close(ends[0])
-            throw RemoteError.permanent("cannot start \(path): \(e)")
+            throw RemoteError.refused("cannot start \(path): \(e)")
         }
         pid = child
         socket = ends[0]
@@ -160,7 +160,7 @@ final class WebDAVHelper: @unchecked Sendable {
             var pfd = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else {
-                throw RemoteError.transient("the WebDAV helper did not answer within \(Int(timeout + 10)) seconds")
+                throw RemoteError.unreachable("the WebDAV helper did not answer within \(Int(timeout + 10)) seconds")
             }
             let ready = poll(&pfd, 1, Int32(min(left, 3600) * 1000) + 1)
             if ready < 0 && errno == EINTR { continue }
@@ -176,6 +176,6 @@ final class WebDAVHelper: @unchecked Sendable {
     }
 
     private func stopped() -> RemoteError {
-        .transient("the WebDAV helper \(path) stopped before answering")
+        .unreachable("the WebDAV helper \(path) stopped before answering")
     }
 }

@@ -31,19 +31,19 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     /// `url` is the root (`https://host/dav/habitto`); plain `http` only for loopback hosts.
     public init(url: URL, user: String?, password: String?, caFile: String?, timeout: Double = 20) throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host, !host.isEmpty else {
-            throw RemoteError.permanent("remote \(WebDAVRemote.redacted(url)) is not an http(s) URL")
+            throw RemoteError.refused("remote \(WebDAVRemote.redacted(url)) is not an http(s) URL")
         }
         if scheme == "http" && !WebDAVRemote.isLoopback(host) {
-            throw RemoteError.permanent("plain http is only allowed for this machine (127.0.0.1, localhost); use https for \(host)")
+            throw RemoteError.refused("plain http is only allowed for this machine (127.0.0.1, localhost); use https for \(host)")
         }
         var trusted: String?
         if let caFile, !caFile.isEmpty {
             // Checked here so that a wrong path is one clear line, not a TLS error.
             guard caFile.hasPrefix("/") else {
-                throw RemoteError.permanent("ca_file = \(Sanitize.display(caFile)) is not an absolute path; give the full path of the CA certificate file (PEM)")
+                throw RemoteError.refused("ca_file = \(Sanitize.display(caFile)) is not an absolute path; give the full path of the CA certificate file (PEM)")
             }
             guard let st = Sys.status(followingLinks: caFile), st.st_mode & S_IFMT == S_IFREG, access(caFile, R_OK) == 0 else {
-                throw RemoteError.permanent("ca_file = \(Sanitize.display(caFile)) is not a readable file; fix the path in the config file or remove ca_file")
+                throw RemoteError.refused("ca_file = \(Sanitize.display(caFile)) is not a readable file; fix the path in the config file or remove ca_file")
             }
             trusted = caFile
         }
@@ -102,7 +102,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     func send(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:],
               listing: Bool, maxBody: Int) async throws -> (response: Response, listing: WireListing) {
         if let user = userWithoutPassword {
-            throw RemoteError.permanent("no password for WebDAV user '\(Sanitize.display(user))': set HABITTO_WEBDAV_PASSWORD, or password_command or password_file in the config file")
+            throw RemoteError.authentication("no password for WebDAV user '\(Sanitize.display(user))': set HABITTO_WEBDAV_PASSWORD, or password_command or password_file in the config file")
         }
         var sent: [(name: String, value: String)] = []
         if let authorization { sent.append(("Authorization", authorization)) }
@@ -111,7 +111,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
                                   wantsListing: listing, maxBody: maxBody)
         switch try await helper.exchange(request) {
         case let .response(_, _, bytes, _) where bytes.count > request.maxBody:
-            throw RemoteError.permanent("the WebDAV helper \(helper.path) sent an answer longer than the request allows; reinstall habitto-webdav from the same build as habitto")
+            throw RemoteError.refused("the WebDAV helper \(helper.path) sent an answer longer than the request allows; reinstall habitto-webdav from the same build as habitto")
         case let .response(status, answered, bytes, parsed):
             var headers: [String: String] = [:]
             for h in answered { headers[h.name.lowercased()] = h.value }
@@ -119,89 +119,6 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         case let .failure(code, detail):
             throw WebDAVRemote.classify(code, detail: detail, url: url, bodySize: body?.count ?? 0)
         }
-    }
-
-    /// A body this large whose connection is closed may have been refused for its size.
-    static let largeBody = 64 << 10
-
-    /// Turns the helper's account of a request that got no answer into the error class of
-    /// DESIGN.md section 6. `detail` comes from another process: shown sanitised and short.
-    static func classify(_ code: WireFailureCode, detail: String, url: URL, bodySize: Int) -> RemoteError {
-        let where_ = redacted(url)
-        let text = Sanitize.display(String(detail.prefix(300)))
-        switch code {
-        case .certificate:
-            return .permanent("the server's certificate is not trusted (\(where_)): \(text); fix the certificate or add its CA to the system's trust store")
-        case .badURL:
-            return .permanent("\(where_) is not a usable URL")
-        case .challenged:
-            // A refused login arrives as a cancelled authentication challenge.
-            return refused(detail)
-        case .connectionLost where bodySize > largeBody:
-            // The server closed the connection on a large body: what some servers do with a
-            // body above their limit (`create` checks).
-            return RemoteError(.transient, "cannot reach \(where_): \(text)", tooLarge: true)
-        case .connectionLost, .unreachable:
-            return .transient("cannot reach \(where_): \(text)")
-        case .answerTooLarge:
-            return .permanent("\(where_) sent an answer too large to read (\(text)); it was not kept")
-        case .badRequest:
-            return .permanent("the WebDAV helper refused a request (\(text)); reinstall habitto-webdav from the same build as habitto")
-        }
-    }
-
-    /// Why a login was refused, from the server's challenge (`WWW-Authenticate`): a wrong
-    /// user or password, or a server that offers no scheme Habitto speaks (only Basic).
-    static func refused(_ challenge: String?) -> RemoteError {
-        let schemes = authenticationSchemes(challenge ?? "")
-        guard !schemes.isEmpty, !schemes.contains(where: { $0.lowercased() == "basic" }) else {
-            return .permanent("authentication failed: check user and password")
-        }
-        let offered = schemes.map { Sanitize.display(String($0.prefix(32))) }.joined(separator: ", ")
-        return .permanent("the server offers only \(offered) authentication; Habitto supports Basic (over https): enable Basic authentication on the server (Nextcloud, Apache, nginx and rclone all offer it)")
-    }
-
-    /// The scheme names of a `WWW-Authenticate` value (`Digest realm="x", nonce="y", Basic
-    /// realm="z"` → Digest, Basic): each comma-separated piece that starts with a bare token.
-    static func authenticationSchemes(_ header: String) -> [String] {
-        var schemes: [String] = []
-        for piece in header.split(separator: ",") {
-            let trimmed = piece.trimmingBlanks
-            guard let word = trimmed.split(separator: " ", maxSplits: 1).first, !word.contains("="), !word.contains("\""),
-                  !schemes.contains(String(word)) else { continue }
-            schemes.append(String(word))
-        }
-        return schemes
-    }
-
-    /// Turns an unexpected status into the error class of DESIGN.md section 6.
-    func failure(_ r: Response, _ what: String) -> RemoteError {
-        switch r.status {
-        case 300...399:
-            // Never followed: a redirect could take the password to another host, or drop a
-            // body on the way. The user decides whether the new place is the remote.
-            let target = r.headers["location"].map { Sanitize.display(String($0.prefix(300))) } ?? "no Location given"
-            return .permanent("the server redirected \(what) (\(r.status)) to \(target); Habitto follows no redirects: if the remote moved, set its new URL with 'habitto remote set'")
-        case 401: return WebDAVRemote.refused(r.headers["www-authenticate"])
-        case 403: return .permanent("authentication failed: check user and password")
-        case 413:
-            return RemoteError(.permanent, "the server refused \(what) as too large (413): raise its request size limit (client_max_body_size for nginx, LimitRequestBody for Apache)", tooLarge: true)
-        case 405, 501: return .permanent("\(location) is not a WebDAV server (\(what) answered \(r.status))")
-        case 507: return .permanent("the server's storage is full (\(what) answered 507)")
-        case 429:
-            return .transient("the server asked to slow down (429)", retryAfter: retryAfter(r.headers["retry-after"]))
-        case 500...599:
-            return .transient("the server failed (\(what) answered \(r.status))", retryAfter: retryAfter(r.headers["retry-after"]))
-        default:
-            return .permanent("\(what) answered \(r.status)")
-        }
-    }
-
-    func retryAfter(_ value: String?) -> Double? {
-        guard let v = value?.trimmingBlanks, !v.isEmpty else { return nil }
-        if let seconds = Double(v) { return max(0, min(seconds, 3600)) }
-        let now = Date()
-        return UTCTime.httpDate(v, now: now).map { max(0, min($0.timeIntervalSince(now), 3600)) }
     }
 
     public var knownToExist: Set<String> { lock.withLock { knownFolders } }
@@ -219,7 +136,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let r = try await send("MKCOL", url(parts, folder: true))
         switch r.status {
         case 200...299, 405: break
-        case 409: throw RemoteError.permanent("the folder above \(key) is missing on \(location); check the remote URL")
+        case 409: throw RemoteError.refused("the folder above \(key) is missing on \(location); check the remote URL")
         default: throw failure(r, "MKCOL \(key)")
         }
         remember(key)
@@ -238,9 +155,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         switch listing {
         case .entries(let parsed): entries = parsed
         case .tooLarge:
-            throw RemoteError.permanent("the listing of \(parts.joined(separator: "/")) on \(location) is too large (more than \(Wire.maxEntries) entries or \(Wire.maxBody >> 20) MiB); it was not read")
+            throw RemoteError.damaged("the listing of \(parts.joined(separator: "/")) on \(location) is too large (more than \(Wire.maxEntries) entries or \(Wire.maxBody >> 20) MiB); it was not read")
         case .malformed, .none:
-            throw RemoteError.permanent("malformed WebDAV answer from \(location) (listing \(parts.joined(separator: "/")))")
+            throw RemoteError.damaged("malformed WebDAV answer from \(location) (listing \(parts.joined(separator: "/")))")
         }
         let own = target.path.percentDecoded ?? target.path
         var members: [(name: String, kind: RemoteEntries.Kind)] = []
@@ -263,7 +180,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
 
     @discardableResult
     public func prepare(account: String, recipient: String?) async throws -> RemoteFormat? {
-        do { try validateAccount(account) } catch let e as CoreError { throw RemoteError.permanent(e.description) }
+        try RemoteError.refusing { try validateAccount(account) }
         lock.withLock { self.recipient = recipient }
         // Checked by an earlier round: the root, the account's folders and its format.
         let formatKey = "users/\(account)/format"
@@ -272,7 +189,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let probe = try await send("PROPFIND", root, body: nil, headers: ["Depth": "0"])
         switch probe.status {
         case 207: break
-        case 404: throw RemoteError.permanent("the remote folder \(location) does not exist on the server; create it or fix 'habitto remote set'")
+        case 404: throw RemoteError.refused("the remote folder \(location) does not exist on the server; create it or fix 'habitto remote set'")
         default: throw failure(probe, "PROPFIND of the root")
         }
         try await makeFolder(["users"])
@@ -303,7 +220,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             // Another device made it at the same moment: use theirs.
             found = try await read()
         }
-        guard var found else { throw RemoteError.transient("\(place) appeared and vanished; sync will try again") }
+        guard var found else { throw RemoteError.unreachable("\(place) appeared and vanished; sync will try again") }
         if case .readable(let f) = RemoteFormat.parse(found), f.version < RemoteFormat.current {
             let put = try await send("PUT", formatURL, body: Data(RemoteFormat.fresh().bytes))
             guard (200...299).contains(put.status) else { throw failure(put, "PUT format") }
@@ -340,12 +257,12 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let r = try await send("GET", url(["users", account, "devices", device.rawValue, "ops", batch.fileName]), maxBody: min(maxBytes, Wire.maxBody))
         guard r.status == 200 else {
             if r.status == 404 {
-                throw RemoteError(.permanent, "batch \(batch) of device \(device.rawValue.prefix(8)) disappeared from \(location)", missing: true)
+                throw RemoteError.notFound("batch \(batch) of device \(device.rawValue.prefix(8)) disappeared from \(location)")
             }
             throw failure(r, "GET \(batch)")
         }
         guard r.body.count <= maxBytes else {
-            throw RemoteError.permanent("batch \(batch) of device \(device.rawValue.prefix(8)) is larger than \(maxBytes) bytes; it was not read")
+            throw RemoteError.damaged("batch \(batch) of device \(device.rawValue.prefix(8)) is larger than \(maxBytes) bytes; it was not read")
         }
         return Array(r.body)
     }
@@ -368,7 +285,9 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         guard (200...299).contains(r.status) || r.status == 404 else { throw failure(r, "DELETE the version marker") }
     }
 
-    public func create(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> WriteOutcome {
+    /// A create-only PUT (`If-None-Match: *`); what is there instead (412) is read back for
+    /// `BatchAck` to judge.
+    public func createOnly(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> CreateResult {
         let folder = ["users", account, "devices", device.rawValue]
         try await makeFolder(folder)
         try await makeFolder(folder + ["ops"])
@@ -376,17 +295,20 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         func put() async throws -> Response {
             try await send("PUT", target, body: Data(bytes), headers: ["If-None-Match": "*", "Content-Type": "application/octet-stream"])
         }
+        /// What is there now; nil when nothing is.
+        func found() async throws -> CreateResult? {
+            let existing = try await send("GET", target, maxBody: BatchFile.maxBytes)
+            if existing.status == 404 { return nil }
+            guard existing.status == 200 else { throw failure(existing, "GET \(batch)") }
+            return .found(Array(existing.body))
+        }
         var r: Response
         do {
             r = try await put()
         } catch let e as RemoteError where e.tooLarge {
             // The connection closed on a large body: refused for its size if the batch is not
-            // there (then a smaller one may fit); an ack if it was written after all.
-            let existing = try await send("GET", target, maxBody: BatchFile.maxBytes)
-            if existing.status == 200 && BatchFile.holdsSame(Array(existing.body), as: bytes, device: device, name: batch) {
-                return .alreadyThere
-            }
-            guard existing.status == 404 else { throw RemoteError(e.kind, e.message, retryAfter: e.retryAfter) }
+            // there (then a smaller one may fit); written after all if it is.
+            if let there = try await found() { return there }
             throw e
         }
         if r.status == 404 || r.status == 409 {
@@ -402,15 +324,12 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         case 200...299:
             return .created
         case 412:
-            // Already there: an ack when it is the same batch (a retry after a lost answer).
-            let existing = try await send("GET", target, maxBody: BatchFile.maxBytes)
-            guard existing.status == 200 else { throw failure(existing, "GET \(batch)") }
-            guard BatchFile.holdsSame(Array(existing.body), as: bytes, device: device, name: batch) else {
-                throw RemoteError(.permanent, "batch \(batch) of device \(device.rawValue.prefix(8)) already exists on \(location) with different contents", exists: true)
+            guard let there = try await found() else {
+                throw RemoteError.unreachable("batch \(batch) of device \(device.rawValue.prefix(8)) appeared and vanished on \(location); sync will try again")
             }
-            return .alreadyThere
+            return there
         case 413:
-            throw RemoteError(.permanent, "the server refused batch \(batch) (\(bytes.count) bytes, \(Plural.count(batch.count, "operation"))) as too large (413): raise its request size limit (client_max_body_size for nginx, LimitRequestBody for Apache)", tooLarge: true)
+            throw RemoteError.tooLarge("the server refused batch \(batch) (\(bytes.count) bytes, \(Plural.count(batch.count, "operation"))) as too large (413): raise its request size limit (client_max_body_size for nginx, LimitRequestBody for Apache)")
         default:
             throw failure(r, "PUT \(batch)")
         }

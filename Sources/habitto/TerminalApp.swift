@@ -99,7 +99,7 @@ enum TerminalApp {
         defer { companion?.cancel() }
         let syncEvents = Task {
             for await status in await engine.updates() {
-                inbox.post(.syncChanged(await syncInfo(status, engine: engine, repo: repo)))
+                inbox.post(.syncChanged(await syncInfo(status, repo: repo)))
             }
         }
         defer { syncEvents.cancel() }
@@ -149,21 +149,17 @@ enum TerminalApp {
         return (catalog, theme, keyMap, messages)
     }
 
-    /// Repository events become actions in `inbox`; a local write wakes the sync engine.
+    /// Repository events become actions in `inbox`; the sync engine hears of each change (a
+    /// local write wakes it; a pulled one does not, see `SyncEngine.repositoryChanged`).
     static func forwardEvents(of repo: HabitRepository, to inbox: Inbox, waking engine: SyncEngine) -> Task<Void, Never> {
         Task {
-            var first = true
             for await event in await repo.events() {
                 switch event {
                 case .changed(let s):
                     inbox.post(.stateChanged(s))
-                    if !first {
-                        await engine.poke()
-                        // Through the engine's one ordered stream: a status computed before
-                        // this write can never arrive after one computed after it.
-                        await engine.publishNow()
-                    }
-                    first = false
+                    // Through the engine's one ordered stream: a status made before this
+                    // change can never arrive after one made after it.
+                    await engine.repositoryChanged(s)
                 case .warning(let w): inbox.post(.warning(w))
                 }
             }
@@ -171,21 +167,20 @@ enum TerminalApp {
     }
 
     /// The UI's view of the sync engine's status.
-    static func syncInfo(_ st: SyncStatus, engine: SyncEngine, repo: HabitRepository) async -> SyncInfo {
+    static func syncInfo(_ st: SyncStatus, repo: HabitRepository) async -> SyncInfo {
         var statuses: [HabitID: SyncInfo.HabitStatus] = [:]
         for h in st.pendingHabits.union(st.syncingHabits) { statuses[h] = SyncInfo.HabitStatus(st.habitStatus(h)) }
         let state = await repo.state
-        let queue = await engine.pendingOperations(limit: 50).map { op in
+        let queue = st.queued.map { op in
             SyncInfo.QueueItem(habit: state.entries[op.change.habit].map { Sanitize.display($0.fields.name) } ?? "a habit",
                                kind: kindName(op.change),
                                madeAt: Date(timeIntervalSince1970: Double(op.hlc.wallMillis) / 1000))
         }
-        let engineState = await engine.state
         let ahead = Dictionary(uniqueKeysWithValues: st.clockAhead.map { ($0.id, $0.seconds) })
         return SyncInfo(mode: SyncInfo.Mode(st.mode), remote: st.remote, pending: st.pending, inFlight: st.inFlight, pulling: st.pulling,
                         roundsEnded: st.roundsEnded,
                         lastSyncAt: st.lastSyncAt, nextRetryAt: st.nextRetryAt, lastError: st.lastError,
-                        habitStatus: statuses, queue: queue, attempts: engineState.attempts,
+                        habitStatus: statuses, queue: queue, attempts: st.attempts,
                         history: st.history.map { SyncInfo.Attempt(at: $0.at, pushed: $0.pushed, pulled: $0.pulled, error: $0.error) },
                         devices: st.devices.map { SyncInfo.Device(id: $0.id.rawValue, lastSeen: $0.lastSeen, aheadSeconds: ahead[$0.id]) },
                         remoteProblems: st.remoteProblems.map(Sanitize.display))

@@ -333,7 +333,7 @@ final class SyncStateFuzzTests: XCTestCase {
         seed.settings = RemoteSettings(remote: "dir:/srv/habitto", account: "anna", user: "anna", offline: true)
         seed.ackedSeq = 42
         seed.lastError = "the remote folder /srv/habitto does not exist"
-        seed.learnt = SyncState.Learnt(target: "dir:/srv/habitto|anna", maxBatchOperations: 250, existing: ["users", "users/anna"])
+        seed.learnt = SyncState.Learnt(target: SyncTarget(remote: "dir:/srv/habitto", account: "anna"), maxBatchOperations: 250, existing: ["users", "users/anna"])
         try seed.save(DataPaths(directory: seedDir))
         let remote = try readBytes(seedDir + "/remote"), sync = try readBytes(seedDir + "/sync.json")
         var accepted = 0

@@ -75,11 +75,11 @@ final class BatchFileTests: XCTestCase {
         let today = BatchFile.encode(ops)
         XCTAssertNotEqual(today, old)
         XCTAssertTrue(today.starts(with: Array("HABITTO-BATCH\u{2}".utf8)))
-        XCTAssertTrue(BatchFile.holdsSame(old, as: today, device: device, name: name))
+        XCTAssertTrue(BatchAck.acknowledges(old, today, device: device, name: name))
         var other = ops
         other[other.count - 1] = HabitOperation(id: ops[ops.count - 1].id, hlc: ops[ops.count - 1].hlc,
                                                 change: .delete(HabitID(value: 1)))
-        XCTAssertFalse(BatchFile.holdsSame(old, as: BatchFile.encode(other), device: device, name: name))
+        XCTAssertFalse(BatchAck.acknowledges(old, BatchFile.encode(other), device: device, name: name))
     }
 
     func testHandBuiltBatchMatchesTheEncoder() throws {

@@ -68,7 +68,7 @@ final class CompactionTests: XCTestCase {
     /// The most files a device keeps after `acked` operations sent one at a time: one a level
     /// (4, 8, 16, … operations) and three recent ones.
     func mostFiles(_ acked: UInt64) -> Int {
-        var levels = 0, size = SyncEngine.smallestCompaction
+        var levels = 0, size = CompactionPlan.smallest
         while size <= acked { levels += 1; size *= 2 }
         return levels + 3
     }
@@ -156,7 +156,7 @@ final class CompactionTests: XCTestCase {
                 case .read(me, _), .remove(me, _): counted = true
                 default: counted = false
                 }
-                if counted && calls.add() == step { throw RemoteError.transient("stopped at step \(step) (injected)") }
+                if counted && calls.add() == step { throw RemoteError.unreachable("stopped at step \(step) (injected)") }
             }
             try await checkIn(a.repo, h)
             let report = await a.engine.syncOnce()
@@ -336,14 +336,14 @@ extension CompactionTests {
     /// Returns the operations written again.
     func compactModel(_ files: inout Set<BatchName>, acked: UInt64) -> UInt64 {
         var written: UInt64 = 0
-        for r in SyncEngine.compactionRanges(files: files, acked: acked, largest: SyncEngine.largestCompaction) {
+        for r in CompactionPlan.ranges(files: files, acked: acked, largest: CompactionPlan.largest) {
             let covered = files.filter { $0 != r && $0.first >= r.first && $0.last <= r.last }
             guard covered.count >= (files.contains(r) ? 1 : 2) else { continue }
             files.subtract(covered)
             files.insert(r)
             written += r.count
         }
-        if let r = SyncEngine.cappingRange(files: files, acked: acked, largest: SyncEngine.largestCompaction) {
+        if let r = CompactionPlan.capping(files: files, acked: acked, largest: CompactionPlan.largest) {
             files = files.filter { !($0.first >= r.first && $0.last <= r.last) }
             files.insert(r)
             written += r.count
@@ -355,18 +355,18 @@ extension CompactionTests {
         func b(_ f: UInt64, _ l: UInt64) -> BatchName { BatchName(first: f, last: l)! }
         // Up to three recent files wait; a fourth completes the range of 4.
         var files: Set<BatchName> = [b(1, 1), b(2, 2), b(3, 3)]
-        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 3, largest: 1000), [])
+        XCTAssertEqual(CompactionPlan.ranges(files: files, acked: 3, largest: 1000), [])
         files.insert(b(4, 4))
-        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 4, largest: 1000), [b(1, 4)])
+        XCTAssertEqual(CompactionPlan.ranges(files: files, acked: 4, largest: 1000), [b(1, 4)])
         // The largest full range comes first; a file inside another is a leftover.
         files = [b(1, 8), b(9, 12), b(13, 14), b(15, 15), b(16, 16), b(17, 17), b(13, 16), b(14, 15)]
-        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 17, largest: 1000),
+        XCTAssertEqual(CompactionPlan.ranges(files: files, acked: 17, largest: 1000),
                        [b(1, 16), b(9, 16), b(13, 16), b(13, 16), b(14, 15)])
         // Levels stop at the largest size; a range not yet acknowledged is not written.
         files = [b(1, 8), b(9, 16)]
-        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 16, largest: 15), [])
-        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: 16, largest: 16), [b(1, 16)])
-        XCTAssertEqual(SyncEngine.compactionRanges(files: [b(1, 8), b(9, 15)], acked: 15, largest: 16), [])
+        XCTAssertEqual(CompactionPlan.ranges(files: files, acked: 16, largest: 15), [])
+        XCTAssertEqual(CompactionPlan.ranges(files: files, acked: 16, largest: 16), [b(1, 16)])
+        XCTAssertEqual(CompactionPlan.ranges(files: [b(1, 8), b(9, 15)], acked: 15, largest: 16), [])
     }
 
     /// Thirty thousand rounds of one operation each, then a backlog of ten thousand sent in
@@ -385,13 +385,13 @@ extension CompactionTests {
         }
         for _ in 0..<30_000 { push(1) }
         let levels = 15 // 4, 8, … 65,536
-        XCTAssertLessThanOrEqual(most, SyncEngine.mostFiles, "never more files than a join should read")
+        XCTAssertLessThanOrEqual(most, CompactionPlan.mostFiles, "never more files than a join should read")
         XCTAssertLessThanOrEqual(written, UInt64(levels) * acked)
         XCTAssertEqual(files.sorted().map(\.description), ["1-16384.batch", "16385-24576.batch", "24577-28672.batch",
                                                            "28673-29696.batch", "29697-29952.batch", "29953-29984.batch",
                                                            "29985-30000.batch"])
         for _ in 0..<10 { push(1000) }
-        XCTAssertLessThanOrEqual(files.count, SyncEngine.mostFiles, files.sorted().description)
+        XCTAssertLessThanOrEqual(files.count, CompactionPlan.mostFiles, files.sorted().description)
     }
 
     /// The history whose length uses the most levels (4·(2^13 − 1) + 3 operations: 13 levels
@@ -409,14 +409,14 @@ extension CompactionTests {
         let acked = start - 1
         XCTAssertEqual(acked, 4 * 8191 + 3)
         XCTAssertEqual(files.count, 16)
-        XCTAssertEqual(SyncEngine.compactionRanges(files: files, acked: acked, largest: SyncEngine.largestCompaction), [])
-        let cap = SyncEngine.cappingRange(files: files, acked: acked, largest: SyncEngine.largestCompaction)
+        XCTAssertEqual(CompactionPlan.ranges(files: files, acked: acked, largest: CompactionPlan.largest), [])
+        let cap = CompactionPlan.capping(files: files, acked: acked, largest: CompactionPlan.largest)
         let newest = files.sorted().suffix(5)
         XCTAssertEqual(cap, b(newest.first!.first, acked))
-        XCTAssertNil(SyncEngine.cappingRange(files: files, acked: acked, largest: 10), "never larger than the largest compaction")
+        XCTAssertNil(CompactionPlan.capping(files: files, acked: acked, largest: 10), "never larger than the largest compaction")
         var model = files
         _ = compactModel(&model, acked: acked)
-        XCTAssertEqual(model.count, SyncEngine.mostFiles)
+        XCTAssertEqual(model.count, CompactionPlan.mostFiles)
         XCTAssertEqual(Array(model).contiguousEnd(), acked)
     }
 

@@ -57,7 +57,7 @@ final class EngineTests: XCTestCase {
         let listed = await engine.status().devices.map(\.id)
         XCTAssertEqual(listed, [other.device], "only the device with batches is listed")
         let saved = try SyncState.load(DataPaths(directory: root + "/me"))
-        XCTAssertEqual(Array(saved.devicesSeen.keys), [other.device.rawValue])
+        XCTAssertEqual(Array(saved.devicesSeen.keys), [other.device])
         let state = await me.state
         XCTAssertNotNil(state.habit(h), "the real device's operations arrived")
 

@@ -264,14 +264,14 @@ final class SyncModeTests: XCTestCase {
         // asks for the round again: the same pause (the loop's only wait on the clock), not
         // a pull interval.
         for attempt in 1...3 {
-            await clock.waiting([SyncEngine.gatherWrites])
+            await clock.waiting([SyncScheduler.gatherWrites])
             let rounds = await engine.status().roundsEnded
             XCTAssertEqual(rounds, 0, "no round while the other process syncs (attempt \(attempt))")
-            if attempt < 3 { clock.advance(by: SyncEngine.gatherWrites) }
+            if attempt < 3 { clock.advance(by: SyncScheduler.gatherWrites) }
         }
         // The other process is done: the next attempt is the round.
         flock(fd, LOCK_UN)
-        clock.advance(by: SyncEngine.gatherWrites)
+        clock.advance(by: SyncScheduler.gatherWrites)
         await waitForStatus(engine, "the round ended") { $0.roundsEnded == 1 && $0.pending == 0 }
         let status = await engine.status()
         XCTAssertEqual(status.mode, .online)
@@ -283,16 +283,16 @@ final class SyncModeTests: XCTestCase {
         let loop = Task { await engine.run() }
         defer { loop.cancel() }
         // The first round, when the loop starts, then a pull interval's wait.
-        await clock.waiting([SyncEngine.gatherWrites])
-        clock.advance(by: SyncEngine.gatherWrites)
-        await clock.waiting([SyncEngine.pullInterval])
+        await clock.waiting([SyncScheduler.gatherWrites])
+        clock.advance(by: SyncScheduler.gatherWrites)
+        await clock.waiting([SyncScheduler.pullInterval])
         // A check-in part-way through the wait: its round, then a whole pull interval again.
         clock.advance(by: 10)
         try await checkIn(repo, HabitID(value: 0xA8), create: true)
         await engine.poke()
-        await clock.waiting([SyncEngine.gatherWrites])
-        clock.advance(by: SyncEngine.gatherWrites)
-        await clock.waiting([SyncEngine.pullInterval])
+        await clock.waiting([SyncScheduler.gatherWrites])
+        clock.advance(by: SyncScheduler.gatherWrites)
+        await clock.waiting([SyncScheduler.pullInterval])
         let status = await engine.status()
         XCTAssertEqual(status.roundsEnded, 2)
         XCTAssertEqual(status.pending, 0)

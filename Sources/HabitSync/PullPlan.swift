@@ -1,0 +1,72 @@
+import FoundationEssentials
+import HabitCore
+
+/// Which batch of a device a round reads next, decided from that device's listing and what
+/// this device has of it, with no remote, clock or file: each time the batch that continues
+/// from the next operation and reaches furthest (ranges may overlap after a compaction, so a
+/// compacted range is one read and an operation that arrives twice is applied once). The
+/// same plan reads this device's own batches back to verify a first push.
+public struct PullPlan: Equatable, Sendable {
+    /// The device's batches as last listed, sorted.
+    public private(set) var listed: [BatchName]
+    /// The last operation of the device held here (every one up to it).
+    public private(set) var seen: UInt64
+    /// Whether the device was listed again this round after a batch went missing.
+    public private(set) var relisted = false
+
+    public init(listed: [BatchName], seen: UInt64) {
+        self.listed = listed.sorted()
+        self.seen = seen
+    }
+
+    /// What to do next.
+    public enum Step: Equatable, Sendable {
+        /// Read this batch and apply it.
+        case read(BatchName)
+        /// The listing goes on past `seen`, but no batch holds operation `seen + 1` (the
+        /// first one after it is `next`): nothing after the gap is applied; the device is
+        /// reported as waiting for it.
+        case gap(next: BatchName)
+        /// Nothing in the listing is beyond `seen` (also when the listing ends before it).
+        case done
+    }
+
+    public var next: Step {
+        guard let after = listed.first(where: { $0.last > seen }) else { return .done }
+        guard let batch = listed.filter({ $0.first <= seen + 1 && $0.last > seen }).max(by: { $0.last < $1.last }) else {
+            return .gap(next: after)
+        }
+        return .read(batch)
+    }
+
+    /// The batch `batch` was read and applied.
+    public mutating func read(_ batch: BatchName) { seen = max(seen, batch.last) }
+
+    /// A batch that was listed is gone when read (its device compacted since, and a batch
+    /// covering it is there now): true when the device is to be listed again and the plan
+    /// goes on from `relist`; false when it was listed again already this round, and the
+    /// missing batch is reported.
+    public mutating func missing() -> Bool {
+        guard !relisted else { return false }
+        relisted = true
+        return true
+    }
+
+    /// Goes on from a new listing of the device.
+    public mutating func relist(_ batches: [BatchName]) { listed = batches.sorted() }
+
+    /// How far ahead of `now` the newest operation read of a device was, when more than a
+    /// minute (its clock is ahead); nil otherwise.
+    public static func clockAhead(newestMillis: Int64, now: Date) -> Double? {
+        let ahead = Double(newestMillis) / 1000 - now.timeIntervalSince1970
+        return ahead > 60 ? ahead : nil
+    }
+
+    /// The devices kept in the status when `present` are more than `most`: those this device
+    /// has operations of (`known`) first, then in id order; and how many were left out.
+    public static func kept(_ present: Set<DeviceID>, known: Set<DeviceID>, most: Int) -> (kept: Set<DeviceID>, left: Int) {
+        guard present.count > most else { return (present, 0) }
+        let first = present.intersection(known).sorted(), rest = present.subtracting(known).sorted()
+        return (Set((first + rest).prefix(most)), present.count - most)
+    }
+}

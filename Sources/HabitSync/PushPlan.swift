@@ -1,0 +1,61 @@
+import HabitCore
+
+/// What a push does, decided from what the round knows, with no remote, clock or file: how
+/// many operations the next batch holds (halved after a size refusal), the batch that sends
+/// them, and what this device's own listing means for the acknowledged cursor.
+public struct PushPlan: Equatable, Sendable {
+    /// The most operations the remote's batches hold.
+    public let remoteMost: Int
+    /// The most operations the next batch holds.
+    public private(set) var limit: Int
+
+    /// A push to a remote whose batches hold at most `remoteMost` operations, and that an
+    /// earlier round learnt takes at most `learnt` (it refused a larger batch).
+    public init(remoteMost: Int, learnt: Int?) {
+        self.remoteMost = remoteMost
+        limit = max(1, min(remoteMost, learnt ?? .max))
+    }
+
+    /// The batch that sends `ops` (this device's next unsent operations, oldest first, with
+    /// consecutive sequence numbers): its name is the range they cover; nil for none.
+    public static func batch(_ ops: [HabitOperation]) -> BatchName? {
+        guard let first = ops.first, let last = ops.last else { return nil }
+        return BatchName(first: first.id.seq, last: last.id.seq)
+    }
+
+    /// After the remote refused a batch of `count` operations for its size, and did not write
+    /// it: true when half of them go next (names stay the range sent, and a range's bytes are
+    /// always the same, so no two batches hold the same operations differently); false when
+    /// a single operation was refused, and the refusal stands.
+    public mutating func refused(count: Int) -> Bool {
+        guard count > 1 else { return false }
+        limit = count / 2
+        return true
+    }
+
+    /// The limit to remember for this remote: set when it is below what the remote says it
+    /// takes.
+    public var learnt: Int? { limit < remoteMost ? limit : nil }
+
+    /// What this device's own listing on a verified remote means before a push.
+    public enum Start: Equatable, Sendable {
+        /// The remote holds everything it acknowledged: push from the cursor.
+        case fromCursor
+        /// The remote lost operations it acknowledged (emptied, restored from an old backup,
+        /// made again): send everything it lacks again, and verify.
+        case sendAllAgain
+    }
+
+    /// `listed`: this device's batches on the remote; `acked`: the acknowledged cursor.
+    public static func start(listed: [BatchName], acked: UInt64) -> Start {
+        listed.contiguousEnd() < acked ? .sendAllAgain : .fromCursor
+    }
+
+    /// Before the first push to a remote not verified yet (a new remote, or a lost cursor):
+    /// the cursor that takes as acknowledged this device's batches the remote already holds,
+    /// contiguous from `acked` on and within the `written` operations of the journal, so the
+    /// push sends only the rest and never a batch overlapping them.
+    public static func alreadyHeld(listed: [BatchName], written: UInt64, acked: UInt64) -> UInt64 {
+        listed.filter { $0.last <= written }.contiguousEnd(from: acked)
+    }
+}

@@ -1,0 +1,110 @@
+import FoundationEssentials
+import HabitCore
+
+/// What `{root}/users/{account}/format` says: one line, `habitto-sync 2 remote ID`, where ID
+/// (32 lower-case hex digits) is made at random by the device that makes the layout, so a
+/// layout made again (an emptied or replaced remote) has another identity, followed by
+/// ` age RECIPIENT` on an encrypted remote (every batch is an age file for that recipient,
+/// see `EncryptedRemote`); or `habitto-sync 1`, as earlier versions wrote it, which this
+/// version replaces with version 2 (earlier versions then refuse the remote in one line,
+/// before changing anything).
+public struct RemoteFormat: Equatable, Sendable {
+    /// The version this Habitto writes.
+    public static let current = 2
+    public let version: Int
+    /// The remote's identity (nil for version 1, which had none).
+    public let id: String?
+    /// The age recipient (`age1…`) every batch is encrypted to; nil: not encrypted.
+    public let recipient: String?
+
+    init(version: Int, id: String?, recipient: String? = nil) { self.version = version; self.id = id; self.recipient = recipient }
+
+    /// A new version 2 format with a random identity, encrypted to `recipient` when given
+    /// (a valid age recipient: see `AgeRecipient.isValid`).
+    public static func fresh(recipient: String? = nil) -> RemoteFormat {
+        precondition(recipient.map(AgeRecipient.isValid) ?? true, "not an age recipient")
+        let id = (0..<2).map { _ in
+            let s = String(UInt64.random(in: .min ... .max), radix: 16)
+            return String(repeating: "0", count: 16 - s.count) + s
+        }.joined()
+        return RemoteFormat(version: 2, id: id, recipient: recipient)
+    }
+
+    /// The file's bytes.
+    public var bytes: [UInt8] {
+        var line = "habitto-sync \(version)"
+        if let id { line += " remote \(id)" }
+        if let recipient { line += " age \(recipient)" }
+        return Array(line.utf8) + [10]
+    }
+
+    /// What a format file holds, read strictly.
+    public enum Parsed: Equatable, Sendable {
+        /// A format this version reads.
+        case readable(RemoteFormat)
+        /// A later version's format: this Habitto is too old for the remote.
+        case newer(version: Int)
+        /// Not a Habitto format file.
+        case unknown
+    }
+
+    /// Parses a format file: `habitto-sync 1`, `habitto-sync 2 remote ID`, `habitto-sync 2
+    /// remote ID age RECIPIENT`, or `habitto-sync N …` with N above 2 (a newer version's);
+    /// anything else is `unknown`.
+    public static func parse(_ bytes: [UInt8]) -> Parsed {
+        guard bytes.count <= 4096, let text = String(validating: bytes, as: UTF8.self), text.hasSuffix("\n") else { return .unknown }
+        let words = text.dropLast().split(separator: " ", omittingEmptySubsequences: false)
+        guard words.count >= 2, words[0] == "habitto-sync", let n = Int(words[1]), n >= 1, words[1].first != "0",
+              words[1].allSatisfy(\.isASCII) else { return .unknown }
+        if n > current { return .newer(version: n) }
+        if n == 1 { return words.count == 2 ? .readable(RemoteFormat(version: 1, id: nil)) : .unknown }
+        guard words.count == 4 || words.count == 6, words[2] == "remote", words[3].count == 32,
+              words[3].unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) else { return .unknown }
+        var recipient: String?
+        if words.count == 6 {
+            guard words[4] == "age", AgeRecipient.isValid(String(words[5])) else { return .unknown }
+            recipient = String(words[5])
+        }
+        return .readable(RemoteFormat(version: 2, id: String(words[3]), recipient: recipient))
+    }
+
+    /// The error for a format file that this version cannot use (`where` names it).
+    static func refusal(_ parsed: Parsed, found: [UInt8], at place: String) -> RemoteError {
+        if case .newer(let n) = parsed {
+            return .damaged("\(place) says format \(n): this remote needs a newer habitto (this one reads formats 1 and 2); update habitto on this device. Nothing was changed on the remote")
+        }
+        let text = Sanitize.display(String(decoding: found.prefix(64), as: UTF8.self).trimmingWhitespace)
+        return .damaged("\(place) says '\(text)', which is not a habitto remote format; choose another remote. The file was left alone")
+    }
+}
+
+/// Age X25519 recipients (public keys), as `age-keygen` prints them: `age1` followed by the
+/// key in lower-case bech32 (52 characters) and its 6-character checksum.
+public enum AgeRecipient {
+    static let charset = Array("qpzry9x8gf2tvdw0s3jn54khce6mua7l".utf8)
+
+    /// Whether `text` is an age X25519 recipient: the form above, and a checksum that holds
+    /// (so a recipient damaged on the remote is not taken for another one).
+    public static func isValid(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 62, bytes.starts(with: Array("age1".utf8)) else { return false }
+        var values: [UInt8] = []
+        for b in bytes.dropFirst(4) {
+            guard let v = charset.firstIndex(of: b) else { return false }
+            values.append(UInt8(v))
+        }
+        // BIP 173: the checksum over the expanded prefix ("age") and the data is 1.
+        let prefix = Array("age".utf8)
+        let expanded = prefix.map { $0 >> 5 } + [0] + prefix.map { $0 & 31 } + values
+        var check: UInt32 = 1
+        let generator: [UInt32] = [0x3b6a_57b2, 0x2650_8e6d, 0x1ea1_19fa, 0x3d42_33dd, 0x2a14_62b3]
+        for v in expanded {
+            let top = check >> 25
+            check = (check & 0x1ff_ffff) << 5 ^ UInt32(v)
+            for i in 0..<5 where (top >> i) & 1 == 1 { check ^= generator[i] }
+        }
+        guard check == 1 else { return false }
+        // 52 characters of 5 bits carry the 32-byte key and 4 bits of padding, which are 0.
+        return values[51] & 0xf == 0
+    }
+}

@@ -1,0 +1,309 @@
+import FoundationEssentials
+import HabitCore
+import HabitStore
+
+/// One round, carried out: it agrees with the remote (`Negotiation`), pushes (`PushPlan`),
+/// compacts (`CompactionPlan`), marks its version, pulls (`PullPlan`) and verifies a first
+/// push, every remote call through the round's gate. It holds the sync state while it runs
+/// and records each result in it; it hands the state to the engine to save (`engine.save`)
+/// before the engine publishes anything of it, so the engine's copy is always what was saved.
+struct SyncRound {
+    let engine: SyncEngine
+    let repository: HabitRepository
+    let calls: RemoteCalls
+    let clock: any SyncClock
+    let paths: DataPaths
+    var state: SyncState
+    var report = SyncReport()
+    var me: DeviceID { repository.device }
+
+    /// The most skipped remote entries kept in the status (then a count).
+    static let maxRemoteProblems = 50
+    /// The most other devices kept in `sync.json` and shown by `status`: more device folders
+    /// with batches than one person's devices can be is a remote filled by mistake or on
+    /// purpose. Every listed device is still read; only the record is bounded.
+    static let maxDevices = 200
+    var account: String { state.account }
+
+    /// Everything a round does with `plain`, the remote the settings name.
+    mutating func run(_ plain: any Remote) async throws {
+        guard let spec = try state.remoteSpec() else { throw RemoteError.refused("no remote is set") }
+        let agreed = try await Negotiation.agree(plain, spec: spec, account: account, recordedID: state.remoteID,
+                                                 recordedRecipient: state.remoteRecipient, paths: paths, calls: calls)
+        let remote = agreed.remote
+        try await notice(agreed.format)
+        if let own = try await push(remote) {
+            try await compact(remote, own.items)
+            try await markVersion(remote, own.versions)
+        }
+        try await pull(remote)
+        if state.migratedTo != state.target, let markers = try await verify(remote) { try await markVersion(remote, markers) }
+    }
+
+    mutating func save() async throws { state = try await engine.save(state) }
+
+    /// Records the remote's identity from the format `prepare` read (nil: not read).
+    mutating func notice(_ format: RemoteFormat?) async throws {
+        switch Negotiation.identity(format, recorded: state.remoteID) {
+        case .unchanged: return
+        case .first(let f):
+            state.remoteID = f.id
+            state.remoteRecipient = f.recipient
+        case .changed(let f):
+            if !report.refilled { try await sendAllAgain() }
+            state.remoteID = f.id
+            state.remoteRecipient = f.recipient
+        }
+        try await save()
+    }
+
+    /// Forgets what the remote acknowledged, so this round sends again (and then reads back
+    /// and verifies, as after `remote set`) every operation the remote lacks.
+    mutating func sendAllAgain() async throws {
+        state.ackedSeq = 0
+        state.scanOffset = 0
+        state.migratedTo = nil
+        try await save()
+        report.refilled = true
+    }
+
+    // MARK: Push
+
+    /// Pushes what is pending; returns this device's batches on the remote (listed before,
+    /// and written since) with its version markers when the remote is verified, nil otherwise.
+    mutating func push(_ remote: any Remote) async throws -> Listing<BatchName>? {
+        let me = me, account = account
+        var held: Listing<BatchName>?
+        if state.migratedTo == state.target && state.ackedSeq > 0 {
+            let listing = try await calls.run { try await remote.listBatches(account: account, device: me) }
+            if PushPlan.start(listed: listing.items, acked: state.ackedSeq) == .sendAllAgain {
+                // The root may be gone too: it is checked (never created) and the layout made
+                // again; then everything is pushed again and read back.
+                remote.forgetExisting()
+                let format = try await calls.run { try await remote.prepare(account: account) }
+                try await sendAllAgain()
+                try await notice(format)
+            }
+            held = listing
+        }
+        if state.migratedTo != state.target { try await skipWhatRemoteHas(remote, listed: held?.items) }
+        var plan = PushPlan(remoteMost: remote.maxBatchOperations, learnt: state.learntNow?.maxBatchOperations)
+        while true {
+            // The end the read covered comes from the same call: reading the journal's end
+            // afterwards could pass over a check-in committed in between, never to be sent.
+            let (ops, first, scannedTo) = try await repository.pendingOperations(
+                afterSeq: state.ackedSeq, fromOffset: state.scanOffset, limit: plan.limit)
+            if let first { state.scanOffset = first }
+            guard let name = PushPlan.batch(ops) else {
+                state.scanOffset = scannedTo
+                return held
+            }
+            let bytes = BatchFile.encode(ops)
+            try calls.checkNotStopped()
+            await engine.show(sending: ops)
+            do {
+                _ = try await calls.run { try await remote.create(account: account, device: me, batch: name, bytes: bytes) }
+            } catch let e as RemoteError where e.tooLarge {
+                if plan.refused(count: ops.count) { continue }
+                throw e
+            }
+            if let limit = plan.learnt { state.learn(remote.knownToExist, maxBatchOperations: limit) }
+            // The remote has it: record the cursor durably before anything else.
+            state.ackedSeq = name.last
+            state = try await engine.save(state, acknowledging: name)
+            held?.items.append(name)
+            report.pushed += ops.count
+            report.batches += 1
+            await engine.show(sending: [])
+        }
+    }
+
+    /// Before the first push to a remote and account not yet verified (a new remote, or
+    /// `sync.json` lost with the cursor in it): takes as acknowledged what the remote already
+    /// holds of this device (`PushPlan.alreadyHeld`); the verification reads it back.
+    mutating func skipWhatRemoteHas(_ remote: any Remote, listed: [BatchName]?) async throws {
+        let me = me, account = account
+        let written = await repository.state.seen[me] ?? 0
+        // A device that has written nothing (a new device joining) has nothing to skip.
+        guard written > 0 else { return }
+        var held = listed ?? []
+        if listed == nil { held = try await calls.run { try await remote.batches(account: account, device: me) } }
+        let end = PushPlan.alreadyHeld(listed: held, written: written, acked: state.ackedSeq)
+        guard end > state.ackedSeq else { return }
+        state.ackedSeq = end
+        try await save()
+    }
+
+    // MARK: Compaction
+
+    /// Carries out the `CompactionPlan` for this device's batches `listed` (once the remote is
+    /// verified): each step written create-only from the journal, read back and checked to
+    /// hold the same operations, and only then the batches it replaces removed. A stop at any
+    /// step leaves batches that overlap, which readers skip, and the next round finishes.
+    mutating func compact(_ remote: any Remote, _ listed: [BatchName]) async throws {
+        guard state.migratedTo == state.target, state.ackedSeq > 0 else { return }
+        let largest = min(CompactionPlan.largest, state.learntNow?.maxBatchOperations.map(UInt64.init) ?? .max)
+        var plan = CompactionPlan(listed: listed, acked: state.ackedSeq, largest: largest)
+        let me = me, account = account
+        while let step = plan.next() {
+            let range = step.range
+            // Stop when the journal lacks the range; pass over a range a reader takes no file of.
+            guard let ops = try await journalOperations(range) else { return }
+            let bytes = BatchFile.encode(ops)
+            guard bytes.count <= BatchFile.maxBytes else { continue }
+            do {
+                _ = try await calls.run { try await remote.create(account: account, device: me, batch: range, bytes: bytes) }
+            } catch let e as RemoteError where e.tooLarge && range.count > 1 {
+                // Refused for its size and not written: later compactions use half the size.
+                state.learn(remote.knownToExist, maxBatchOperations: Int(range.count / 2))
+                return
+            }
+            let back = try await calls.run { try await remote.read(account: account, device: me, batch: range, maxBytes: BatchFile.maxBytes) }
+            guard BatchAck.acknowledges(back, bytes, device: me, name: range) else {
+                throw RemoteError.damaged("batch \(range) of this device read back from the remote differs from what was written; the batches it covers were left alone")
+            }
+            for old in step.replaces { try await calls.run { try await remote.remove(account: account, device: me, batch: old) } }
+            plan.merged(step)
+        }
+    }
+
+    /// This device's operations `range` from the journal, read from where the last
+    /// compaction's range started when that is at or before it (from the start otherwise,
+    /// or when the journal does not hold them there); nil when the journal lacks any.
+    mutating func journalOperations(_ range: BatchName) async throws -> [HabitOperation]? {
+        let mark = state.compactedFrom.flatMap { $0.seq <= range.first ? $0.offset : nil }
+        for from in mark.map({ $0 > 0 ? [$0, 0] : [0] }) ?? [0] {
+            let (ops, offset) = try await repository.localOperations(afterSeq: range.first - 1, fromOffset: from, limit: Int(range.count))
+            guard ops.count == Int(range.count), ops.first?.id.seq == range.first, ops.last?.id.seq == range.last else { continue }
+            if let offset { state.compactedFrom = SyncState.JournalMark(seq: range.first, offset: offset) }
+            return ops
+        }
+        return nil
+    }
+
+    /// Writes this device's version marker when its `ops` folder lacks the one for this
+    /// release (`markers`: the versions its listing names), and removes its others.
+    func markVersion(_ remote: any Remote, _ markers: [String]) async throws {
+        let me = me, account = account, current = HabittoVersion.current
+        if !markers.contains(current) {
+            try await calls.run { try await remote.markVersion(account: account, device: me, version: current) }
+        }
+        for old in markers where old != current {
+            try await calls.run { try await remote.unmarkVersion(account: account, device: me, version: old) }
+        }
+    }
+
+    // MARK: Pull
+
+    /// Reads and applies what other devices wrote. A device with bad batches is reported and
+    /// blocks neither this device nor the others.
+    mutating func pull(_ remote: any Remote) async throws {
+        let me = me, account = account
+        try calls.checkNotStopped()
+        await engine.show(pulling: true)
+        let devices = try await calls.run { try await remote.listDevices(account: account) }
+        var skipped = devices.skipped, problems: [String] = []
+        // Devices that are on the remote with a batch, or were known and could not be read
+        // this round; the others are forgotten (a folder with no batch is not a device yet).
+        var present = Set<DeviceID>()
+        for device in devices.items where device != me {
+            let wasSeen = state.devicesSeen[device] != nil
+            do {
+                let listing = try await pull(device, from: remote)
+                skipped += listing.skipped
+                guard !listing.items.isEmpty else { continue }
+                present.insert(device)
+            } catch let e as RemoteError where e.kind == .permanent {
+                problems.append(e.message)
+                if wasSeen { present.insert(device) }
+            }
+        }
+        let (kept, left) = PullPlan.kept(present, known: Set(await repository.state.seen.keys), most: SyncRound.maxDevices)
+        if left > 0 { skipped.append("\(left) more devices with batches are not kept in the status (at most \(SyncRound.maxDevices))") }
+        state.devicesSeen = state.devicesSeen.filter { kept.contains($0.key) }
+        state.clockAhead = state.clockAhead.filter { kept.contains($0.key) }
+        state.devicesVersion = state.devicesVersion?.filter { kept.contains($0.key) }
+        // One snapshot after the whole pull, however many batches it folded in.
+        if report.pulled > 0 { try? await repository.snapshotIfDue() }
+        if !problems.isEmpty { report.error = problems.joined(separator: "; ") }
+        // Skipped entries are a list of what is there now, not an error of every round.
+        if skipped.count > SyncRound.maxRemoteProblems {
+            skipped = Array(skipped.prefix(SyncRound.maxRemoteProblems)) + ["\(skipped.count - SyncRound.maxRemoteProblems) more entries skipped"]
+        }
+        let before = Set(state.remoteProblems ?? [])
+        report.remoteProblems = skipped
+        report.newRemoteProblems = skipped.filter { !before.contains($0) }
+        state.remoteProblems = skipped.isEmpty ? nil : skipped
+    }
+
+    /// Reads and applies `device`'s batches beyond what this device has of it, as its
+    /// `PullPlan` says; returns the device's last listing.
+    mutating func pull(_ device: DeviceID, from remote: any Remote) async throws -> Listing<BatchName> {
+        let account = account
+        var listing = try await calls.run { try await remote.listBatches(account: account, device: device) }
+        var plan = PullPlan(listed: listing.items, seen: await repository.state.seen[device] ?? 0)
+        var newest: Int64 = 0
+        while true {
+            switch plan.next {
+            case .done:
+                if !listing.items.isEmpty { record(device, listing, newest: newest) }
+                return listing
+            case .gap(let next):
+                throw RemoteError.notFound("device \(device.rawValue.prefix(8)) has no batch with operation \(plan.seen + 1) (next is \(next)); waiting for it")
+            case .read(let batch):
+                let bytes: [UInt8]
+                do {
+                    bytes = try await calls.run { try await remote.read(account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes) }
+                } catch let e as RemoteError where e.missing {
+                    // Removed since it was listed: that device compacted, and a listing now
+                    // shows the batch covering it. Operations already applied are skipped.
+                    guard plan.missing() else { throw e }
+                    listing = try await calls.run { try await remote.listBatches(account: account, device: device) }
+                    plan.relist(listing.items)
+                    continue
+                }
+                let ops = try BatchFile.decode(bytes, device: device, name: batch)
+                report.pulled += try await repository.applyRemote(ops)
+                plan.read(batch)
+                newest = max(newest, ops.map(\.hlc.wallMillis).max() ?? 0)
+            }
+        }
+    }
+
+    /// Records that `device` was seen, the version it last ran, and how far ahead its clock is.
+    mutating func record(_ device: DeviceID, _ listing: Listing<BatchName>, newest: Int64) {
+        state.devicesSeen[device] = clock.now()
+        if let version = listing.versions.last { state.devicesVersion = (state.devicesVersion ?? [:]).merging([device: version]) { $1 } }
+        if let ahead = PullPlan.clockAhead(newestMillis: newest, now: clock.now()) {
+            state.clockAhead[device] = ahead
+        } else if newest > 0 {
+            state.clockAhead[device] = nil
+        }
+    }
+
+    // MARK: Verification
+
+    /// After the first full push to a remote: reads this device's batches back (as a pull
+    /// would) and checks that they hold every operation up to the acked cursor, then records
+    /// it as done. Returns the version markers the listing named (nil when this device has
+    /// sent nothing).
+    mutating func verify(_ remote: any Remote) async throws -> [String]? {
+        guard state.ackedSeq > 0 else {
+            state.migratedTo = state.target
+            return nil
+        }
+        let me = me, account = account
+        let listing = try await calls.run { try await remote.listBatches(account: account, device: me) }
+        var plan = PullPlan(listed: listing.items, seen: 0)
+        while case .read(let batch) = plan.next {
+            let bytes = try await calls.run { try await remote.read(account: account, device: me, batch: batch, maxBytes: BatchFile.maxBytes) }
+            _ = try BatchFile.decode(bytes, device: me, name: batch)
+            plan.read(batch)
+        }
+        guard plan.seen >= state.ackedSeq else {
+            throw RemoteError.notFound("verification failed: the remote lacks this device's operations from \(plan.seen + 1); run 'habitto sync' again")
+        }
+        state.migratedTo = state.target
+        return listing.versions
+    }
+}
