@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "CRC32CInstruction"],
                     swiftSettings: strict),
         .testTarget(name: "HabitImportTests", dependencies: ["HabitCore", "HabitStore", "HabitImport"], swiftSettings: strict),
-        .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVClient",
+        .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVClient", "WebDAVHarness",
                                                            "CHTTPTransfer"], swiftSettings: strict),
         // Seeded fuzzing of every decoder of outside bytes (HABITTO_FUZZ_SEED, HABITTO_FUZZ_FACTOR).
         .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVWire",
