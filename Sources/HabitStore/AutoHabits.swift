@@ -30,9 +30,11 @@ public enum AutoHabits {
     }
 
     /// This machine's commands, by habit: lines `HABITID COMMAND` in the file at `path`
-    /// (none when it does not exist). Throws `StoreError.config` naming a line that is not so.
+    /// (none when it does not exist). Throws `StoreError.config` naming a line that is not so,
+    /// and `StoreError.untrusted` for a file that another user owns or can write
+    /// (`LocalTrust`): none of its commands is run.
     public static func commands(path: String) throws -> [HabitID: String] {
-        guard let bytes = try Sys.readFile(path, limit: 4 << 20) else { return [:] }
+        guard let bytes = try LocalTrust.read(path, what: "the auto file", holds: .commands, limit: 4 << 20) else { return [:] }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw StoreError.config("\(path): not UTF-8 text; fix it, or delete it and set the commands again with 'habitto auto'")
         }

@@ -77,11 +77,13 @@ public struct Config: Sendable, Equatable {
     }
 
     /// Reads the file at `path`; defaults when it does not exist. A file that may not be
-    /// read is named as the config file, with what to do about it.
+    /// read is named as the config file, with what to do about it; one that another user
+    /// owns or can write is not used at all (`LocalTrust`: its `password_command` would run
+    /// as this user), and throws `StoreError.untrusted`.
     public static func load(path: String) throws -> Config {
         let read: [UInt8]?
         do {
-            read = try Sys.readFile(path, limit: 1 << 20)
+            read = try LocalTrust.read(path, what: "the config file", holds: .commands, limit: 1 << 20)
         } catch StoreError.io(_, _, let e) where e == EACCES || e == EPERM {
             throw StoreError.config("cannot read the config file \(path): \(String(cString: strerror(e))); "
                                     + "make it readable (chmod u+r \(path)) or remove it to use the defaults")

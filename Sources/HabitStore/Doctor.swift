@@ -75,9 +75,11 @@ public enum Doctor {
 
     static func checkJournal(_ paths: DataPaths, _ out: inout LocalCheck) {
         let path = paths.journal
+        // A link is not followed (checkFileKinds reports it).
+        if let st = try? Sys.entryStatus(path), st.st_mode & S_IFMT == S_IFLNK { return }
         let bytes: [UInt8]
         do {
-            guard let b = try withDirectoryLock(paths, { try Sys.readFile(path) }) else {
+            guard let b = try withDirectoryLock(paths, { try Sys.readFile(path, followLinks: false) }) else {
                 out.passed.append("journal: none yet (nothing recorded)")
                 out.state = HabitState()
                 return
@@ -226,22 +228,34 @@ public enum Doctor {
         let files = [paths.journal, paths.lock, paths.directory + "/sync.json", paths.directory + "/remote",
                      paths.directory + "/sync.json.lock", paths.directory + "/imports.json"]
         var st = stat()
-        for file in files where stat(file, &st) == 0 && st.st_mode & S_IFMT != S_IFREG {
+        // lstat: what a link points to is outside the doctor's business, and never checked.
+        for file in files where lstat(file, &st) == 0 && st.st_mode & S_IFMT != S_IFREG {
+            if st.st_mode & S_IFMT == S_IFLNK {
+                out.findings.append(Finding(check: "files", problem: "\(file) is a symbolic link; the doctor follows no link inside the data directory, so it was not checked",
+                                            fix: "replace the link with a copy of the file itself"))
+                continue
+            }
             let kind = st.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
             out.findings.append(Finding(check: "files", problem: "\(file) is \(kind), so commands that use it fail",
                                         fix: "move it out of the data directory; Habitto creates what it needs again"))
         }
-        for dir in [paths.recovered, Backups.directory(paths)] where stat(dir, &st) == 0 && st.st_mode & S_IFMT != S_IFDIR {
+        for dir in [paths.recovered, Backups.directory(paths)] where lstat(dir, &st) == 0 && st.st_mode & S_IFMT != S_IFDIR && st.st_mode & S_IFMT != S_IFLNK {
             out.findings.append(Finding(check: "files", problem: "\(dir) is not a directory, so repairs and backups cannot be written",
                                         fix: "move it out of the data directory"))
         }
     }
 
     static func checkFiles(_ paths: DataPaths, configPath: String?, _ out: inout LocalCheck) {
+        // The files whose commands or secrets are used only when they are this user's own.
+        var refused: [LocalTrust.Refusal] = []
         if let configPath {
             do { _ = try Config.load(path: configPath); out.passed.append("config: \(FileManager.default.fileExists(atPath: configPath) ? configPath + " is valid" : "none (defaults)")") }
+            catch StoreError.untrusted(let refusal) { refused.append(refusal) }
             catch { out.findings.append(Finding(check: "config", problem: "\(error)", fix: "edit the file as the message says")) }
+            refused += [LocalTrust.refusal(AutoHabits.commandsPath(configPath: configPath), what: "the auto file", holds: .commands)].compactMap { $0 }
         }
+        refused += [LocalTrust.refusal(paths.directory + "/remote-key", what: "the key file", holds: .secret, inDataDirectory: true)].compactMap { $0 }
+        for refusal in refused { out.findings.append(Finding(check: "permissions", problem: refusal.statement, fix: refusal.fix)) }
         var st = stat()
         if stat(paths.directory, &st) == 0 {
             if st.st_mode & 0o022 != 0 {
@@ -252,7 +266,10 @@ public enum Doctor {
                 out.findings.append(Finding(check: "permissions", problem: "the data directory \(paths.directory) is not writable", fix: "fix its owner or permissions, or use another --home"))
             }
         }
-        for file in [paths.journal, paths.snapshot, paths.device, paths.directory + "/sync.json", paths.directory + "/remote"] where stat(file, &st) == 0 {
+        // lstat: a link is never followed for a check or an advice (a chmod would change what
+        // it points to); one that is not a regular file is reported by checkFileKinds.
+        for file in [paths.journal, paths.snapshot, paths.device, paths.directory + "/sync.json", paths.directory + "/remote"]
+        where lstat(file, &st) == 0 && st.st_mode & S_IFMT == S_IFREG {
             if st.st_mode & 0o022 != 0 {
                 out.findings.append(Finding(check: "permissions", problem: "\(file) can be written by other users (mode \(String(st.st_mode & 0o777, radix: 8)))", fix: "run chmod 600 '\(file)'"))
             } else if access(file, R_OK) != 0 {

@@ -5,13 +5,16 @@ import HabitCore
 import Glibc
 #endif
 
-/// One run of another program (`notify-send`, `systemctl`, `unzip`, a `password_command`),
-/// bounded in time and size: its standard input is /dev/null (or `input`); it runs in a session of its
-/// own (no terminal to ask on, and a process group of its own), with no open file but its
-/// standard streams; at most `outputLimit` bytes
-/// of its output are kept and the rest is read and dropped, so it never blocks writing; after
-/// `timeLimit` seconds it is killed with SIGKILL, with every process of its group. Habitto's
-/// secrets (`secretVariables`) are left out of its environment unless the caller passes them.
+/// One run of another program (`notify-send`, `systemctl`, `unzip`, `age`, an `auto` command,
+/// a `password_command`), bounded in time and size: its standard input is /dev/null (or
+/// `input`); it runs in a session of its own (no terminal to ask on, and a process group of
+/// its own; see `Isolation`), with no open file but its standard streams; at most
+/// `outputLimit` bytes of its output are kept and the rest is read and dropped, so it never
+/// blocks writing. When it exits, and when it is killed after `timeLimit` seconds, every
+/// process still in its session (or group) is killed with SIGKILL: nothing it started in the
+/// background outlives it. A process that leaves the session (`setsid`, as a daemon such as
+/// `gpg-agent` does) is no longer its, and is not ended. Habitto's secrets
+/// (`secretVariables`) are left out of its environment unless the caller passes them.
 public struct OutsideProgram: Sendable {
     /// What the program's standard error is connected to.
     public enum Errors: Sendable, Equatable {
@@ -33,6 +36,18 @@ public struct OutsideProgram: Sendable {
         case inheritedWithSecrets
         /// Exactly these `NAME=value` entries.
         case exactly([String])
+    }
+
+    /// How the program is set apart, so that it can be ended with everything it started.
+    public enum Isolation: Sendable, Equatable {
+        /// A session of its own (so no controlling terminal), as the leader of its process
+        /// group: at its end every process still in its session is ended.
+        case session
+        /// A process group of its own in this process's session: at its end every process
+        /// still in its group is ended. For a program started by a Habitto that runs in a
+        /// session of its own (`habitto __answer`), so that whoever ends that session (the
+        /// `remind` that started it, at its time limit) ends this program with it.
+        case group
     }
 
     /// How a run ended.
@@ -101,6 +116,8 @@ public struct OutsideProgram: Sendable {
     /// leaves the program running (`Outcome.leftRunning`). For a program that says it has
     /// started its work before it ends, such as a notification that then waits for an answer.
     public var watch: (@Sendable (_ output: [UInt8]) -> Bool)?
+    /// How it is set apart (`.session` unless the caller says otherwise).
+    public var isolation = Isolation.session
     /// Bytes given to the program as its standard input, which then ends (nil: /dev/null).
     /// They are written from a thread of their own while its output is read, so a program
     /// that writes before it has read everything never waits on Habitto, nor Habitto on it;
@@ -141,7 +158,8 @@ public struct OutsideProgram: Sendable {
         var inp: [Int32] = [-1, -1]
         if input != nil, socketpair(AF_UNIX, socketType, 0, &inp) != 0 { return failed(String(cString: strerror(errno))) }
         let errors = self.errors
-        let started = Sys.spawn(path, [path] + arguments, environment: environmentEntries(), newSession: true) { actions in
+        let started = Sys.spawn(path, [path] + arguments, environment: environmentEntries(), newSession: isolation == .session,
+                                ownGroup: true) { actions in
             if inp[0] >= 0 {
                 posix_spawn_file_actions_adddup2(&actions, inp[0], 0)
             } else {
@@ -179,22 +197,27 @@ public struct OutsideProgram: Sendable {
                       outputCut: streams[0].cut, timeLimit: timeLimit, inputCut: writer?.finish() ?? false)
     }
 
-    /// Reads the child's streams until it exits, or kills its process group at the time limit.
+    /// Reads the child's streams until it exits, or kills it at the time limit; either way
+    /// every process left in its session (or group) is killed before the child is reaped, so
+    /// that its id, which is the session's and the group's, names no other process meanwhile.
     private func wait(for child: pid_t, reading streams: inout [Stream]) -> Outcome {
+        let endAll = { Sys.killAll(group: child, session: self.isolation == .session) }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .milliseconds(Int64(max(0, timeLimit) * 1000)))
         // The child's end shows as the end of its output, or (when something it started keeps
         // the output open) by asking; the pause between asks grows while nothing happens.
         var pause: Int32 = 1
         while true {
-            if let status = Self.reap(child, blocking: false) {
+            if Self.hasEnded(child) {
+                // What it left running (`sleep 300 &`) would hold its output open, and run on.
+                endAll()
+                let status = Self.reap(child, blocking: true) ?? .couldNotStart("its end could not be seen")
                 for i in streams.indices { streams[i].drainWithoutWaiting() }
                 return status
             }
             let left = clock.now.duration(to: deadline)
             if left <= .zero {
-                // Its own session made it a process group leader: the group goes with it.
-                kill(-child, SIGKILL)
+                endAll()
                 kill(child, SIGKILL)
                 _ = Self.reap(child, blocking: true)
                 return .killedAfterTimeLimit
@@ -210,6 +233,17 @@ public struct OutsideProgram: Sendable {
             } else {
                 pause = min(pause * 2, 50)
             }
+        }
+    }
+
+    /// Whether the child has ended (or cannot be waited for), without reaping it: while it
+    /// is not reaped its id is not given to another process.
+    private static func hasEnded(_ child: pid_t) -> Bool {
+        var info = siginfo_t()
+        while true {
+            if waitid(P_PID, id_t(child), &info, WEXITED | WNOHANG | WNOWAIT) == 0 { return info.si_signo == SIGCHLD }
+            if errno == EINTR { continue }
+            return true
         }
     }
 

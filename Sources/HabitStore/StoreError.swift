@@ -13,6 +13,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unreadable(path: String, detail: String)
     /// The configuration file is invalid (the message names the line).
     case config(String)
+    /// A file Habitto takes commands or a secret from is not this user's own file that no one
+    /// else can write (see `LocalTrust`), so nothing in it was used.
+    case untrusted(LocalTrust.Refusal)
     /// Another process held a lock for longer than the wait allowed (`Sys.lock`). `lock` names
     /// it ("the data lock"), `holder` says who holds it ("habitto (process 4242)", or "another
     /// process" when that cannot be told), `seconds` is how long was waited.
@@ -22,6 +25,15 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     public var isLockBusy: Bool {
         if case .lockBusy = self { return true }
         return false
+    }
+
+    /// Whether this is an invalid config file, or a file of commands or secrets that is not
+    /// used (`untrusted`): a setting to fix, not a failure of the storage.
+    public var isConfigProblem: Bool {
+        switch self {
+        case .config, .untrusted: return true
+        default: return false
+        }
     }
 
     public var description: String {
@@ -43,6 +55,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             return "\(path): \(detail)"
         case .config(let m):
             return m
+        case .untrusted(let refusal):
+            return refusal.description
         case .lockBusy(let path, let lock, let holder, let seconds):
             let waited = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
             return "\(holder) has held \(lock) \(path) for more than \(waited) s; close it or try again"

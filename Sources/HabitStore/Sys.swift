@@ -206,23 +206,25 @@ public enum Sys {
     /// id, or the error number when it could not be started.
     public static func spawn(_ path: String, _ arguments: [String],
                              files: (inout posix_spawn_file_actions_t) -> Void) -> Result<pid_t, SpawnFailure> {
-        start(path, arguments, environment: environ, newSession: false, files: files)
+        start(path, arguments, environment: environ, newSession: false, ownGroup: false, files: files)
     }
 
     /// `spawn`, with the child's environment as `NAME=value` entries, and with `newSession`
     /// in a session of its own (so without a controlling terminal, and the leader of a process
-    /// group whose id is its process id).
-    public static func spawn(_ path: String, _ arguments: [String], environment: [String], newSession: Bool,
+    /// group whose id is its process id); with `ownGroup` (and not `newSession`) in this
+    /// process's session, as the leader of a process group of its own (whose id is its process id).
+    public static func spawn(_ path: String, _ arguments: [String], environment: [String], newSession: Bool, ownGroup: Bool = false,
                              files: (inout posix_spawn_file_actions_t) -> Void) -> Result<pid_t, SpawnFailure> {
         let envp = environment.map { strdup($0) } + [nil]
         defer { envp.forEach { free($0) } }
         return envp.withUnsafeBufferPointer { entries in
-            start(path, arguments, environment: UnsafeMutablePointer(mutating: entries.baseAddress!), newSession: newSession, files: files)
+            start(path, arguments, environment: UnsafeMutablePointer(mutating: entries.baseAddress!), newSession: newSession,
+                  ownGroup: ownGroup, files: files)
         }
     }
 
     private static func start(_ path: String, _ arguments: [String], environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
-                              newSession: Bool, files: (inout posix_spawn_file_actions_t) -> Void) -> Result<pid_t, SpawnFailure> {
+                              newSession: Bool, ownGroup: Bool, files: (inout posix_spawn_file_actions_t) -> Void) -> Result<pid_t, SpawnFailure> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -238,7 +240,9 @@ public enum Sys {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         // POSIX_SPAWN_SETSID (glibc 2.26), which Swift's Glibc module does not name.
         let setsid: Int32 = 0x80
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (newSession ? setsid : 0)))
+        let group = !newSession && ownGroup ? Int32(POSIX_SPAWN_SETPGROUP) : 0
+        if group != 0 { posix_spawnattr_setpgroup(&attributes, 0) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (newSession ? setsid : 0) | group))
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
@@ -435,6 +439,42 @@ public enum Sys {
         let n = read(fd, &stat, stat.count)
         guard n > 0, let name = stat[..<n].lastIndex(of: UInt8(ascii: ")")), name + 2 < n else { return true }
         return stat[name + 2] != UInt8(ascii: "Z")
+    }
+
+    /// Kills with SIGKILL every process of the process group `group` and, with `session`,
+    /// every process of the session `group` leads (each other group in it, found in /proc),
+    /// looked for twice (a group made while the first look ran is found by the second). A
+    /// process that has left the session (`setsid`) is not found: it is no longer the
+    /// program's. Call it before the leader is reaped, so that its id names no one else.
+    public static func killAll(group: pid_t, session: Bool) {
+        guard group > 1 else { return }
+        kill(-group, SIGKILL)
+        guard session else { return }
+        for _ in 0..<2 {
+            let others = groups(inSession: group).subtracting([group])
+            if others.isEmpty { return }
+            for other in others where other > 1 { kill(-other, SIGKILL) }
+        }
+    }
+
+    /// The process groups of the live processes of session `session`, from /proc (a
+    /// process that ends while it is read is left out).
+    static func groups(inSession session: pid_t) -> Set<pid_t> {
+        guard let dir = opendir("/proc") else { return [] }
+        defer { closedir(dir) }
+        var found = Set<pid_t>()
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let pid = pid_t(name), pid > 0, let stat = procFile("/proc/\(pid)/stat") else { continue }
+            // "PID (NAME) STATE PPID PGRP SESSION …": the fields after the name's last parenthesis.
+            guard let close = stat.lastIndex(of: UInt8(ascii: ")")) else { continue }
+            let fields = stat[(close + 1)...].split(separator: 0x20)
+            guard fields.count > 3, fields[0].first != UInt8(ascii: "Z"),
+                  let sid = pid_t(String(decoding: fields[3], as: UTF8.self)), sid == session,
+                  let pgrp = pid_t(String(decoding: fields[2], as: UTF8.self)) else { continue }
+            found.insert(pgrp)
+        }
+        return found
     }
 
     /// The path with every symbolic link, `.` and `..` resolved, for the part that exists;

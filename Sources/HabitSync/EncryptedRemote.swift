@@ -91,14 +91,17 @@ public struct RemoteKey: Equatable, Sendable {
     static let recipientComment = "# public key: "
 
     /// The data directory's key, or nil when it has no key file. A key file that is not a
-    /// regular file of ours (a link, another kind of file, no recipient comment) is an error
-    /// saying what to do.
+    /// regular file of ours (a link, another kind of file, another user's, one that group or
+    /// others can read or write: see `LocalTrust`; no recipient comment) is an error saying
+    /// what to do.
     public static func load(_ paths: DataPaths) throws -> RemoteKey? {
         let file = path(paths)
         let bytes: [UInt8]
         do {
-            guard let read = try Sys.readFile(file, limit: 64 << 10, followLinks: false) else { return nil }
+            guard let read = try LocalTrust.read(file, what: "the key file", holds: .secret, inDataDirectory: true, limit: 64 << 10) else { return nil }
             bytes = read
+        } catch StoreError.untrusted(let refusal) {
+            throw CoreError.invalid(refusal.description)
         } catch {
             throw CoreError.invalid("the key file \(file) cannot be read (\(error)); join again with habitto remote set SPEC --key FILE (habitto remote key on a device that has it)")
         }

@@ -71,7 +71,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     }
 
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        LoopbackHost.contains(host)
     }
 
     // MARK: Requests

@@ -97,8 +97,7 @@ public enum CLI {
             return ExitCode.invalid
         case let e as StoreError:
             Output.err("habitto: \(e.description)")
-            if case .config = e { return ExitCode.invalid }
-            return ExitCode.storage
+            return e.isConfigProblem ? ExitCode.invalid : ExitCode.storage
         default:
             Output.err("habitto: \(error)")
             return ExitCode.storage

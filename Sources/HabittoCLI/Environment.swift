@@ -57,7 +57,7 @@ public struct AppEnvironment: Sendable {
     }
 
     /// With `configProblemsAllowed` (the doctor, which reports them itself), an invalid
-    /// config file means the defaults rather than an error.
+    /// config file, or one that is not used (`LocalTrust`), means the defaults rather than an error.
     static func resolve(home flag: String?, env: (String) -> String?, configProblemsAllowed: Bool = false) throws -> AppEnvironment {
         // Looked up (in the password database when HOME is unset) only when a path needs it.
         var knownHome: String?
@@ -76,7 +76,7 @@ public struct AppEnvironment: Sendable {
         let configDir = (nonEmpty("XDG_CONFIG_HOME") ?? userHome + "/.config") + "/habitto"
         let configPath = configDir + "/config"
         let config: Config
-        do { config = try Config.load(path: configPath) } catch StoreError.config(_) where configProblemsAllowed { config = Config() }
+        do { config = try Config.load(path: configPath) } catch let e as StoreError where configProblemsAllowed && e.isConfigProblem { config = Config() }
         let clock: @Sendable () -> Date
         if let fixed = env("HABITTO_NOW") {
             guard let date = parseNow(fixed) else {

@@ -31,7 +31,8 @@ enum PasswordSource {
         return password
     }
 
-    /// Reads `path`, which must be a regular file that neither group nor others can read.
+    /// Reads `path`, which must be a regular file of this user's that neither group nor
+    /// others can read (`LocalTrust`: a secret).
     static func read(_ path: String, configPath: String) throws -> String {
         let fix = "point password_file in \(configPath) at the file that holds the password"
         guard let st = Sys.status(followingLinks: path) else {
@@ -44,7 +45,11 @@ enum PasswordSource {
             throw CoreError.invalid("password_file \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run chmod 600 on it")
         }
         let bytes: [UInt8]
-        do { bytes = try Sys.readFile(path, limit: sizeLimit) ?? [] } catch StoreError.unreadable(_, let detail) {
+        do {
+            bytes = try LocalTrust.read(path, what: "password_file", holds: .secret, limit: sizeLimit) ?? []
+        } catch StoreError.untrusted(let refusal) {
+            throw CoreError.invalid(refusal.description)
+        } catch StoreError.unreadable(_, let detail) {
             throw CoreError.invalid("password_file \(path) \(detail); \(fix)")
         } catch StoreError.io(_, _, let e) {
             throw CoreError.invalid("password_file \(path) cannot be read: \(String(cString: strerror(e))); \(fix)")

@@ -44,7 +44,14 @@ struct RemindCommand: Command {
         // The timer runs the auto habits too, before it looks for what is not done (--json
         // only reports, and runs nothing).
         if !invocation.has("--json") {
-            for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.text) }
+            do {
+                for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.text) }
+            } catch let e as StoreError where e.isConfigProblem {
+                // An auto file that is not used (or not valid) runs nothing, and holds back no
+                // reminder; the run still fails.
+                Output.err("remind: \(e.description)")
+                context.status = ExitCode.invalid
+            }
         }
         let state = await repo.state
         let today = self.today

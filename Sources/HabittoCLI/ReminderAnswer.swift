@@ -58,6 +58,17 @@ struct AnswerCommand: Command {
                     options: [], hidden: true)
     }
 
+    /// What notify-send's first line of output says: true when it is the id of the shown
+    /// notification (a whole number above 0), false when it is 0 (not shown), nil while the
+    /// line is not complete or is not a number (a message such as "Failed to connect", which
+    /// says nothing of a notification).
+    static func shownByID(_ output: [UInt8]) -> Bool? {
+        guard let line = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().first,
+              !line.isEmpty, line.count <= 20, line.allSatisfy({ (0x30...0x39).contains($0) }),
+              let id = UInt64(String(decoding: line, as: UTF8.self)) else { return nil }
+        return id != 0
+    }
+
     @MainActor func run() async throws {
         let say = FirstLine()
         let args = invocation.arguments
@@ -76,16 +87,18 @@ struct AnswerCommand: Command {
                                             Notifier.markupEscaped("Habitto: " + Sanitize.display(habit.name)),
                                             Notifier.markupEscaped("Reminder \(times[0]): not done on \(day) (\(progress))")],
                                   timeLimit: Notifier.answerTimeLimit, errors: .collect)
+        // In this child's session, which the remind that started it ends when it gives up on
+        // it: then notify-send goes too, whatever it was waiting for.
+        show.isolation = .group
         // notify-send prints the notification's id once it is shown (0 when it was not).
         let sayShown = { @Sendable (output: [UInt8]) in
-            if let line = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().first {
-                say.once(line.isEmpty || line.elementsEqual("0".utf8) ? Self.notShown + "could not show it" : Self.shown)
-            }
+            if let shown = Self.shownByID(output) { say.once(shown ? Self.shown : Self.notShown + "could not show it") }
         }
         show.watch = { sayShown($0); return false }
         let result = show.run()
         sayShown(result.output)
-        say.once(Self.notShown + (result.problem ?? "showed nothing"))
+        // No id, or a first line that is not one: only its exit status tells.
+        say.once(result.succeeded ? Self.shown : Self.notShown + (result.problem ?? "showed nothing"))
         guard say.saidShown else { return }
         let answers = String(decoding: result.output, as: UTF8.self).split(separator: "\n").dropFirst().map(String.init)
         guard let answer = answers.first(where: { $0 == "done" || $0 == "skip" }) else { return }
