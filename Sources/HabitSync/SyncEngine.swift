@@ -191,9 +191,12 @@ public actor SyncEngine {
     public func syncOnce() async -> SyncReport {
         var report = SyncReport()
         do {
-            let settings = try SyncState.loadSettings(paths)
-            guard settings.remote != nil else { report.skipped = .noRemote; return report }
-            if settings.offline { report.skipped = .offline; return report }
+            guard try SyncState.loadSettings(paths).remote != nil else { report.skipped = .noRemote; return report }
+            calls.start()
+            try calls.checkNotStopped()
+        } catch is RoundStopped {
+            report.skipped = .offline
+            return report
         } catch {
             report.error = "\(error)"
             return report
@@ -208,7 +211,6 @@ public actor SyncEngine {
             return report
         }
         defer { lock.release() }
-        calls.start()
         activity.running = true
         state.lastAttemptAt = clock.now()
         var round = SyncRound(engine: self, repository: repository, calls: calls, clock: clock, paths: paths, state: state)

@@ -34,7 +34,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             throw RemoteError.refused("remote \(WebDAVRemote.redacted(url)) is not an http(s) URL")
         }
         if scheme == "http" && !WebDAVRemote.isLoopback(host) {
-            throw RemoteError.refused("plain http is only allowed for this machine (127.0.0.1, localhost); use https for \(host)")
+            throw RemoteError.refused("plain http is only allowed for this machine (a loopback address: 127.0.0.0/8, ::1 or localhost); use https for \(host)")
         }
         var trusted: String?
         if let caFile, !caFile.isEmpty {

@@ -21,7 +21,7 @@ final class LoopbackCommandTests: XCTestCase {
             let r = box.run("remote", "set", "http://\(host):8080/dav/", "--user", "anna")
             XCTAssertEqual(r.status, 1, host)
             let shown = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-            XCTAssertEqual(r.stderr, warning + "habitto: plain http is only allowed for this machine (127.0.0.1, localhost); use https for \(shown)\n", host)
+            XCTAssertEqual(r.stderr, warning + "habitto: plain http is only allowed for this machine (a loopback address: 127.0.0.0/8, ::1 or localhost); use https for \(shown)\n", host)
             XCTAssertEqual(box.run("remote", "show").stdout.contains(host), false, "\(host) was not set")
         }
         for host in ["127.0.0.1", "127.3.2.1", "localhost", "[::1]"] {
