@@ -64,13 +64,18 @@ let package = Package(
         // The benchmark program: prints a Markdown table of figures and ratios.
         .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVHarness"],
                           swiftSettings: strict, linkerSettings: findLinkScripts),
+        // The sync tests' kit: devices (a repository and its engine in a temporary data
+        // directory) on a folder remote, faulty remotes, manual clocks and temporary roots.
+        // Built for testing (`swift build --build-tests`): it reaches HabitSync's internals.
+        .target(name: "SyncTestKit", dependencies: ["HabitCore", "HabitStore", "HabitSync"], path: "Tests/SyncTestKit",
+                swiftSettings: strict),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         // Also the importer, for reminders carried through an export and an import.
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "CRC32CInstruction"],
                     swiftSettings: strict),
         .testTarget(name: "HabitImportTests", dependencies: ["HabitCore", "HabitStore", "HabitImport"], swiftSettings: strict),
         .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVClient",
-                                                           "CHTTPTransfer"], swiftSettings: strict),
+                                                           "CHTTPTransfer", "SyncTestKit"], swiftSettings: strict),
         // Seeded fuzzing of every decoder of outside bytes (HABITTO_FUZZ_SEED, HABITTO_FUZZ_FACTOR).
         .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVWire",
                                                            "WebDAVClient"], swiftSettings: strict),
