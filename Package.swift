@@ -65,10 +65,12 @@ let package = Package(
         .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVHarness"],
                           swiftSettings: strict, linkerSettings: findLinkScripts),
         // The sync tests' kit: devices (a repository and its engine in a temporary data
-        // directory) on a folder remote, faulty remotes, manual clocks and temporary roots.
-        // Built for testing (`swift build --build-tests`): it reaches HabitSync's internals.
-        .target(name: "SyncTestKit", dependencies: ["HabitCore", "HabitStore", "HabitSync"], path: "Tests/SyncTestKit",
-                swiftSettings: strict),
+        // directory), folder remotes and faulty ones, servers (Apache, rclone, a fault proxy,
+        // hostile ones), manual clocks, temporary roots, and the sandboxes that run the
+        // binary with the command-line side's helpers. Built for testing (`--build-tests`).
+        .target(name: "SyncTestKit", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabittoCLI", "WebDAVHarness",
+                                                    "WebDAVWire"],
+                path: "Tests/SyncTestKit", swiftSettings: strict),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         // Also the importer, for reminders carried through an export and an import.
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "CRC32CInstruction"],
@@ -86,7 +88,8 @@ let package = Package(
         .testTarget(name: "HabittoTests", dependencies: ["HabittoCLI", "HabitCore"], swiftSettings: strict),
         // Runs the habitto binary as a process (built with everything by `swift build`), or a
         // command in process against HabittoCLI (`Sandbox(inProcess: true)`).
-        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "HabittoCLI", "WebDAVHarness", "WebDAVWire"],
+        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "HabittoCLI", "WebDAVHarness", "WebDAVWire",
+                                                            "SyncTestKit"],
                     swiftSettings: strict),
     ]
 )
