@@ -73,24 +73,12 @@ final class EncryptedSyncTests: SyncCLITestCase {
         a.extraEnv["HABITTO_FAULTS"] = "latency=30ms"
         let device = try XCTUnwrap(try status(a)["device"] as? String)
         let ops = opsFolder(folder, device)
-        func batchCount() -> Int { batchFileNames(inOps: ops).count }
-        var killed = 0
         var rng = SystemRandomNumberGenerator()
-        for round in 0..<12 {
-            let before = batchCount()
-            let (p, tag) = try a.start(["sync"])
-            // Even rounds: a random instant. Odd rounds: as soon as the new age file is in the
-            // folder, before the cursor is recorded (the resend encrypts it again, to other bytes).
-            if round % 2 == 0 {
-                usleep(UInt32.random(in: 0...200_000, using: &rng))
-            } else {
-                let deadline = Date().addingTimeInterval(5)
-                while p.isRunning && batchCount() == before && Date() < deadline { usleep(200) }
-            }
-            kill(p.processIdentifier, SIGKILL)
-            let r = a.finish(p, tag)
+        // Even rounds: a random instant. Odd rounds: as soon as the new age file is in the
+        // folder, before the cursor is recorded (the resend encrypts it again, to other bytes).
+        let killed = try a.killedSyncs(12, maxPause: 200_000, waitingUpTo: 5, written: { batchFileNames(inOps: ops).count }) { r in
             outputs += [r.stdout, r.stderr]
-            if r.killed { killed += 1 } else { XCTAssertEqual(r.status, 0, r.stderr) }
+            if !r.killed { XCTAssertEqual(r.status, 0, r.stderr) }
             for _ in 0..<Int.random(in: 0...3, using: &rng) { ok(a, "check", "Water"); checkIns += 1 }
         }
         XCTAssertGreaterThan(killed, 0, "no sync was interrupted")

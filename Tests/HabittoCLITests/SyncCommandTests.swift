@@ -183,25 +183,11 @@ final class SyncCommandTests: SyncCLITestCase {
         a.extraEnv["HABITTO_FAULTS"] = "latency=30ms"
         let device = try XCTUnwrap(try status(a)["device"] as? String)
         let ops = opsFolder(folder, device)
-        func batchCount() -> Int { batchFileNames(inOps: ops).count }
-        var killed = 0
         var rng = SystemRandomNumberGenerator()
-        for round in 0..<16 {
-            let before = batchCount()
-            let (p, tag) = try a.start(["sync"])
-            // Fault injection. Even rounds: kill at a random instant of the round. Odd rounds:
-            // kill as soon as the new batch is in the folder, before the cursor is recorded.
-            if round % 2 == 0 {
-                usleep(UInt32.random(in: 0...150_000, using: &rng))
-            } else {
-                let deadline = Date().addingTimeInterval(5)
-                while p.isRunning && batchCount() == before && Date() < deadline { usleep(200) }
-            }
-            kill(p.processIdentifier, SIGKILL)
-            let r = a.finish(p, tag)
-            if r.killed {
-                killed += 1
-            } else {
+        // Fault injection. Even rounds: kill at a random instant of the round. Odd rounds:
+        // kill as soon as the new batch is in the folder, before the cursor is recorded.
+        let killed = try a.killedSyncs(16, maxPause: 150_000, waitingUpTo: 5, written: { batchFileNames(inOps: ops).count }) { r in
+            if !r.killed {
                 XCTAssertEqual(r.status, 0, r.stderr)
                 XCTAssertTrue(r.stdout.hasPrefix("Synced: pushed "), r.stdout)
             }
@@ -250,23 +236,12 @@ final class SyncCommandTests: SyncCLITestCase {
         })
         b.extraEnv["HABITTO_FAULTS"] = "latency=15ms"
         // Kill B's pulls at random instants, again and again.
-        var killed = 0, partials: [Int] = []
-        var rng = SystemRandomNumberGenerator()
+        var partials: [Int] = []
         func journalSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: b.journalPath)[.size] as? Int) ?? 0 }
-        for round in 0..<12 {
-            let before = journalSize()
-            let (p, tag) = try b.start(["sync"])
-            // Fault injection. Even rounds: a random instant. Odd rounds: right after a pulled
-            // batch lands in the journal, so some kills surely fall in the middle of a pull.
-            if round % 2 == 0 {
-                usleep(UInt32.random(in: 0...120_000, using: &rng))
-            } else {
-                let deadline = Date().addingTimeInterval(10)
-                while p.isRunning && journalSize() == before && Date() < deadline { usleep(200) }
-            }
-            kill(p.processIdentifier, SIGKILL)
-            let r = b.finish(p, tag)
-            if r.killed { killed += 1 } else { XCTAssertEqual(r.status, 0, r.stderr) }
+        // Fault injection. Even rounds: a random instant. Odd rounds: right after a pulled
+        // batch lands in the journal, so some kills surely fall in the middle of a pull.
+        let killed = try b.killedSyncs(12, maxPause: 120_000, waitingUpTo: 10, written: journalSize) { r in
+            if !r.killed { XCTAssertEqual(r.status, 0, r.stderr) }
             // Whatever was pulled so far is whole batches, never more than A has.
             let partial = progress(b, "Water") ?? 0
             XCTAssertLessThanOrEqual(partial, checkIns)

@@ -138,6 +138,32 @@ extension Sandbox {
         return r
     }
 
+    /// Runs `habitto sync` `rounds` times, each killed with SIGKILL as fault injection: on an
+    /// even round at a random instant (up to `maxPause` microseconds after it started), on an
+    /// odd one as soon as `written` (a measure of what the round writes: batch files, the
+    /// journal's size) changes, or after `seconds`. Calls `each` with what each run gave
+    /// (`killed` when the kill came before its end); returns how many runs were killed.
+    public func killedSyncs(_ rounds: Int, maxPause: UInt32, waitingUpTo seconds: Double, written: () -> Int,
+                            each: (RunResult) throws -> Void) throws -> Int {
+        var rng = SystemRandomNumberGenerator()
+        var killed = 0
+        for round in 0..<rounds {
+            let before = written()
+            let (p, tag) = try start(["sync"])
+            if round % 2 == 0 {
+                usleep(UInt32.random(in: 0...maxPause, using: &rng))
+            } else {
+                let deadline = Date().addingTimeInterval(seconds)
+                while p.isRunning && written() == before && Date() < deadline { usleep(200) }
+            }
+            kill(p.processIdentifier, SIGKILL)
+            let r = finish(p, tag)
+            if r.killed { killed += 1 }
+            try each(r)
+        }
+        return killed
+    }
+
     /// A shell script at `path` (mode 0700 unless told).
     public func script(_ path: String, _ body: String, mode: mode_t = 0o700, file: StaticString = #filePath, line: UInt = #line) throws {
         try Data(("#!/bin/sh\n" + body + "\n").utf8).write(to: URL(fileURLWithPath: path))
