@@ -246,6 +246,7 @@ open class SyncCLITestCase: XCTestCase {
         return run(box, ["remote", "set", (url ?? server.baseURL).absoluteString, "--user", server.user], file: file, line: line)
     }
 
+    /// Runs `habitto args` in `box` (see `run(_:_:timeout:)`).
     @discardableResult
     public func run(_ box: Sandbox, _ args: String..., file: StaticString = #filePath, line: UInt = #line) -> RunResult {
         run(box, args, file: file, line: line)
@@ -277,6 +278,7 @@ open class SyncCLITestCase: XCTestCase {
         if args.prefix(2) != ["remote", "key"] { outputs += [r.stdout, r.stderr] }
     }
 
+    /// Runs `habitto args` in `box` and asserts success (see `ok(_:_:)`).
     @discardableResult
     public func ok(_ box: Sandbox, _ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
         ok(box, args, file: file, line: line)

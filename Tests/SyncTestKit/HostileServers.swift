@@ -14,6 +14,8 @@ public final class HostileServer {
     public let log: String
     public private(set) var port = 0
 
+    /// Starts the server in `mode` (see the script) on `host`, logging what it receives to
+    /// `log`; a server that does not start fails the test and throws.
     public init(_ mode: String, host: String = "127.0.0.1", extra: [String] = [], log: String,
          file: StaticString = #filePath, line: UInt = #line) throws {
         self.host = host
@@ -41,6 +43,7 @@ public final class HostileServer {
         port = p
     }
 
+    /// The server's base URL.
     public var url: String { "http://\(host):\(port)" }
 
     /// The request lines (and headers) the server received, one a line.
@@ -48,6 +51,7 @@ public final class HostileServer {
         ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
+    /// Ends the server (closing its input) and waits for it.
     public func stop() {
         guard process.isRunning else { return }
         try? input.fileHandleForWriting.close()
@@ -64,6 +68,8 @@ public final class HelperUnderTest {
     public let process = Process()
     public let toHelper = Pipe(), fromHelper = Pipe()
 
+    /// Starts the `habitto-webdav` built beside the binary, with a time limit of `timeout`
+    /// seconds a request.
     public init(timeout: Double) throws {
         process.executableURL = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().appendingPathComponent("habitto-webdav")
         process.arguments = ["--timeout", String(timeout)]
@@ -73,6 +79,7 @@ public final class HelperUnderTest {
         try process.run()
     }
 
+    /// Sends one request frame and reads the reply frame.
     public func exchange(_ request: WireRequest) throws -> WireReply {
         try toHelper.fileHandleForWriting.write(contentsOf: Wire.frame(request.encoded()))
         let head = try read(4)
@@ -106,6 +113,7 @@ public final class HelperUnderTest {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Closes the helper's input and waits for it to end.
     public func close() {
         try? toHelper.fileHandleForWriting.close()
         process.waitUntilExit()

@@ -12,6 +12,7 @@ public struct RunResult: Sendable {
     public let stderr: String
     public let killed: Bool
 
+    /// A result as a run gave it.
     public init(status: Int32, stdout: String, stderr: String, killed: Bool) {
         self.status = status
         self.stdout = stdout
@@ -35,6 +36,7 @@ public final class Sandbox {
     /// `run` runs the command in this process (`runInProcess`), not the binary.
     public let inProcess: Bool
 
+    /// A fresh sandbox in the temporary folder, removed when it goes away.
     public init(inProcess: Bool = false) {
         self.inProcess = inProcess
         brokenPipesFailInPlace
@@ -90,6 +92,7 @@ public final class Sandbox {
         close(fd)
     }
 
+    /// The `habitto` built beside the test bundle (or in `.build/debug`).
     public static var binary: String {
         let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [dir, dir.deletingLastPathComponent()] {
@@ -104,6 +107,8 @@ public final class Sandbox {
     /// The binary this sandbox runs (a test may run a copy elsewhere).
     public var binaryPath = Sandbox.binary
 
+    /// The environment a run gets: this process's, with the sandbox's data and config
+    /// directories, clock, time zone and locale, and `extraEnv` over them.
     public var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["HABITTO_HOME"] = home
@@ -135,6 +140,7 @@ public final class Sandbox {
         return (p, tag)
     }
 
+    /// Waits for a run made by `start` and reads what it printed.
     public func finish(_ p: Process, _ tag: String) -> RunResult {
         p.waitUntilExit()
         let out = (try? String(contentsOfFile: tag + ".out", encoding: .utf8)) ?? ""
@@ -145,11 +151,14 @@ public final class Sandbox {
                          killed: p.terminationReason == .uncaughtSignal)
     }
 
+    /// Runs `habitto args` (see `run(_:program:)`).
     @discardableResult
     public func run(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> RunResult {
         run(args, file: file, line: line)
     }
 
+    /// Runs `habitto args` (in this process when the sandbox is `inProcess`), or `program`, and
+    /// waits for it; a run that cannot start fails the test.
     @discardableResult
     public func run(_ args: [String], program: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
         if inProcess && program == nil { return runInProcess(args) }
@@ -177,18 +186,22 @@ public final class Sandbox {
         return try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))
     }
 
+    /// A figure of `stats --json`.
     public func stat(_ key: String, file: StaticString = #filePath, line: UInt = #line) -> Int? {
         (json("stats", "--json", file: file, line: line) as? [String: Any])?[key] as? Int
     }
 
+    /// The entry of habit `name` in `list --all --json` (with `extra` arguments).
     public func listEntry(_ name: String, _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) -> [String: Any]? {
         let r = run(["list", "--all", "--json"] + extra, file: file, line: line)
         let arr = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [[String: Any]]
         return arr?.first { $0["name"] as? String == name }
     }
 
+    /// The journal's path.
     public var journalPath: String { home + "/journal.hbj" }
 
+    /// The journal's bytes (none when there is no journal).
     public func journalBytes() -> [UInt8] { Array((try? Data(contentsOf: URL(fileURLWithPath: journalPath))) ?? Data()) }
 }
 

@@ -7,6 +7,7 @@ import HabitSync
 
 /// A fresh temporary folder per test, removed afterwards.
 open class TemporaryFolderTestCase: XCTestCase {
+    /// This test's folder.
     public private(set) var folder = ""
 
     open override func setUpWithError() throws {
@@ -24,20 +25,24 @@ open class TemporaryFolderTestCase: XCTestCase {
         try super.tearDownWithError()
     }
 
+    /// Writes `bytes` to a new file at `path`; failing to fails the test.
     public func write(_ bytes: [UInt8], to path: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)",
                       file: file, line: line)
     }
 
+    /// Makes the folder `path` and those above it; failing to fails the test.
     public func makeFolder(_ path: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertNoThrow(try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true),
                          file: file, line: line)
     }
 
+    /// Makes `path` a symbolic link to `target`; failing to fails the test.
     public func symlink(_ path: String, to target: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(Glibc.symlink(target, path), 0, "cannot make symlink \(path)", file: file, line: line)
     }
 
+    /// The bytes of the file at `path`, or nil.
     public func contents(_ path: String) -> [UInt8]? {
         FileManager.default.contents(atPath: path).map { Array($0) }
     }
