@@ -64,13 +64,20 @@ let package = Package(
         // The benchmark program: prints a Markdown table of figures and ratios.
         .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVHarness"],
                           swiftSettings: strict, linkerSettings: findLinkScripts),
+        // The sync tests' kit: devices (a repository and its engine in a temporary data
+        // directory), folder remotes and faulty ones, servers (Apache, rclone, a fault proxy,
+        // hostile ones), manual clocks, temporary roots, and the sandboxes that run the
+        // binary with the command-line side's helpers. Built for testing (`--build-tests`).
+        .target(name: "SyncTestKit", dependencies: ["HabitCore", "HabitStore", "HabitSync", "HabittoCLI", "WebDAVHarness",
+                                                    "WebDAVWire"],
+                path: "Tests/SyncTestKit", swiftSettings: strict),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         // Also the importer, for reminders carried through an export and an import.
         .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "CRC32CInstruction"],
                     swiftSettings: strict),
         .testTarget(name: "HabitImportTests", dependencies: ["HabitCore", "HabitStore", "HabitImport"], swiftSettings: strict),
-        .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVClient", "WebDAVHarness",
-                                                           "CHTTPTransfer"], swiftSettings: strict),
+        .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVClient",
+                                                           "WebDAVHarness", "CHTTPTransfer", "SyncTestKit"], swiftSettings: strict),
         // Seeded fuzzing of every decoder of outside bytes (HABITTO_FUZZ_SEED, HABITTO_FUZZ_FACTOR).
         .testTarget(name: "HabitFuzzTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVWire",
                                                            "WebDAVClient"], swiftSettings: strict),
@@ -81,7 +88,8 @@ let package = Package(
         .testTarget(name: "HabittoTests", dependencies: ["HabittoCLI", "HabitCore"], swiftSettings: strict),
         // Runs the habitto binary as a process (built with everything by `swift build`), or a
         // command in process against HabittoCLI (`Sandbox(inProcess: true)`).
-        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "HabittoCLI", "WebDAVHarness", "WebDAVWire"],
+        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "HabittoCLI", "WebDAVHarness", "WebDAVWire",
+                                                            "SyncTestKit"],
                     swiftSettings: strict),
     ]
 )

@@ -3,6 +3,7 @@ import XCTest
 import HabitCore
 import HabitStore
 import HabitSync
+import SyncTestKit
 
 final class BatchNameTests: XCTestCase {
     func testBatchNameAcceptsCanonicalNames() {
@@ -188,19 +189,5 @@ final class BatchFileTests: XCTestCase {
         XCTAssertEqual(error.kind, .permanent, file: file, line: line)
         XCTAssertTrue(error.message.contains(reason), "'\(error.message)' does not say '\(reason)'", file: file, line: line)
         XCTAssertTrue(error.message.contains("was not applied"), error.message, file: file, line: line)
-    }
-
-    /// The RemoteError `body` threw, or nil when it returned; any other error fails the test.
-    private func catchRemoteError(file: StaticString = #filePath, line: UInt = #line,
-                                  _ body: () throws -> [HabitOperation]) -> RemoteError? {
-        do {
-            _ = try body()
-            return nil
-        } catch let error as RemoteError {
-            return error
-        } catch {
-            XCTFail("expected a RemoteError, got \(error)", file: file, line: line)
-            return nil
-        }
     }
 }

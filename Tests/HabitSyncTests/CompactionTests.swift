@@ -3,59 +3,12 @@ import XCTest
 import HabitCore
 import HabitStore
 @testable import HabitSync
-
-private let compactionStart = LocalDay("2026-11-01")!
+import SyncTestKit
 
 /// Devices compact their own batches on a folder remote, and readers that race a
 /// compaction, a compaction stopped at any step, and two devices compacting at once lose
 /// and double-apply nothing.
-final class CompactionTests: XCTestCase {
-    var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "habitto-compaction-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
-
-    /// A device on the shared folder remote, its remote wrapped (with no faults) so a test
-    /// can step in between two calls.
-    func device(_ name: String, batchSize: Int? = nil) async throws -> (repo: HabitRepository, engine: SyncEngine, remote: FaultyRemote) {
-        let repo = try HabitRepository(directory: root + "/" + name)
-        var plan = FaultPlan()
-        plan.maxBatchOperations = batchSize
-        let engine = try SyncEngine(repository: repo, faults: plan)
-        try await engine.setRemote("dir:" + root + "/remote", account: "me")
-        let wrapped = try await engine.remote()
-        let remote = try XCTUnwrap(wrapped as? FaultyRemote)
-        return (repo, engine, remote)
-    }
-
-    func opsFolder(_ d: DeviceID) -> String { root + "/remote/users/me/devices/\(d.rawValue)/ops" }
-
-    /// The batches of `d` on the remote, sorted.
-    func files(_ d: DeviceID) throws -> [BatchName] {
-        try FileManager.default.contentsOfDirectory(atPath: opsFolder(d)).compactMap(BatchName.init(fileName:)).sorted()
-    }
-
-    func checkIn(_ repo: HabitRepository, _ h: HabitID) async throws {
-        let exists = await repo.state.habit(h) != nil
-        try await repo.commit { _, _ in
-            (exists ? [] : [.create(h, HabitFields(name: "Water", startDate: compactionStart))]) + [.progress(h, compactionStart, delta: 1)]
-        }
-    }
-
-    func progress(_ repo: HabitRepository, _ h: HabitID) async -> Int {
-        await repo.state.progress(h, compactionStart)
-    }
-
-    func syncOK(_ engine: SyncEngine, file: StaticString = #filePath, line: UInt = #line) async {
-        let report = await engine.syncOnce()
-        XCTAssertNil(report.error, report.error ?? "", file: file, line: line)
-        XCTAssertNil(report.skipped, file: file, line: line)
-    }
-
+final class CompactionTests: SyncTestCase {
     /// `rounds` rounds of one check-in each (the first creates the habit).
     func rounds(_ d: (repo: HabitRepository, engine: SyncEngine, remote: FaultyRemote), _ h: HabitID, _ rounds: Int,
                 file: StaticString = #filePath, line: UInt = #line) async throws {
@@ -80,7 +33,7 @@ final class CompactionTests: XCTestCase {
     }
 
     func testADeviceKeepsFewBatchFilesAndANewDeviceReadsThemAllInAFewReads() async throws {
-        let a = try await device("a")
+        let a = try await faultyDevice("a")
         let h = HabitID(value: 0xC1)
         try await rounds(a, h, 30)
         // 2 operations in the first round (create and check-in), then 1 a round.
@@ -90,7 +43,7 @@ final class CompactionTests: XCTestCase {
         try assertEveryOperationIsOnTheRemote(a.repo.device, upTo: 31)
         XCTAssertTrue(held.contains { $0.first == 1 && $0.count > 1 }, "the first batches were merged: \(held)")
 
-        let b = try await device("b")
+        let b = try await faultyDevice("b")
         let reads = Counter()
         b.remote.intercept = { call in if case .read = call { reads.add() } }
         await syncOK(b.engine)
@@ -104,7 +57,7 @@ final class CompactionTests: XCTestCase {
     /// batch and removes them, then the reader reads: it lists that device again, reads the
     /// covering batch, and applies the operations it had not applied, each once.
     func testABatchRemovedAfterAReaderListedItIsFoundInTheBatchCoveringIt() async throws {
-        let a = try await device("a")
+        let a = try await faultyDevice("a")
         let h = HabitID(value: 0xC2)
         try await rounds(a, h, 2)
         let ops = try await a.repo.localOperations(afterSeq: 0, fromOffset: 0, limit: .max).ops
@@ -114,7 +67,7 @@ final class CompactionTests: XCTestCase {
         let folder = opsFolder(a.repo.device)
         let covering = try XCTUnwrap(BatchName(first: 1, last: 3))
 
-        let b = try await device("b")
+        let b = try await faultyDevice("b")
         let reads = Counter()
         let device = a.repo.device
         // After the reader read the first batches: the covering batch appears, the small ones go.
@@ -143,7 +96,7 @@ final class CompactionTests: XCTestCase {
         for step in 0..<8 {
             if step > 0 { try setUpWithError() }
             defer { tearDown() }
-            let a = try await device("a")
+            let a = try await faultyDevice("a")
             let h = HabitID(value: 0xC3)
             try await rounds(a, h, 14)
             XCTAssertEqual(try files(a.repo.device).map(\.description), ["1-8.batch", "9-12.batch", "13-13.batch", "14-14.batch", "15-15.batch"])
@@ -164,7 +117,7 @@ final class CompactionTests: XCTestCase {
             XCTAssertEqual(report.pushed, 1, "the check-in was pushed before the compaction")
             try assertEveryOperationIsOnTheRemote(me, upTo: 16)
 
-            let c = try await device("c\(step)")
+            let c = try await faultyDevice("c\(step)")
             await syncOK(c.engine)
             let joined = await progress(c.repo, h)
             XCTAssertEqual(joined, 15, "step \(step): each check-in once")
@@ -181,7 +134,7 @@ final class CompactionTests: XCTestCase {
     /// A batch already there under the covering name with other contents is never taken as
     /// the replacement: nothing is removed.
     func testACoveringBatchThatDiffersRemovesNothing() async throws {
-        let a = try await device("a")
+        let a = try await faultyDevice("a")
         let h = HabitID(value: 0xC4)
         try await rounds(a, h, 2)
         let me = a.repo.device
@@ -201,7 +154,7 @@ final class CompactionTests: XCTestCase {
     /// Two devices that both compact, syncing at the same moment every round, each keep a
     /// few files, and each ends with every check-in of both exactly once.
     func testTwoDevicesCompactingAtOnceBothEndWithEveryCheckInOnce() async throws {
-        let a = try await device("a"), b = try await device("b")
+        let a = try await faultyDevice("a"), b = try await faultyDevice("b")
         let ha = HabitID(value: 0xC6), hb = HabitID(value: 0xC7)
         for _ in 0..<40 {
             try await checkIn(a.repo, ha)
@@ -231,7 +184,7 @@ extension CompactionTests {
     /// had sent missing from its own listing, sends them again (only what the remote lacks)
     /// and reads them back; a new device then sees every check-in of both, once.
     func testARemoteRestoredFromAnOldBackupOrEmptiedIsRefilledByEveryDevice() async throws {
-        let a = try await device("a"), b = try await device("b")
+        let a = try await faultyDevice("a"), b = try await faultyDevice("b")
         let ha = HabitID(value: 0xC8), hb = HabitID(value: 0xC9)
         try await rounds(a, ha, 3)
         try await rounds(b, hb, 2)
@@ -248,7 +201,7 @@ extension CompactionTests {
             XCTAssertTrue(report.refilled)
             try assertEveryOperationIsOnTheRemote(d.repo.device, upTo: last)
         }
-        let c = try await device("c")
+        let c = try await faultyDevice("c")
         await syncOK(c.engine)
         var got = [await progress(c.repo, ha), await progress(c.repo, hb)]
         XCTAssertEqual(got, [15, 3])
@@ -261,7 +214,7 @@ extension CompactionTests {
         }
         let again = await a.engine.syncOnce()
         XCTAssertFalse(again.refilled, "refilled once")
-        let e = try await device("e")
+        let e = try await faultyDevice("e")
         await syncOK(e.engine)
         got = [await progress(e.repo, ha), await progress(e.repo, hb)]
         XCTAssertEqual(got, [15, 3])
@@ -270,7 +223,7 @@ extension CompactionTests {
     /// A compaction reads its range from the journal where the last one's started; a mark
     /// that is wrong (the journal was cut, say) makes it read from the start instead.
     func testACompactionWithAWrongJournalMarkReadsFromTheStart() async throws {
-        let a = try await device("a")
+        let a = try await faultyDevice("a")
         let h = HabitID(value: 0xCE)
         try await rounds(a, h, 6)
         let paths = DataPaths(directory: root + "/a")
@@ -286,7 +239,7 @@ extension CompactionTests {
     /// round) the remote holds a few files a device (200 in all would be the limit), and a
     /// new device joins in a few calls with every check-in once.
     func testFifteenHundredRoundsOfTwoDevicesLeaveFewFilesOnTheRemote() async throws {
-        let a = try await device("a"), b = try await device("b")
+        let a = try await faultyDevice("a"), b = try await faultyDevice("b")
         let ha = HabitID(value: 0xCC), hb = HabitID(value: 0xCD)
         for _ in 0..<1_500 {
             try await checkIn(a.repo, ha)
@@ -303,7 +256,7 @@ extension CompactionTests {
             XCTAssertEqual(mark?.seq, 1_497)
             XCTAssertGreaterThan(mark?.offset ?? 0, 1_000 * 20, "an offset past the first thousand operations")
         }
-        let c = try await device("c")
+        let c = try await faultyDevice("c")
         let before = c.remote.calls
         await syncOK(c.engine)
         XCTAssertLessThanOrEqual(c.remote.calls - before, 40)
@@ -315,7 +268,7 @@ extension CompactionTests {
     /// check, this device's listing, the devices listing, the other device's listing),
     /// however long the history is.
     func testARoundWithNothingToDoMakesFourCallsWhateverTheHistory() async throws {
-        let a = try await device("a"), b = try await device("b")
+        let a = try await faultyDevice("a"), b = try await faultyDevice("b")
         let h = HabitID(value: 0xCA)
         try await rounds(b, HabitID(value: 0xCB), 1)
         var costs: [Int] = []
@@ -424,7 +377,7 @@ extension CompactionTests {
     /// 40, 160 and 640): its files stay few, and a new device joins in the same few calls as
     /// after a short history.
     func testJoiningCostsAboutTheSameWhateverTheHistorysLength() async throws {
-        let a = try await device("a", batchSize: 10)
+        let a = try await faultyDevice("a", batchSize: 10)
         let h = HabitID(value: 0xD1)
         var joins: [Int] = []
         for (i, rounds) in [40, 260].enumerated() {
@@ -434,7 +387,7 @@ extension CompactionTests {
             }
             let held = try files(a.repo.device)
             XCTAssertLessThanOrEqual(held.count, mostFiles(UInt64(3 * (i == 0 ? 40 : 300))), "\(held)")
-            let c = try await device("c\(i)", batchSize: 10)
+            let c = try await faultyDevice("c\(i)", batchSize: 10)
             let before = c.remote.calls
             await syncOK(c.engine)
             joins.append(c.remote.calls - before)
@@ -450,7 +403,7 @@ extension CompactionTests {
     /// its batches back and verifies them, sending what the remote lacks (nothing here); the
     /// same identity later changes nothing.
     func testANewRemoteIdentityMakesTheDeviceVerifyAndRefill() async throws {
-        let a = try await device("a")
+        let a = try await faultyDevice("a")
         let h = HabitID(value: 0xD2)
         try await rounds(a, h, 2)
         let formatPath = root + "/remote/users/me/format"
@@ -469,13 +422,4 @@ extension CompactionTests {
         XCTAssertFalse(again.refilled)
         XCTAssertEqual(again.pushed, 0)
     }
-}
-
-/// A count shared with a `@Sendable` closure.
-final class Counter: @unchecked Sendable {
-    private let lock = Lock()
-    private var n = 0
-    /// Adds one; returns the count before.
-    @discardableResult func add() -> Int { lock.withLock { defer { n += 1 }; return n } }
-    var value: Int { lock.withLock { n } }
 }

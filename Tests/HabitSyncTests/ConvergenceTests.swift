@@ -4,29 +4,14 @@ import HabitCore
 import HabitStore
 import HabitImport
 @testable import HabitSync
+import SyncTestKit
 
+final class ConvergenceTests: SyncTestCase {
+    typealias Replica = (repo: HabitRepository, engine: SyncEngine)
 
-final class ConvergenceTests: XCTestCase {
-    var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "habitto-sync-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
-
-    struct Replica {
-        let repo: HabitRepository
-        let engine: SyncEngine
-        let faulty: FaultyRemote?
-    }
-
+    /// A device whose repository and engine read a fixed time.
     func replica(_ name: String, faults: FaultPlan? = nil) async throws -> Replica {
-        let repo = try HabitRepository(directory: root + "/" + name, now: { Date(timeIntervalSince1970: 1_795_000_000) })
-        let engine = try SyncEngine(repository: repo, clock: LiveClock(now: { Date(timeIntervalSince1970: 1_795_000_000) }), faults: faults)
-        try await engine.setRemote("dir:" + root + "/remote", account: "me")
-        return Replica(repo: repo, engine: engine, faulty: nil)
+        try await device(name, now: { Date(timeIntervalSince1970: 1_795_000_000) }, faults: faults)
     }
 
     func export(_ r: Replica) async -> String { Export.document(await r.repo.state, today: .latest).serialized() }
@@ -55,8 +40,7 @@ final class ConvergenceTests: XCTestCase {
     }
 
     func runScenario(seed: UInt64, faults: FaultPlan?, file: StaticString = #filePath, line: UInt = #line) async throws {
-        try? FileManager.default.removeItem(atPath: root)
-        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
+        try emptyRoot()
         var rng = SplitMix64(seed: seed)
         let replicas = [try await replica("a\(seed)", faults: faults), try await replica("b\(seed)", faults: faults),
                         try await replica("c\(seed)", faults: faults)]
@@ -171,8 +155,7 @@ final class ConvergenceTests: XCTestCase {
     /// ends with the same order, state and export, and the export imports with that order.
     func testConcurrentReordersOnThreeDevicesConvergeToOneOrder() async throws {
         for seed in [21, 22] as [UInt64] {
-            try? FileManager.default.removeItem(atPath: root)
-            try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
+            try emptyRoot()
             var rng = SplitMix64(seed: seed)
             let replicas = [try await replica("a\(seed)"), try await replica("b\(seed)"), try await replica("c\(seed)")]
             let habits = (0..<6).map { HabitID(value: UInt64(0xB0 + $0)) }
@@ -219,8 +202,7 @@ final class ConvergenceTests: XCTestCase {
     /// after syncing every device has the same state and export, each habit the times of its
     /// last edit, and the export imports with the same reminders.
     func testConcurrentReminderEditsOnThreeDevicesConverge() async throws {
-        try? FileManager.default.removeItem(atPath: root)
-        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
+        try emptyRoot()
         var rng = SplitMix64(seed: 31)
         let replicas = [try await replica("ra"), try await replica("rb"), try await replica("rc")]
         let habits = (0..<4).map { HabitID(value: UInt64(0xE0 + $0)) }

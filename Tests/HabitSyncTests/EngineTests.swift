@@ -6,35 +6,12 @@ import HabitStore
 import Glibc
 #endif
 @testable import HabitSync
+import SyncTestKit
 
 private let engineTestStart = LocalDay("2026-11-01")!
 
-/// Runs a round and fails the test when it reports an error.
-private func syncOK(_ engine: SyncEngine, file: StaticString = #filePath, line: UInt = #line) async {
-    let report = await engine.syncOnce()
-    XCTAssertNil(report.error, report.error ?? "", file: file, line: line)
-}
-
 /// The engine against hostile remotes and disagreeing clocks.
-final class EngineTests: XCTestCase {
-    var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "habitto-engine-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
-
-    func device(_ name: String, clock: @escaping @Sendable () -> Date = { Date() }) async throws -> (HabitRepository, SyncEngine) {
-        let repo = try HabitRepository(directory: root + "/" + name, now: clock)
-        let engine = try SyncEngine(repository: repo, clock: LiveClock(now: clock))
-        try await engine.setRemote("dir:" + root + "/remote", account: "me")
-        return (repo, engine)
-    }
-
-    func opsFolder(_ d: DeviceID) -> String { root + "/remote/users/me/devices/\(d.rawValue)/ops" }
-
+final class EngineTests: SyncTestCase {
     func write(_ bytes: [UInt8], to path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -180,7 +157,7 @@ final class EngineTests: XCTestCase {
 
     func testADeviceTwoDaysAheadLosesNobodysEditsAndTheSkewIsReported() async throws {
         let twoDays = 2.0 * 86_400
-        let (ahead, aheadEngine) = try await device("ahead", clock: { Date().addingTimeInterval(twoDays) })
+        let (ahead, aheadEngine) = try await device("ahead", now: { Date().addingTimeInterval(twoDays) })
         let h = HabitID(value: 0xF1)
         try await ahead.commit { _, _ in [.create(h, HabitFields(name: "Far", startDate: engineTestStart))] }
         try await ahead.commit { _, _ in [.progress(h, engineTestStart, delta: 1)] }
@@ -202,7 +179,7 @@ final class EngineTests: XCTestCase {
     }
 
     func testADeviceWhoseClockSaysTwoThousandOneLosesNothing() async throws {
-        let (old, oldEngine) = try await device("y2k1", clock: { Date(timeIntervalSince1970: 978_307_200) })
+        let (old, oldEngine) = try await device("y2k1", now: { Date(timeIntervalSince1970: 978_307_200) })
         let (me, engine) = try await device("me")
         let h = HabitID(value: 0xF2)
         try await me.commit { _, _ in [.create(h, HabitFields(name: "Stretch", startDate: engineTestStart))] }

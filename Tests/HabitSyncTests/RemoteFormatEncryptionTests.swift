@@ -1,9 +1,10 @@
 import XCTest
 import HabitCore
 @testable import HabitSync
+import SyncTestKit
 
 /// The format line of an encrypted remote: `habitto-sync 2 remote ID age RECIPIENT`.
-final class RemoteFormatEncryptionTests: XCTestCase {
+final class RemoteFormatEncryptionTests: TemporaryFolderTestCase {
     let id = "0123456789abcdef0123456789abcdef"
     let recipient = "age1m8sefgc8nk87vk46fap24at0s5qaf7t9f6ycnlwx5ntx39qtkp7qr236ch"
 
@@ -50,9 +51,6 @@ final class RemoteFormatEncryptionTests: XCTestCase {
     }
 
     func testADirectoryRemoteMakesAnEncryptedFormatOnlyWhenNew() async throws {
-        let folder = NSTemporaryDirectory() + "habitto-format-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let remote = DirectoryRemote(root: folder)
         let prepared = try await remote.prepare(account: "alice", recipient: recipient)
         let made = try XCTUnwrap(prepared)

@@ -6,6 +6,7 @@ import XCTest
 import HabitCore
 import HabitStore
 @testable import HabitSync
+import SyncTestKit
 
 // MARK: - Fixtures
 
@@ -57,73 +58,6 @@ enum RemoteFixture {
         w.raw(trailing)
         w.u32le(CRC32C.checksum(w.bytes))
         return w.bytes
-    }
-}
-
-/// A fresh temporary folder per test, removed afterwards.
-class TemporaryFolderTestCase: XCTestCase {
-    private(set) var folder = ""
-
-    override func setUpWithError() throws {
-        let template = NSTemporaryDirectory() + "/habitto-remote-XXXXXX"
-        var chars = Array(template.utf8CString)
-        guard let made = mkdtemp(&chars) else {
-            throw NSError(domain: "RemoteTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "cannot make a temporary folder"])
-        }
-        folder = String(cString: made)
-    }
-
-    override func tearDownWithError() throws {
-        if !folder.isEmpty { try? FileManager.default.removeItem(atPath: folder) }
-    }
-
-    func write(_ bytes: [UInt8], to path: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "cannot write \(path)",
-                      file: file, line: line)
-    }
-
-    func makeFolder(_ path: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertNoThrow(try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true),
-                         file: file, line: line)
-    }
-
-    func symlink(_ path: String, to target: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(Glibc.symlink(target, path), 0, "cannot make symlink \(path)", file: file, line: line)
-    }
-
-    func contents(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map { Array($0) }
-    }
-
-    /// Entry names of a folder, sorted.
-    func entries(_ path: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
-    }
-
-    /// The RemoteError `body` threw, failing the test when it returned or threw another error.
-    @discardableResult
-    func remoteError<T>(file: StaticString = #filePath, line: UInt = #line,
-                        _ body: () async throws -> T) async -> RemoteError? {
-        do {
-            let value = try await body()
-            XCTFail("expected a RemoteError, got \(value)", file: file, line: line)
-            return nil
-        } catch let error as RemoteError {
-            return error
-        } catch {
-            XCTFail("expected a RemoteError, got \(error)", file: file, line: line)
-            return nil
-        }
-    }
-
-    /// Asserts that `body` throws a RemoteError of `kind` whose message contains each of `words`.
-    func assertRemoteError<T>(_ kind: RemoteError.Kind, saying words: String..., file: StaticString = #filePath,
-                              line: UInt = #line, _ body: () async throws -> T) async {
-        guard let error = await remoteError(file: file, line: line, body) else { return }
-        XCTAssertEqual(error.kind, kind, error.message, file: file, line: line)
-        for word in words {
-            XCTAssertTrue(error.message.contains(word), "'\(error.message)' does not say '\(word)'", file: file, line: line)
-        }
     }
 }
 

@@ -3,31 +3,15 @@ import XCTest
 import HabitCore
 import HabitStore
 import WebDAVHarness
+import SyncTestKit
 @testable import HabitSync
 
-private let ownerTestStart = LocalDay("2026-11-01")!
+private let ownerTestStart = syncTestDay
 
 /// The round owns the sync state: a subscriber (as the UI subscribes) never undoes what a
 /// round recorded, a status reads only what waits to be sent, and operations a round pulled
 /// start no second round.
-final class StateOwnerTests: XCTestCase {
-    var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "habitto-owner-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
-
-    func device(_ name: String, remote: String? = nil, user: String? = nil, password: String? = nil,
-                clock: any SyncClock = LiveClock()) async throws -> (HabitRepository, SyncEngine) {
-        let repo = try HabitRepository(directory: root + "/" + name)
-        let engine = try SyncEngine(repository: repo, clock: clock, access: RemoteAccess(password: { password }))
-        try await engine.setRemote(remote ?? "dir:" + root + "/remote", account: "me", user: user)
-        return (repo, engine)
-    }
-
+final class StateOwnerTests: SyncTestCase {
     /// What the UI does with the repository's events: every change goes to the engine. Each
     /// state it handled, once the engine has taken it, comes out of the stream returned.
     func followedLikeTheUI(_ repo: HabitRepository, _ engine: SyncEngine) -> (Task<Void, Never>, AsyncStream<HabitState>) {
@@ -40,11 +24,6 @@ final class StateOwnerTests: XCTestCase {
             }
         }
         return (task, handled)
-    }
-
-    func syncOK(_ engine: SyncEngine, file: StaticString = #filePath, line: UInt = #line) async {
-        let report = await engine.syncOnce()
-        XCTAssertNil(report.error, file: file, line: line)
     }
 
     /// A subscriber that takes every status, as the UI's does.
@@ -135,7 +114,7 @@ final class StateOwnerTests: XCTestCase {
         try await a.commit { _, _ in [.create(h, HabitFields(name: "Read", startDate: ownerTestStart))] }
         await syncOK(aEngine)
         let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
-        let (b, bEngine) = try await device("b", remote: remote, user: user, password: password, clock: clock)
+        let (b, bEngine) = try await device("b", clock: clock, remote: remote, user: user, password: password)
         let (follower, handled) = followedLikeTheUI(b, bEngine)
         defer { follower.cancel() }
         let loop = Task { await bEngine.run() }

@@ -6,21 +6,11 @@ import HabitStore
 import Glibc
 #endif
 @testable import HabitSync
-
-private let modeTestStart = LocalDay("2026-11-01")!
+import SyncTestKit
 
 /// The mode is a pure function of the settings and the last round's outcome; going offline
 /// stops a round at once; every round ends, a hanging one as `unreachable`.
-final class SyncModeTests: XCTestCase {
-    var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "habitto-mode-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
-
+final class SyncModeTests: SyncTestCase {
     // MARK: The transition table
 
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -80,41 +70,8 @@ final class SyncModeTests: XCTestCase {
 
     // MARK: The engine
 
-    func device(_ name: String, faults: FaultPlan? = FaultPlan(), clock: any SyncClock = LiveClock()) async throws -> (HabitRepository, SyncEngine) {
-        let repo = try HabitRepository(directory: root + "/" + name)
-        let engine = try SyncEngine(repository: repo, clock: clock, faults: faults)
-        try await engine.setRemote("dir:" + root + "/remote", account: "me")
-        return (repo, engine)
-    }
-
-    /// Batch files on the remote, all devices.
-    func remoteBatches() -> [String] {
-        let devices = root + "/remote/users/me/devices"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []).flatMap { d in
-            ((try? FileManager.default.contentsOfDirectory(atPath: devices + "/" + d + "/ops")) ?? [])
-                .filter { $0.hasSuffix(".batch") }.map { d.prefix(8) + "/" + $0 }
-        }.sorted()
-    }
-
-    func checkIn(_ repo: HabitRepository, _ h: HabitID, create: Bool = false) async throws {
-        try await repo.commit { _, _ in
-            (create ? [.create(h, HabitFields(name: "Water", startDate: modeTestStart))] : []) + [.progress(h, modeTestStart, delta: 1)]
-        }
-    }
-
-    /// Waits for a status update that satisfies `condition` (from the engine's own stream).
-    func waitForStatus(_ engine: SyncEngine, _ what: String, file: StaticString = #filePath, line: UInt = #line,
-                       _ condition: @escaping @Sendable (SyncStatus) -> Bool) async {
-        let stream = await engine.updates()
-        let ok = await within {
-            for await s in stream where condition(s) { return true }
-            return false
-        }
-        XCTAssertTrue(ok, "no status update showed \(what)", file: file, line: line)
-    }
-
     func testAuthenticationLikeFailureThenUnreachableIsUnreachableWithBackoffThenOnline() async throws {
-        let (repo, engine) = try await device("a")
+        let (repo, engine) = try await device("a", faults: FaultPlan())
         let h = HabitID(value: 0xA1)
         try await checkIn(repo, h, create: true)
         // Permanent: the remote folder is gone.
@@ -152,12 +109,6 @@ final class SyncModeTests: XCTestCase {
         status = await engine.status()
         XCTAssertEqual(status.mode, .failed)
         XCTAssertNil(status.nextRetryAt)
-    }
-
-    /// The engine's faulty remote (`device` gives it faults).
-    func faultyRemote(_ engine: SyncEngine) async throws -> FaultyRemote {
-        let remote = try await engine.remote()
-        return try XCTUnwrap(remote as? FaultyRemote)
     }
 
     func testGoingOfflineWhileABatchIsInFlightSendsNothingMore() async throws {

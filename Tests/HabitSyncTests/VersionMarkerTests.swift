@@ -3,33 +3,22 @@ import XCTest
 import HabitCore
 import HabitStore
 @testable import HabitSync
+import SyncTestKit
 
 /// Each device leaves a marker naming the version of Habitto it ran in its `ops` folder, and
 /// the others read it from the listings they make anyway.
-final class VersionMarkerTests: XCTestCase {
-    var root = ""
-
-    override func setUpWithError() throws {
-        root = NSTemporaryDirectory() + "habitto-versions-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root + "/remote", withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
-
-    func device(_ name: String) async throws -> (repo: HabitRepository, engine: SyncEngine) {
-        let repo = try HabitRepository(directory: root + "/" + name)
-        let engine = try SyncEngine(repository: repo)
-        try await engine.setRemote("dir:" + root + "/remote", account: "me")
+final class VersionMarkerTests: SyncTestCase {
+    /// A device on the shared remote that has added a habit of its own and synced it.
+    func markedDevice(_ name: String) async throws -> (repo: HabitRepository, engine: SyncEngine) {
+        let (repo, engine) = try await device(name)
         let h = HabitID(value: UInt64(name.unicodeScalars.first!.value))
         try await repo.commit { _, _ in [.create(h, HabitFields(name: "Walk " + name, startDate: LocalDay("2026-11-01")!))] }
-        let report = await engine.syncOnce()
-        XCTAssertNil(report.error, report.error ?? "")
+        await syncOK(engine)
         return (repo, engine)
     }
 
     func markers(_ d: DeviceID) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: root + "/remote/users/me/devices/\(d.rawValue)/ops")
-            .filter { $0.hasSuffix(".version") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: opsFolder(d)).filter { $0.hasSuffix(".version") }.sorted()
     }
 
     func version(of d: DeviceID, seenBy engine: SyncEngine) async -> String? {
@@ -37,7 +26,7 @@ final class VersionMarkerTests: XCTestCase {
     }
 
     func testEachDeviceMarksItsVersionOnceAndTheOthersSeeIt() async throws {
-        let a = try await device("a"), b = try await device("b")
+        let a = try await markedDevice("a"), b = try await markedDevice("b")
         XCTAssertEqual(try markers(a.repo.device), ["habitto-\(HabittoVersion.current).version"])
         _ = await b.engine.syncOnce()
         let seen = await version(of: a.repo.device, seenBy: b.engine)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import WebDAVHarness
+import WebDAVHarness
 import XCTest
+import SyncTestKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,11 +12,8 @@ import Glibc
 /// no key or another key are refused before they write and keep their data; a damaged file
 /// is reported and skipped; kill -9 mid-push loses and duplicates nothing; the key is in one
 /// file, mode 0600, and in no output but `remote key`.
-final class EncryptedSyncTests: XCTestCase {
+final class EncryptedSyncTests: SyncCLITestCase {
     var boxes: [Sandbox] = []
-    var server: WebDAVServer?
-    /// Everything the binary printed in this test but `remote key`'s output.
-    var outputs: [String] = []
     /// The shared remote folder (inside the first sandbox).
     var folder: String!
 
@@ -24,16 +22,15 @@ final class EncryptedSyncTests: XCTestCase {
     static let refusedWithoutKey = "this remote is encrypted: join with --key FILE (habitto remote key on a device that has it)"
 
     override func setUp() {
+        super.setUp()
         boxes = (0..<4).map { _ in Sandbox() }
         for box in boxes { box.now = boxes[0].now }
         folder = boxes[0].root + "/remote"
         try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        outputs = []
     }
 
     override func tearDown() {
-        server?.stop()
-        server = nil
+        super.tearDown()
         // The identity is in no output but `remote key`, nor in any file but the key file.
         for box in boxes {
             guard let key = try? String(contentsOfFile: box.home + "/remote-key", encoding: .utf8),
@@ -59,9 +56,7 @@ final class EncryptedSyncTests: XCTestCase {
     }
 
     func testAnEncryptedRemoteOnApacheHoldsOnlyAgeFilesAndOnlyTheKeyHolderJoins() throws {
-        if let missing = WebDAVServer.missingTools { XCTFail(missing); return }
-        let s = try WebDAVServer()
-        server = s
+        let s = try startServer()
         for box in boxes { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
         try encryptedRemoteScenario(spec: s.baseURL.absoluteString, tree: s.dataDirectory, extra: ["--user", s.user])
     }
@@ -77,25 +72,13 @@ final class EncryptedSyncTests: XCTestCase {
         for _ in 0..<20 { ok(a, "check", "Water"); checkIns += 1 }
         a.extraEnv["HABITTO_FAULTS"] = "latency=30ms"
         let device = try XCTUnwrap(try status(a)["device"] as? String)
-        let ops = folder + "/users/default/devices/\(device)/ops"
-        func batchCount() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: ops)) ?? []).filter { $0.hasSuffix(".batch") }.count }
-        var killed = 0
+        let ops = opsFolder(folder, device)
         var rng = SystemRandomNumberGenerator()
-        for round in 0..<12 {
-            let before = batchCount()
-            let (p, tag) = try a.start(["sync"])
-            // Even rounds: a random instant. Odd rounds: as soon as the new age file is in the
-            // folder, before the cursor is recorded (the resend encrypts it again, to other bytes).
-            if round % 2 == 0 {
-                usleep(UInt32.random(in: 0...200_000, using: &rng))
-            } else {
-                let deadline = Date().addingTimeInterval(5)
-                while p.isRunning && batchCount() == before && Date() < deadline { usleep(200) }
-            }
-            kill(p.processIdentifier, SIGKILL)
-            let r = a.finish(p, tag)
+        // Even rounds: a random instant. Odd rounds: as soon as the new age file is in the
+        // folder, before the cursor is recorded (the resend encrypts it again, to other bytes).
+        let killed = try a.killedSyncs(12, maxPause: 200_000, waitingUpTo: 5, written: { batchFileNames(inOps: ops).count }) { r in
             outputs += [r.stdout, r.stderr]
-            if r.killed { killed += 1 } else { XCTAssertEqual(r.status, 0, r.stderr) }
+            if !r.killed { XCTAssertEqual(r.status, 0, r.stderr) }
             for _ in 0..<Int.random(in: 0...3, using: &rng) { ok(a, "check", "Water"); checkIns += 1 }
         }
         XCTAssertGreaterThan(killed, 0, "no sync was interrupted")
@@ -118,9 +101,7 @@ final class EncryptedSyncTests: XCTestCase {
     /// A batch written whose answer was lost is sent again, encrypted again to other bytes:
     /// Apache answers 412 to the create-only PUT, and what the two decrypt to makes it an ack.
     func testAnAnswerLostAfterAnEncryptedUploadToApacheIsAckedByTheResend() throws {
-        if let missing = WebDAVServer.missingTools { XCTFail(missing); return }
-        let s = try WebDAVServer()
-        server = s
+        let s = try startServer()
         let (a, b) = (boxes[0], boxes[1])
         for box in [a, b] { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
         ok(a, "add", "Water", "--goal", "8")
@@ -322,27 +303,6 @@ final class EncryptedSyncTests: XCTestCase {
 
     // MARK: Helpers
 
-    @discardableResult
-    func run(_ box: Sandbox, _ args: String..., file: StaticString = #filePath, line: UInt = #line) -> RunResult { run(box, args, file: file, line: line) }
-
-    /// Runs the binary and records its output (but `remote key`'s, the one that shows the key).
-    @discardableResult
-    func run(_ box: Sandbox, _ args: [String], file: StaticString = #filePath, line: UInt = #line) -> RunResult {
-        let r = box.run(args, file: file, line: line)
-        if args.prefix(2) != ["remote", "key"] { outputs += [r.stdout, r.stderr] }
-        return r
-    }
-
-    @discardableResult
-    func ok(_ box: Sandbox, _ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String { ok(box, args, file: file, line: line) }
-
-    @discardableResult
-    func ok(_ box: Sandbox, _ args: [String], file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = run(box, args, file: file, line: line)
-        XCTAssertEqual(r.status, 0, "habitto \(args.joined(separator: " ")) failed: \(r.stderr)", file: file, line: line)
-        return r.stdout
-    }
-
     /// Runs the binary with `input` on its standard input.
     func runWithInput(_ box: Sandbox, _ args: [String], input: String) throws -> RunResult {
         let p = Process()
@@ -367,11 +327,6 @@ final class EncryptedSyncTests: XCTestCase {
     /// The lines of a run's standard error but the warning about plain http (on loopback).
     func errorLines(_ r: RunResult) -> Int {
         r.stderr.split(separator: "\n").filter { !$0.hasPrefix("habitto: warning: plain http") }.count
-    }
-
-    func status(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        let r = run(box, ["status", "--json"], file: file, line: line)
-        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], file: file, line: line)
     }
 
     /// `remote key`'s output in a file of the box's root (as a user copies it).

@@ -1,36 +1,10 @@
 import Foundation
 import XCTest
+import SyncTestKit
 import HabitStore
 #if canImport(Glibc)
 import Glibc
 #endif
-
-extension Sandbox {
-    /// Runs `habitto ARGS` under a watchdog: a run still going after `seconds` fails the test
-    /// and is killed (a hang must fail the test, not stop the suite).
-    func runWithin(_ seconds: Double, _ args: [String], file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
-        try finishWithin(seconds, start(args), args, file: file, line: line)
-    }
-
-    /// Waits for a run started with `start` under a watchdog (see `runWithin`).
-    func finishWithin(_ seconds: Double, _ started: (Process, String), _ args: [String],
-                      file: StaticString = #filePath, line: UInt = #line) -> RunResult {
-        let (p, tag) = started
-        let deadline = Date().addingTimeInterval(seconds)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        if p.isRunning {
-            XCTFail("habitto \(args.joined(separator: " ")) did not finish within \(seconds) s", file: file, line: line)
-            kill(p.processIdentifier, SIGKILL)
-        }
-        return finish(p, tag)
-    }
-
-    /// A script at `path`, mode 0700.
-    func script(_ path: String, _ body: String) throws {
-        try Data(("#!/bin/sh\n" + body + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        XCTAssertEqual(chmod(path, 0o700), 0)
-    }
-}
 
 /// Whether the process whose id is in `file` (written by a fake program) is gone within 10
 /// seconds (a zombie counts: see `Sys.processExists`).
@@ -50,11 +24,12 @@ func processInFileEnds(_ file: String, line: UInt = #line) -> Bool {
 /// that is not a file, or holds no password, is refused; `sync` and `doctor` say so in one
 /// line and fail, and nothing queued is lost. No server is needed: the password is looked up
 /// before anything is sent.
-final class PasswordSourceTests: XCTestCase {
+final class PasswordSourceTests: SyncCLITestCase {
     private var box: Sandbox!
     private var configFile: String { box.config + "/habitto/config" }
 
     override func setUpWithError() throws {
+        try super.setUpWithError()
         box = Sandbox()
         box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = nil
         box.ok("add", "Water", "--goal", "8")
@@ -66,17 +41,15 @@ final class PasswordSourceTests: XCTestCase {
         box.ok("check", "Water")
     }
 
-    override func tearDown() { box = nil }
-
-    private func configure(_ line: String) throws {
-        try Data((line + "\n").utf8).write(to: URL(fileURLWithPath: configFile))
+    override func tearDown() {
+        super.tearDown()
+        box = nil
     }
+
+    private func configure(_ line: String) throws { try writeConfig(box, line + "\n") }
 
     /// The queue, from `status --json`.
-    private func pending() throws -> Int? {
-        let r = box.run("status", "--json")
-        return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["pending"] as? Int
-    }
+    private func pending() throws -> Int? { try status(box)["pending"] as? Int }
 
     /// `sync` and `doctor` at once, each under a watchdog.
     private func syncAndDoctor(within seconds: Double) throws -> (sync: RunResult, doctor: RunResult) {

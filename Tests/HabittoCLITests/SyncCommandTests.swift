@@ -2,6 +2,7 @@ import Foundation
 import HabitCore
 import HabitStore
 import XCTest
+import SyncTestKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,13 +10,14 @@ import Glibc
 /// Sync between whole processes: data directories sharing one remote folder, with lost
 /// answers, kill -9 in the middle of a round, several processes syncing one data directory,
 /// the offline switch and bad configuration.
-final class SyncCommandTests: XCTestCase {
+final class SyncCommandTests: SyncCLITestCase {
     var a: Sandbox!
     var b: Sandbox!
     /// The shared remote folder (inside `a`'s root, so it goes away with it).
     var folder: String!
 
     override func setUp() {
+        super.setUp()
         a = Sandbox()
         b = Sandbox()
         b.now = a.now
@@ -24,6 +26,7 @@ final class SyncCommandTests: XCTestCase {
     }
 
     override func tearDown() {
+        super.tearDown()
         a = nil
         b = nil
         folder = nil
@@ -109,8 +112,8 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertNotNil(try String(contentsOfFile: folder + "/users/default/format", encoding: .utf8).range(of: "^habitto-sync 2 remote [0-9a-f]{32}\n$", options: .regularExpression))
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder + "/users/default/devices")),
                        [deviceA, deviceB])
-        XCTAssertEqual(try remoteBatches(deviceA).files, ["1-\(opsA).batch"])
-        XCTAssertEqual(try remoteBatches(deviceB).files, ["1-3.batch"])
+        XCTAssertEqual(try remoteBatches(folder, deviceA).files, ["1-\(opsA).batch"])
+        XCTAssertEqual(try remoteBatches(folder, deviceB).files, ["1-3.batch"])
     }
 
     func testLostAcknowledgementsNeverDuplicateCheckIns() throws {
@@ -118,7 +121,7 @@ final class SyncCommandTests: XCTestCase {
         a.ok("remote", "set", "dir:" + folder)
         let device = try XCTUnwrap(try status(a)["device"] as? String)
         let created = try XCTUnwrap(a.stat("operations"))
-        XCTAssertEqual(try remoteBatches(device).files, ["1-\(created).batch"])
+        XCTAssertEqual(try remoteBatches(folder, device).files, ["1-\(created).batch"])
 
         // Every write reaches the folder, and every answer is lost on the way back.
         a.extraEnv["HABITTO_FAULTS"] = "lostack=1"
@@ -136,7 +139,7 @@ final class SyncCommandTests: XCTestCase {
             XCTAssertEqual(r.stderr,
                            "habitto: sync: answer lost (injected by HABITTO_FAULTS); batch \(batch) may have been written (pushed 0 operations in 0 batches, pulled 0); 'habitto status' shows the details\n")
             files.insert(batch)
-            XCTAssertEqual(Set(try remoteBatches(device).files), files, "round \(round)")
+            XCTAssertEqual(Set(try remoteBatches(folder, device).files), files, "round \(round)")
             let st = try status(a)
             XCTAssertEqual(st["mode"] as? String, "unreachable")
             XCTAssertEqual(st["pending"] as? Int, checkIns, "an operation left the outbox without an answer")
@@ -149,7 +152,7 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(a.ok("sync"), "Synced: pushed \(checkIns) operations in 1 batch, pulled 0\n")
         // The overlapping batches the lost answers left are then merged: what is left is at
         // most the compacted range of 8 and the last batch sent, which straddles its end.
-        let merged = try remoteBatches(device).files
+        let merged = try remoteBatches(folder, device).files
         XCTAssertLessThanOrEqual(merged.count, 2, "\(merged)")
         let st = try status(a)
         XCTAssertEqual(st["mode"] as? String, "online")
@@ -157,7 +160,7 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(syncStatus(a, "Water"), "synced")
 
         // The overlapping batches agree operation by operation and cover 1…N once each.
-        let ops = try remoteBatches(device).ops
+        let ops = try remoteBatches(folder, device).ops
         XCTAssertEqual(ops.keys.sorted(), Array(1...UInt64(created + checkIns)))
 
         XCTAssertEqual(b.ok("remote", "set", "dir:" + folder),
@@ -179,28 +182,12 @@ final class SyncCommandTests: XCTestCase {
 
         a.extraEnv["HABITTO_FAULTS"] = "latency=30ms"
         let device = try XCTUnwrap(try status(a)["device"] as? String)
-        let ops = folder + "/users/default/devices/\(device)/ops"
-        func batchCount() -> Int {
-            ((try? FileManager.default.contentsOfDirectory(atPath: ops)) ?? []).filter { $0.hasSuffix(".batch") }.count
-        }
-        var killed = 0
+        let ops = opsFolder(folder, device)
         var rng = SystemRandomNumberGenerator()
-        for round in 0..<16 {
-            let before = batchCount()
-            let (p, tag) = try a.start(["sync"])
-            // Fault injection. Even rounds: kill at a random instant of the round. Odd rounds:
-            // kill as soon as the new batch is in the folder, before the cursor is recorded.
-            if round % 2 == 0 {
-                usleep(UInt32.random(in: 0...150_000, using: &rng))
-            } else {
-                let deadline = Date().addingTimeInterval(5)
-                while p.isRunning && batchCount() == before && Date() < deadline { usleep(200) }
-            }
-            kill(p.processIdentifier, SIGKILL)
-            let r = a.finish(p, tag)
-            if r.killed {
-                killed += 1
-            } else {
+        // Fault injection. Even rounds: kill at a random instant of the round. Odd rounds:
+        // kill as soon as the new batch is in the folder, before the cursor is recorded.
+        let killed = try a.killedSyncs(16, maxPause: 150_000, waitingUpTo: 5, written: { batchFileNames(inOps: ops).count }) { r in
+            if !r.killed {
                 XCTAssertEqual(r.status, 0, r.stderr)
                 XCTAssertTrue(r.stdout.hasPrefix("Synced: pushed "), r.stdout)
             }
@@ -218,7 +205,7 @@ final class SyncCommandTests: XCTestCase {
 
         // Batches written by killed rounds may overlap later ones, but never disagree.
         XCTAssertEqual(st["device"] as? String, device)
-        XCTAssertEqual(try remoteBatches(device).ops.keys.sorted(), Array(1...UInt64(created + checkIns)))
+        XCTAssertEqual(try remoteBatches(folder, device).ops.keys.sorted(), Array(1...UInt64(created + checkIns)))
 
         let pulled = b.run("sync")
         XCTAssertEqual(pulled.status, 0, pulled.stderr)
@@ -244,28 +231,17 @@ final class SyncCommandTests: XCTestCase {
         // What B may hold after a kill: every check-in up to the end of some batch on the remote.
         let aDevice = try XCTUnwrap(try status(a)["device"] as? String)
         let created = checkIns - (a.stat("operations") ?? 0)
-        let whole = Set([0] + (try remoteBatches(aDevice).files).compactMap { name in
+        let whole = Set([0] + (try remoteBatches(folder, aDevice).files).compactMap { name in
             name.dropLast(6).split(separator: "-").last.flatMap { Int($0) }.map { $0 + created }
         })
         b.extraEnv["HABITTO_FAULTS"] = "latency=15ms"
         // Kill B's pulls at random instants, again and again.
-        var killed = 0, partials: [Int] = []
-        var rng = SystemRandomNumberGenerator()
+        var partials: [Int] = []
         func journalSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: b.journalPath)[.size] as? Int) ?? 0 }
-        for round in 0..<12 {
-            let before = journalSize()
-            let (p, tag) = try b.start(["sync"])
-            // Fault injection. Even rounds: a random instant. Odd rounds: right after a pulled
-            // batch lands in the journal, so some kills surely fall in the middle of a pull.
-            if round % 2 == 0 {
-                usleep(UInt32.random(in: 0...120_000, using: &rng))
-            } else {
-                let deadline = Date().addingTimeInterval(10)
-                while p.isRunning && journalSize() == before && Date() < deadline { usleep(200) }
-            }
-            kill(p.processIdentifier, SIGKILL)
-            let r = b.finish(p, tag)
-            if r.killed { killed += 1 } else { XCTAssertEqual(r.status, 0, r.stderr) }
+        // Fault injection. Even rounds: a random instant. Odd rounds: right after a pulled
+        // batch lands in the journal, so some kills surely fall in the middle of a pull.
+        let killed = try b.killedSyncs(12, maxPause: 120_000, waitingUpTo: 10, written: journalSize) { r in
+            if !r.killed { XCTAssertEqual(r.status, 0, r.stderr) }
             // Whatever was pulled so far is whole batches, never more than A has.
             let partial = progress(b, "Water") ?? 0
             XCTAssertLessThanOrEqual(partial, checkIns)
@@ -283,14 +259,14 @@ final class SyncCommandTests: XCTestCase {
     func testFaultsFromTheConfigApplyAndTheEnvironmentWins() throws {
         a.ok("add", "Water")
         a.ok("remote", "set", "dir:" + folder)
-        try "faults = unreachable\n".write(toFile: a.config + "/habitto/config", atomically: true, encoding: .utf8)
+        try writeConfig(a, "faults = unreachable\n")
         a.ok("check", "Water")
         let r = a.run("sync")
         XCTAssertEqual(r.status, 4)
         XCTAssertTrue(r.stderr.contains("remote unreachable"), r.stderr)
         a.extraEnv["HABITTO_FAULTS"] = ""
         XCTAssertEqual(a.run("sync").status, 0, "an empty HABITTO_FAULTS overrides the config")
-        try "faults = sometimes\n".write(toFile: a.config + "/habitto/config", atomically: true, encoding: .utf8)
+        try writeConfig(a, "faults = sometimes\n")
         a.extraEnv["HABITTO_FAULTS"] = nil
         let bad = a.run("sync")
         XCTAssertEqual(bad.status, 1)
@@ -359,7 +335,7 @@ final class SyncCommandTests: XCTestCase {
         a.extraEnv["HABITTO_FAULTS"] = nil
         XCTAssertEqual(a.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
         let device = try XCTUnwrap(try status(a)["device"] as? String)
-        XCTAssertEqual(try remoteBatches(device).ops.keys.sorted(), Array(1...UInt64(created + checkIns)))
+        XCTAssertEqual(try remoteBatches(folder, device).ops.keys.sorted(), Array(1...UInt64(created + checkIns)))
         XCTAssertEqual(b.ok("sync"), "Synced: pushed 0 operations in 0 batches, pulled \(checkIns)\n")
         XCTAssertEqual(progress(b, "Water"), checkIns)
         XCTAssertEqual(progress(a, "Water"), checkIns)
@@ -652,57 +628,5 @@ final class SyncCommandTests: XCTestCase {
         a.ok("offline", "off") // saves the settings again, and syncs
         a.ok("check", "Water")
         XCTAssertEqual(a.ok("sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
-    }
-
-    // MARK: Helpers
-
-    func status(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        try XCTUnwrap(box.json("status", "--json", file: file, line: line) as? [String: Any], file: file, line: line)
-    }
-
-    /// The batch files of `device` in the shared folder, and each operation's encoded bytes
-    /// by sequence number. Each file is checked (magic, checksum, name against contents,
-    /// consecutive sequence numbers); batches that overlap must hold the same bytes for
-    /// every operation they share.
-    func remoteBatches(_ device: String, file: StaticString = #filePath, line: UInt = #line) throws
-        -> (files: [String], ops: [UInt64: [UInt8]]) {
-        let dir = folder + "/users/default/devices/\(device)/ops"
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".batch") }
-            .sorted { a, b in
-                let x = a.dropLast(6).split(separator: "-").compactMap { UInt64($0) }
-                let y = b.dropLast(6).split(separator: "-").compactMap { UInt64($0) }
-                return x.lexicographicallyPrecedes(y)
-            }
-        let magic = Array("HABITTO-BATCH\u{2}".utf8)
-        var ops: [UInt64: [UInt8]] = [:]
-        for name in names {
-            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name)))
-            guard bytes.count > magic.count + 4, bytes.starts(with: magic) else {
-                XCTFail("\(name) is not a batch file", file: file, line: line)
-                continue
-            }
-            let n = bytes.count
-            let stored = UInt32(bytes[n - 4]) | UInt32(bytes[n - 3]) << 8 | UInt32(bytes[n - 2]) << 16 | UInt32(bytes[n - 1]) << 24
-            XCTAssertEqual(CRC32C.checksum(bytes, 0..<(n - 4)), stored, "\(name): checksum", file: file, line: line)
-            var r = ByteReader(bytes, from: magic.count, to: n - 4)
-            XCTAssertEqual(try r.device().rawValue, device, "\(name): device", file: file, line: line)
-            let first = try r.u64le(), last = try r.u64le()
-            XCTAssertEqual(name, "\(first)-\(last).batch", file: file, line: line)
-            let count = try r.count(max: 1 << 20)
-            XCTAssertEqual(UInt64(count), last &- first &+ 1, "\(name): count", file: file, line: line)
-            for i in 0..<count {
-                let start = r.position
-                let op = try r.operation()
-                XCTAssertEqual(op.id.seq, first + UInt64(i), "\(name): sequence", file: file, line: line)
-                let raw = Array(bytes[start..<r.position])
-                if let seen = ops[op.id.seq] {
-                    XCTAssertEqual(seen, raw, "\(name): operation \(op.id.seq) differs from another batch's", file: file, line: line)
-                } else {
-                    ops[op.id.seq] = raw
-                }
-            }
-            XCTAssertTrue(r.isAtEnd, "\(name): trailing bytes", file: file, line: line)
-        }
-        return (names, ops)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import SyncTestKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,12 +26,7 @@ final class SyncUITests: XCTestCase {
     }
 
     /// Batch files on the remote, of every device.
-    func remoteBatches() -> [String] {
-        let devices = folder + "/users/default/devices"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: devices)) ?? []).flatMap { d in
-            ((try? FileManager.default.contentsOfDirectory(atPath: devices + "/" + d + "/ops")) ?? []).filter { $0.hasSuffix(".batch") }
-        }.sorted()
-    }
+    func remoteBatches() -> [String] { batchFileNames(inRemote: folder, account: "default", byDevice: false) }
 
     /// Whether a sync round holds the data directory's sync lock, as the kernel lists it in
     /// /proc/locks. Looking takes no lock, so it never turns a round away.

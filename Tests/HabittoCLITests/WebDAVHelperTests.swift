@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import SyncTestKit
 
 /// The WebDAV transport lives in `habitto-webdav`, next to `habitto`, so that `habitto`
 /// itself links no HTTP client (see the README's Performance).
@@ -42,28 +43,16 @@ final class WebDAVHelperTests: XCTestCase {
         let bin = box.root + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Sandbox.binary, toPath: bin + "/habitto")
-        if let helper {
-            try ("#!/bin/sh\n" + helper + "\n").write(toFile: bin + "/habitto-webdav", atomically: true, encoding: .utf8)
-            XCTAssertEqual(chmod(bin + "/habitto-webdav", 0o755), 0, file: file, line: line)
-        }
+        if let helper { try box.script(bin + "/habitto-webdav", helper, mode: 0o755, file: file, line: line) }
         box.binaryPath = bin + "/habitto"
-        box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = "secret"
-        box.ok("add", "Water", file: file, line: line)
-        box.ok("check", "Water", file: file, line: line)
+        box.queueOneCheckIn(file: file, line: line)
         return (box, bin)
     }
 
     /// The lines of a failed `habitto sync`, without the plain-http warning.
     func syncFailure(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         // A watchdog, not a wait: a sync that does not end its helper would hang here.
-        let (process, tag) = try box.start(["sync"])
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.terminate()
-            XCTFail("sync did not end with its helper", file: file, line: line)
-        }
-        let r = box.finish(process, tag)
+        let r = try box.runWithin(60, ["sync"], file: file, line: line)
         XCTAssertEqual(r.status, 4, r.stderr, file: file, line: line)
         XCTAssertEqual(r.stdout, "", file: file, line: line)
         XCTAssertFalse(r.killed, file: file, line: line)

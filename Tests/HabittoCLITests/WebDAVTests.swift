@@ -3,6 +3,7 @@ import Foundation
 import HabitCore
 import HabitStore
 import XCTest
+import SyncTestKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,35 +19,22 @@ import Glibc
 ///
 /// These tests never skip: without apache2, htpasswd, openssl or rclone they fail saying to
 /// run `bash .ci/test.sh`, which installs them.
-final class WebDAVTests: XCTestCase {
+final class WebDAVTests: SyncCLITestCase {
     var a: Sandbox!
     var b: Sandbox!
-    var server: (any WebDAVTestServer)?
     var proxy: FaultProxy?
-    /// Everything the binary printed in this test, and the passwords that must never be in it.
-    var outputs: [String] = []
-    var secrets: [String] = []
-
-    static let passwordVariable = "HABITTO_WEBDAV_PASSWORD"
 
     override func setUp() {
+        super.setUp()
         a = Sandbox()
         b = Sandbox()
         b.now = a.now
-        outputs = []
-        secrets = []
     }
 
     override func tearDown() {
         proxy?.stop()
         proxy = nil
-        server?.stop()
-        server = nil
-        for secret in secrets {
-            for text in outputs where text.contains(secret) {
-                XCTFail("a password was printed: \(text)")
-            }
-        }
+        super.tearDown()
         a = nil
         b = nil
     }
@@ -1072,124 +1060,11 @@ final class WebDAVTests: XCTestCase {
 
     // MARK: Helpers
 
-    /// A running server; a missing Apache is a failure with what to do, never a skip.
-    func startServer(tls: Bool = false, authentication: WebDAVServer.Authentication = .basic,
-                     limitRequestBody: Int = 64 << 20) throws -> WebDAVServer {
-        if let missing = WebDAVServer.missingTools {
-            XCTFail(missing)
-            throw HarnessError(missing)
-        }
-        let s = try WebDAVServer(tls: tls, authentication: authentication, limitRequestBody: limitRequestBody)
-        server = s
-        secrets.append(s.password)
-        return s
-    }
-
-    /// A running `rclone serve webdav`; a missing rclone is a failure with what to do.
-    func startRclone() throws -> RcloneServer {
-        if let missing = RcloneServer.missingTools {
-            XCTFail(missing)
-            throw HarnessError(missing)
-        }
-        let s = try RcloneServer()
-        server = s
-        secrets.append(s.password)
-        return s
-    }
-
+    /// A fault-injecting proxy in front of `server`, stopped when the test ends.
     func startProxy(_ server: WebDAVServer) throws -> FaultProxy {
         let p = try FaultProxy(targetPort: server.port)
         proxy = p
         return p
-    }
-
-    /// `remote set URL --user USER`, with the server's password in the environment unless the
-    /// test put one there.
-    @discardableResult
-    func connect(_ box: Sandbox, url: URL? = nil, _ server: any WebDAVTestServer, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
-        if box.extraEnv[WebDAVTests.passwordVariable] == nil { box.extraEnv[WebDAVTests.passwordVariable] = server.password }
-        return run(box, ["remote", "set", (url ?? server.baseURL).absoluteString, "--user", server.user], file: file, line: line)
-    }
-
-    @discardableResult
-    func run(_ box: Sandbox, _ args: String..., file: StaticString = #filePath, line: UInt = #line) -> RunResult {
-        run(box, args, file: file, line: line)
-    }
-
-    /// Runs the binary and records its output; a run that hangs is killed after `timeout`
-    /// seconds and fails the test, so one stuck process never stops the whole suite.
-    @discardableResult
-    func run(_ box: Sandbox, _ args: [String], timeout: Double = 120, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
-        do {
-            let (process, tag) = try box.start(args)
-            return finish(box, process, tag, args, timeout: timeout, file: file, line: line)
-        } catch {
-            XCTFail("could not start \(Sandbox.binary): \(error)", file: file, line: line)
-            return RunResult(status: -1, stdout: "", stderr: "", killed: false)
-        }
-    }
-
-    /// Waits for a started run (killing it after `timeout` seconds) and records its output.
-    func finish(_ box: Sandbox, _ process: Process, _ tag: String, _ args: [String], timeout: Double = 120,
-                file: StaticString = #filePath, line: UInt = #line) -> RunResult {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        let hung = process.isRunning
-        if hung { kill(process.processIdentifier, SIGKILL) }
-        let r = box.finish(process, tag)
-        outputs += [r.stdout, r.stderr]
-        if hung {
-            XCTFail("habitto \(args.joined(separator: " ")) did not finish within \(Int(timeout)) s and was killed; it printed: \(r.stdout) \(r.stderr)",
-                    file: file, line: line)
-        }
-        return r
-    }
-
-    @discardableResult
-    func ok(_ box: Sandbox, _ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
-        let r = run(box, args, file: file, line: line)
-        XCTAssertEqual(r.status, 0, "habitto \(args.joined(separator: " ")) failed: \(r.stderr)", file: file, line: line)
-        return r.stdout
-    }
-
-    func status(_ box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        let r = run(box, ["status", "--json"], file: file, line: line)
-        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
-        return try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.stdout, file: file, line: line)
-    }
-
-    func writeConfig(_ box: Sandbox, _ text: String) throws {
-        try text.write(toFile: box.config + "/habitto/config", atomically: true, encoding: .utf8)
-    }
-
-    /// The batch files of `device` on the server, in sequence order.
-    func batchFiles(_ server: any WebDAVTestServer, _ device: String) throws -> [String] {
-        let dir = server.dataDirectory + "/users/default/devices/\(device)/ops"
-        return try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".batch") }
-            .sorted { range($0).first != range($1).first ? range($0).first < range($1).first : range($0).last < range($1).last }
-    }
-
-    /// The ranges of `device`'s batches on the server, checked to follow on from each other
-    /// (no gap, no overlap) and each file to be at most `limit` bytes.
-    @discardableResult
-    func assertBatchesFollowOn(_ server: any WebDAVTestServer, _ device: String, within limit: Int,
-                               file: StaticString = #filePath, line: UInt = #line) throws -> [(first: UInt64, last: UInt64)] {
-        let files = try batchFiles(server, device)
-        let ranges = files.map(range)
-        for (x, y) in zip(ranges, ranges.dropFirst()) {
-            XCTAssertEqual(y.first, x.last + 1, "batches \(x) and \(y) overlap or leave a gap", file: file, line: line)
-        }
-        let ops = server.dataDirectory + "/users/default/devices/\(device)/ops/"
-        for name in files {
-            let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: ops + name)[.size] as? Int, file: file, line: line)
-            XCTAssertLessThanOrEqual(size, limit, name, file: file, line: line)
-        }
-        return ranges
-    }
-
-    func range(_ name: String) -> (first: UInt64, last: UInt64) {
-        let n = name.dropLast(6).split(separator: "-").compactMap { UInt64($0) }
-        return n.count == 2 ? (n[0], n[1]) : (0, 0)
     }
 
     /// Adds `count` check-ins (one a day from the habit's start) to a sandbox's data directory

@@ -6,29 +6,38 @@ import Glibc
 #endif
 
 /// What one run of the `habitto` binary produced.
-struct RunResult {
-    let status: Int32
-    let stdout: String
-    let stderr: String
-    let killed: Bool
+public struct RunResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+    public let killed: Bool
+
+    /// A result as a run gave it.
+    public init(status: Int32, stdout: String, stderr: String, killed: Bool) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+        self.killed = killed
+    }
 }
 
 /// The test process ignores SIGPIPE, as Foundation's own tests do: a write to a pipe or
 /// socket whose reader has gone (a child killed on purpose) then fails with EPIPE where
 /// it happens instead of killing the whole test run with signal 13.
-let brokenPipesFailInPlace: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+public let brokenPipesFailInPlace: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
 /// A fresh data and config directory, and a way to run the real `habitto` binary on it.
-final class Sandbox {
-    let root: String
-    var home: String { root + "/data" }
-    var config: String { root + "/config" }
-    var now = "2026-11-21T09:00:00"
-    var extraEnv: [String: String] = [:]
+public final class Sandbox {
+    public let root: String
+    public var home: String { root + "/data" }
+    public var config: String { root + "/config" }
+    public var now = "2026-11-21T09:00:00"
+    public var extraEnv: [String: String] = [:]
     /// `run` runs the command in this process (`runInProcess`), not the binary.
-    let inProcess: Bool
+    public let inProcess: Bool
 
-    init(inProcess: Bool = false) {
+    /// A fresh sandbox in the temporary folder, removed when it goes away.
+    public init(inProcess: Bool = false) {
         self.inProcess = inProcess
         brokenPipesFailInPlace
         root = NSTemporaryDirectory() + "habitto-cli-" + UUID().uuidString
@@ -36,7 +45,7 @@ final class Sandbox {
     }
 
     /// File systems this sandbox mounted, unmounted when it goes away.
-    private(set) var mounts: [String] = []
+    public private(set) var mounts: [String] = []
 
     deinit {
         for m in mounts.reversed() { Sandbox.asRoot("/bin/umount", ["-l", m]) }
@@ -44,7 +53,7 @@ final class Sandbox {
     }
 
     @discardableResult
-    static func shell(_ tool: String, _ args: [String]) -> Int32 {
+    public static func shell(_ tool: String, _ args: [String]) -> Int32 {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = args
@@ -57,13 +66,13 @@ final class Sandbox {
 
     /// Runs a tool as root: directly when the tests run as root, else through `sudo -n`.
     @discardableResult
-    static func asRoot(_ tool: String, _ args: [String]) -> Int32 {
+    public static func asRoot(_ tool: String, _ args: [String]) -> Int32 {
         getuid() == 0 ? shell(tool, args) : shell("/usr/bin/sudo", ["-n", tool] + args)
     }
 
     /// Mounts a small tmpfs (a real file system that really fills up). Needs root, which
     /// the development machines and CI have; a failure to mount fails the test.
-    func mountTmpfs(sizeKB: Int, file: StaticString = #filePath, line: UInt = #line) -> String? {
+    public func mountTmpfs(sizeKB: Int, file: StaticString = #filePath, line: UInt = #line) -> String? {
         let dir = root + "/mnt-\(mounts.count)"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let status = Sandbox.asRoot("/bin/mount", ["-t", "tmpfs", "-o", "size=\(sizeKB)k", "tmpfs", dir])
@@ -76,14 +85,15 @@ final class Sandbox {
     }
 
     /// Fills the file system holding `dir` until a write fails.
-    func fill(_ dir: String) {
+    public func fill(_ dir: String) {
         let fd = open(dir + "/filler", O_WRONLY | O_CREAT, 0o600)
         let block = [UInt8](repeating: 0, count: 4096)
         while write(fd, block, block.count) > 0 {}
         close(fd)
     }
 
-    static var binary: String {
+    /// The `habitto` built beside the test bundle (or in `.build/debug`).
+    public static var binary: String {
         let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [dir, dir.deletingLastPathComponent()] {
             let path = candidate.appendingPathComponent("habitto").path
@@ -95,9 +105,11 @@ final class Sandbox {
     }
 
     /// The binary this sandbox runs (a test may run a copy elsewhere).
-    var binaryPath = Sandbox.binary
+    public var binaryPath = Sandbox.binary
 
-    var environment: [String: String] {
+    /// The environment a run gets: this process's, with the sandbox's data and config
+    /// directories, clock, time zone and locale, and `extraEnv` over them.
+    public var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["HABITTO_HOME"] = home
         env["XDG_CONFIG_HOME"] = config
@@ -113,7 +125,7 @@ final class Sandbox {
 
     /// Starts the binary (or another `program`) with `args` in the sandbox's environment;
     /// output goes to files read by `finish`.
-    func start(_ args: [String], program: String? = nil) throws -> (Process, String) {
+    public func start(_ args: [String], program: String? = nil) throws -> (Process, String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: program ?? binaryPath)
         p.arguments = args
@@ -128,7 +140,8 @@ final class Sandbox {
         return (p, tag)
     }
 
-    func finish(_ p: Process, _ tag: String) -> RunResult {
+    /// Waits for a run made by `start` and reads what it printed.
+    public func finish(_ p: Process, _ tag: String) -> RunResult {
         p.waitUntilExit()
         let out = (try? String(contentsOfFile: tag + ".out", encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: tag + ".err", encoding: .utf8)) ?? ""
@@ -138,13 +151,16 @@ final class Sandbox {
                          killed: p.terminationReason == .uncaughtSignal)
     }
 
+    /// Runs `habitto args` (see `run(_:program:)`).
     @discardableResult
-    func run(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+    public func run(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> RunResult {
         run(args, file: file, line: line)
     }
 
+    /// Runs `habitto args` (in this process when the sandbox is `inProcess`), or `program`, and
+    /// waits for it; a run that cannot start fails the test.
     @discardableResult
-    func run(_ args: [String], program: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
+    public func run(_ args: [String], program: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> RunResult {
         if inProcess && program == nil { return runInProcess(args) }
         do {
             let (p, tag) = try start(args, program: program)
@@ -157,69 +173,36 @@ final class Sandbox {
 
     /// Runs and asserts success; returns standard output.
     @discardableResult
-    func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
+    public func ok(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> String {
         let r = run(args, file: file, line: line)
         XCTAssertEqual(r.status, 0, "habitto \(args.joined(separator: " ")) failed: \(r.stderr)", file: file, line: line)
         return r.stdout
     }
 
     /// Parses the JSON printed by a command.
-    func json(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> Any? {
+    public func json(_ args: String..., file: StaticString = #filePath, line: UInt = #line) -> Any? {
         let r = run(args, file: file, line: line)
         XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
         return try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))
     }
 
-    func stat(_ key: String, file: StaticString = #filePath, line: UInt = #line) -> Int? {
+    /// A figure of `stats --json`.
+    public func stat(_ key: String, file: StaticString = #filePath, line: UInt = #line) -> Int? {
         (json("stats", "--json", file: file, line: line) as? [String: Any])?[key] as? Int
     }
 
-    func listEntry(_ name: String, _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) -> [String: Any]? {
+    /// The entry of habit `name` in `list --all --json` (with `extra` arguments).
+    public func listEntry(_ name: String, _ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) -> [String: Any]? {
         let r = run(["list", "--all", "--json"] + extra, file: file, line: line)
         let arr = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [[String: Any]]
         return arr?.first { $0["name"] as? String == name }
     }
 
-    var journalPath: String { home + "/journal.hbj" }
+    /// The journal's path.
+    public var journalPath: String { home + "/journal.hbj" }
 
-    func journalBytes() -> [UInt8] { Array((try? Data(contentsOf: URL(fileURLWithPath: journalPath))) ?? Data()) }
-}
-
-// MARK: Shared helpers of the sync tests
-
-/// A habit's progress in `list --json` (optionally on a date).
-func progress(_ box: Sandbox, _ habit: String, date: String? = nil, file: StaticString = #filePath, line: UInt = #line) -> Int? {
-    box.listEntry(habit, date.map { ["--date", $0] } ?? [], file: file, line: line)?["progress"] as? Int
-}
-
-/// A habit's `syncStatus` in `list --json`.
-func syncStatus(_ box: Sandbox, _ habit: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
-    box.listEntry(habit, file: file, line: line)?["syncStatus"] as? String
-}
-
-/// How many lines of a run's output (both streams) contain `text`.
-func linesMentioning(_ text: String, _ r: RunResult) -> Int {
-    (r.stdout + r.stderr).split(separator: "\n").filter { $0.contains(text) }.count
-}
-
-/// The numbers of a "Synced: pushed N operations in M batches, pulled K" line.
-func parseSynced(_ stdout: String) -> (pushed: Int, batches: Int, pulled: Int)? {
-    let w = stdout.split(separator: " ")
-    guard stdout.hasSuffix("\n"), w.count == 9, w[0] == "Synced:", w[1] == "pushed", w[4] == "in", w[7] == "pulled",
-          let pushed = Int(w[2]), let batches = Int(w[5]), let pulled = Int(w[8].dropLast()),
-          w[3] == (pushed == 1 ? "operation" : "operations"), w[6] == (batches == 1 ? "batch," : "batches,")
-    else { return nil }
-    return (pushed, batches, pulled)
-}
-
-/// Pairs of batch file names (`FIRST-LAST.batch`) whose ranges of operations overlap, as
-/// "A overlaps B" lines (none when every operation is in exactly one batch).
-func overlappingBatches(_ names: [String]) -> [String] {
-    let ranges = names.compactMap { name -> (String, UInt64, UInt64)? in
-        let n = name.dropLast(6).split(separator: "-").compactMap { UInt64($0) }
-        return n.count == 2 ? (name, n[0], n[1]) : nil
-    }.sorted { ($0.1, $0.2) < ($1.1, $1.2) }
-    return zip(ranges, ranges.dropFirst()).filter { $0.2 >= $1.1 }.map { "\($0.0) overlaps \($1.0)" }
+    /// The journal's bytes (none when there is no journal).
+    public func journalBytes() -> [UInt8] { Array((try? Data(contentsOf: URL(fileURLWithPath: journalPath))) ?? Data()) }
 }
 
 // MARK: Running a command in this process
@@ -246,7 +229,7 @@ extension Sandbox {
     /// output and error are captured. The main run loop runs the command's main-actor work
     /// until it ends. For commands that need no process of their own (no signals, terminal,
     /// kill or concurrent process).
-    func runInProcess(_ args: [String]) -> RunResult {
+    public func runInProcess(_ args: [String]) -> RunResult {
         let wanted = environment
         var saved: [String: String?] = [:]
         for key in Set(wanted.keys).union(["LC_ALL", "LC_CTYPE"]) where ProcessEnvironment.value(key) != wanted[key] {
