@@ -54,6 +54,8 @@ public struct DirectoryRemote: Remote {
             case .readable(let f) where f.version == RemoteFormat.current:
                 return f
             case .readable:
+                // An unencrypted earlier format: never rewritten by a device that encrypts.
+                if recipient != nil { throw RemoteFormat.downgrade(at: place) }
                 try replace(RemoteFormat.fresh().bytes, named: "format", in: folder)
                 let now = try read() ?? []
                 guard case .readable(let f) = RemoteFormat.parse(now), f.version == RemoteFormat.current else {

@@ -220,6 +220,7 @@ public struct EncryptedRemote: Remote {
     public var knownToExist: Set<String> { inner.knownToExist }
     public func assumeExisting(_ keys: Set<String>) { inner.assumeExisting(keys) }
     public func forgetExisting() { inner.forgetExisting() }
+    public func forgetFormat(account: String) { inner.forgetFormat(account: account) }
 
     /// The wrapped remote's `prepare`: a format file it creates names this remote's recipient.
     @discardableResult

@@ -125,6 +125,7 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
     public var knownToExist: Set<String> { inner.knownToExist }
     public func assumeExisting(_ keys: Set<String>) { inner.assumeExisting(keys) }
     public func forgetExisting() { inner.forgetExisting() }
+    public func forgetFormat(account: String) { inner.forgetFormat(account: account) }
 
     /// The wrapped remote's `prepare`, after the injected latency and failures.
     @discardableResult

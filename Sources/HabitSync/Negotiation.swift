@@ -17,11 +17,15 @@ enum Negotiation {
     /// Prepares `plain` for `spec`'s account. `recordedID` and `recordedRecipient`: what an
     /// earlier round read in the format file (a format not read now is taken from them).
     static func agree(_ plain: any Remote, spec: RemoteSpec, account: String, recordedID: String?, recordedRecipient: String?,
-                      paths: DataPaths, calls: RemoteCalls) async throws -> Agreed {
+                      usedEncrypted: Bool, paths: DataPaths, calls: RemoteCalls) async throws -> Agreed {
+        try plainAllowed(spec: spec, account: account, usedEncrypted: usedEncrypted)
         var key: RemoteKey?
         var tool: AgeTool?
         if spec.isEncrypted { (key, tool) = try EncryptedRemote.keyAndTool(paths, spec: spec.setting) }
         let recipient = key?.recipient
+        // An encrypted remote's format is read every round: one turned plain is refused
+        // before anything is written.
+        if spec.isEncrypted { plain.forgetFormat(account: account) }
         var format = try await calls.run { try await plain.prepare(account: account, recipient: recipient) }
         if format == nil && recordedID == nil {
             // Known to exist, but not read by this device (or its record was lost): read it.
@@ -32,6 +36,14 @@ enum Negotiation {
         try encryption(remote: encryptedFor, key: recipient, spec: spec.setting)
         guard let key, let tool else { return Agreed(remote: plain, format: format) }
         return Agreed(remote: EncryptedRemote(plain, key: key, tool: tool), format: format)
+    }
+
+    /// Refuses, before anything is read or written, to use without encryption a remote and
+    /// account this device has used encrypted (`usedEncrypted`), whatever its `format` says:
+    /// a format turned plain may be someone's without the key.
+    static func plainAllowed(spec: RemoteSpec, account: String, usedEncrypted: Bool) throws {
+        guard usedEncrypted, !spec.isEncrypted else { return }
+        throw RemoteError.refused("this device used \(spec.setting) (account \(account)) encrypted, and never writes to it unencrypted: join it with --key FILE (habitto remote key on a device that has it), or choose another remote to use unencrypted")
     }
 
     /// Whether a remote encrypted for `remote` (nil: not encrypted) and this device's key for

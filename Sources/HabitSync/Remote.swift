@@ -44,6 +44,9 @@ public protocol Remote: Sendable {
     /// Forgets what it learnt exists, so that the next `prepare` checks the root and the
     /// layout again (when something known turned out missing).
     func forgetExisting()
+    /// Forgets that the account's format file was checked, so that the next `prepare` reads
+    /// it again (an encrypted remote's, every round).
+    func forgetFormat(account: String)
 }
 
 extension Remote {
@@ -58,6 +61,7 @@ extension Remote {
     public var knownToExist: Set<String> { [] }
     public func assumeExisting(_ keys: Set<String>) {}
     public func forgetExisting() {}
+    public func forgetFormat(account: String) {}
 
     /// The devices that have a folder in the account, sorted (skipped entries left out).
     public func devices(account: String) async throws -> [DeviceID] { try await listDevices(account: account).items }

@@ -68,6 +68,12 @@ public struct RemoteFormat: Equatable, Sendable {
         return .readable(RemoteFormat(version: 2, id: String(words[3]), recipient: recipient))
     }
 
+    /// The refusal of an unencrypted format (`habitto-sync 1`) found by a device that uses the
+    /// remote encrypted: the file is left alone and nothing is written.
+    static func downgrade(at place: String) -> RemoteError {
+        .damaged("\(place) says 'habitto-sync 1', an unencrypted format, and this device uses the remote encrypted: someone without the key may have changed it. Nothing was written and the file was left alone; check the remote")
+    }
+
     /// The error for a format file that this version cannot use (`where` names it).
     static func refusal(_ parsed: Parsed, found: [UInt8], at place: String) -> RemoteError {
         if case .newer(let n) = parsed {

@@ -77,9 +77,10 @@ public actor SyncEngine {
         let encrypt = spec == nil ? nil : encrypt
         state = try SyncState.update(paths) { s in
             guard s.remote != spec || s.account != account || s.user != user || s.encrypt != encrypt else { return }
-            let offline = s.offline
+            let offline = s.offline, encrypted = s.encryptedTargets
             s = SyncState()
             s.settings = RemoteSettings(remote: spec, account: account, user: user, offline: offline, encrypt: encrypt)
+            s.encryptedTargets = encrypted
         }
         remotes = RemoteCache()
         queue = nil

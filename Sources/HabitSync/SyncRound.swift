@@ -28,8 +28,14 @@ struct SyncRound {
     /// Everything a round does with `plain`, the remote the settings name.
     mutating func run(_ plain: any Remote) async throws {
         guard let spec = try state.remoteSpec() else { throw RemoteError.refused("no remote is set") }
+        let target = state.target, used = target.map { state.encryptedTargets?.contains($0) ?? false } ?? false
         let agreed = try await Negotiation.agree(plain, spec: spec, account: account, recordedID: state.remoteID,
-                                                 recordedRecipient: state.remoteRecipient, paths: paths, calls: calls)
+                                                 recordedRecipient: state.remoteRecipient, usedEncrypted: used, paths: paths, calls: calls)
+        if spec.isEncrypted, !used, let target {
+            // From now on this device never writes to it unencrypted.
+            state.encryptedTargets = (state.encryptedTargets ?? []) + [target]
+            try await save()
+        }
         let remote = agreed.remote
         try await notice(agreed.format)
         if let own = try await push(remote) {

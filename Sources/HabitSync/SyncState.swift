@@ -60,6 +60,10 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// The age recipient the remote's `format` file named when this device last read it (with
     /// `remoteID`); nil: not encrypted.
     public var remoteRecipient: String?
+    /// The remotes and accounts this device has used encrypted: it never writes to them
+    /// unencrypted (kept when the remote setting changes, so a remote set again without the
+    /// key is refused, whatever its `format` says now).
+    public var encryptedTargets: [SyncTarget]?
     /// The version of Habitto each device last ran, from its marker in its `ops` folder.
     public var devicesVersion: [DeviceID: String]?
 

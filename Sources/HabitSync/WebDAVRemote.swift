@@ -127,6 +127,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
     func remember(_ key: String) { lock.withLock { _ = knownFolders.insert(key) } }
     /// Something known to exist turned out missing: check everything again.
     public func forgetExisting() { lock.withLock { knownFolders.removeAll() } }
+    public func forgetFormat(account: String) { lock.withLock { _ = knownFolders.remove("users/\(account)/format") } }
 
     /// Creates a folder if it is missing (MKCOL); 405 means it exists. A folder known to
     /// exist (this round or an earlier one) costs no request.
@@ -222,6 +223,8 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         }
         guard var found else { throw RemoteError.unreachable("\(place) appeared and vanished; sync will try again") }
         if case .readable(let f) = RemoteFormat.parse(found), f.version < RemoteFormat.current {
+            // An unencrypted earlier format: never rewritten by a device that encrypts.
+            if lock.withLock({ recipient }) != nil { throw RemoteFormat.downgrade(at: place) }
             let put = try await send("PUT", formatURL, body: Data(RemoteFormat.fresh().bytes))
             guard (200...299).contains(put.status) else { throw failure(put, "PUT format") }
             found = try await read() ?? []

@@ -63,9 +63,19 @@ final class RemoteFormatEncryptionTests: TemporaryFolderTestCase {
         let bob = try await remote.prepare(account: "bob")
         XCTAssertNotNil(bob)
         XCTAssertNil(bob?.recipient)
-        // A version 1 format is upgraded to a plain one.
-        try Data("habitto-sync 1\n".utf8).write(to: URL(fileURLWithPath: folder + "/users/bob/format"))
-        let upgraded = try await remote.prepare(account: "bob", recipient: recipient)
+        // A version 1 format is never rewritten by a device that encrypts: refused, left alone.
+        let bobFormat = folder + "/users/bob/format"
+        try Data("habitto-sync 1\n".utf8).write(to: URL(fileURLWithPath: bobFormat))
+        do {
+            _ = try await remote.prepare(account: "bob", recipient: recipient)
+            XCTFail("an encrypting device upgraded an unencrypted format")
+        } catch let e as RemoteError {
+            XCTAssertEqual(e.kind, .permanent)
+            XCTAssertTrue(e.message.contains("says 'habitto-sync 1', an unencrypted format, and this device uses the remote encrypted"), e.message)
+        }
+        XCTAssertEqual(try String(contentsOfFile: bobFormat, encoding: .utf8), "habitto-sync 1\n")
+        // An unencrypted device upgrades it in place to a plain version 2.
+        let upgraded = try await remote.prepare(account: "bob")
         XCTAssertEqual(upgraded?.version, 2)
         XCTAssertNil(upgraded?.recipient)
     }

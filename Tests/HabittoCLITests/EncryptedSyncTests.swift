@@ -203,6 +203,64 @@ final class EncryptedSyncTests: SyncCLITestCase {
         XCTAssertTrue(bad.stderr.contains("holds a line that is not an age identity"), bad.stderr)
     }
 
+    func testAFormatTurnedPlainOnAFolderIsRefusedBeforeAnythingIsWritten() throws {
+        try downgradeScenario(spec: "dir:" + folder, tree: folder)
+    }
+
+    func testAFormatTurnedPlainOnApacheIsRefusedBeforeAnythingIsWritten() throws {
+        let s = try startServer()
+        for box in boxes { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
+        try downgradeScenario(spec: s.baseURL.absoluteString, tree: s.dataDirectory, extra: ["--user", s.user])
+    }
+
+    /// A uses a remote encrypted; then the server (without the key) turns its `format` plain:
+    /// as version 1 (which an unencrypted device would upgrade in place), then as a plain
+    /// version 2. A refuses each before writing anything, leaves the file as it found it, and
+    /// never writes to that remote unencrypted, also when set to it again without the key.
+    func downgradeScenario(spec: String, tree: String, extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+        let a = boxes[0]
+        ok(a, "add", "Therapy", "--unit", "sessions")
+        ok(a, ["remote", "set", spec, "--encrypt"] + extra)
+        ok(a, "check", "Therapy", "--note", "Whitfield")
+        ok(a, "sync")
+        let formatFile = tree + "/users/default/format"
+        func files() -> [String] { (FileManager.default.subpaths(atPath: tree) ?? []).sorted() }
+        func assertNothingWritten(_ what: String, _ format: String, _ before: [String]) throws {
+            XCTAssertEqual(try String(contentsOfFile: formatFile, encoding: .utf8), format, "\(what): the format file was changed", file: file, line: line)
+            XCTAssertEqual(files(), before, "\(what): something was written", file: file, line: line)
+            try assertOnlyAgeFiles(tree, file: file, line: line)
+        }
+        ok(a, "check", "Therapy", "--note", "panicky")
+
+        // Version 1: an earlier, unencrypted format.
+        try Data("habitto-sync 1\n".utf8).write(to: URL(fileURLWithPath: formatFile))
+        var before = files()
+        let v1 = run(a, "sync")
+        XCTAssertEqual(v1.status, 4, v1.stderr, file: file, line: line)
+        XCTAssertTrue(v1.stderr.contains("says 'habitto-sync 1', an unencrypted format, and this device uses the remote encrypted: someone without the key may have changed it. Nothing was written and the file was left alone"),
+                      v1.stderr, file: file, line: line)
+        XCTAssertEqual(errorLines(v1), 1, v1.stderr, file: file, line: line)
+        try assertNothingWritten("version 1", "habitto-sync 1\n", before)
+
+        // A plain version 2 under a new identity.
+        let plain = "habitto-sync 2 remote \(String(repeating: "5a", count: 16))\n"
+        try Data(plain.utf8).write(to: URL(fileURLWithPath: formatFile))
+        before = files()
+        let v2 = run(a, "sync")
+        XCTAssertEqual(v2.status, 4, v2.stderr, file: file, line: line)
+        XCTAssertTrue(v2.stderr.contains("this remote is not encrypted, and this device is set to encrypt"), v2.stderr, file: file, line: line)
+        try assertNothingWritten("plain version 2", plain, before)
+
+        // Set to it again without the key: still never written to unencrypted.
+        let again = run(a, ["remote", "set", spec] + extra)
+        XCTAssertEqual(again.status, 4, again.stderr, file: file, line: line)
+        XCTAssertTrue(again.stderr.contains("this device used \(spec) (account default) encrypted, and never writes to it unencrypted: join it with --key FILE"),
+                      again.stderr, file: file, line: line)
+        XCTAssertEqual(errorLines(again), 1, again.stderr, file: file, line: line)
+        try assertNothingWritten("set again without the key", plain, before)
+        XCTAssertEqual(progress(a, "Therapy"), 2, "the check-ins are kept", file: file, line: line)
+    }
+
     // MARK: The scenario, on a folder and on Apache
 
     /// A encrypts a new remote; B joins with A's key (from `remote key`, through standard
