@@ -60,6 +60,9 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// The age recipient the remote's `format` file named when this device last read it (with
     /// `remoteID`); nil: not encrypted.
     public var remoteRecipient: String?
+    /// Whether that format said ` age` with no recipient: encrypted, the recipient off the
+    /// remote, and a keycheck vouching for the format (`Keycheck`).
+    public var remoteKeychecked: Bool?
     /// The version of Habitto each device last ran, from its marker in its `ops` folder.
     public var devicesVersion: [DeviceID: String]?
 
