@@ -52,9 +52,11 @@ extension EncryptedSyncTests {
         let format = try String(contentsOfFile: accountDir + "/format", encoding: .utf8)
         XCTAssertFalse(format.contains("age1"), "the recipient is on the remote: \(format)", file: file, line: line)
 
-        // What the server makes: files encrypted to a recipient of its own.
+        // What the server makes: files encrypted to the recipient the format shows, if it
+        // shows one (earlier versions did), else to one of its own.
         let serverKey = try makeKeyFile(in: a.root)
-        let serverRecipient = try recipient(of: serverKey)
+        let shown = format.split(separator: " ").last.map { String($0.dropLast()) }.flatMap { $0.hasPrefix("age1") ? $0 : nil }
+        let serverRecipient = try shown ?? recipient(of: serverKey)
         let forgedDevice = String(repeating: "5e", count: 16)
         var forged: [(device: String, name: String)] = []
         func write(_ bytes: Data, _ folder: String, _ name: String, device: String) throws {
@@ -123,11 +125,56 @@ extension EncryptedSyncTests {
             XCTAssertFalse(ok(b, "list").contains("Late"), "applied after a changed format", file: file, line: line)
         }
         try Data(format.utf8).write(to: URL(fileURLWithPath: accountDir + "/format"))
+        // The keycheck removed, in an account that holds devices: refused, not made again.
+        let keycheck = try Data(contentsOf: URL(fileURLWithPath: accountDir + "/keycheck"))
+        try FileManager.default.removeItem(atPath: accountDir + "/keycheck")
+        let missing = run(b, "sync")
+        XCTAssertEqual(missing.status, 4, missing.stderr, file: file, line: line)
+        XCTAssertTrue(missing.stderr.contains("keycheck on dir:\(folder!) is missing, and the account holds devices"), missing.stderr, file: file, line: line)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: accountDir + "/keycheck"), file: file, line: line)
+        try keycheck.write(to: URL(fileURLWithPath: accountDir + "/keycheck"))
         let again = run(b, "sync")
         XCTAssertEqual(again.status, 4, "the forged files are still there", file: file, line: line)
         XCTAssertTrue(ok(b, "list").contains("Late"), again.stderr, file: file, line: line)
         let aSync = run(a, "sync")
         XCTAssertEqual(progress(a, "Tea"), 1, aSync.stderr, file: file, line: line)
+    }
+
+    /// A remote made encrypted by an earlier version (its format names the recipient): read and
+    /// written as before, with batches an earlier version reads (no sealed line), and `status`
+    /// and `doctor` say that anyone who kept the recipient can forge batches.
+    func testARemoteWhoseFormatNamesItsRecipientStillSyncsAndIsReported() throws {
+        let (a, b) = (boxes[0], boxes[1])
+        let keyFile = try makeKeyFile(in: a.root)
+        let recipient = try recipient(of: keyFile)
+        let accountDir = folder + "/users/default"
+        try FileManager.default.createDirectory(atPath: accountDir, withIntermediateDirectories: true)
+        let format = "habitto-sync 2 remote 0123456789abcdef0123456789abcdef age \(recipient)\n"
+        try Data(format.utf8).write(to: URL(fileURLWithPath: accountDir + "/format"))
+        ok(a, "add", "Water")
+        ok(a, "remote", "set", "dir:" + folder, "--key", keyFile)
+        ok(b, "remote", "set", "dir:" + folder, "--key", keyFile)
+        XCTAssertEqual(ok(b, "export"), ok(a, "export"))
+        XCTAssertEqual(try String(contentsOfFile: accountDir + "/format", encoding: .utf8), format, "the format was rewritten")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: accountDir + "/keycheck"))
+        // The batch decrypts to a plain batch, as an earlier version reads it.
+        let aDevice = try XCTUnwrap(try status(a)["device"] as? String)
+        let batch = try XCTUnwrap(try sortedBatchFiles(inOps: opsFolder(folder, aDevice)).first)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/age")
+        p.arguments = ["-d", "-i", keyFile, opsFolder(folder, aDevice) + "/" + batch]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let plain = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertTrue(plain.starts(with: Data("HABITTO-BATCH".utf8)), String(decoding: plain.prefix(40), as: UTF8.self))
+        let warning = "this remote's recipient was stored in the clear by an earlier version of habitto: anyone who kept it can forge batches; move to a new key: habitto remote set NEW --encrypt"
+        XCTAssertTrue(((try status(b)["remoteProblems"] as? [String]) ?? []).contains { $0.hasPrefix(warning) })
+        XCTAssertTrue(ok(b, "status").contains(warning))
+        let doctor = run(b, "doctor")
+        XCTAssertEqual(doctor.status, 5, doctor.stdout)
+        XCTAssertTrue(doctor.stdout.contains("problem: remote: " + warning), doctor.stdout)
     }
 
     /// `bytes` encrypted by the `age` program to `recipient`, as a server can.
