@@ -44,7 +44,7 @@ public struct DirectoryRemote: Remote {
             func read() throws -> [UInt8]? { try readRegularFile("format", in: folder, maxBytes: 4096, what: "the format file") }
             var found = try read()
             if found == nil {
-                let fresh = RemoteFormat.fresh(recipient: recipient)
+                let fresh = RemoteFormat.fresh(encrypted: recipient != nil)
                 if case .created = try createFile(fresh.bytes, named: "format", in: folder, what: "the format file") { return fresh }
                 // Another device made it at the same moment: use theirs.
                 found = try read()
@@ -66,6 +66,25 @@ public struct DirectoryRemote: Remote {
                 throw RemoteFormat.refusal(other, found: found, at: place)
             }
         }
+    }
+
+    public func readKeycheck(account: String, maxBytes: Int) async throws -> [UInt8]? {
+        try check(account)
+        return try withFolder(["users", account], create: false) { folder in
+            try readRegularFile(Keycheck.fileName, in: folder, maxBytes: maxBytes, what: "the keycheck file")
+        } ?? nil
+    }
+
+    public func createKeycheck(account: String, bytes: [UInt8]) async throws -> CreateResult {
+        try check(account)
+        let found = try withFolder(["users", account], create: true) { folder -> [UInt8]? in
+            switch try createFile(bytes, named: Keycheck.fileName, in: folder, what: "the keycheck file") {
+            case .created, .same: return nil
+            case .different:
+                return try readRegularFile(Keycheck.fileName, in: folder, maxBytes: Keycheck.maxBytes, what: "the keycheck file") ?? []
+            }
+        } ?? nil
+        return found.map(CreateResult.found) ?? .created
     }
 
     /// The device folders of the account and the entries skipped there. An account with no

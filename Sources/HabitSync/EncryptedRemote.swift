@@ -180,24 +180,49 @@ public struct RemoteKey: Equatable, Sendable {
 /// data directory's key, one `age` process per file. Listing, removing and the layout pass
 /// through: file and folder names hold device ids and sequence ranges only.
 ///
+/// On a remote made by this version (its format says ` age`, `binding` set) the recipient is
+/// known only to key holders, so a file that decrypts was made by one; and each batch's
+/// plaintext starts with a sealed line naming where it belongs, `habitto-batch 1 remote ID
+/// account NAME device HEX batch FIRST-LAST`, covered by age's authentication with the rest,
+/// and checked against where the file was found: a batch moved to another device, renamed to
+/// another range, replayed under another name or taken from another remote or account is
+/// refused. On a remote made by an earlier version (its format names the recipient) batches
+/// have no such line, as before.
+///
 /// age's output is different on every run, so a create-only write that finds its batch
 /// already there (a retry after a lost answer or a kill) compares what the two decrypt to
-/// (`BatchAck`). A file that does not decrypt (truncated, changed: age
-/// authenticates every chunk, or made with another key) is a permanent error for that batch,
-/// so its device is reported and skipped like a damaged batch.
+/// (`BatchAck`, without the sealed line, which was checked). A file that does not decrypt
+/// (truncated or changed: age authenticates every chunk; or a new file made with another key)
+/// or is not sealed for where it is, is a permanent error for that batch: it is refused in one
+/// line naming the device and the file, and the device's other batches still apply.
 public struct EncryptedRemote: Remote {
     let inner: any Remote
-    /// The recipient batches are encrypted to (the format file's).
+    /// The recipient batches are encrypted to (derived from the identity).
     public let recipient: String
     let key: RemoteKey
     let tool: AgeTool
+    /// Where the batches are sealed for (nil: a remote made by an earlier version, whose
+    /// batches carry no sealed line).
+    public let binding: Binding?
 
-    /// `inner` with its batches encrypted to `key`'s recipient.
-    public init(_ inner: any Remote, key: RemoteKey, tool: AgeTool) {
+    /// The remote and account each batch's sealed line names.
+    public struct Binding: Equatable, Sendable {
+        public let remoteID: String
+        public let account: String
+        public init(remoteID: String, account: String) { self.remoteID = remoteID; self.account = account }
+    }
+
+    /// What `status` and `doctor` say of an encrypted remote made by an earlier version, whose
+    /// format names its recipient in the clear.
+    public static let clearRecipient = "this remote's recipient was stored in the clear by an earlier version of habitto: anyone who kept it can forge batches; move to a new key: habitto remote set NEW --encrypt (a new, empty remote; every device joins it with --key)"
+
+    /// `inner` with its batches encrypted to `key`'s recipient, sealed for `binding`.
+    public init(_ inner: any Remote, key: RemoteKey, tool: AgeTool, binding: Binding? = nil) {
         self.inner = inner
         self.recipient = key.recipient
         self.key = key
         self.tool = tool
+        self.binding = binding
     }
 
     /// The data directory's key and the `age` program, for a device set to encrypt its
@@ -234,6 +259,47 @@ public struct EncryptedRemote: Remote {
         try await inner.listBatches(account: account, device: device)
     }
 
+    public func readKeycheck(account: String, maxBytes: Int) async throws -> [UInt8]? {
+        try await inner.readKeycheck(account: account, maxBytes: maxBytes)
+    }
+
+    public func createKeycheck(account: String, bytes: [UInt8]) async throws -> CreateResult {
+        try await inner.createKeycheck(account: account, bytes: bytes)
+    }
+
+    /// Checks the account's keycheck against the format's identity `id` (see `Keycheck`),
+    /// writing it (create-only) when there is none yet, on an account that holds no device
+    /// folder (its maker stopped between the format and the keycheck). Throws a permanent
+    /// error in one line saying what to do when it does not decrypt with this device's key
+    /// or names another remote or account; nothing is written then. `spec`: for the advice.
+    func checkKeycheck(id: String, account: String, spec: String) async throws {
+        let place = "users/\(account)/keycheck on \(inner.location)"
+        var sealed = try await inner.readKeycheck(account: account, maxBytes: Keycheck.maxBytes)
+        if sealed == nil {
+            guard try await inner.listDevices(account: account).items.isEmpty else {
+                throw RemoteError.damaged("this encrypted remote's \(place) is missing, and the account holds devices: it was removed on the remote, or the format file was replaced by someone without the key; nothing was written. If you emptied the remote yourself, empty it whole (users/\(account)) and sync again")
+            }
+            let made: [UInt8]
+            do { made = try tool.encrypt(Keycheck.plaintext(id: id, account: account), to: recipient, what: "the keycheck") } catch let e as AgeError {
+                throw RemoteError.refused(e.description)
+            }
+            switch try await inner.createKeycheck(account: account, bytes: made) {
+            case .created: return
+            case .found(let there): sealed = there
+            }
+        }
+        let plain: [UInt8]
+        do { plain = try tool.decrypt(sealed ?? [], identityFile: key.path, maxBytes: 512, what: "the keycheck") } catch let e as AgeError {
+            throw RemoteError.refused("wrong key: this remote's \(place) does not decrypt with this device's key for \(RemoteKey.shown(recipient)) (\(e.description)), so this device has another key than the remote's, or the keycheck was replaced on the remote; nothing was written. Join with the remote's key: habitto remote set \(spec) --key FILE (habitto remote key on a device that has it)")
+        }
+        guard let named = Keycheck.parse(plain) else {
+            throw RemoteError.damaged("this remote's \(place) decrypts but is not a habitto keycheck; nothing was written")
+        }
+        guard named.id == id, named.account == account else {
+            throw RemoteError.damaged("the format file of users/\(account) on \(inner.location) says remote \(id), but its keycheck was made for remote \(named.id) account \(named.account): the format file was changed, or the keycheck copied, on the remote by someone without the key, and neither was used; nothing was written")
+        }
+    }
+
     public func remove(account: String, device: DeviceID, batch: BatchName) async throws {
         try await inner.remove(account: account, device: device, batch: batch)
     }
@@ -253,7 +319,13 @@ public struct EncryptedRemote: Remote {
     /// The batch read and decrypted.
     public func read(account: String, device: DeviceID, batch: BatchName, maxBytes: Int) async throws -> [UInt8] {
         let sealed = try await inner.read(account: account, device: device, batch: batch, maxBytes: EncryptedRemote.sealedLimit(maxBytes))
-        return try open(sealed, device: device, batch: batch, maxBytes: maxBytes)
+        return try open(sealed, account: account, device: device, batch: batch, maxBytes: maxBytes)
+    }
+
+    /// The sealed line a batch of `device` named `batch` starts with on this remote.
+    func sealLine(account: String, device: DeviceID, batch: BatchName) -> [UInt8]? {
+        guard let binding else { return nil }
+        return Array("habitto-batch 1 remote \(binding.remoteID) account \(account) device \(device.rawValue) batch \(batch.first)-\(batch.last)\n".utf8)
     }
 
     /// Encrypts the batch and writes it create-only. What is already there is returned
@@ -262,7 +334,8 @@ public struct EncryptedRemote: Remote {
     public func createOnly(account: String, device: DeviceID, batch: BatchName, bytes: [UInt8]) async throws -> CreateResult {
         let what = "batch \(batch) of device \(device.rawValue.prefix(8))"
         let sealed: [UInt8]
-        do { sealed = try tool.encrypt(bytes, to: recipient, what: what) } catch let e as AgeError {
+        let plain = (sealLine(account: account, device: device, batch: batch) ?? []) + bytes
+        do { sealed = try tool.encrypt(plain, to: recipient, what: what) } catch let e as AgeError {
             throw RemoteError.refused(e.description)
         }
         guard sealed.count <= BatchFile.maxBytes else {
@@ -271,16 +344,39 @@ public struct EncryptedRemote: Remote {
         }
         switch try await inner.createOnly(account: account, device: device, batch: batch, bytes: sealed) {
         case .created: return .created
-        case .found(let there): return .found((try? open(there, device: device, batch: batch, maxBytes: BatchFile.maxBytes)) ?? there)
+        case .found(let there):
+            if let opened = try? open(there, account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes) { return .found(opened) }
+            guard binding != nil else { return .found(there) }
+            // On a remote whose recipient only key holders know, a file under this device's
+            // name that does not open sealed for it was not written by a key holder for this
+            // name (a squatted name, or a damaged copy of this batch): it is replaced, once.
+            try await inner.remove(account: account, device: device, batch: batch)
+            switch try await inner.createOnly(account: account, device: device, batch: batch, bytes: sealed) {
+            case .created: return .created
+            case .found(let again):
+                return .found((try? open(again, account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes)) ?? again)
+            }
         }
     }
 
-    private func open(_ sealed: [UInt8], device: DeviceID, batch: BatchName, maxBytes: Int) throws -> [UInt8] {
+    /// The batch's plaintext, its sealed line checked against where it was found and removed.
+    private func open(_ sealed: [UInt8], account: String, device: DeviceID, batch: BatchName, maxBytes: Int) throws -> [UInt8] {
         let what = "batch \(batch) of device \(device.rawValue.prefix(8))"
+        let line = sealLine(account: account, device: device, batch: batch)
+        let plain: [UInt8]
         do {
-            return try tool.decrypt(sealed, identityFile: key.path, maxBytes: maxBytes, what: what)
+            plain = try tool.decrypt(sealed, identityFile: key.path, maxBytes: maxBytes + (line?.count ?? 0), what: what)
         } catch let e as AgeError {
             throw RemoteError.damaged("\(e.description); it was damaged on the remote or made with another key, and was not applied")
         }
+        guard let line else { return plain }
+        guard plain.starts(with: line) else {
+            let end = plain.prefix(300).firstIndex(of: 10) ?? min(plain.count, 300)
+            let found = plain.starts(with: Array("habitto-batch 1 ".utf8))
+                ? "it is sealed for '\(Sanitize.display(String(decoding: plain[..<end], as: UTF8.self)))'"
+                : "it has no sealed line"
+            throw RemoteError.damaged("\(what) is not sealed for where it is (\(found)): it was moved, renamed or replayed on the remote, and was not applied")
+        }
+        return Array(plain[line.count...])
     }
 }

@@ -167,6 +167,18 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
         return outcome
     }
 
+    /// The wrapped remote's `readKeycheck`, after the injected latency and failures.
+    public func readKeycheck(account: String, maxBytes: Int) async throws -> [UInt8]? {
+        _ = try await enter()
+        return try await inner.readKeycheck(account: account, maxBytes: maxBytes)
+    }
+
+    /// The wrapped remote's `createKeycheck`, after the injected latency and failures.
+    public func createKeycheck(account: String, bytes: [UInt8]) async throws -> CreateResult {
+        _ = try await enter()
+        return try await inner.createKeycheck(account: account, bytes: bytes)
+    }
+
     /// The wrapped remote's `markVersion`, after the injected latency and failures.
     public func markVersion(account: String, device: DeviceID, version: String) async throws {
         _ = try await enter()

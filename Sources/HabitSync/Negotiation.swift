@@ -14,10 +14,12 @@ enum Negotiation {
         let format: RemoteFormat?
     }
 
-    /// Prepares `plain` for `spec`'s account. `recordedID` and `recordedRecipient`: what an
-    /// earlier round read in the format file (a format not read now is taken from them).
+    /// Prepares `plain` for `spec`'s account. `recordedID`, `recordedRecipient` and
+    /// `recordedKeychecked`: what an earlier round read in the format file (a format not read
+    /// now is taken from them). On an encrypted remote made by this version the keycheck is
+    /// checked each time the format is read (`EncryptedRemote.checkKeycheck`).
     static func agree(_ plain: any Remote, spec: RemoteSpec, account: String, recordedID: String?, recordedRecipient: String?,
-                      usedEncrypted: Bool, paths: DataPaths, calls: RemoteCalls) async throws -> Agreed {
+                      recordedKeychecked: Bool = false, usedEncrypted: Bool, paths: DataPaths, calls: RemoteCalls) async throws -> Agreed {
         try plainAllowed(spec: spec, account: account, usedEncrypted: usedEncrypted)
         var key: RemoteKey?
         var tool: AgeTool?
@@ -32,10 +34,20 @@ enum Negotiation {
             plain.forgetExisting()
             format = try await calls.run { try await plain.prepare(account: account, recipient: recipient) }
         }
+        if recordedKeychecked, let format, !format.keychecked, let id = format.id {
+            // Made with a keycheck, now a recipient in the clear or plain: not a key holder's.
+            throw RemoteError.damaged("the format file of users/\(account) on \(plain.location) says remote \(id) \(format.recipient == nil ? "not encrypted" : "encrypted for a recipient it shows"), but this remote was made encrypted with a keycheck: the format file was changed on the remote by someone without the key, and was not used; nothing was written")
+        }
+        let keychecked = format.map(\.keychecked) ?? recordedKeychecked
         let encryptedFor = format != nil ? format?.recipient : recordedRecipient
-        try encryption(remote: encryptedFor, key: recipient, spec: spec.setting)
+        try encryption(remote: encryptedFor, keychecked: keychecked, key: recipient, spec: spec.setting)
         guard let key, let tool else { return Agreed(remote: plain, format: format) }
-        return Agreed(remote: EncryptedRemote(plain, key: key, tool: tool), format: format)
+        guard keychecked, let id = format?.id ?? recordedID else {
+            return Agreed(remote: EncryptedRemote(plain, key: key, tool: tool), format: format)
+        }
+        let remote = EncryptedRemote(plain, key: key, tool: tool, binding: .init(remoteID: id, account: account))
+        if format != nil { try await calls.run { try await remote.checkKeycheck(id: id, account: account, spec: spec.setting) } }
+        return Agreed(remote: remote, format: format)
     }
 
     /// Refuses, before anything is read or written, to use without encryption a remote and
@@ -46,11 +58,12 @@ enum Negotiation {
         throw RemoteError.refused("this device used \(spec.setting) (account \(account)) encrypted, and never writes to it unencrypted: join it with --key FILE (habitto remote key on a device that has it), or choose another remote to use unencrypted")
     }
 
-    /// Whether a remote encrypted for `remote` (nil: not encrypted) and this device's key for
-    /// `key` (nil: none) agree; throws the refusal when they do not. `spec` is the remote's
-    /// setting, for the advice.
-    static func encryption(remote: String?, key: String?, spec: String) throws {
-        switch (remote, key) {
+    /// Whether a remote encrypted for `remote` (nil: not encrypted, or `keychecked`: encrypted
+    /// for a recipient the remote does not show, which its keycheck then checks) and this
+    /// device's key for `key` (nil: none) agree; throws the refusal when they do not. `spec`
+    /// is the remote's setting, for the advice.
+    static func encryption(remote: String?, keychecked: Bool = false, key: String?, spec: String) throws {
+        switch (keychecked ? remote ?? key ?? "" : remote, key) {
         case (nil, nil):
             return
         case (nil, _?):

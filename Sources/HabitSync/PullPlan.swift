@@ -7,7 +7,7 @@ import HabitCore
 /// compacted range is one read and an operation that arrives twice is applied once). The
 /// same plan reads this device's own batches back to verify a first push.
 public struct PullPlan: Equatable, Sendable {
-    /// The device's batches as last listed, sorted.
+    /// The device's batches as last listed, sorted, less those refused.
     public private(set) var listed: [BatchName]
     /// The last operation of the device held here (every one up to it).
     public private(set) var seen: UInt64
@@ -42,6 +42,17 @@ public struct PullPlan: Equatable, Sendable {
     /// The batch `batch` was read and applied.
     public mutating func read(_ batch: BatchName) { seen = max(seen, batch.last) }
 
+    /// The batch `batch` was refused (damaged, not decrypting, not authentic): it is left out,
+    /// so the device's other batches still apply (a squatted `3-1002.batch` hides none of its
+    /// real batches from operation 3 on).
+    public mutating func refuse(_ batch: BatchName) {
+        refused.insert(batch)
+        listed.removeAll { $0 == batch }
+    }
+
+    /// The batches refused this round (left out of a new listing too).
+    public private(set) var refused: Set<BatchName> = []
+
     /// A batch that was listed is gone when read (its device compacted since, and a batch
     /// covering it is there now): true when the device is to be listed again and the plan
     /// goes on from `relist`; false when it was listed again already this round, and the
@@ -53,7 +64,7 @@ public struct PullPlan: Equatable, Sendable {
     }
 
     /// Goes on from a new listing of the device.
-    public mutating func relist(_ batches: [BatchName]) { listed = batches.sorted() }
+    public mutating func relist(_ batches: [BatchName]) { listed = batches.filter { !refused.contains($0) }.sorted() }
 
     /// How far ahead of `now` the newest operation read of a device was, when more than a
     /// minute (its clock is ahead); nil otherwise.

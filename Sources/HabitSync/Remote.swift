@@ -31,6 +31,13 @@ public protocol Remote: Sendable {
     /// Removes a batch (compaction, once a read-back batch covers it); one already gone is
     /// fine. Only ever called for this device's own batches.
     func remove(account: String, device: DeviceID, batch: BatchName) async throws
+    /// The account's keycheck file (`users/{account}/keycheck`, see `Keycheck`), or nil when
+    /// there is none; a file that is not a regular one (links are never followed) or is larger
+    /// than `maxBytes` is a permanent error and is not read.
+    func readKeycheck(account: String, maxBytes: Int) async throws -> [UInt8]?
+    /// Writes the account's keycheck file only if nothing is there; what is there instead is
+    /// returned as it is.
+    func createKeycheck(account: String, bytes: [UInt8]) async throws -> CreateResult
     /// Writes this device's version marker (`RemoteEntries.versionMarker(version)`, holding
     /// `habitto VERSION`) in its `ops` folder, create-only; one already there is fine.
     func markVersion(account: String, device: DeviceID, version: String) async throws

@@ -63,6 +63,12 @@ public enum RemoteError: Error, Equatable, CustomStringConvertible, Sendable {
         return false
     }
 
+    /// What the remote holds cannot be used (a damaged, undecryptable or unauthentic file).
+    public var isDamaged: Bool {
+        if case .damaged = self { return true }
+        return false
+    }
+
     /// A listed batch is gone.
     public var missing: Bool {
         if case .notFound = self { return true }

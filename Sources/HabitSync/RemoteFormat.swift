@@ -4,37 +4,47 @@ import HabitCore
 /// What `{root}/users/{account}/format` says: one line, `habitto-sync 2 remote ID`, where ID
 /// (32 lower-case hex digits) is made at random by the device that makes the layout, so a
 /// layout made again (an emptied or replaced remote) has another identity, followed by
-/// ` age RECIPIENT` on an encrypted remote (every batch is an age file for that recipient,
-/// see `EncryptedRemote`); or `habitto-sync 1`, as earlier versions wrote it, which this
-/// version replaces with version 2 (earlier versions then refuse the remote in one line,
-/// before changing anything).
+/// ` age` on an encrypted remote: every batch is an age file for a recipient that only key
+/// holders know (each derives it from the identity), and the account's `keycheck` file
+/// (`Keycheck`) vouches for the identity and the account. Remotes made encrypted by earlier
+/// versions say ` age RECIPIENT`, the recipient in the clear (anyone who kept it can make age
+/// files for it: such a remote is read and written as before, and reported). Or
+/// `habitto-sync 1`, as earlier versions wrote it, which this version replaces with version 2
+/// (earlier versions then refuse the remote in one line, before changing anything).
 public struct RemoteFormat: Equatable, Sendable {
     /// The version this Habitto writes.
     public static let current = 2
     public let version: Int
     /// The remote's identity (nil for version 1, which had none).
     public let id: String?
-    /// The age recipient (`age1…`) every batch is encrypted to; nil: not encrypted.
+    /// The age recipient (`age1…`) in the clear, as earlier versions wrote an encrypted
+    /// remote's format; nil: not encrypted, or encrypted with a keycheck (`keychecked`).
     public let recipient: String?
+    /// Encrypted, the recipient kept off the remote, and a keycheck file vouching for the format.
+    public let keychecked: Bool
 
-    init(version: Int, id: String?, recipient: String? = nil) { self.version = version; self.id = id; self.recipient = recipient }
+    init(version: Int, id: String?, recipient: String? = nil, keychecked: Bool = false) {
+        self.version = version; self.id = id; self.recipient = recipient; self.keychecked = keychecked
+    }
 
-    /// A new version 2 format with a random identity, encrypted to `recipient` when given
-    /// (a valid age recipient: see `AgeRecipient.isValid`).
-    public static func fresh(recipient: String? = nil) -> RemoteFormat {
-        precondition(recipient.map(AgeRecipient.isValid) ?? true, "not an age recipient")
+    /// Whether the remote's batches are age files.
+    public var isEncrypted: Bool { recipient != nil || keychecked }
+
+    /// A new version 2 format with a random identity; `encrypted`: it says ` age`, naming no
+    /// recipient (a keycheck file is written beside it).
+    public static func fresh(encrypted: Bool = false) -> RemoteFormat {
         let id = (0..<2).map { _ in
             let s = String(UInt64.random(in: .min ... .max), radix: 16)
             return String(repeating: "0", count: 16 - s.count) + s
         }.joined()
-        return RemoteFormat(version: 2, id: id, recipient: recipient)
+        return RemoteFormat(version: 2, id: id, keychecked: encrypted)
     }
 
     /// The file's bytes.
     public var bytes: [UInt8] {
         var line = "habitto-sync \(version)"
         if let id { line += " remote \(id)" }
-        if let recipient { line += " age \(recipient)" }
+        if let recipient { line += " age \(recipient)" } else if keychecked { line += " age" }
         return Array(line.utf8) + [10]
     }
 
@@ -49,7 +59,7 @@ public struct RemoteFormat: Equatable, Sendable {
     }
 
     /// Parses a format file: `habitto-sync 1`, `habitto-sync 2 remote ID`, `habitto-sync 2
-    /// remote ID age RECIPIENT`, or `habitto-sync N …` with N above 2 (a newer version's);
+    /// remote ID age`, `habitto-sync 2 remote ID age RECIPIENT`, or `habitto-sync N …` with N above 2 (a newer version's);
     /// anything else is `unknown`.
     public static func parse(_ bytes: [UInt8]) -> Parsed {
         guard bytes.count <= 4096, let text = String(validating: bytes, as: UTF8.self), text.hasSuffix("\n") else { return .unknown }
@@ -58,8 +68,12 @@ public struct RemoteFormat: Equatable, Sendable {
               words[1].allSatisfy(\.isASCII) else { return .unknown }
         if n > current { return .newer(version: n) }
         if n == 1 { return words.count == 2 ? .readable(RemoteFormat(version: 1, id: nil)) : .unknown }
-        guard words.count == 4 || words.count == 6, words[2] == "remote", words[3].count == 32,
+        guard (4...6).contains(words.count), words[2] == "remote", words[3].count == 32,
               words[3].unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) else { return .unknown }
+        if words.count == 5 {
+            guard words[4] == "age" else { return .unknown }
+            return .readable(RemoteFormat(version: 2, id: String(words[3]), keychecked: true))
+        }
         var recipient: String?
         if words.count == 6 {
             guard words[4] == "age", AgeRecipient.isValid(String(words[5])) else { return .unknown }

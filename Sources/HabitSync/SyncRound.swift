@@ -24,19 +24,23 @@ struct SyncRound {
     /// purpose. Every listed device is still read; only the record is bounded.
     static let maxDevices = 200
     var account: String { state.account }
+    /// The remote is encrypted with its recipient in the clear (made by an earlier version).
+    var clearRecipient = false
 
     /// Everything a round does with `plain`, the remote the settings name.
     mutating func run(_ plain: any Remote) async throws {
         guard let spec = try state.remoteSpec() else { throw RemoteError.refused("no remote is set") }
         let target = state.target, used = target.map { state.encryptedTargets?.contains($0) ?? false } ?? false
         let agreed = try await Negotiation.agree(plain, spec: spec, account: account, recordedID: state.remoteID,
-                                                 recordedRecipient: state.remoteRecipient, usedEncrypted: used, paths: paths, calls: calls)
+                                                 recordedRecipient: state.remoteRecipient, recordedKeychecked: state.remoteKeychecked ?? false,
+                                                 usedEncrypted: used, paths: paths, calls: calls)
         if spec.isEncrypted, !used, let target {
             // From now on this device never writes to it unencrypted.
             state.encryptedTargets = (state.encryptedTargets ?? []) + [target]
             try await save()
         }
         let remote = agreed.remote
+        if let sealed = remote as? EncryptedRemote, sealed.binding == nil { clearRecipient = true }
         try await notice(agreed.format)
         if let own = try await push(remote) {
             try await compact(remote, own.items)
@@ -55,10 +59,12 @@ struct SyncRound {
         case .first(let f):
             state.remoteID = f.id
             state.remoteRecipient = f.recipient
+            state.remoteKeychecked = f.keychecked ? true : nil
         case .changed(let f):
             if !report.refilled { try await sendAllAgain() }
             state.remoteID = f.id
             state.remoteRecipient = f.recipient
+            state.remoteKeychecked = f.keychecked ? true : nil
         }
         try await save()
     }
@@ -215,7 +221,7 @@ struct SyncRound {
         for device in devices.items where device != me {
             let wasSeen = state.devicesSeen[device] != nil
             do {
-                let listing = try await pull(device, from: remote)
+                let listing = try await pull(device, from: remote, refused: &problems)
                 skipped += listing.skipped
                 guard !listing.items.isEmpty else { continue }
                 present.insert(device)
@@ -236,6 +242,7 @@ struct SyncRound {
         if skipped.count > SyncRound.maxRemoteProblems {
             skipped = Array(skipped.prefix(SyncRound.maxRemoteProblems)) + ["\(skipped.count - SyncRound.maxRemoteProblems) more entries skipped"]
         }
+        if clearRecipient { skipped.insert(EncryptedRemote.clearRecipient, at: 0) }
         let before = Set(state.remoteProblems ?? [])
         report.remoteProblems = skipped
         report.newRemoteProblems = skipped.filter { !before.contains($0) }
@@ -243,8 +250,10 @@ struct SyncRound {
     }
 
     /// Reads and applies `device`'s batches beyond what this device has of it, as its
-    /// `PullPlan` says; returns the device's last listing.
-    mutating func pull(_ device: DeviceID, from remote: any Remote) async throws -> Listing<BatchName> {
+    /// `PullPlan` says; returns the device's last listing. A batch that cannot be used (damaged,
+    /// not decrypting, not authentic) is refused in one line added to `refused`, and the
+    /// device's other batches still apply.
+    mutating func pull(_ device: DeviceID, from remote: any Remote, refused: inout [String]) async throws -> Listing<BatchName> {
         let account = account
         var listing = try await calls.run { try await remote.listBatches(account: account, device: device) }
         var plan = PullPlan(listed: listing.items, seen: await repository.state.seen[device] ?? 0)
@@ -252,14 +261,17 @@ struct SyncRound {
         while true {
             switch plan.next {
             case .done:
+                // A device whose every batch was refused (a forged folder) is not one.
+                listing.items = plan.listed
                 if !listing.items.isEmpty { record(device, listing, newest: newest) }
                 return listing
             case .gap(let next):
                 throw RemoteError.notFound("device \(device.rawValue.prefix(8)) has no batch with operation \(plan.seen + 1) (next is \(next)); waiting for it")
             case .read(let batch):
-                let bytes: [UInt8]
+                let ops: [HabitOperation]
                 do {
-                    bytes = try await calls.run { try await remote.read(account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes) }
+                    let bytes = try await calls.run { try await remote.read(account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes) }
+                    ops = try BatchFile.decode(bytes, device: device, name: batch)
                 } catch let e as RemoteError where e.missing {
                     // Removed since it was listed: that device compacted, and a listing now
                     // shows the batch covering it. Operations already applied are skipped.
@@ -267,8 +279,11 @@ struct SyncRound {
                     listing = try await calls.run { try await remote.listBatches(account: account, device: device) }
                     plan.relist(listing.items)
                     continue
+                } catch let e as RemoteError where e.isDamaged {
+                    refused.append(e.message)
+                    plan.refuse(batch)
+                    continue
                 }
-                let ops = try BatchFile.decode(bytes, device: device, name: batch)
                 report.pulled += try await repository.applyRemote(ops)
                 plan.read(batch)
                 newest = max(newest, ops.map(\.hlc.wallMillis).max() ?? 0)

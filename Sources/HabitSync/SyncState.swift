@@ -64,6 +64,9 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// unencrypted (kept when the remote setting changes, so a remote set again without the
     /// key is refused, whatever its `format` says now).
     public var encryptedTargets: [SyncTarget]?
+    /// Whether that format said ` age` with no recipient: encrypted, the recipient off the
+    /// remote, and a keycheck vouching for the format (`Keycheck`).
+    public var remoteKeychecked: Bool?
     /// The version of Habitto each device last ran, from its marker in its `ops` folder.
     public var devicesVersion: [DeviceID: String]?
 

@@ -214,7 +214,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         }
         var found = try await read()
         if found == nil {
-            let fresh = RemoteFormat.fresh(recipient: lock.withLock { recipient })
+            let fresh = RemoteFormat.fresh(encrypted: lock.withLock { recipient } != nil)
             let put = try await send("PUT", formatURL, body: Data(fresh.bytes), headers: ["If-None-Match": "*"])
             guard (200...299).contains(put.status) || put.status == 412 else { throw failure(put, "PUT format") }
             if put.status != 412 { return fresh }
@@ -234,6 +234,30 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             throw RemoteFormat.refusal(parsed, found: found, at: place)
         }
         return f
+    }
+
+    public func readKeycheck(account: String, maxBytes: Int) async throws -> [UInt8]? {
+        try RemoteError.refusing { try validateAccount(account) }
+        let r = try await send("GET", url(["users", account, Keycheck.fileName]), maxBody: min(maxBytes, Wire.maxBody))
+        if r.status == 404 { return nil }
+        guard r.status == 200 else { throw failure(r, "GET keycheck") }
+        guard r.body.count <= maxBytes else {
+            throw RemoteError.damaged("users/\(account)/keycheck on \(location) is larger than \(maxBytes) bytes; it was not read")
+        }
+        return Array(r.body)
+    }
+
+    /// A create-only PUT (`If-None-Match: *`); what is there instead (412) is read back.
+    public func createKeycheck(account: String, bytes: [UInt8]) async throws -> CreateResult {
+        try RemoteError.refusing { try validateAccount(account) }
+        let r = try await send("PUT", url(["users", account, Keycheck.fileName]), body: Data(bytes),
+                               headers: ["If-None-Match": "*", "Content-Type": "application/octet-stream"])
+        if (200...299).contains(r.status) { return .created }
+        guard r.status == 412 else { throw failure(r, "PUT keycheck") }
+        guard let there = try await readKeycheck(account: account, maxBytes: Keycheck.maxBytes) else {
+            throw RemoteError.unreachable("users/\(account)/keycheck appeared and vanished on \(location); sync will try again")
+        }
+        return .found(there)
     }
 
     /// The device collections of the account; other members are skipped and reported

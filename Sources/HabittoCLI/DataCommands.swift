@@ -365,12 +365,17 @@ struct DoctorCommand: Command {
         guard let state = check.state, let me = check.device else { return (cursorLost + ["remote: not checked (the journal needs attention first)"], []) }
         do {
             var remote = try makeRemote(spec, user: st.user, access: env.remoteAccess())
-            if st.encrypt != nil {
-                let (key, tool) = try EncryptedRemote.keyAndTool(paths, spec: spec)
-                remote = EncryptedRemote(remote, key: key, tool: tool)
-            }
             var passed = cursorLost
             var findings: [Finding] = []
+            if st.encrypt != nil {
+                let (key, tool) = try EncryptedRemote.keyAndTool(paths, spec: spec)
+                let binding = st.remoteKeychecked == true ? st.remoteID.map { EncryptedRemote.Binding(remoteID: $0, account: st.account) } : nil
+                remote = EncryptedRemote(remote, key: key, tool: tool, binding: binding)
+                if st.remoteRecipient != nil {
+                    findings.append(Finding(check: "remote", problem: EncryptedRemote.clearRecipient,
+                                            fix: "set a new, empty remote with habitto remote set NEW --encrypt, and join each other device to it with --key"))
+                }
+            }
             let mine = try await remote.batches(account: st.account, device: me).contiguousEnd()
             let localSeq = state.seen[me] ?? 0
             if mine < st.ackedSeq {
@@ -391,6 +396,17 @@ struct DoctorCommand: Command {
                 if let last = batches.map(\.last).max(), last > end {
                     findings.append(Finding(check: "remote", problem: "device \(device.rawValue.prefix(8))'s batches on the remote stop at #\(end) but go on to #\(last): a batch is missing",
                                             fix: "run habitto doctor --repair on that device so it pushes them again"))
+                }
+                // Every batch is read, so a batch refused (not authentic, damaged) is reported
+                // here as in a round.
+                for batch in batches {
+                    do {
+                        let bytes = try await remote.read(account: st.account, device: device, batch: batch, maxBytes: BatchFile.maxBytes)
+                        _ = try BatchFile.decode(bytes, device: device, name: batch)
+                    } catch let e as RemoteError where e.isDamaged {
+                        findings.append(Finding(check: "remote", problem: e.message,
+                                                fix: "remove that file from the remote (when it was that device's own, 'habitto doctor --repair' there pushes it again)"))
+                    }
                 }
                 missingHere += end > (state.seen[device] ?? 0) ? end - (state.seen[device] ?? 0) : 0
             }

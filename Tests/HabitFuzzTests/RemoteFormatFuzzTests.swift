@@ -13,16 +13,26 @@ final class RemoteFormatFuzzTests: XCTestCase {
         "habitto-sync 2 remote 0123456789abcdef0123456789abcdef\n",
         "habitto-sync 2 remote 0123456789abcdef0123456789abcdef age \(recipients[0])\n",
         "habitto-sync 2 remote fedcba9876543210fedcba9876543210 age \(recipients[1])\n",
+        "habitto-sync 2 remote 0123456789abcdef0123456789abcdef age\n",
+    ].map { Array($0.utf8) }
+    static let keychecks = [
+        "habitto keycheck 1 remote 0123456789abcdef0123456789abcdef account default\n",
+        "habitto keycheck 1 remote fedcba9876543210fedcba9876543210 account alice.b_c-9\n",
     ].map { Array($0.utf8) }
 
     func testMutatedFormatFilesAreRefusedOrWriteBackTheSameBytes() {
-        var accepted = 0, encrypted = 0
+        var accepted = 0, encrypted = 0, keychecked = 0
         Fuzzer.run("remote format", iterations: 20_000) { rng, label in
             let input = Int.random(in: 0..<20, using: &rng) == 0
                 ? Fuzzer.noise(&rng, upTo: 160) : Fuzzer.mutate(Self.formats.randomElement(using: &rng)!, corpus: Self.formats, text: true, rng: &rng)
             guard case .readable(let format) = RemoteFormat.parse(input) else { return }
             accepted += 1
             XCTAssertEqual(format.bytes, input, "\(label): an accepted format file does not write back as it was")
+            if format.keychecked {
+                keychecked += 1
+                XCTAssertNil(format.recipient, label)
+                XCTAssertEqual(format.version, 2, label)
+            }
             if let recipient = format.recipient {
                 encrypted += 1
                 XCTAssertTrue(AgeRecipient.isValid(recipient), label)
@@ -32,6 +42,23 @@ final class RemoteFormatFuzzTests: XCTestCase {
         // Mutations that change nothing that matters (a digit of the id) are accepted.
         XCTAssertGreaterThan(accepted, 20)
         XCTAssertGreaterThan(encrypted, 5)
+        XCTAssertGreaterThan(keychecked, 5)
+    }
+
+    /// A decrypted keycheck is read strictly: whatever is accepted is the plaintext made for
+    /// the identity and account it names, so two keychecks that read alike are the same bytes.
+    func testMutatedKeychecksAreRefusedOrAreThePlaintextOfWhatTheyName() {
+        var accepted = 0
+        Fuzzer.run("keycheck", iterations: 20_000) { rng, label in
+            let input = Int.random(in: 0..<20, using: &rng) == 0
+                ? Fuzzer.noise(&rng, upTo: 160) : Fuzzer.mutate(Self.keychecks.randomElement(using: &rng)!, corpus: Self.keychecks, text: true, rng: &rng)
+            guard let named = Keycheck.parse(input) else { return }
+            accepted += 1
+            XCTAssertEqual(Keycheck.plaintext(id: named.id, account: named.account), input, label)
+            XCTAssertNotNil(try? validateAccount(named.account), label)
+        }
+        XCTAssertGreaterThan(accepted, 20)
+        for k in Self.keychecks { XCTAssertNotNil(Keycheck.parse(k)) }
     }
 
     func testARecipientWithAnyOneCharacterChangedIsRefused() {

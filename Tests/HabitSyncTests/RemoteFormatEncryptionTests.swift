@@ -3,7 +3,8 @@ import HabitCore
 @testable import HabitSync
 import SyncTestKit
 
-/// The format line of an encrypted remote: `habitto-sync 2 remote ID age RECIPIENT`.
+/// The format line of an encrypted remote: `habitto-sync 2 remote ID age` (made by this
+/// version) and `habitto-sync 2 remote ID age RECIPIENT` (made by earlier ones, still read).
 final class RemoteFormatEncryptionTests: TemporaryFolderTestCase {
     let id = "0123456789abcdef0123456789abcdef"
     let recipient = "age1m8sefgc8nk87vk46fap24at0s5qaf7t9f6ycnlwx5ntx39qtkp7qr236ch"
@@ -15,15 +16,20 @@ final class RemoteFormatEncryptionTests: TemporaryFolderTestCase {
         XCTAssertEqual(parse(line), .readable(RemoteFormat(version: 2, id: id, recipient: recipient)))
         XCTAssertEqual(RemoteFormat(version: 2, id: id, recipient: recipient).bytes, Array(line.utf8))
         XCTAssertEqual(parse("habitto-sync 2 remote \(id)\n"), .readable(RemoteFormat(version: 2, id: id, recipient: nil)))
-        let fresh = RemoteFormat.fresh(recipient: recipient)
-        XCTAssertEqual(fresh.recipient, recipient)
+        let fresh = RemoteFormat.fresh(encrypted: true)
+        XCTAssertNil(fresh.recipient)
+        XCTAssertTrue(fresh.keychecked && fresh.isEncrypted)
+        XCTAssertEqual(String(decoding: fresh.bytes, as: UTF8.self), "habitto-sync 2 remote \(fresh.id!) age\n")
         XCTAssertEqual(parse(String(decoding: fresh.bytes, as: UTF8.self)), .readable(fresh))
+        XCTAssertEqual(parse("habitto-sync 2 remote \(id) age\n"), .readable(RemoteFormat(version: 2, id: id, keychecked: true)))
         XCTAssertNil(RemoteFormat.fresh().recipient)
+        XCTAssertFalse(RemoteFormat.fresh().isEncrypted)
     }
 
     func testAFormatLineThatIsNotExactlyThatIsUnknown() {
         let bad = [
-            "habitto-sync 2 remote \(id) age\n",                              // no recipient
+            "habitto-sync 2 remote \(id) gpg\n",                              // another tool
+            "habitto-sync 2 remote \(id) age \n",                             // an empty recipient
             "habitto-sync 2 remote \(id) age \(recipient) more\n",            // a seventh word
             "habitto-sync 2 remote \(id) gpg \(recipient)\n",                 // another tool
             "habitto-sync 2 remote \(id) age \(recipient.uppercased())\n",    // upper case
@@ -54,15 +60,18 @@ final class RemoteFormatEncryptionTests: TemporaryFolderTestCase {
         let remote = DirectoryRemote(root: folder)
         let prepared = try await remote.prepare(account: "alice", recipient: recipient)
         let made = try XCTUnwrap(prepared)
-        XCTAssertEqual(made.recipient, recipient)
+        XCTAssertNil(made.recipient)
+        XCTAssertTrue(made.keychecked)
+        // The recipient is kept off the remote.
         let file = try String(contentsOfFile: folder + "/users/alice/format", encoding: .utf8)
-        XCTAssertEqual(file, "habitto-sync 2 remote \(made.id!) age \(recipient)\n")
+        XCTAssertEqual(file, "habitto-sync 2 remote \(made.id!) age\n")
         // An existing format is read as it is, whatever recipient is asked for.
         let plain = try await remote.prepare(account: "alice")
         XCTAssertEqual(plain, made)
         let bob = try await remote.prepare(account: "bob")
         XCTAssertNotNil(bob)
         XCTAssertNil(bob?.recipient)
+        XCTAssertFalse(bob?.isEncrypted ?? true)
         // A version 1 format is never rewritten by a device that encrypts: refused, left alone.
         let bobFormat = folder + "/users/bob/format"
         try Data("habitto-sync 1\n".utf8).write(to: URL(fileURLWithPath: bobFormat))

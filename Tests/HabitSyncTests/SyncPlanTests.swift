@@ -204,6 +204,24 @@ final class SyncPlanTests: XCTestCase {
         XCTAssertEqual(plan.seen, 14)
     }
 
+    func testARefusedBatchHidesNoneOfTheDevicesOtherBatches() {
+        // A squatted 3-1002 reaches furthest; refused, the real batches from 3 on still apply.
+        var plan = PullPlan(listed: [b(1, 2), b(3, 1002), b(3, 4), b(5, 6)], seen: 2)
+        var read: [BatchName] = []
+        while case .read(let batch) = plan.next {
+            if batch == b(3, 1002) { plan.refuse(batch); continue }
+            read.append(batch)
+            plan.read(batch)
+        }
+        XCTAssertEqual(read, [b(3, 4), b(5, 6)])
+        XCTAssertEqual(plan.next, .done)
+        XCTAssertEqual(plan.seen, 6)
+        // A refused batch that held the only copy of an operation: a gap, not a skip.
+        var gap = PullPlan(listed: [b(1, 2), b(3, 4), b(5, 6)], seen: 2)
+        gap.refuse(b(3, 4))
+        XCTAssertEqual(gap.next, .gap(next: b(5, 6)))
+    }
+
     func testAMissingBatchMeansListingTheDeviceAgainOnceARound() {
         var plan = PullPlan(listed: [b(1, 4), b(5, 8)], seen: 4)
         XCTAssertEqual(plan.next, .read(b(5, 8)))
@@ -265,6 +283,12 @@ final class SyncPlanTests: XCTestCase {
             } catch {
                 XCTFail("\(error)")
             }
+        }
+        // A remote whose format names no recipient (`age`, with a keycheck): any key goes on
+        // to the keycheck; no key is refused.
+        XCTAssertNoThrow(try Negotiation.encryption(remote: nil, keychecked: true, key: c, spec: "dir:/r"))
+        XCTAssertThrowsError(try Negotiation.encryption(remote: nil, keychecked: true, key: nil, spec: "dir:/r")) {
+            XCTAssertTrue(($0 as? RemoteError)?.message.hasPrefix("this remote is encrypted: join with --key FILE") == true, "\($0)")
         }
     }
 

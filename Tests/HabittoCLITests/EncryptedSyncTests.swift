@@ -248,7 +248,8 @@ final class EncryptedSyncTests: SyncCLITestCase {
         before = files()
         let v2 = run(a, "sync")
         XCTAssertEqual(v2.status, 4, v2.stderr, file: file, line: line)
-        XCTAssertTrue(v2.stderr.contains("this remote is not encrypted, and this device is set to encrypt"), v2.stderr, file: file, line: line)
+        XCTAssertTrue(v2.stderr.contains("says remote \(String(repeating: "5a", count: 16)) not encrypted, but this remote was made encrypted with a keycheck: the format file was changed on the remote by someone without the key, and was not used; nothing was written"),
+                      v2.stderr, file: file, line: line)
         try assertNothingWritten("plain version 2", plain, before)
 
         // Set to it again without the key: still never written to unencrypted.
@@ -301,7 +302,9 @@ final class EncryptedSyncTests: SyncCLITestCase {
         let exportD = ok(d, "export")
         let wrong = run(d, ["remote", "set", spec, "--key", try makeKeyFile(in: d.root)] + extra)
         XCTAssertEqual(wrong.status, 4, wrong.stderr, file: file, line: line)
-        XCTAssertTrue(wrong.stderr.contains("wrong key: this remote is encrypted for age1"), wrong.stderr, file: file, line: line)
+        XCTAssertTrue(wrong.stderr.contains("wrong key: this remote's users/default/keycheck on "), wrong.stderr, file: file, line: line)
+        XCTAssertTrue(wrong.stderr.contains("does not decrypt with this device's key for age1"), wrong.stderr, file: file, line: line)
+        XCTAssertEqual(errorLines(wrong), 1, wrong.stderr, file: file, line: line)
         XCTAssertEqual(ok(d, "export"), exportD, file: file, line: line)
         XCTAssertEqual(try devicesOnRemote(tree), devices, "a device with another key wrote to the remote", file: file, line: line)
 
@@ -328,7 +331,11 @@ final class EncryptedSyncTests: SyncCLITestCase {
         let format = try String(contentsOfFile: tree + "/users/default/format", encoding: .utf8)
         let recipient = try XCTUnwrap(try String(contentsOfFile: a.home + "/remote-key", encoding: .utf8)
             .split(separator: "\n").first { $0.hasPrefix("# public key: ") }?.dropFirst(14))
-        XCTAssertTrue(format.hasPrefix("habitto-sync 2 remote ") && format.hasSuffix(" age \(recipient)\n"), format, file: file, line: line)
+        // The recipient is on no remote: the format says `age`, and the keycheck is an age file.
+        XCTAssertTrue(format.hasPrefix("habitto-sync 2 remote ") && format.hasSuffix(" age\n"), format, file: file, line: line)
+        XCTAssertEqual(format.count, "habitto-sync 2 remote  age\n".count + 32, format, file: file, line: line)
+        let keycheck = try Data(contentsOf: URL(fileURLWithPath: tree + "/users/default/keycheck"))
+        XCTAssertTrue(keycheck.starts(with: Data("age-encryption.org/v1\n".utf8)), file: file, line: line)
         XCTAssertTrue(ok(a, "remote", "show").contains("Encrypted with age for \(recipient)"), file: file, line: line)
 
         // A damaged batch of B's: reported and skipped; A's check-ins still reach a new device.
