@@ -14,7 +14,7 @@ public struct Finding: Sendable, Equatable {
     /// True when `doctor --repair` fixes it safely.
     public let repairable: Bool
     /// What kind of repair (`truncate-tail`, `rebuild-snapshot`, `rebuild-from-snapshot`, `requeue:N`,
-    /// `move-aside:NAME`).
+    /// `move-aside:NAME`, `remove-batch:NAME`).
     public let repair: String?
     public init(check: String, problem: String, fix: String, repair: String? = nil) {
         self.check = check; self.problem = problem; self.fix = fix; self.repairable = repair != nil; self.repair = repair

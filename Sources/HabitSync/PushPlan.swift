@@ -51,11 +51,28 @@ public struct PushPlan: Equatable, Sendable {
         listed.contiguousEnd() < acked ? .sendAllAgain : .fromCursor
     }
 
-    /// Before the first push to a remote not verified yet (a new remote, or a lost cursor):
-    /// the cursor that takes as acknowledged this device's batches the remote already holds,
-    /// contiguous from `acked` on and within the `written` operations of the journal, so the
-    /// push sends only the rest and never a batch overlapping them.
-    public static func alreadyHeld(listed: [BatchName], written: UInt64, acked: UInt64) -> UInt64 {
-        listed.filter { $0.last <= written }.contiguousEnd(from: acked)
+    /// Before the push to a remote not verified yet (a new remote, a lost cursor, or a
+    /// verification that failed): the cursor that takes as acknowledged this device's batches
+    /// the remote holds, contiguous from operation 1 and within the `written` operations of
+    /// the journal, so the push sends only the rest and never a batch overlapping them. Below
+    /// the acknowledged cursor when the remote lacks operations it acknowledged (a server that
+    /// answered a write and did not keep it): those are sent again. The cursor is not trusted
+    /// here, since the remote is not verified yet.
+    public static func alreadyHeld(listed: [BatchName], written: UInt64) -> UInt64 {
+        listed.filter { $0.last <= written }.contiguousEnd()
+    }
+
+    /// What reading back this device's batches on a remote not verified yet found.
+    public enum Verification: Equatable, Sendable {
+        /// The remote holds every operation it acknowledged.
+        case verified
+        /// The remote lacks operations from `cursor + 1` that it acknowledged: the cursor goes
+        /// back to `cursor`, so that they count as waiting and the next round sends them again.
+        case lacks(cursor: UInt64)
+    }
+
+    /// `readBack`: the operations read back from operation 1 with no gap; `acked`: the cursor.
+    public static func verification(readBack: UInt64, acked: UInt64) -> Verification {
+        readBack >= acked ? .verified : .lacks(cursor: readBack)
     }
 }

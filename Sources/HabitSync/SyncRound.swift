@@ -130,9 +130,10 @@ struct SyncRound {
         }
     }
 
-    /// Before the first push to a remote and account not yet verified (a new remote, or
-    /// `sync.json` lost with the cursor in it): takes as acknowledged what the remote already
-    /// holds of this device (`PushPlan.alreadyHeld`); the verification reads it back.
+    /// Before the push to a remote and account not yet verified (a new remote, `sync.json`
+    /// lost with the cursor in it, or a verification that failed): takes as acknowledged what
+    /// the remote holds of this device (`PushPlan.alreadyHeld`), and no more, so what it lost
+    /// is sent again; the verification reads it back.
     mutating func skipWhatRemoteHas(_ remote: any Remote, listed: [BatchName]?) async throws {
         let me = me, account = account
         let written = await repository.state.seen[me] ?? 0
@@ -140,8 +141,10 @@ struct SyncRound {
         guard written > 0 else { return }
         var held = listed ?? []
         if listed == nil { held = try await calls.run { try await remote.batches(account: account, device: me) } }
-        let end = PushPlan.alreadyHeld(listed: held, written: written, acked: state.ackedSeq)
-        guard end > state.ackedSeq else { return }
+        let end = PushPlan.alreadyHeld(listed: held, written: written)
+        guard end != state.ackedSeq else { return }
+        // The scan offset is where the operations after the cursor start: not after it.
+        if end < state.ackedSeq { state.scanOffset = 0 }
         state.ackedSeq = end
         try await save()
     }
@@ -321,8 +324,12 @@ struct SyncRound {
             _ = try BatchFile.decode(bytes, device: me, name: batch)
             plan.read(batch)
         }
-        guard plan.seen >= state.ackedSeq else {
-            throw RemoteError.notFound("verification failed: the remote lacks this device's operations from \(plan.seen + 1); run 'habitto sync' again")
+        if case .lacks(let cursor) = PushPlan.verification(readBack: plan.seen, acked: state.ackedSeq) {
+            // It answered writes it did not keep: they wait again, and `status` counts them.
+            state.ackedSeq = cursor
+            state.scanOffset = 0
+            try await save()
+            throw RemoteError.notFound("verification failed: the remote lacks this device's operations from \(cursor + 1), which it had acknowledged; they wait to be sent again: run 'habitto sync' again")
         }
         state.migratedTo = state.target
         return listing.versions

@@ -313,6 +313,8 @@ struct DoctorCommand: Command {
                     repaired.append("snapshot: rebuilt from the journal")
                 case let r? where r.hasPrefix("move-aside:"):
                     repaired.append("files: " + (try await Doctor.moveAside(paths: paths, repair: r, now: env.now)))
+                case let r? where r.hasPrefix("remove-batch:"):
+                    repaired.append(try await removeDamagedBatch(String(r.dropFirst("remove-batch:".count)), paths: paths, device: check.device))
                 case let r? where r.hasPrefix("requeue:"):
                     let to = f.repair.flatMap { UInt64($0.dropFirst("requeue:".count)) } ?? 0
                     try SyncState.update(paths) { s in s.ackedSeq = min(s.ackedSeq, to); s.scanOffset = 0; s.failed = false }
@@ -346,6 +348,29 @@ struct DoctorCommand: Command {
 
     static var allowsConfigProblems: Bool { true }
 
+    /// The remote the settings name, as a round reads it (decrypting, when encrypted).
+    @MainActor func doctorRemote(paths: DataPaths, state st: SyncState, spec: String) throws -> any Remote {
+        let remote = try makeRemote(spec, user: st.user, access: env.remoteAccess())
+        guard st.encrypt != nil else { return remote }
+        let (key, tool) = try EncryptedRemote.keyAndTool(paths, spec: spec)
+        // On a remote made with a keycheck, each batch's sealed line is checked, as a round does.
+        let binding = st.remoteKeychecked == true ? st.remoteID.map { EncryptedRemote.Binding(remoteID: $0, account: st.account) } : nil
+        return EncryptedRemote(remote, key: key, tool: tool, binding: binding)
+    }
+
+    /// Removes this device's batch `name` (one no device can apply; the journal holds its
+    /// operations) from the remote, and re-queues its operations; returns what was done.
+    @MainActor func removeDamagedBatch(_ name: String, paths: DataPaths, device: DeviceID?) async throws -> String {
+        let st = try SyncState.load(paths)
+        guard let spec = st.remote, let batch = BatchName(fileName: name), let device else {
+            return "remote: nothing removed (no remote or device)"
+        }
+        let remote = try doctorRemote(paths: paths, state: st, spec: spec)
+        try await remote.remove(account: st.account, device: device, batch: batch)
+        try SyncState.update(paths) { s in s.ackedSeq = min(s.ackedSeq, batch.first - 1); s.scanOffset = 0; s.failed = false }
+        return "remote: this device's damaged batch \(batch) was removed from the remote and operations after #\(batch.first - 1) re-queued; the next sync pushes them again"
+    }
+
     /// What this device has that the remote lacks, and the other way round.
     @MainActor func remoteFindings(paths: DataPaths, check: LocalCheck) async -> (passed: [String], findings: [Finding]) {
         let st: SyncState
@@ -364,17 +389,12 @@ struct DoctorCommand: Command {
         if st.offline { return (cursorLost + ["remote: not checked (offline switch is on)"], []) }
         guard let state = check.state, let me = check.device else { return (cursorLost + ["remote: not checked (the journal needs attention first)"], []) }
         do {
-            var remote = try makeRemote(spec, user: st.user, access: env.remoteAccess())
+            let remote = try doctorRemote(paths: paths, state: st, spec: spec)
             var passed = cursorLost
             var findings: [Finding] = []
-            if st.encrypt != nil {
-                let (key, tool) = try EncryptedRemote.keyAndTool(paths, spec: spec)
-                let binding = st.remoteKeychecked == true ? st.remoteID.map { EncryptedRemote.Binding(remoteID: $0, account: st.account) } : nil
-                remote = EncryptedRemote(remote, key: key, tool: tool, binding: binding)
-                if st.remoteRecipient != nil {
-                    findings.append(Finding(check: "remote", problem: EncryptedRemote.clearRecipient,
-                                            fix: "set a new, empty remote with habitto remote set NEW --encrypt, and join each other device to it with --key"))
-                }
+            if st.encrypt != nil && st.remoteRecipient != nil {
+                findings.append(Finding(check: "remote", problem: EncryptedRemote.clearRecipient,
+                                        fix: "set a new, empty remote with habitto remote set NEW --encrypt, and join each other device to it with --key"))
             }
             let mine = try await remote.batches(account: st.account, device: me).contiguousEnd()
             let localSeq = state.seen[me] ?? 0
@@ -382,10 +402,15 @@ struct DoctorCommand: Command {
                 findings.append(Finding(check: "remote", problem: "the remote lacks this device's operations \(mine + 1)–\(st.ackedSeq), which it had acknowledged (a batch was removed)",
                                         fix: "run habitto doctor --repair to re-queue them", repair: "requeue:\(mine)"))
             }
-            for problem in try await BatchCheck.differences(remote: remote, account: st.account, device: me,
-                                                           local: Doctor.operations(of: me, in: check)) {
-                findings.append(Finding(check: "remote", problem: problem,
-                                        fix: "remove that batch file from the remote, then run habitto doctor --repair to push it again"))
+            for difference in try await BatchCheck.differences(remote: remote, account: st.account, device: me,
+                                                              local: Doctor.operations(of: me, in: check)) {
+                let batch = difference.batch
+                findings.append(difference.unreadable
+                    ? Finding(check: "remote", problem: difference.line,
+                              fix: "run habitto doctor --repair to remove it from the remote and push operations \(batch.first)–\(batch.last) again (the journal holds them)",
+                              repair: "remove-batch:\(batch.fileName)")
+                    : Finding(check: "remote", problem: difference.line,
+                              fix: "remove that batch file from the remote, then run habitto doctor --repair to push it again"))
             }
             let unpushed = localSeq > mine ? localSeq - mine : 0
             passed.append("remote: has \(mine) of this device's \(Plural.count(localSeq, "operation"))" + (unpushed > 0 ? " (\(unpushed) wait to be pushed: habitto sync)" : ""))

@@ -360,4 +360,45 @@ final class EngineTests: SyncTestCase {
         XCTAssertEqual(saved.ackedSeq, 6)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: opsFolder(repo.device)).filter { $0.hasSuffix(".batch") }, ["1-6.batch"])
     }
+
+    /// A folder remote that answers two rounds' writes of a batch and does not keep them (a
+    /// write-back cache whose upload failed): the round that finds the loss sends it again,
+    /// and when that is lost too, the verification says so and puts the cursor back, so the
+    /// status counts what the remote lacks as waiting; the next round sends it, with what was
+    /// checked in since, and another device gets every operation. No repair is run.
+    func testWritesTheRemoteAnsweredAndDidNotKeepWaitInTheStatusAndTheNextRoundSendsThem() async throws {
+        let a = try await faultyDevice("a"), b = try await device("b")
+        let h = HabitID(value: 0xD5), me = a.repo.device
+        try await checkIn(a.repo, h)
+        await syncOK(a.engine)
+        let lost = LostWrites(a.remote, device: me, ops: opsFolder(me), count: 2)
+        try await checkIn(a.repo, h)
+        await syncOK(a.engine)
+        var st = await a.engine.status()
+        XCTAssertEqual(st.pending, 0, "answered: the device cannot know yet")
+        let second = await a.engine.syncOnce()
+        XCTAssertEqual(second.error, "verification failed: the remote lacks this device's operations from 3, which it had acknowledged; they wait to be sent again: run 'habitto sync' again")
+        XCTAssertEqual(lost.lost.map(\.description), ["3-3.batch", "3-3.batch"], "sent again once the loss was seen, and lost again")
+        st = await a.engine.status()
+        XCTAssertEqual(st.pending, 1, "what the remote lacks waits")
+        XCTAssertEqual(st.pendingHabits, [h])
+        XCTAssertEqual(st.mode, .failed)
+        XCTAssertEqual(try SyncState.load(a.repo.paths).ackedSeq, 2)
+
+        try await checkIn(a.repo, h)
+        await syncOK(a.engine)
+        st = await a.engine.status()
+        XCTAssertEqual(st.pending, 0)
+        XCTAssertEqual(st.mode, .online)
+        let held = try files(me)
+        XCTAssertEqual(held.contiguousEnd(), 4, "\(held)")
+        let saved = try SyncState.load(a.repo.paths)
+        XCTAssertEqual(saved.migratedTo, saved.target, "verified again")
+        XCTAssertEqual(saved.ackedSeq, 4)
+        await syncOK(b.engine)
+        let seen = await b.repo.state.seen[me]
+        XCTAssertEqual(seen, 4, "every operation of a")
+        let got = await progress(b.repo, h)
+        XCTAssertEqual(got, 3)
+    }
 }

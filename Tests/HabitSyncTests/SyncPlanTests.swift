@@ -68,19 +68,35 @@ final class SyncPlanTests: XCTestCase {
     }
 
     func testBeforeAFirstPushWhatTheRemoteHoldsWithinTheJournalCountsAsSent() {
-        // (listed, operations written, acked, cursor after)
-        let table: [([BatchName], UInt64, UInt64, UInt64)] = [
-            ([], 10, 0, 0),
-            ([b(1, 4), b(5, 8)], 10, 0, 8),
-            ([b(1, 4), b(6, 8)], 10, 0, 4),
-            ([b(1, 4), b(5, 12)], 10, 0, 4),
-            ([b(1, 12)], 10, 0, 0),
-            ([b(3, 6)], 10, 2, 6),
-            ([b(1, 4), b(1, 8)], 8, 0, 8),
+        // (listed, operations written, cursor after)
+        let table: [([BatchName], UInt64, UInt64)] = [
+            ([], 10, 0),
+            ([b(1, 4), b(5, 8)], 10, 8),
+            ([b(1, 4), b(6, 8)], 10, 4),
+            ([b(1, 4), b(5, 12)], 10, 4),
+            ([b(1, 12)], 10, 0),
+            ([b(1, 4), b(1, 8)], 8, 8),
+            // What the remote lacks is sent again, whatever it acknowledged before: a server
+            // that answered 201 to the PUT of 4-4 and did not keep it.
+            ([b(1, 3)], 4, 3),
+            ([b(3, 6)], 10, 0),
         ]
-        for (listed, written, acked, after) in table {
-            XCTAssertEqual(PushPlan.alreadyHeld(listed: listed, written: written, acked: acked), after,
-                           "\(listed), \(written) written, acked \(acked)")
+        for (listed, written, after) in table {
+            XCTAssertEqual(PushPlan.alreadyHeld(listed: listed, written: written), after, "\(listed), \(written) written")
+        }
+    }
+
+    func testAReadBackShortOfTheCursorPutsTheCursorBackSoWhatWasLostWaits() {
+        // (operations read back from 1 with no gap, acked cursor, verification)
+        let table: [(UInt64, UInt64, PushPlan.Verification)] = [
+            (0, 0, .verified),
+            (9, 9, .verified),
+            (12, 9, .verified),
+            (3, 4, .lacks(cursor: 3)),
+            (0, 4, .lacks(cursor: 0)),
+        ]
+        for (readBack, acked, verification) in table {
+            XCTAssertEqual(PushPlan.verification(readBack: readBack, acked: acked), verification, "read back \(readBack), acked \(acked)")
         }
     }
 

@@ -98,6 +98,23 @@ final class EncryptedSyncTests: SyncCLITestCase {
         XCTAssertEqual(ok(b, "export"), ok(a, "export"))
     }
 
+    /// This device's own batch damaged on an encrypted folder remote (a flipped byte, then cut
+    /// short): the doctor names it and says what it says on a plain remote, `doctor --repair`
+    /// removes it and re-queues its operations, the next sync sends them again, and a device
+    /// that joins then has every check-in.
+    func testTheDoctorRepairsThisDevicesDamagedBatchOnAnEncryptedFolderAsOnAPlainOne() throws {
+        try damagedOwnBatchScenario(spec: "dir:" + folder, tree: folder, encrypted: true)
+        try damagedOwnBatchScenario(spec: "dir:" + boxes[2].root + "/plain", tree: boxes[2].root + "/plain", encrypted: false,
+                                    devices: (boxes[2], boxes[3]))
+    }
+
+    /// The same on an encrypted remote on Apache.
+    func testTheDoctorRepairsThisDevicesDamagedBatchOnAnEncryptedRemoteOnApache() throws {
+        let s = try startServer()
+        for box in boxes { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
+        try damagedOwnBatchScenario(spec: s.baseURL.absoluteString, tree: s.dataDirectory, extra: ["--user", s.user], encrypted: true)
+    }
+
     /// A batch written whose answer was lost is sent again, encrypted again to other bytes:
     /// Apache answers 412 to the create-only PUT, and what the two decrypt to makes it an ack.
     func testAnAnswerLostAfterAnEncryptedUploadToApacheIsAckedByTheResend() throws {
@@ -369,6 +386,55 @@ final class EncryptedSyncTests: SyncCLITestCase {
     // MARK: Helpers
 
     /// Runs the binary with `input` on its standard input.
+    /// Device A on the remote `spec` (whose files are in `tree`), encrypted or plain, with
+    /// operations 1 to 3 in three batches; the batch holding operation 2 is damaged twice (a
+    /// flipped byte, then cut short), and each time `doctor` names it with the same words on
+    /// either kind of remote, `doctor --repair` removes it and re-queues its operations, and
+    /// the next sync sends them again. Then B joins and has every check-in.
+    func damagedOwnBatchScenario(spec: String, tree: String, extra: [String] = [], encrypted: Bool,
+                                 devices: (Sandbox, Sandbox)? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+        let (a, b) = devices ?? (boxes[0], boxes[1])
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        ok(a, "add", "Water", "--goal", "8")
+        ok(a, ["remote", "set", spec] + (encrypted ? ["--encrypt"] : []) + extra)
+        for _ in 0..<2 { ok(a, "check", "Water"); ok(a, "sync") }
+        let device = try XCTUnwrap(try status(a)["device"] as? String, file: file, line: line)
+        let ops = opsFolder(tree, device)
+        XCTAssertEqual(try sortedBatchFiles(inOps: ops), ["1-1.batch", "2-2.batch", "3-3.batch"], file: file, line: line)
+        if encrypted { try assertOnlyAgeFiles(tree) }
+        let damages: [(String, (inout [UInt8]) -> Void)] = [
+            ("a flipped byte", { $0[$0.count / 2] ^= 0x01 }),
+            ("cut short", { $0.removeLast($0.count / 3) }),
+        ]
+        for (what, damage) in damages {
+            let name = try XCTUnwrap(try sortedBatchFiles(inOps: ops).first { range($0).first == 2 }, what, file: file, line: line)
+            let r = range(name)
+            var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: ops + "/" + name)))
+            damage(&bytes)
+            try Data(bytes).write(to: URL(fileURLWithPath: ops + "/" + name))
+            let sick = run(a, "doctor")
+            XCTAssertEqual(sick.status, 5, "\(what): \(sick.stdout)", file: file, line: line)
+            XCTAssertTrue(sick.stdout.contains("problem: remote: this device's batch \(name) on the remote differs from the journal's operations \(r.first)–\(r.last) (damaged or changed there, so no device applies it); run habitto doctor --repair to remove it from the remote and push operations \(r.first)–\(r.last) again (the journal holds them)\n"),
+                          "\(what): \(sick.stdout)", file: file, line: line)
+            XCTAssertFalse(sick.stdout.contains("could not be checked"), "\(what): \(sick.stdout)", file: file, line: line)
+            let fixed = run(a, "doctor", "--repair")
+            XCTAssertEqual(fixed.status, 0, "\(what): \(fixed.stdout) \(fixed.stderr)", file: file, line: line)
+            XCTAssertTrue(fixed.stdout.contains("repaired: remote: this device's damaged batch \(name) was removed from the remote and operations after #1 re-queued; the next sync pushes them again\n"),
+                          "\(what): \(fixed.stdout)", file: file, line: line)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: ops + "/" + name), what, file: file, line: line)
+            XCTAssertEqual(try status(a)["pending"] as? Int, 2, "\(what): operations 2 and 3 wait", file: file, line: line)
+            XCTAssertEqual(ok(a, "sync"), "Synced: pushed 2 operations in 1 batch, pulled 0\n", what, file: file, line: line)
+            let healthy = run(a, "doctor")
+            XCTAssertEqual(healthy.status, 0, "\(what): \(healthy.stdout)", file: file, line: line)
+            XCTAssertTrue(healthy.stdout.contains("ok: remote: has 3 of this device's 3 operations\n"), "\(what): \(healthy.stdout)", file: file, line: line)
+        }
+        if encrypted { try assertOnlyAgeFiles(tree) }
+        let joined = run(b, ["remote", "set", spec] + (encrypted ? ["--key", try savedKey(of: a)] : []) + extra)
+        XCTAssertEqual(joined.status, 0, joined.stderr, file: file, line: line)
+        XCTAssertEqual(progress(b, "Water"), 2, file: file, line: line)
+        XCTAssertEqual(ok(b, "export"), ok(a, "export"), file: file, line: line)
+    }
+
     func runWithInput(_ box: Sandbox, _ args: [String], input: String) throws -> RunResult {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: box.binaryPath)

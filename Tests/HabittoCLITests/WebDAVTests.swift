@@ -1028,6 +1028,48 @@ final class WebDAVTests: SyncCLITestCase {
         XCTAssertEqual(b.ok("export"), a.ok("export"))
     }
 
+    /// A server that answers 201 to PUTs and does not keep them, for two rounds (a write-back
+    /// cache whose upload failed; here the proxy in front of Apache answers for it): the round
+    /// that finds the batch gone sends it again, and when that is lost too, `sync` says so and
+    /// `status` counts what the server lacks as waiting; the next round sends it with what was
+    /// checked in since, and B gets every operation of A. No `doctor --repair` is run.
+    func testPutsTheServerAnsweredAndDidNotKeepWaitInTheStatusAndTheNextRoundSendsThem() throws {
+        let server = try startServer()
+        let proxy = try startProxy(server)
+        a.ok("add", "Water", "--goal", "8")
+        XCTAssertEqual(connect(a, url: proxy.baseURL, server).status, 0)
+        XCTAssertEqual(connect(b, server).status, 0)
+        let device = try XCTUnwrap(try status(a)["device"] as? String)
+        a.ok("check", "Water")
+        let lost = try XCTUnwrap(a.stat("operations"))
+        proxy.inject(.status(201), on: "PUT", pathContaining: ".batch")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
+        XCTAssertEqual(try status(a)["pending"] as? Int, 0, "answered: A cannot know yet")
+        XCTAssertFalse(try batchFiles(server, device).contains("\(lost)-\(lost).batch"))
+
+        // The next round finds it gone and sends it again, and the server loses that too.
+        proxy.inject(.status(201), on: "PUT", pathContaining: ".batch")
+        let failed = run(a, "sync")
+        XCTAssertEqual(failed.status, 4, failed.stdout + failed.stderr)
+        XCTAssertEqual(failed.stderr, "habitto: sync: verification failed: the remote lacks this device's operations from \(lost), which it had acknowledged; they wait to be sent again: run 'habitto sync' again (pushed 1 operation in 1 batch, pulled 0); 'habitto status' shows the details\n")
+        XCTAssertEqual(proxy.pendingFaults, 0)
+        XCTAssertEqual(proxy.requests.filter { $0.method == "PUT" && $0.path.hasSuffix("/\(lost)-\(lost).batch") }.count, 2)
+        let waiting = try status(a)
+        XCTAssertEqual(waiting["pending"] as? Int, 1, "\(waiting)")
+        XCTAssertTrue(ok(a, "status").contains("This device: \(device) · 1 operation waiting to be sent"))
+
+        // A later check-in, and a round the server keeps: both go, and B gets everything.
+        a.ok("check", "Water")
+        XCTAssertEqual(ok(a, "sync"), "Synced: pushed 2 operations in 1 batch, pulled 0\n")
+        let healed = try status(a)
+        XCTAssertEqual(healed["pending"] as? Int, 0, "\(healed)")
+        XCTAssertEqual(healed["mode"] as? String, "online", "\(healed)")
+        XCTAssertEqual(try assertBatchesFollowOn(server, device, within: 1 << 20).last?.last, UInt64(lost + 1))
+        XCTAssertEqual(ok(b, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 2\n", "the two A sent since B joined")
+        XCTAssertEqual(progress(b, "Water"), 2)
+        XCTAssertEqual(b.ok("export"), a.ok("export"))
+    }
+
     // MARK: Authentication
 
     /// A server that offers only Digest: the message names what it offers and what Habitto

@@ -114,3 +114,36 @@ public func batchFileNames(inRemote remote: String, account: String, byDevice: B
             .filter { $0.hasSuffix(".batch") }.map { byDevice ? d.prefix(8) + "/" + $0 : $0 }
     }.sorted()
 }
+
+/// A folder remote that answers the next `count` writes of `device`'s batches and does not
+/// keep them, as a write-back cache whose upload failed: each batch written is gone from the
+/// device's `ops` folder before the remote's next batch call (a listing, read, write or
+/// removal). `lost` lists the batches lost so far.
+public final class LostWrites: @unchecked Sendable {
+    private let lock = Lock()
+    private var left: Int
+    private var written: [BatchName] = []
+    private var _lost: [BatchName] = []
+
+    /// Loses the next `count` writes of `device` to `remote` (whose folder for the device is `ops`).
+    public init(_ remote: FaultyRemote, device: DeviceID, ops: String, count: Int) {
+        left = count
+        remote.intercept = { [self] call in
+            let gone = lock.withLock { () -> [BatchName] in
+                defer { written = [] }
+                return written
+            }
+            for batch in gone { try? FileManager.default.removeItem(atPath: ops + "/" + batch.fileName) }
+            guard case .create(device, let batch) = call else { return }
+            lock.withLock {
+                guard left > 0 else { return }
+                left -= 1
+                written.append(batch)
+                _lost.append(batch)
+            }
+        }
+    }
+
+    /// The batches answered and not kept so far, in order.
+    public var lost: [BatchName] { lock.withLock { _lost } }
+}
