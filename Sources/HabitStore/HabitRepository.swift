@@ -160,6 +160,25 @@ public actor HabitRepository {
         return (ops, firstOffset)
     }
 
+    /// Operations of any `device` (this one or another whose operations were pulled) with a
+    /// sequence number above `afterSeq`, oldest first and consecutive, at most `limit` (at
+    /// most `maxOperationsRead`), read from the journal's start: what this device holds of
+    /// it, to send again to a remote that lost them. Stops at the first gap.
+    public func operations(of device: DeviceID, afterSeq: UInt64, limit: Int) throws -> [HabitOperation] {
+        let most = min(max(limit, 0), Self.maxOperationsRead)
+        var ops: [HabitOperation] = []
+        guard most > 0 else { return ops }
+        try forEachOperation(of: device, afterSeq: afterSeq, fromOffset: 0) { op, _ in
+            guard op.id.seq == afterSeq + UInt64(ops.count) + 1 else { return false }
+            ops.append(op)
+            return ops.count < most
+        }
+        return ops
+    }
+
+    /// The most operations `operations(of:afterSeq:limit:)` returns at once.
+    public static let maxOperationsRead = 10_000
+
     /// As `localOperations`, with the offset the read covered (`scannedTo`): when no operation
     /// is found, nothing before it needs reading again. It is the journal's end as known
     /// before the read, taken in the same call, so a record appended meanwhile (by this
@@ -199,6 +218,12 @@ public actor HabitRepository {
     /// `fromOffset`, reading the journal a window at a time; `body` returns false to stop.
     private func forEachLocalOperation(afterSeq: UInt64, fromOffset: Int,
                                        _ body: (HabitOperation, _ recordOffset: Int) throws -> Bool) throws {
+        try forEachOperation(of: device, afterSeq: afterSeq, fromOffset: fromOffset, body)
+    }
+
+    /// Walks `device`'s operations above `afterSeq` as `forEachLocalOperation` walks this one's.
+    private func forEachOperation(of device: DeviceID, afterSeq: UInt64, fromOffset: Int,
+                                  _ body: (HabitOperation, _ recordOffset: Int) throws -> Bool) throws {
         let journal = store.journal
         try journal.forEachRecord(from: max(Journal.headerSize, fromOffset), to: journal.endOffset) { rec in
             localScanBytes += rec.payload.count

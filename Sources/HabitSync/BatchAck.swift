@@ -20,7 +20,9 @@ public enum CreateResult: Equatable, Sendable {
 /// The one rule of what a batch found under the name a create-only write wanted means, for
 /// every remote, a push's retry and a compaction's read-back alike: an acknowledgement when it
 /// holds exactly the operations written (the same bytes, or the same operations in another
-/// version of the batch format, as an earlier version wrote them); anything else is not.
+/// version of the batch format, as an earlier version wrote them, or with another record of
+/// what its writer had seen: a retry written after a pull, or a batch another device wrote
+/// again for it); anything else is not.
 public enum BatchAck {
     /// Whether `found` under `name` of `device` holds what `written` holds.
     public static func acknowledges(_ found: [UInt8], _ written: [UInt8], device: DeviceID, name: BatchName) -> Bool {

@@ -341,8 +341,9 @@ public struct DirectoryRemote: Remote {
             try syncFolder(folder)
             return .created
         case EEXIST:
-            // Read one byte more than expected: a longer file is different without reading it all.
-            guard let existing = try readRegularFile(name, in: folder, maxBytes: Int.max, limit: bytes.count + 1, what: what) else {
+            // Read whole (up to the largest batch): the same operations may be there in other
+            // bytes (another batch format, another seen vector), and `BatchAck` judges that.
+            guard let existing = try readRegularFile(name, in: folder, maxBytes: Int.max, limit: max(bytes.count + 1, BatchFile.maxBytes + 1), what: what) else {
                 throw RemoteError.unreachable("\(what) at \(full) appeared and vanished while it was written; sync will try again")
             }
             guard existing == bytes else { return .different(existing) }

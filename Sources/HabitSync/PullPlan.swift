@@ -66,6 +66,66 @@ public struct PullPlan: Equatable, Sendable {
     /// Goes on from a new listing of the device.
     public mutating func relist(_ batches: [BatchName]) { listed = batches.filter { !refused.contains($0) }.sorted() }
 
+    // MARK: What other devices saw
+
+    /// The most of a device that another device's batch said it had seen, and which device said so.
+    public struct Claim: Codable, Equatable, Sendable {
+        public var seq: UInt64
+        public var by: DeviceID
+        public init(seq: UInt64, by: DeviceID) { self.seq = seq; self.by = by }
+    }
+
+    /// `claims` with the seen vector `seen` of a batch that `writer` wrote folded in: each
+    /// device's highest claim is kept (the first writer to claim it, on a tie), none about
+    /// `me` (this device's own listing is checked by its push) or about the writer itself.
+    public static func noting(_ seen: [DeviceID: UInt64], by writer: DeviceID, me: DeviceID,
+                              into claims: [DeviceID: Claim]) -> [DeviceID: Claim] {
+        var out = claims
+        for (device, seq) in seen where device != me && device != writer && seq > (out[device]?.seq ?? 0) {
+            out[device] = Claim(seq: seq, by: writer)
+        }
+        return out
+    }
+
+    /// When `device`'s listing (`listed`) holds less, contiguously from its first operation,
+    /// than `claim` says another device saw: the one line that says so (the remote withholds
+    /// them, or was restored from an old copy); nil otherwise. A claim by `me` is what this
+    /// device holds.
+    public static func shortfall(of device: DeviceID, listed: [BatchName], claim: Claim?, me: DeviceID? = nil) -> String? {
+        let end = listed.contiguousEnd()
+        guard let claim, claim.seq > end else { return nil }
+        let holds = end == 0 ? "nothing of device \(device.rawValue.prefix(8))" : "device \(device.rawValue.prefix(8)) up to \(end)"
+        let missing = end + 1 == claim.seq ? "operation \(claim.seq) is" : "operations \(end + 1)-\(claim.seq) are"
+        let who = claim.by == me ? "this device holds it" : "device \(claim.by.rawValue.prefix(8)) saw it"
+        return "the remote holds \(holds); \(who) up to \(claim.seq) (\(missing) withheld or lost)"
+    }
+
+    /// The batches that send again what this device holds of a device (every operation up to
+    /// `held`) and its listing `listed` lacks: each range of operations no listed batch holds,
+    /// from its first operation, cut into batches of at most `most` from where the range
+    /// starts. The names depend only on the listing and `held`, and never overlap a listed
+    /// batch, so two devices that fill the same hole write the same batches.
+    public static func refill(listed: [BatchName], held: UInt64, most: Int) -> [BatchName] {
+        let step = UInt64(max(1, most))
+        var out: [BatchName] = []
+        // The first operation not yet held by a listed or planned batch (nil: all of them).
+        var next: UInt64? = 1
+        func fill(upTo end: UInt64) {
+            while let from = next, from <= end {
+                let last = from + min(step - 1, end - from)
+                if let name = BatchName(first: from, last: last) { out.append(name) }
+                next = last == .max ? nil : last + 1
+            }
+        }
+        for b in listed.sorted() {
+            guard let from = next, from <= held else { break }
+            if b.first > from { fill(upTo: min(held, b.first - 1)) }
+            if let from = next, b.last >= from { next = b.last == .max ? nil : b.last + 1 }
+        }
+        fill(upTo: held)
+        return out
+    }
+
     /// How far ahead of `now` the newest operation read of a device was, when more than a
     /// minute (its clock is ahead); nil otherwise.
     public static func clockAhead(newestMillis: Int64, now: Date) -> Double? {

@@ -24,8 +24,8 @@ public struct PushPlan: Equatable, Sendable {
     }
 
     /// After the remote refused a batch of `count` operations for its size, and did not write
-    /// it: true when half of them go next (names stay the range sent, and a range's bytes are
-    /// always the same, so no two batches hold the same operations differently); false when
+    /// it: true when half of them go next (names stay the range sent, and a range's operations
+    /// are always the same, so no two batches hold the same operations differently); false when
     /// a single operation was refused, and the refusal stands.
     public mutating func refused(count: Int) -> Bool {
         guard count > 1 else { return false }

@@ -110,7 +110,8 @@ struct SyncRound {
                 state.scanOffset = scannedTo
                 return held
             }
-            let bytes = BatchFile.encode(ops)
+            // What this device had seen of every other one goes with it (`BatchFile`).
+            let bytes = BatchFile.encode(ops, seen: await repository.state.seen)
             try calls.checkNotStopped()
             await engine.show(sending: ops)
             do {
@@ -164,7 +165,9 @@ struct SyncRound {
             let range = step.range
             // Stop when the journal lacks the range; pass over a range a reader takes no file of.
             guard let ops = try await journalOperations(range) else { return }
-            let bytes = BatchFile.encode(ops)
+            // What this device has seen now: at least the most any of the parts says, as
+            // what a device has seen only grows, and true of when this batch was written.
+            let bytes = BatchFile.encode(ops, seen: await repository.state.seen)
             guard bytes.count <= BatchFile.maxBytes else { continue }
             do {
                 _ = try await calls.run { try await remote.create(account: account, device: me, batch: range, bytes: bytes) }
@@ -221,11 +224,16 @@ struct SyncRound {
         // Devices that are on the remote with a batch, or were known and could not be read
         // this round; the others are forgotten (a folder with no batch is not a device yet).
         var present = Set<DeviceID>()
+        // Each device's batches as the round leaves them (listed, and refilled by this device).
+        var held: [DeviceID: [BatchName]] = [:]
+        let listed = Set(devices.items)
+        let known = Set(await repository.state.seen.keys)
         for device in devices.items where device != me {
             let wasSeen = state.devicesSeen[device] != nil
             do {
                 let listing = try await pull(device, from: remote, refused: &problems)
                 skipped += listing.skipped
+                held[device] = listing.items
                 guard !listing.items.isEmpty else { continue }
                 present.insert(device)
             } catch let e as RemoteError where e.kind == .permanent {
@@ -233,7 +241,24 @@ struct SyncRound {
                 if wasSeen { present.insert(device) }
             }
         }
-        let (kept, left) = PullPlan.kept(present, known: Set(await repository.state.seen.keys), most: SyncRound.maxDevices)
+        // Devices this device holds operations of whose folder the remote does not show at
+        // all (restored from a copy older than them): this device sends them again.
+        for device in known.subtracting(listed).sorted() where device != me {
+            do {
+                held[device] = try await refill(device, listed: [], into: remote)
+            } catch let e as RemoteError where e.kind == .permanent {
+                problems.append(e.message)
+            }
+        }
+        // A listing that ends before what another device saw of it: withheld, or lost.
+        let claimed = (state.claims ?? [:]).filter { $0.key != me }
+        for (device, claim) in claimed.sorted(by: { $0.key < $1.key }) {
+            guard let batches = held[device] ?? (listed.contains(device) ? nil : []) else { continue }
+            if let line = PullPlan.shortfall(of: device, listed: batches, claim: claim) { problems.append(line) }
+        }
+        let (keptClaims, _) = PullPlan.kept(Set(claimed.keys), known: known.union(listed), most: SyncRound.maxDevices)
+        state.claims = claimed.isEmpty ? nil : claimed.filter { keptClaims.contains($0.key) }
+        let (kept, left) = PullPlan.kept(present, known: known, most: SyncRound.maxDevices)
         if left > 0 { skipped.append("\(left) more devices with batches are not kept in the status (at most \(SyncRound.maxDevices))") }
         state.devicesSeen = state.devicesSeen.filter { kept.contains($0.key) }
         state.clockAhead = state.clockAhead.filter { kept.contains($0.key) }
@@ -267,14 +292,15 @@ struct SyncRound {
                 // A device whose every batch was refused (a forged folder) is not one.
                 listing.items = plan.listed
                 if !listing.items.isEmpty { record(device, listing, newest: newest) }
+                listing.items += try await refill(device, listed: listing.items, into: remote)
                 return listing
             case .gap(let next):
                 throw RemoteError.notFound("device \(device.rawValue.prefix(8)) has no batch with operation \(plan.seen + 1) (next is \(next)); waiting for it")
             case .read(let batch):
-                let ops: [HabitOperation]
+                let contents: BatchFile.Contents
                 do {
                     let bytes = try await calls.run { try await remote.read(account: account, device: device, batch: batch, maxBytes: BatchFile.maxBytes) }
-                    ops = try BatchFile.decode(bytes, device: device, name: batch)
+                    contents = try BatchFile.read(bytes, device: device, name: batch)
                 } catch let e as RemoteError where e.missing {
                     // Removed since it was listed: that device compacted, and a listing now
                     // shows the batch covering it. Operations already applied are skipped.
@@ -287,11 +313,44 @@ struct SyncRound {
                     plan.refuse(batch)
                     continue
                 }
+                let ops = contents.operations
                 report.pulled += try await repository.applyRemote(ops)
+                let claims = PullPlan.noting(contents.seen, by: device, me: me, into: state.claims ?? [:])
+                if !claims.isEmpty { state.claims = claims }
                 plan.read(batch)
                 newest = max(newest, ops.map(\.hlc.wallMillis).max() ?? 0)
             }
         }
+    }
+
+    /// Writes into `device`'s folder what this device holds of it and the folder lacks
+    /// (`listed`: its batches), as `PullPlan.refill` cuts it: create-only batches of exactly
+    /// that device's operations from the journal, with no seen vector (this device cannot
+    /// know what that one had seen), so the bytes are the operations' alone and a device
+    /// refilling the same range at the same time writes the same file, an ack. Nothing of the
+    /// device's is removed. Returns the batches written (or found there already).
+    mutating func refill(_ device: DeviceID, listed: [BatchName], into remote: any Remote) async throws -> [BatchName] {
+        let account = account
+        let holds = await repository.state.seen[device] ?? 0
+        let most = min(remote.maxBatchOperations, state.learntNow?.maxBatchOperations ?? .max, HabitRepository.maxOperationsRead)
+        var written: [BatchName] = []
+        for range in PullPlan.refill(listed: listed, held: holds, most: most) {
+            let ops = try await repository.operations(of: device, afterSeq: range.first - 1, limit: Int(range.count))
+            // The journal lacks some (it is never cut, but a data directory can be replaced).
+            guard ops.count == Int(range.count) else { break }
+            let bytes = BatchFile.encode(ops)
+            try calls.checkNotStopped()
+            do {
+                _ = try await calls.run { try await remote.create(account: account, device: device, batch: range, bytes: bytes) }
+            } catch let e as RemoteError where e.tooLarge && range.count > 1 {
+                // Refused for its size and not written: later rounds use half the size.
+                state.learn(remote.knownToExist, maxBatchOperations: Int(range.count / 2))
+                break
+            }
+            written.append(range)
+            report.refilledOthers += ops.count
+        }
+        return written
     }
 
     /// Records that `device` was seen, the version it last ran, and how far ahead its clock is.

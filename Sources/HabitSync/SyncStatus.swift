@@ -132,6 +132,9 @@ public struct SyncReport: Equatable, Sendable {
     /// The remote had lost operations of this device it had acknowledged (emptied, restored
     /// from an old backup, re-created): this round sent them again.
     public var refilled = false
+    /// Operations of other devices this round wrote again into their folders, which the
+    /// remote had lost (or never had) while this device holds them.
+    public var refilledOthers = 0
     /// Why the round did not run, or stopped before the end.
     public var skipped: Skip?
     /// Entries of the remote this round's pull skipped (every one, as in the status).

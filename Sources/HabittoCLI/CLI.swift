@@ -126,6 +126,6 @@ let versionText = """
     habitto \(habittoVersion)
     writes: journal \(StoreFormats.journal), snapshot \(StoreFormats.snapshot), backup \(StoreFormats.backup), export \(Export.version), \
     sync batch \(BatchFile.formatVersion), remote format \(RemoteFormat.current)
-    reads: those, sync batch 1 and remote format 1 (older snapshots are rebuilt from the journal)
+    reads: those, sync batches 1 and 2 and remote format 1 (older snapshots are rebuilt from the journal)
 
     """

@@ -415,8 +415,11 @@ struct DoctorCommand: Command {
             let unpushed = localSeq > mine ? localSeq - mine : 0
             passed.append("remote: has \(mine) of this device's \(Plural.count(localSeq, "operation"))" + (unpushed > 0 ? " (\(unpushed) wait to be pushed: habitto sync)" : ""))
             var missingHere: UInt64 = 0
-            for device in try await remote.devices(account: st.account) where device != me {
+            let listedDevices = try await remote.devices(account: st.account)
+            var ends: [DeviceID: [BatchName]] = [:]
+            for device in listedDevices where device != me {
                 let batches = try await remote.batches(account: st.account, device: device)
+                ends[device] = batches
                 let end = batches.contiguousEnd()
                 if let last = batches.map(\.last).max(), last > end {
                     findings.append(Finding(check: "remote", problem: "device \(device.rawValue.prefix(8))'s batches on the remote stop at #\(end) but go on to #\(last): a batch is missing",
@@ -434,6 +437,19 @@ struct DoctorCommand: Command {
                     }
                 }
                 missingHere += end > (state.seen[device] ?? 0) ? end - (state.seen[device] ?? 0) : 0
+            }
+            // What this device holds of another one, or another device's batch said it saw,
+            // beyond what the remote shows of it: withheld, or lost (a restore from an old copy).
+            for device in Set(state.seen.keys).union(Set((st.claims ?? [:]).keys)).sorted() where device != me {
+                let batches = ends[device] ?? []
+                let holds = PullPlan.Claim(seq: state.seen[device] ?? 0, by: me)
+                if let line = PullPlan.shortfall(of: device, listed: batches, claim: holds, me: me) {
+                    findings.append(Finding(check: "remote", problem: line,
+                                            fix: "run habitto sync: this device sends them again"))
+                } else if let line = PullPlan.shortfall(of: device, listed: batches, claim: st.claims?[device]) {
+                    findings.append(Finding(check: "remote", problem: line,
+                                            fix: "run habitto sync on device \(st.claims?[device]?.by.rawValue.prefix(8) ?? "") or another that holds them, which sends them again; if none holds them, they are lost"))
+                }
             }
             passed.append(missingHere == 0 ? "remote: this device has every operation the remote holds"
                                            : "remote: holds \(Plural.count(missingHere, "operation")) of other devices not pulled here yet (habitto sync)")

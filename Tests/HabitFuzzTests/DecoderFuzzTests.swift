@@ -265,6 +265,51 @@ final class DecoderFuzzTests: XCTestCase {
         XCTAssertGreaterThan(accepted, 0, "no mutated batch decoded: the re-encoding went untested")
     }
 
+    func testMutatedSeenVectorsAreRefusedOrDecodeToABatchThatReencodes() {
+        let ops = Array(Seeds.operations[0..<3])
+        let others = (1...200).map { DeviceID(hi: UInt64($0), lo: 0xFEED) }
+        let version2: [UInt8] = {
+            // The same operations as version 2 wrote them: no seen vector.
+            var bytes = BatchFile.encode(ops)
+            bytes.remove(at: BatchFile.magic.count + 32)
+            bytes[BatchFile.magic.count - 1] = 2
+            var w = ByteWriter()
+            w.u32le(CRC32C.checksum(bytes, 0..<(bytes.count - 4)))
+            bytes.replaceSubrange((bytes.count - 4)..., with: w.bytes)
+            return bytes
+        }()
+        let corpus = [BatchFile.encode(ops, seen: [others[0]: 5, others[1]: 1 << 40]),
+                      BatchFile.encode(ops, seen: Dictionary(uniqueKeysWithValues: others.map { ($0, $0.hi) })),
+                      version2]
+        let name = BatchName(first: 1, last: UInt64(ops.count))!
+        XCTAssertEqual(try? BatchFile.read(version2, device: Seeds.device, name: name), BatchFile.Contents(operations: ops, seen: [:]))
+        var accepted = 0, withSeen = 0
+        Fuzzer.run("seen vector", iterations: 20_000) { rng, label in
+            var input = Fuzzer.mutate(corpus.randomElement(using: &rng)!, corpus: corpus, rng: &rng)
+            if input.count > 4, Int.random(in: 0..<4, using: &rng) != 0 {
+                // Good checksum: the decoder behind it sees the damage.
+                var w = ByteWriter()
+                w.u32le(CRC32C.checksum(input, 0..<(input.count - 4)))
+                input.replaceSubrange((input.count - 4)..., with: w.bytes)
+            }
+            do {
+                let read = try BatchFile.read(input, device: Seeds.device, name: name)
+                accepted += 1
+                if !read.seen.isEmpty { withSeen += 1 }
+                XCTAssertLessThanOrEqual(read.seen.count, BatchFile.maxSeenDevices, label)
+                XCTAssertNil(read.seen[Seeds.device], label)
+                XCTAssertFalse(read.seen.values.contains(0), label)
+                XCTAssertEqual(try? BatchFile.read(BatchFile.encode(read.operations, seen: read.seen), device: Seeds.device, name: name), read,
+                               "\(label): an accepted batch does not re-encode")
+            } catch let error as RemoteError {
+                Check.oneLine(error.description, label)
+            } catch {
+                XCTFail("\(label): refused with an unexpected error \(error)")
+            }
+        }
+        XCTAssertGreaterThan(withSeen, 0, "no mutated batch with a seen vector decoded: accepted \(accepted)")
+    }
+
     // MARK: Importers (HabitImport)
 
     /// Feeds mutations of one file of `files` (relative path → bytes) to the reader of

@@ -75,7 +75,7 @@ final class BatchFileTests: XCTestCase {
         // Written again today the same operations have other bytes, and are the same batch.
         let today = BatchFile.encode(ops)
         XCTAssertNotEqual(today, old)
-        XCTAssertTrue(today.starts(with: Array("HABITTO-BATCH\u{2}".utf8)))
+        XCTAssertTrue(today.starts(with: Array("HABITTO-BATCH\u{3}".utf8)))
         XCTAssertTrue(BatchAck.acknowledges(old, today, device: device, name: name))
         var other = ops
         other[other.count - 1] = HabitOperation(id: ops[ops.count - 1].id, hlc: ops[ops.count - 1].hlc,
@@ -178,6 +178,62 @@ final class BatchFileTests: XCTestCase {
         for bytes in [[], Array("hello, this is not a batch file".utf8), [UInt8](repeating: 0, count: 64)] {
             try assertRejected(bytes, device: RemoteFixture.device(1), name: name, because: "not a batch file")
         }
+    }
+
+    // MARK: What the writer had seen
+
+    func testABatchCarriesWhatItsWriterHadSeenOfEveryOtherDevice() throws {
+        let device = RemoteFixture.device(7)
+        let ops = RemoteFixture.operations(device: device, seqs: 1...3)
+        let name = try XCTUnwrap(BatchName(first: 1, last: 3))
+        let seen: [DeviceID: UInt64] = [RemoteFixture.device(9): 140, RemoteFixture.device(2): 7, device: 3, RemoteFixture.device(4): 0]
+        let bytes = BatchFile.encode(ops, seen: seen)
+        XCTAssertTrue(bytes.starts(with: Array("HABITTO-BATCH\u{3}".utf8)))
+        let read = try BatchFile.read(bytes, device: device, name: name)
+        XCTAssertEqual(read.operations, ops)
+        XCTAssertEqual(read.seen, [RemoteFixture.device(9): 140, RemoteFixture.device(2): 7],
+                       "its own device and zeros are left out")
+        XCTAssertEqual(BatchFile.encode(ops, seen: seen), bytes, "encoding is deterministic")
+        let many = Dictionary(uniqueKeysWithValues: (100..<400).map { (RemoteFixture.device(UInt64($0)), UInt64($0)) })
+        let most = try BatchFile.read(BatchFile.encode(ops, seen: many), device: device, name: name).seen
+        XCTAssertEqual(most.count, BatchFile.maxSeenDevices)
+        XCTAssertEqual(most.keys.sorted().first, RemoteFixture.device(100), "the first in id order are kept")
+    }
+
+    func testAVersion2BatchIsReadWithNothingSeenAndAcknowledgesTheSameOperations() throws {
+        let device = RemoteFixture.device(7)
+        let ops = RemoteFixture.operations(device: device, seqs: 1...3)
+        let name = try XCTUnwrap(BatchName(first: 1, last: 3))
+        let old = RemoteFixture.handBuiltBatch(device: device, first: 1, last: 3, ops: ops, seen: nil)
+        XCTAssertEqual(try BatchFile.read(old, device: device, name: name), BatchFile.Contents(operations: ops, seen: [:]))
+        let today = BatchFile.encode(ops, seen: [RemoteFixture.device(9): 5])
+        XCTAssertTrue(BatchAck.acknowledges(old, today, device: device, name: name))
+        XCTAssertTrue(BatchAck.acknowledges(BatchFile.encode(ops, seen: [RemoteFixture.device(9): 6]), today, device: device, name: name),
+                      "what is acknowledged is the operations: a retry that has seen more since is an ack")
+        XCTAssertFalse(BatchAck.acknowledges(BatchFile.encode(RemoteFixture.operations(device: device, seqs: 2...4).map {
+            HabitOperation(id: OpID(device: device, seq: $0.id.seq - 1), hlc: $0.hlc, change: $0.change)
+        }), today, device: device, name: name))
+    }
+
+    func testASeenVectorThatIsNotStrictlyBoundedAndOrderedIsRefused() throws {
+        let device = RemoteFixture.device(7)
+        let ops = RemoteFixture.operations(device: device, seqs: 1...1)
+        let name = try XCTUnwrap(BatchName(first: 1, last: 1))
+        let (a, b) = (RemoteFixture.device(1), RemoteFixture.device(2))
+        let cases: [([(DeviceID, UInt64)], String)] = [
+            ([(b, 3), (a, 4)], "not in device order"),
+            ([(a, 3), (a, 4)], "not in device order"),
+            ([(device, 3)], "names its own device"),
+            ([(a, 0)], "holds a zero"),
+            ((1...201).map { (RemoteFixture.device(UInt64($0) + 10), UInt64(1)) }, "out of range"),
+        ]
+        for (seen, reason) in cases {
+            try assertRejected(RemoteFixture.handBuiltBatch(device: device, first: 1, last: 1, ops: ops, seen: seen),
+                               device: device, name: name, because: reason)
+        }
+        let fine = (1...200).map { (RemoteFixture.device(UInt64($0) + 10), UInt64($0)) }
+        XCTAssertEqual(try BatchFile.read(RemoteFixture.handBuiltBatch(device: device, first: 1, last: 1, ops: ops, seen: fine),
+                                          device: device, name: name).seen.count, 200)
     }
 
     // MARK: Helpers

@@ -46,13 +46,19 @@ enum RemoteFixture {
 
     /// The batch file format written by hand, so tests can make batches the encoder would
     /// not: header fields that disagree with the operations, extra bytes before the checksum.
+    /// A batch built by hand, as the encoder would not: version 3 with the seen vector `seen`
+    /// as given (in any order, any devices), or version 2 (none) when `seen` is nil.
     static func handBuiltBatch(device: DeviceID, first: UInt64, last: UInt64, ops: [HabitOperation],
-                               trailing: [UInt8] = []) -> [UInt8] {
+                               seen: [(DeviceID, UInt64)]? = [], trailing: [UInt8] = []) -> [UInt8] {
         var w = ByteWriter()
-        w.raw(Array("HABITTO-BATCH\u{2}".utf8))
+        w.raw(Array((seen == nil ? "HABITTO-BATCH\u{2}" : "HABITTO-BATCH\u{3}").utf8))
         w.device(device)
         w.u64le(first)
         w.u64le(last)
+        if let seen {
+            w.varint(UInt64(seen.count))
+            for (d, s) in seen { w.device(d); w.u64le(s) }
+        }
         w.varint(UInt64(ops.count))
         for op in ops { w.operation(op) }
         w.raw(trailing)

@@ -341,4 +341,67 @@ final class SyncPlanTests: XCTestCase {
         XCTAssertEqual(SyncScheduler.wait(F(remote: true, offline: false, failed: false, nextRetryAt: soon), now: now, pullEvery: 30), 5)
         XCTAssertEqual(SyncScheduler.wait(F(remote: true, offline: false, failed: false, nextRetryAt: past), now: now, pullEvery: 30), 0)
     }
+
+    // MARK: Honest remotes
+
+    func testEachDevicesHighestClaimIsKeptButNoneAboutThisDeviceOrTheWriter() {
+        let me = DeviceID(hi: 0, lo: 1), a = DeviceID(hi: 0, lo: 2), b = DeviceID(hi: 0, lo: 3), c = DeviceID(hi: 0, lo: 4)
+        typealias C = PullPlan.Claim
+        // (claims before, seen vector, writer, claims after)
+        let table: [([DeviceID: C], [DeviceID: UInt64], DeviceID, [DeviceID: C])] = [
+            ([:], [a: 5], b, [a: C(seq: 5, by: b)]),
+            ([a: C(seq: 9, by: c)], [a: 5], b, [a: C(seq: 9, by: c)]),
+            ([a: C(seq: 9, by: c)], [a: 9], b, [a: C(seq: 9, by: c)]),
+            ([a: C(seq: 4, by: c)], [a: 5, c: 2], b, [a: C(seq: 5, by: b), c: C(seq: 2, by: b)]),
+            ([:], [me: 40], b, [:]),
+            ([:], [b: 40], b, [:]),
+        ]
+        for (before, seen, writer, after) in table {
+            XCTAssertEqual(PullPlan.noting(seen, by: writer, me: me, into: before), after, "\(before) + \(seen) by \(writer)")
+        }
+    }
+
+    func testAListingThatEndsBeforeWhatAnotherDeviceSawIsReportedInOneLine() {
+        let x = DeviceID("3f2a0000000000000000000000000000")!, y = DeviceID("9b1c0000000000000000000000000000")!
+        let me = DeviceID("11110000000000000000000000000000")!
+        // (listing of a, claim, line)
+        let table: [([BatchName], PullPlan.Claim?, String?)] = [
+            ([b(1, 120)], PullPlan.Claim(seq: 140, by: y),
+             "the remote holds device 3f2a0000 up to 120; device 9b1c0000 saw it up to 140 (operations 121-140 are withheld or lost)"),
+            ([b(1, 120)], PullPlan.Claim(seq: 121, by: y),
+             "the remote holds device 3f2a0000 up to 120; device 9b1c0000 saw it up to 121 (operation 121 is withheld or lost)"),
+            ([], PullPlan.Claim(seq: 3, by: y),
+             "the remote holds nothing of device 3f2a0000; device 9b1c0000 saw it up to 3 (operations 1-3 are withheld or lost)"),
+            ([b(1, 60), b(100, 140)], PullPlan.Claim(seq: 140, by: y),
+             "the remote holds device 3f2a0000 up to 60; device 9b1c0000 saw it up to 140 (operations 61-140 are withheld or lost)"),
+            ([b(1, 120), b(1, 140)], PullPlan.Claim(seq: 140, by: y), nil),
+            ([b(1, 150)], PullPlan.Claim(seq: 140, by: y), nil),
+            ([b(1, 120)], nil, nil),
+            ([b(1, 120)], PullPlan.Claim(seq: 130, by: me),
+             "the remote holds device 3f2a0000 up to 120; this device holds it up to 130 (operations 121-130 are withheld or lost)"),
+        ]
+        for (listed, claim, line) in table {
+            XCTAssertEqual(PullPlan.shortfall(of: x, listed: listed, claim: claim, me: me), line, "\(listed), \(String(describing: claim))")
+        }
+    }
+
+    func testARefillFillsEveryHoleUpToWhatThisDeviceHoldsAndNeverOverlapsAListedBatch() {
+        // (listed, held, most, refill)
+        let table: [([BatchName], UInt64, Int, [BatchName])] = [
+            ([b(1, 120)], 140, 1000, [b(121, 140)]),
+            ([b(1, 120)], 120, 1000, []),
+            ([b(1, 120)], 100, 1000, []),
+            ([], 5, 1000, [b(1, 5)]),
+            ([], 0, 1000, []),
+            ([], 10, 4, [b(1, 4), b(5, 8), b(9, 10)]),
+            ([b(1, 4), b(9, 12)], 14, 1000, [b(5, 8), b(13, 14)]),
+            ([b(3, 4)], 6, 1000, [b(1, 2), b(5, 6)]),
+            ([b(1, 8), b(1, 4), b(5, 12)], 12, 1000, []),
+            ([b(5, 20)], 10, 1000, [b(1, 4)]),
+            ([b(1, 2), b(4, 4)], 3, 1, [b(3, 3)]),
+        ]
+        for (listed, held, most, refill) in table {
+            XCTAssertEqual(PullPlan.refill(listed: listed, held: held, most: most), refill, "\(listed), held \(held), most \(most)")
+        }
+    }
 }

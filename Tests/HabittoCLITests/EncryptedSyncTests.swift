@@ -455,6 +455,36 @@ final class EncryptedSyncTests: SyncCLITestCase {
         return r
     }
 
+    /// A remote that lost a batch of device a's (a's folder restored from an old copy, a gone):
+    /// a new device is told which range is missing, until b, which holds it, writes it back
+    /// encrypted; then the new device has all of a's operations, and the remote only age files.
+    func testAnEncryptedRemoteThatLostAnotherDevicesBatchIsRefilledEncrypted() throws {
+        let (a, b, c) = (boxes[0], boxes[1], boxes[2])
+        ok(a, "add", "Water", "--goal", "8")
+        ok(a, "remote", "set", "dir:" + folder, "--encrypt")
+        ok(a, "check", "Water")
+        ok(a, "sync")
+        let key = try savedKey(of: a)
+        let deviceA = try XCTUnwrap(try status(a)["device"] as? String)
+        let ops = opsFolder(folder, deviceA)
+        XCTAssertEqual(try sortedBatchFiles(inOps: ops), ["1-1.batch", "2-2.batch"])
+        ok(b, "remote", "set", "dir:" + folder, "--key", key)
+        ok(b, "add", "Tea")
+        ok(b, "sync")
+        let deviceB = try XCTUnwrap(try status(b)["device"] as? String)
+        try FileManager.default.removeItem(atPath: ops + "/2-2.batch")
+        let joined = run(c, "remote", "set", "dir:" + folder, "--key", key)
+        XCTAssertEqual(joined.status, 4, joined.stderr)
+        XCTAssertTrue(joined.stderr.contains("the remote holds device \(deviceA.prefix(8)) up to 1; device \(deviceB.prefix(8)) saw it up to 2 (operation 2 is withheld or lost)"), joined.stderr)
+        XCTAssertEqual(ok(b, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 0\n")
+        XCTAssertEqual(try sortedBatchFiles(inOps: ops), ["1-1.batch", "2-2.batch"])
+        try assertOnlyAgeFiles(folder)
+        XCTAssertEqual(ok(c, "sync"), "Synced: pushed 0 operations in 0 batches, pulled 1\n")
+        XCTAssertNil(try status(c)["lastError"] as? String)
+        XCTAssertEqual(progress(c, "Water"), 1)
+        XCTAssertEqual(ok(c, "export"), ok(b, "export"))
+    }
+
     /// The lines of a run's standard error but the warning about plain http (on loopback).
     func errorLines(_ r: RunResult) -> Int {
         r.stderr.split(separator: "\n").filter { !$0.hasPrefix("habitto: warning: plain http") }.count

@@ -40,7 +40,7 @@ final class SyncCommandTests: SyncCLITestCase {
     func testStatusShowsTheVersionEachDeviceRanAndNamesOnesTooOld() throws {
         let version = a.ok("--version")
         XCTAssertTrue(version.hasPrefix("habitto \(HabittoVersion.current)\nwrites: journal 1, snapshot "), version)
-        XCTAssertTrue(version.contains("sync batch 2, remote format 2\nreads: those, sync batch 1 and remote format 1"), version)
+        XCTAssertTrue(version.contains("sync batch 3, remote format 2\nreads: those, sync batches 1 and 2 and remote format 1"), version)
         a.ok("add", "Water")
         a.ok("remote", "set", "dir:" + folder)
         b.ok("remote", "set", "dir:" + folder)

@@ -74,13 +74,13 @@ public func sortedBatchFiles(inOps ops: String) throws -> [String] {
 
 /// The batch files of `device` in the folder remote at `remote`, in the order of their
 /// ranges, and each operation's encoded bytes by sequence number. Each file is checked
-/// (magic, checksum, name against contents, consecutive sequence numbers); batches that
+/// (magic of batch format 3, checksum, name against contents, consecutive sequence numbers); batches that
 /// overlap must hold the same bytes for every operation they share.
 public func remoteBatches(_ remote: String, _ device: String, account: String = "default",
                           file: StaticString = #filePath, line: UInt = #line) throws -> (files: [String], ops: [UInt64: [UInt8]]) {
     let dir = opsFolder(remote, device, account: account)
     let names = try sortedBatchFiles(inOps: dir)
-    let magic = Array("HABITTO-BATCH\u{2}".utf8)
+    let magic = Array("HABITTO-BATCH\u{3}".utf8)
     var ops: [UInt64: [UInt8]] = [:]
     for name in names {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name)))
@@ -95,6 +95,8 @@ public func remoteBatches(_ remote: String, _ device: String, account: String = 
         XCTAssertEqual(try r.device().rawValue, device, "\(name): device", file: file, line: line)
         let first = try r.u64le(), last = try r.u64le()
         XCTAssertEqual(name, "\(first)-\(last).batch", file: file, line: line)
+        // What the writer had seen: a count, then each device and sequence number.
+        for _ in 0..<(try r.count(max: 200)) { _ = try r.device(); _ = try r.u64le() }
         let count = try r.count(max: 1 << 20)
         XCTAssertEqual(UInt64(count), last &- first &+ 1, "\(name): count", file: file, line: line)
         for i in 0..<count {
