@@ -2,10 +2,10 @@
 /// backup, remote, export or an operation kind) is a new minor version at least.
 public enum HabittoVersion {
     /// This release.
-    public static let current = "0.2.0"
+    public static let current = "0.3.0"
     /// The oldest release that reads everything this one writes: a device on an older one
     /// cannot read this device's changes.
-    public static let oldestReader = "0.2.0"
+    public static let oldestReader = "0.3.0"
 
     /// The numbers of a `MAJOR.MINOR.PATCH` version (each 0–99999, no leading zeros); nil
     /// for anything else.
