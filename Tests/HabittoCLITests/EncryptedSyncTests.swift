@@ -56,9 +56,7 @@ final class EncryptedSyncTests: SyncCLITestCase {
     }
 
     func testAnEncryptedRemoteOnApacheHoldsOnlyAgeFilesAndOnlyTheKeyHolderJoins() throws {
-        let s = try startServer()
-        for box in boxes { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
-        try encryptedRemoteScenario(spec: s.baseURL.absoluteString, tree: s.dataDirectory, extra: ["--user", s.user])
+        try onApache { try encryptedRemoteScenario(spec: $0, tree: $1, extra: $2) }
     }
 
     func testKillNineDuringAnEncryptedPushLosesAndDuplicatesNothing() throws {
@@ -110,9 +108,7 @@ final class EncryptedSyncTests: SyncCLITestCase {
 
     /// The same on an encrypted remote on Apache.
     func testTheDoctorRepairsThisDevicesDamagedBatchOnAnEncryptedRemoteOnApache() throws {
-        let s = try startServer()
-        for box in boxes { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
-        try damagedOwnBatchScenario(spec: s.baseURL.absoluteString, tree: s.dataDirectory, extra: ["--user", s.user], encrypted: true)
+        try onApache { try damagedOwnBatchScenario(spec: $0, tree: $1, extra: $2, encrypted: true) }
     }
 
     /// A batch written whose answer was lost is sent again, encrypted again to other bytes:
@@ -225,9 +221,7 @@ final class EncryptedSyncTests: SyncCLITestCase {
     }
 
     func testAFormatTurnedPlainOnApacheIsRefusedBeforeAnythingIsWritten() throws {
-        let s = try startServer()
-        for box in boxes { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
-        try downgradeScenario(spec: s.baseURL.absoluteString, tree: s.dataDirectory, extra: ["--user", s.user])
+        try onApache { try downgradeScenario(spec: $0, tree: $1, extra: $2) }
     }
 
     /// A uses a remote encrypted; then the server (without the key) turns its `format` plain:
@@ -384,6 +378,14 @@ final class EncryptedSyncTests: SyncCLITestCase {
     }
 
     // MARK: Helpers
+
+    /// Runs `scenario` on a real Apache started for it, every sandbox given its password:
+    /// with the remote's URL, the server's folder on disk and the `--user` option.
+    func onApache(_ scenario: (_ spec: String, _ tree: String, _ extra: [String]) throws -> Void) throws {
+        let s = try startServer()
+        for box in boxes { box.extraEnv["HABITTO_WEBDAV_PASSWORD"] = s.password }
+        try scenario(s.baseURL.absoluteString, s.dataDirectory, ["--user", s.user])
+    }
 
     /// Runs the binary with `input` on its standard input.
     /// Device A on the remote `spec` (whose files are in `tree`), encrypted or plain, with

@@ -12,13 +12,12 @@ import HabitStore
 /// and every process named there is killed when the test ends, whatever it found.
 final class HonestOutsideProgramsTests: XCTestCase {
     private var box: Sandbox!
-    private var bin: String { box.root + "/bin" }
+    private var bin: String { box.fakePrograms }
     private var pidsFile: String { box.root + "/pids" }
 
     override func setUp() {
         box = Sandbox()
-        try! FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        box.extraEnv = ["PATH": bin + ":/usr/bin:/bin", "DISPLAY": ":0", "WAYLAND_DISPLAY": ""]
+        box.useFakePrograms()
         box.now = "2026-11-21T08:30:00"
         box.ok("add", "Read", "--remind", "08:00")
         let file = pidsFile

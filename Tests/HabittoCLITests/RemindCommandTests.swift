@@ -9,16 +9,15 @@ import Glibc
 /// each call).
 final class RemindCommandTests: XCTestCase {
     private var box: Sandbox!
-    private var bin: String { box.root + "/bin" }
+    private var bin: String { box.fakePrograms }
     private var notifyLog: String { box.root + "/notify.log" }
     private var systemctlLog: String { box.root + "/systemctl.log" }
 
     override func setUp() {
         box = Sandbox()
+        box.useFakePrograms()
         box.now = "2026-11-21T08:30:00"  // a Saturday
-        try! FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         fake("notify-send", log: notifyLog)
-        box.extraEnv = ["PATH": bin + ":/usr/bin:/bin", "DISPLAY": ":0", "WAYLAND_DISPLAY": ""]
     }
 
     override func tearDown() { box = nil }

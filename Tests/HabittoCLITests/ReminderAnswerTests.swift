@@ -9,14 +9,13 @@ import Glibc
 /// "shown", then waits on a FIFO for the test to pick an action and prints its name.
 final class ReminderAnswerTests: XCTestCase {
     private var box: Sandbox!
-    private var bin: String { box.root + "/bin" }
+    private var bin: String { box.fakePrograms }
     private var log: String { box.root + "/notify.log" }
     private var answer: String { box.root + "/answer" }
 
     override func setUp() {
         box = Sandbox()
-        try! FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        box.extraEnv = ["PATH": bin + ":/usr/bin:/bin", "DISPLAY": ":0", "WAYLAND_DISPLAY": ""]
+        box.useFakePrograms()
         XCTAssertEqual(mkfifo(answer, 0o600), 0)
     }
 

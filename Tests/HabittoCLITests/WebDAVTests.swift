@@ -563,11 +563,7 @@ final class WebDAVTests: SyncCLITestCase {
     // MARK: Faults through the proxy
 
     func testServerErrorAndTooManyRequestsAreTransientAndRetryAfterIsRespected() throws {
-        let server = try startServer()
-        let proxy = try startProxy(server)
-        a.ok("add", "Water", "--goal", "8")
-        XCTAssertEqual(connect(a, url: proxy.baseURL, server).status, 0)
-        XCTAssertEqual(connect(b, server).status, 0)
+        let (_, proxy) = try aThroughTheProxy(adding: "Water", "--goal", "8")
         a.ok("check", "Water")
         a.ok("check", "Water")
 
@@ -605,11 +601,7 @@ final class WebDAVTests: SyncCLITestCase {
     }
 
     func testAnswerLostAfterTheUploadIsAckedByTheResendWithoutDuplicates() throws {
-        let server = try startServer()
-        let proxy = try startProxy(server)
-        a.ok("add", "Water", "--goal", "100")
-        XCTAssertEqual(connect(a, url: proxy.baseURL, server).status, 0)
-        XCTAssertEqual(connect(b, server).status, 0)
+        let (server, proxy) = try aThroughTheProxy(adding: "Water", "--goal", "100")
         let created = try XCTUnwrap(a.stat("operations"))
         let device = try XCTUnwrap(try status(a)["device"] as? String)
         XCTAssertEqual(try batchFiles(server, device), ["1-\(created).batch"])
@@ -744,11 +736,7 @@ final class WebDAVTests: SyncCLITestCase {
     /// instead of answering 413: the batch is not on the server, so it is halved as for a 413;
     /// nothing is sent twice and nothing is lost.
     func testConnectionClosedOnALargeBodyIsHalvedLikeA413() async throws {
-        let server = try startServer()
-        let proxy = try startProxy(server)
-        a.ok("add", "Big", "--goal", "1000", "--start", "2000-01-01")
-        XCTAssertEqual(connect(a, url: proxy.baseURL, server).status, 0)
-        XCTAssertEqual(connect(b, server).status, 0)
+        let (server, proxy) = try aThroughTheProxy(adding: "Big", "--goal", "1000", "--start", "2000-01-01")
         let limit = 96 << 10
         proxy.closeConnections(onBodiesLargerThan: limit)
         try await appendCheckIns(a, habit: "Big", count: 5000)
@@ -1034,11 +1022,7 @@ final class WebDAVTests: SyncCLITestCase {
     /// `status` counts what the server lacks as waiting; the next round sends it with what was
     /// checked in since, and B gets every operation of A. No `doctor --repair` is run.
     func testPutsTheServerAnsweredAndDidNotKeepWaitInTheStatusAndTheNextRoundSendsThem() throws {
-        let server = try startServer()
-        let proxy = try startProxy(server)
-        a.ok("add", "Water", "--goal", "8")
-        XCTAssertEqual(connect(a, url: proxy.baseURL, server).status, 0)
-        XCTAssertEqual(connect(b, server).status, 0)
+        let (server, proxy) = try aThroughTheProxy(adding: "Water", "--goal", "8")
         let device = try XCTUnwrap(try status(a)["device"] as? String)
         a.ok("check", "Water")
         let lost = try XCTUnwrap(a.stat("operations"))
@@ -1103,6 +1087,17 @@ final class WebDAVTests: SyncCLITestCase {
     // MARK: Helpers
 
     /// A fault-injecting proxy in front of `server`, stopped when the test ends.
+    /// Apache with the fault proxy in front of it: `a` adds a habit (`add` with these
+    /// arguments) and connects through the proxy, `b` straight to the server.
+    func aThroughTheProxy(adding habit: String..., file: StaticString = #filePath, line: UInt = #line) throws -> (WebDAVServer, FaultProxy) {
+        let server = try startServer()
+        let proxy = try startProxy(server)
+        ok(a, ["add"] + habit, file: file, line: line)
+        XCTAssertEqual(connect(a, url: proxy.baseURL, server).status, 0, file: file, line: line)
+        XCTAssertEqual(connect(b, server).status, 0, file: file, line: line)
+        return (server, proxy)
+    }
+
     func startProxy(_ server: WebDAVServer) throws -> FaultProxy {
         let p = try FaultProxy(targetPort: server.port)
         proxy = p

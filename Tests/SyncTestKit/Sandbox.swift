@@ -250,3 +250,16 @@ extension Sandbox {
         return RunResult(status: finished.status!, stdout: capture.stdout, stderr: capture.stderr, killed: false)
     }
 }
+
+extension Sandbox {
+    /// The folder of fake programs (`notify-send`, `systemctl`, …) the tests of outside
+    /// programs write, first on PATH once `useFakePrograms` ran.
+    public var fakePrograms: String { root + "/bin" }
+
+    /// Makes `fakePrograms` and puts it first on PATH, before the system's folders only, with a
+    /// desktop display set (so `notify-send` is tried) and no other environment of the test's.
+    public func useFakePrograms() {
+        try! FileManager.default.createDirectory(atPath: fakePrograms, withIntermediateDirectories: true)
+        extraEnv = ["PATH": fakePrograms + ":/usr/bin:/bin", "DISPLAY": ":0", "WAYLAND_DISPLAY": ""]
+    }
+}
