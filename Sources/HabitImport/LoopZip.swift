@@ -16,7 +16,7 @@ enum LoopZip {
     static let maxUnpackedBytes = ImportSupport.maxFileBytes * 8
     /// The longest each run of `unzip` may take, in seconds: a zip of at most 16 MB that
     /// unpacks to at most 128 MB takes about a second (a Loop export far less).
-    static let timeLimit = 60.0
+    static var timeLimit: Double { TimeLimits.current[.unzip] }
     /// The most of `unzip`'s listing of a zip read: a line per entry, and an entry takes at
     /// least 76 bytes of the zip, so a zip of at most 16 MB is listed in far less.
     static let maxListingBytes = 64 << 20

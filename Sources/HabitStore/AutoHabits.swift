@@ -8,7 +8,7 @@ import HabitCore
 /// directory (file `auto-results`), without its command.
 public enum AutoHabits {
     /// The longest a command may run, in seconds.
-    public static let timeLimit = 10.0
+    public static var timeLimit: Double { TimeLimits.current[.auto] }
     /// The longest command kept, in bytes.
     public static let maxCommandBytes = 4096
 

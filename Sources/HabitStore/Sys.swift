@@ -105,13 +105,13 @@ public enum Sys {
     /// command or the terminal UI (a person waits that long before wondering). A prompt
     /// segment lowers it for its whole process (`Segment`): it must never hold up a prompt.
     public static var lockWait: Double {
-        get { lockWaitSetting.withLock { lockWaitValue } }
+        get { lockWaitSetting.withLock { lockWaitValue } ?? commandLockWait }
         set { lockWaitSetting.withLock { lockWaitValue = newValue } }
     }
     /// The wait of a command or the terminal UI.
-    public static let commandLockWait = 10.0
+    public static var commandLockWait: Double { TimeLimits.current[.lock] }
     private static let lockWaitSetting = Lock()
-    nonisolated(unsafe) private static var lockWaitValue = commandLockWait
+    nonisolated(unsafe) private static var lockWaitValue: Double?
 
     /// Takes the exclusive advisory lock on `fd`, waiting at most `timeLimit` seconds
     /// (`lockWait` when nil) while another process holds it: the lock is tried without

@@ -16,7 +16,7 @@ public struct AgeTool: Sendable {
     public let keygen: String
 
     /// The longest one `age` run may take (a 16 MiB batch takes well under a second).
-    public static let timeLimit = 30.0
+    public static var timeLimit: Double { TimeLimits.current[.age] }
 
     /// `age` and `age-keygen` in the directories of `searchPath` (this process's `PATH` when
     /// nil), or nil when either is missing.

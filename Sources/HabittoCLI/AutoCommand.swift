@@ -16,7 +16,7 @@ struct AutoCommand: Command {
             notes: """
             'habitto auto HABIT COMMAND' sets the command. It runs through /bin/sh -c with no standard input, the
             secret variables (\(OutsideProgram.secretVariables.joined(separator: ", "))) left out of its environment, and at
-            most \(OutsideProgram.seconds(AutoHabits.timeLimit)). A yes/no habit is done today when the command exits 0
+            most \(OutsideProgram.seconds(TimeLimits.defaults[.auto])). A yes/no habit is done today when the command exits 0
             (1: not done yet, nothing is recorded); a counted habit's day total is the number on the first line of
             its output (it sets the total, it does not add: running it twice gives the same figure; a check-in
             made later adds to it). Anything else is an error, shown by --run and 'habitto status', and records

@@ -73,6 +73,7 @@ public struct AppEnvironment: Sendable {
         if home.isEmpty { throw CLIError.usage("--home needs a directory") }
         if home.hasPrefix("~/") { home = userHome + home.dropFirst() }
         if !home.hasPrefix("/") { home = FileManager.default.currentDirectoryPath + "/" + home }
+        do { try TimeLimits.start(env(TimeLimits.variable)) } catch { throw CLIError.usage(error.description) }
         let configDir = (nonEmpty("XDG_CONFIG_HOME") ?? userHome + "/.config") + "/habitto"
         let configPath = configDir + "/config"
         let config: Config

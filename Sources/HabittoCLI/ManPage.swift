@@ -1,4 +1,5 @@
 import HabitTUI
+import HabitStore
 
 /// The man page `habitto.1`, generated from the command table (the one `--help` and the
 /// completions read), the UI's key map and the documented files, environment and exit codes.
@@ -45,6 +46,7 @@ enum ManPage {
         ("HABITTO_HOME", "the data directory, when --home is not given"),
         ("HABITTO_NOW", "an ISO-8601 date-time that replaces the clock (tests and demos), e.g. 2026-11-21T09:30:00"),
         ("HABITTO_THEMES_DIR", "a further directory of bundled themes"),
+        (TimeLimits.variable, "NAME=SECONDS,… shortens the time limits of outside programs and lock waits (tests), never beyond the defaults; see the configuration manual"),
         ("HABITTO_WEBDAV_PASSWORD", "the WebDAV password (else password_command or password_file in the config)"),
         ("XDG_DATA_HOME, XDG_CONFIG_HOME", "where the data and config directories are (default ~/.local/share and ~/.config)"),
         ("NO_COLOR", "when set and not empty, the UI uses no colours"),

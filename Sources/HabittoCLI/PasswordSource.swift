@@ -11,7 +11,7 @@ import HabitStore
 enum PasswordSource {
     /// The longest `password_command` may run, in seconds: long enough to type a
     /// passphrase into the prompt that `pass` (through gpg-agent) opens.
-    static let commandTimeLimit = 30.0
+    static var commandTimeLimit: Double { TimeLimits.current[.passwordCommand] }
     /// The most read of the command's output or of the file: far more than any password.
     static let sizeLimit = 64 << 10
 

@@ -22,7 +22,7 @@ struct RemindCommand: Command {
             notify-send when DISPLAY or WAYLAND_DISPLAY is set and notify-send is on PATH, else to standard
             output; --json only reports: it prints them as JSON and marks none as shown. What was shown is kept in reminders-sent
             in the data directory; a reminder notify-send could not show (it failed, or took over
-            \(Int(Notifier.timeLimit)) seconds) is not kept, comes again at the next run, and makes the exit status 1.
+            \(Int(TimeLimits.defaults[.notifySend])) seconds) is not kept, comes again at the next run, and makes the exit status 1.
             Where notify-send offers actions (libnotify 0.7.10 and later), a notification has Done (a counted habit: +1)
             and Skip: the answer is recorded for the reminder's day, as 'habitto check' or 'habitto skip' would, by a
             child that waits for it up to \(Int(Notifier.answerTimeLimit / 60)) minutes, so no run waits for it. Each run but --json
@@ -124,7 +124,7 @@ struct RemindCommand: Command {
 struct Notifier {
     /// The longest `notify-send` may take, in seconds (it returns as soon as the
     /// notification server has the notification).
-    static let timeLimit = 5.0
+    static var timeLimit: Double { TimeLimits.current[.notifySend] }
     let program: String?
     /// A desktop session is there, but `notify-send` is not.
     let missing: Bool
@@ -227,7 +227,7 @@ struct RemindTimer {
 
     /// The longest one `systemctl --user` call may take, in seconds (`enable --now` waits for
     /// the timer to start).
-    static let systemctlTimeLimit = 15.0
+    static var systemctlTimeLimit: Double { TimeLimits.current[.systemctl] }
 
     /// `systemctl` from PATH, or nil.
     var systemctlPath: String? { OutsideProgram.find("systemctl", searchPath: env["PATH"]) }

@@ -12,8 +12,9 @@ import Glibc
 extension Notifier {
     /// The longest a notification waits for its answer, in seconds; then it is left unanswered.
     static let answerTimeLimit = 30.0 * 60
-    /// The longest `remind` waits for a child to say its notification was shown, in seconds.
-    static let shownTimeLimit = timeLimit + 5
+    /// The longest `remind` waits for a child to say its notification was shown, in seconds:
+    /// twice `notify-send`'s own limit (10 s by default).
+    static var shownTimeLimit: Double { timeLimit * 2 }
 
     /// Whether this `notify-send` offers actions: its help names `--action`, `--wait` and
     /// `--print-id`.

@@ -1,4 +1,5 @@
 import Foundation
+import HabitStore
 import XCTest
 
 /// `habitto auto`: habits a command on this machine checks in, through the real binary.
@@ -82,17 +83,19 @@ final class AutoCommandTests: XCTestCase {
         XCTAssertEqual(box.ok("auto", "--run"), "Pages: 7 (recorded)\n")
     }
 
-    func testACommandStillRunningAfterTenSecondsIsStoppedAndRecordsNothing() {
+    func testACommandStillRunningAtItsTimeLimitIsStoppedAndRecordsNothing() {
         box.ok("add", "Walk")
+        // The limit shortened to half a second (the 10-second default is TimeLimitsTests').
+        box.extraEnv[TimeLimits.variable] = "auto=0.5"
         box.ok("auto", "Walk", "sleep 60; exit 0")
         let before = box.journalBytes()
         let started = Date()
         let r = box.run("auto", "--run")
         let took = Date().timeIntervalSince(started)
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.stderr, "auto: 'Walk': the command did not finish within 10 seconds and was stopped; nothing was recorded\n")
-        XCTAssertGreaterThanOrEqual(took, 10)
-        XCTAssertLessThan(took, 40, "stopped at its limit, not waited out")
+        XCTAssertEqual(r.stderr, "auto: 'Walk': the command did not finish within 1 second and was stopped; nothing was recorded\n")
+        XCTAssertGreaterThanOrEqual(took, 0.5)
+        XCTAssertLessThan(took, 30, "stopped at its limit, not waited out")
         XCTAssertEqual(box.journalBytes(), before)
     }
 

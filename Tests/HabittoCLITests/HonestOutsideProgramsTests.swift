@@ -70,27 +70,31 @@ final class HonestOutsideProgramsTests: XCTestCase {
     }
 
     func testANotifySendThatNeverPrintsAnIDEndsWithTheChildThatWaitedForIt() throws {
+        // The limit shortened to half a second (so the child waits a second for the id).
+        box.extraEnv[TimeLimits.variable] = "notify-send=0.5"
         // It writes its own id and its parent's (the child `habitto __answer`), then waits.
         try answerable("echo $$ $PPID > '\(pidsFile)'\nexec sleep 300")
         let r = try box.runWithin(60, ["remind"])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.stderr, "habitto: remind: the 08:00 reminder for 'Read' was not shown: notify-send (through 'habitto __answer') did not finish within 10 seconds and was stopped; it is tried again at the next run\n")
+        XCTAssertEqual(r.stderr, "habitto: remind: the 08:00 reminder for 'Read' was not shown: notify-send (through 'habitto __answer') did not finish within 1 second and was stopped; it is tried again at the next run\n")
         XCTAssertEqual(sent, "")
         assertAllEnded(2)
     }
 
     func testANotifySendThatFloodsIsStoppedWithAllItStarted() throws {
+        // The limit shortened to half a second (so the child waits a second for the id).
+        box.extraEnv[TimeLimits.variable] = "notify-send=0.5"
         // Answerable: an endless output whose first line is no id.
         try answerable("echo $$ $PPID > '\(pidsFile)'\nexec yes")
         let r = try box.runWithin(60, ["remind"])
         XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.stderr.hasSuffix("did not finish within 10 seconds and was stopped; it is tried again at the next run\n"), r.stderr)
+        XCTAssertTrue(r.stderr.hasSuffix("did not finish within 1 second and was stopped; it is tried again at the next run\n"), r.stderr)
         XCTAssertEqual(sent, "")
         assertAllEnded(2)
         // Plain: a flood from a child it started in the background, and it never ends.
         try box.script(bin + "/notify-send", "[ \"$1\" = --help ] && exit 0\nyes & echo $$ $! > '\(pidsFile)'\nwait")
         let plain = try box.runWithin(60, ["remind"])
-        XCTAssertEqual(plain.stderr, "habitto: remind: the 08:00 reminder for 'Read' was not shown: notify-send did not finish within 5 seconds and was stopped; it is tried again at the next run\n")
+        XCTAssertEqual(plain.stderr, "habitto: remind: the 08:00 reminder for 'Read' was not shown: notify-send did not finish within 1 second and was stopped; it is tried again at the next run\n")
         XCTAssertEqual(sent, "")
         assertAllEnded(2)
     }

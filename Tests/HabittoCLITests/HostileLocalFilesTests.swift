@@ -1,4 +1,5 @@
 import Foundation
+import HabitStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -60,11 +61,13 @@ final class HostileLocalFilesTests: XCTestCase {
 
     // MARK: Locks
 
-    func testCommandsGiveUpOnAHeldDataLockAfterTenSecondsWithOneLine() {
+    func testCommandsGiveUpOnAHeldDataLockAtTheLockLimitWithOneLine() {
         box.ok("add", "Water", "--remind", "08:00")
         let before = box.journalBytes()
         let held = hold(box.home + "/lock")
-        // Three at once, so that the test waits the ten seconds once.
+        // The wait shortened to 1.5 s (the 10-second default is TimeLimitsTests'), still long
+        // enough that the holder is looked up; three at once, so that the test waits it once.
+        box.extraEnv[TimeLimits.variable] = "lock=1.5"
         let commands = [["list"], ["remind", "--json"], ["check", "Water"]]
         let start = Date()
         var runs: [(Process, String)] = []
@@ -74,14 +77,35 @@ final class HostileLocalFilesTests: XCTestCase {
         for (args, (p, tag)) in zip(commands, runs) {
             let (r, seconds) = finishWithin(40, p, tag, since: start, args)
             XCTAssertEqual(r.status, 3, "\(args): \(r.stderr)")
-            XCTAssertEqual(r.stderr, "habitto: \(thisProcess) has held the data lock \(box.home)/lock for more than 10 s; close it or try again\n", "\(args)")
+            XCTAssertEqual(r.stderr, "habitto: \(thisProcess) has held the data lock \(box.home)/lock for more than 1.5 s; close it or try again\n", "\(args)")
             XCTAssertEqual(r.stdout, "", "\(args)")
-            XCTAssertGreaterThanOrEqual(seconds, 10, "\(args) waited the whole time")
+            XCTAssertGreaterThanOrEqual(seconds, 1.5, "\(args) waited the whole time")
             XCTAssertLessThan(seconds, 30, "\(args)")
         }
         close(held)
         XCTAssertEqual(box.journalBytes(), before, "nothing was written")
         box.ok("check", "Water")
+    }
+
+    func testAWrongTimeLimitsVariableStopsEveryCommandInOneLineAndChangesNothing() {
+        box.ok("add", "Water")
+        let before = box.journalBytes()
+        let cases = [
+            ("lock=600", "habitto: HABITTO_TIME_LIMITS: lock=600 must be from 0.05 to 10 seconds (its default); unset it to run with the default limits\n"),
+            ("lock=0", "habitto: HABITTO_TIME_LIMITS: lock=0 must be from 0.05 to 10 seconds (its default); unset it to run with the default limits\n"),
+            ("age=nan", "habitto: HABITTO_TIME_LIMITS: age=nan must be from 0.05 to 30 seconds (its default); unset it to run with the default limits\n"),
+            ("sleep=1", "habitto: HABITTO_TIME_LIMITS: 'sleep=1' is not NAME=SECONDS with a NAME of password_command, systemctl, notify-send, auto, unzip, age, lock; unset it to run with the default limits\n"),
+        ]
+        for (value, message) in cases {
+            box.extraEnv[TimeLimits.variable] = value
+            for args in [["check", "Water"], ["list"]] {
+                let r = box.run(args)
+                XCTAssertEqual(r.status, 2, "\(value) \(args)")
+                XCTAssertEqual(r.stderr, message, "\(value) \(args)")
+                XCTAssertEqual(r.stdout, "", "\(value) \(args)")
+            }
+        }
+        XCTAssertEqual(box.journalBytes(), before, "nothing was written")
     }
 
     func testThePromptSegmentAnswersFromItsCacheOrPrintsNothingWhileTheDataLockIsHeld() {

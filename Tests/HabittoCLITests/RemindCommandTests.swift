@@ -1,4 +1,5 @@
 import Foundation
+import HabitStore
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -107,12 +108,14 @@ final class RemindCommandTests: XCTestCase {
         try box.script(bin + "/notify-send", "[ \"$1\" = --help ] && exit 0\necho $$ >> '\(box.root)/pids'\nexec sleep 300")
         box.ok("add", "Read", "--remind", "08:00")
         box.ok("add", "Walk", "--remind", "08:00")
+        // The limit shortened to half a second (the 5-second default is TimeLimitsTests').
+        box.extraEnv[TimeLimits.variable] = "notify-send=0.5"
         let started = Date()
         let r = try box.runWithin(120, ["remind"])
-        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "stopped at the limit")
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stdout, "")
-        XCTAssertEqual(r.stderr, "habitto: remind: 2 reminders were not shown (the 08:00 reminder for 'Read', first: notify-send did not finish within 5 seconds and was stopped); they are tried again at the next run\n")
+        XCTAssertEqual(r.stderr, "habitto: remind: 2 reminders were not shown (the 08:00 reminder for 'Read', first: notify-send did not finish within 1 second and was stopped); they are tried again at the next run\n")
         let pids = try String(contentsOfFile: box.root + "/pids", encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(pids.count, 2, "each reminder was tried")
         for pid in pids {
@@ -121,6 +124,7 @@ final class RemindCommandTests: XCTestCase {
         }
         XCTAssertEqual((try? String(contentsOfFile: box.home + "/reminders-sent", encoding: .utf8)) ?? "", "", "nothing recorded as sent")
         fake("notify-send", log: notifyLog)
+        box.extraEnv[TimeLimits.variable] = nil
         XCTAssertEqual(box.ok("remind"), "")
         XCTAssertEqual(calls(notifyLog).map { $0[1] }, ["Habitto: Read", "Habitto: Walk"])
     }
@@ -278,11 +282,13 @@ final class RemindCommandTests: XCTestCase {
 
     func testASystemctlThatNeverReturnsIsStoppedAndTheCrontabLineGiven() throws {
         try box.script(bin + "/systemctl", "echo $$ > '\(box.root)/pid'\nexec sleep 300")
+        // The limit shortened to half a second (the 15-second default is TimeLimitsTests').
+        box.extraEnv[TimeLimits.variable] = "systemctl=0.5"
         let started = Date()
         let r = try box.runWithin(120, ["remind", "--install"])
-        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "stopped at the limit")
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stderr, "habitto: 'systemctl --user show-environment' did not finish within 15 seconds and was stopped\n")
+        XCTAssertEqual(r.stderr, "habitto: 'systemctl --user show-environment' did not finish within 1 second and was stopped\n")
         XCTAssertTrue(r.stdout.hasPrefix("'systemctl --user' does not work here, so no systemd timer was installed.\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("*/5 * * * * "), r.stdout)
         XCTAssertTrue(processInFileEnds(box.root + "/pid"), "systemctl was killed")
