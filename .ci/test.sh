@@ -45,31 +45,66 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 swift build --build-tests
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+# The suite runs in two processes at a time, one per core, over chunks taken in turn as a
+# process ends: the tests, in the order XCTest lists them, are dealt to the chunks in turn
+# (neighbours are often alike in cost), so the two cores end within about a chunk of each
+# other. Each test starts its own servers, tmux and folders, so no two share one. The test
+# bundle is run directly: `swift test` would plan the build again for each chunk (5 s).
+bundle="$(swift build --show-bin-path)/habittoPackageTests.xctest"
+"$bundle" --list-tests | grep -E '^[A-Za-z0-9_]+[.][A-Za-z0-9_]+/test' > "$logs/all"
+listed=$(wc -l < "$logs/all")
+chunks=$((listed < 24 ? listed : 24))
+for ((i = 0; i < chunks; i++)); do
+  awk -v n="$chunks" -v i="$i" 'NR % n == i' "$logs/all" | paste -sd ',' > "$logs/filter$i"
+done
+run_chunk() {
+  "$bundle" "$(cat "$logs/filter$1")" > "$logs/log$1" 2>&1
+}
 set +e
-swift test --skip-build --disable-swift-testing 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+status=0
+for ((i = 0; i < chunks; i++)); do
+  while [ "$(jobs -rp | wc -l)" -ge 2 ]; do
+    wait -n
+    s=$?
+    [ "$s" -eq 0 ] || status=$s
+  done
+  run_chunk "$i" &
+done
+while [ "$(jobs -rp | wc -l)" -gt 0 ]; do
+  wait -n
+  s=$?
+  [ "$s" -eq 0 ] || status=$s
+done
 set -e
-# XCTest's overall summary, restated as one plain closing line.
-# Only the line under "Test Suite 'All tests'": a run that ends abnormally (a crash, a kill)
+cat "$logs"/log[0-9]* > "$logs/output"
+cat "$logs/output"
+# XCTest's summary of each process, added up and restated as one plain closing line. Only the
+# line under the top suite ("Selected tests"): a run that ends abnormally (a crash, a kill)
 # leaves the last sub-suite's count, which is not the whole run's.
-summary=$(awk "/^Test Suite 'All tests' (passed|failed)/ { getline; print }" "$log" | grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" | tail -n 1)
-total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
-failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+total=0; failed=0; summaries=0
+for ((i = 0; i < chunks; i++)); do
+  summary=$(awk "/^Test Suite '(All|Selected) tests' (passed|failed)/ { getline; print }" "$logs/log$i" | grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" | tail -n 1)
+  [ -n "$summary" ] || continue
+  summaries=$((summaries + 1))
+  total=$((total + $(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')))
+  failed=$((failed + $(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')))
+done
+[ "$total" -eq "$listed" ] || { echo "tests: $total of the $listed listed tests ran"; [ "$status" -ne 0 ] || status=1; }
 # The benchmark on small data sets (no goals judged), so that it never rots.
 set +e
 "$(swift build --show-bin-path)/habitto-bench" --quick
 bench=$?
 set -e
 [ "$bench" -eq 0 ] || echo "habitto-bench --quick failed (exit $bench)"
-if [ -n "$summary" ]; then
+if [ "$summaries" -eq "$chunks" ]; then
   # Restate each failure last, so that it is on screen even when only the tail is kept.
-  grep -E "error: |Test Case '.*' failed \(" "$log" | tail -n 40 || true
+  grep -E "error: |Test Case '.*' failed \(" "$logs/output" | tail -n 40 || true
   echo "tests: $((total - failed)) passed, $failed failed"
 else
-  echo "tests: no summary (the test run ended abnormally, exit $status)"
-  tail -n 40 "$log"
+  echo "tests: no summary from $((chunks - summaries)) of the $chunks test processes (a run ended abnormally, exit $status)"
+  for ((i = 0; i < chunks; i++)); do tail -n 20 "$logs/log$i"; done
 fi
 [ "$status" -ne 0 ] && exit "$status"
 exit "$bench"
