@@ -105,6 +105,14 @@ private struct ExportDocumentReader {
                  : archivedFrom.map { $0 < startDate } == true ? "\(at).archivedFrom" : at
         try check(rule) { try fields.validate() }
 
+        let days = try importedDays(h, habit: Habit(id: id, fields: fields), at: at)
+        var imported = ImportedHabit(sourceKey: idText, id: id, fields: fields, group: group, days: days, location: at)
+        imported.definitions = try definitions(h, fields: fields, at: "\(at).definitions")
+        return imported
+    }
+
+    /// A habit's `days`: each an object with its date once, and only on days the habit has.
+    func importedDays(_ h: [String: Any], habit: Habit, at: String) throws -> [LocalDay: ImportedDay] {
         guard let dayList = h["days"] as? [Any] else {
             throw fail("\(at).days", "expected an array of days, found \(h["days"].map(shown) ?? "nothing")")
         }
@@ -116,41 +124,44 @@ private struct ExportDocumentReader {
             }
             let date = try day(try string(d, "date", at: dayAt), "\(dayAt).date")
             if days[date] != nil { throw fail("\(dayAt).date", "\(date) is given twice; each day appears once") }
-            let progress = try amount(d, "progress", at: dayAt)
-            guard progress >= 0, progress <= Self.maxProgress else {
-                throw fail("\(dayAt).progress", "expected a number from 0 to \(Amount.format(Self.maxProgress)), found \(Amount.format(progress))")
-            }
-            guard let skippedValue = d["skipped"], let skipped = ImportJSON.bool(skippedValue) else {
-                throw fail("\(dayAt).skipped", "expected true or false, found \(d["skipped"].map(shown) ?? "nothing")")
-            }
-            var difficulty: Int?
-            if let value = d["difficulty"], !ImportJSON.isNull(value) {
-                guard let n = ImportJSON.int(value), (1...5).contains(n) else {
-                    throw fail("\(dayAt).difficulty", "expected a difficulty from 1 to 5 or null, found \(shown(value))")
-                }
-                difficulty = n
-            }
-            let note = try optionalString(d, "note", at: dayAt)
-            if let note { try check("\(dayAt).note") { try Validate.dayNote(note) } }
-            // Answered as not done: optional (exports write it only where it is one).
-            var notDone = false
-            if let value = d["notDone"] {
-                guard let b = ImportJSON.bool(value) else { throw fail("\(dayAt).notDone", "expected true or false, found \(shown(value))") }
-                notDone = b
-            }
-            // As if typed: nothing before the start date or from the archive date on (days
-            // after today are refused when the import runs, see `Importer.targets`).
-            if progress > 0 || skipped || difficulty != nil || note != nil || notDone {
-                try check("\(dayAt).date") {
-                    try Edits.checkDay(Habit(id: id, fields: fields), date, today: .latest, allowFuture: true)
-                }
-            }
-            days[date] = ImportedDay(progress: progress, skipped: skipped, difficulty: difficulty, note: note,
-                                     notDone: notDone && progress == 0 && !skipped)
+            days[date] = try importedDay(d, date, habit: habit, at: dayAt)
         }
-        var imported = ImportedHabit(sourceKey: idText, id: id, fields: fields, group: group, days: days, location: at)
-        imported.definitions = try definitions(h, fields: fields, at: "\(at).definitions")
-        return imported
+        return days
+    }
+
+    /// One day of a habit's `days`.
+    func importedDay(_ d: [String: Any], _ date: LocalDay, habit: Habit, at dayAt: String) throws -> ImportedDay {
+        let progress = try amount(d, "progress", at: dayAt)
+        guard progress >= 0, progress <= Self.maxProgress else {
+            throw fail("\(dayAt).progress", "expected a number from 0 to \(Amount.format(Self.maxProgress)), found \(Amount.format(progress))")
+        }
+        guard let skippedValue = d["skipped"], let skipped = ImportJSON.bool(skippedValue) else {
+            throw fail("\(dayAt).skipped", "expected true or false, found \(d["skipped"].map(shown) ?? "nothing")")
+        }
+        var difficulty: Int?
+        if let value = d["difficulty"], !ImportJSON.isNull(value) {
+            guard let n = ImportJSON.int(value), Limits.difficulty.contains(n) else {
+                throw fail("\(dayAt).difficulty", "expected a difficulty from 1 to 5 or null, found \(shown(value))")
+            }
+            difficulty = n
+        }
+        let note = try optionalString(d, "note", at: dayAt)
+        if let note { try check("\(dayAt).note") { try Validate.dayNote(note) } }
+        // Answered as not done: optional (exports write it only where it is one).
+        var notDone = false
+        if let value = d["notDone"] {
+            guard let b = ImportJSON.bool(value) else { throw fail("\(dayAt).notDone", "expected true or false, found \(shown(value))") }
+            notDone = b
+        }
+        // As if typed: nothing before the start date or from the archive date on (days
+        // after today are refused when the import runs, see `Importer.targets`).
+        if progress > 0 || skipped || difficulty != nil || note != nil || notDone {
+            try check("\(dayAt).date") {
+                try Edits.checkDay(habit, date, today: .latest, allowFuture: true)
+            }
+        }
+        return ImportedDay(progress: progress, skipped: skipped, difficulty: difficulty, note: note,
+                                 notDone: notDone && progress == 0 && !skipped)
     }
 
     /// The optional `definitions` list (see `Export.fields`): each definition's fields valid

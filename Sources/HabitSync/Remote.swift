@@ -1,7 +1,7 @@
 import FoundationEssentials
 import HabitCore
 
-/// Dumb storage with the layout of DESIGN.md section 6:
+/// Dumb storage with the layout of docs/sync.md ("The queue"):
 /// `{root}/users/{account}/devices/{device}/ops/{first}-{last}.batch` (immutable,
 /// create-only) and `{root}/users/{account}/format`. Implementations: `DirectoryRemote`,
 /// `WebDAVRemote`; `EncryptedRemote` and `FaultyRemote` wrap either.

@@ -8,8 +8,8 @@ extension WebDAVRemote {
     /// A body this large whose connection is closed may have been refused for its size.
     static let largeBody = 64 << 10
 
-    /// Turns the helper's account of a request that got no answer into the error class of
-    /// DESIGN.md section 6. `detail` comes from another process: shown sanitised and short.
+    /// Turns the helper's account of a request that got no answer into the error class (transient,
+    /// permanent, ...) of docs/sync.md ("Errors"). `detail` comes from another process: shown sanitised and short.
     static func classify(_ code: WireFailureCode, detail: String, url: URL, bodySize: Int) -> RemoteError {
         let where_ = redacted(url)
         let text = Sanitize.display(String(detail.prefix(300)))
@@ -58,7 +58,7 @@ extension WebDAVRemote {
         return schemes
     }
 
-    /// Turns an unexpected status into the error class of DESIGN.md section 6.
+    /// Turns an unexpected status into the error class of docs/sync.md ("Errors").
     func failure(_ r: Response, _ what: String) -> RemoteError {
         switch r.status {
         case 300...399:

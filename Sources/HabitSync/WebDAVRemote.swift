@@ -6,7 +6,7 @@ import HabitStore
 import Glibc
 #endif
 
-/// The sync layout of DESIGN.md section 6 on a WebDAV server (Apache mod_dav, Nextcloud,
+/// The sync layout of docs/sync.md ("The queue") on a WebDAV server (Apache mod_dav, Nextcloud,
 /// rclone serve webdav): MKCOL for folders, create-only PUT (`If-None-Match: *`) for
 /// batches, GET, and PROPFIND `Depth: 1` to list. The HTTP requests themselves are made by
 /// the `habitto-webdav` helper process (`WebDAVHelper`: one per remote, so one kept-alive

@@ -414,48 +414,59 @@ struct DoctorCommand: Command {
             }
             let unpushed = localSeq > mine ? localSeq - mine : 0
             passed.append("remote: has \(mine) of this device's \(Plural.count(localSeq, "operation"))" + (unpushed > 0 ? " (\(unpushed) wait to be pushed: habitto sync)" : ""))
-            var missingHere: UInt64 = 0
-            let listedDevices = try await remote.devices(account: st.account)
-            var ends: [DeviceID: [BatchName]] = [:]
-            for device in listedDevices where device != me {
-                let batches = try await remote.batches(account: st.account, device: device)
-                ends[device] = batches
-                let end = batches.contiguousEnd()
-                if let last = batches.map(\.last).max(), last > end {
-                    findings.append(Finding(check: "remote", problem: "device \(device.rawValue.prefix(8))'s batches on the remote stop at #\(end) but go on to #\(last): a batch is missing",
-                                            fix: "run habitto doctor --repair on that device so it pushes them again"))
-                }
-                // Every batch is read, so a batch refused (not authentic, damaged) is reported
-                // here as in a round.
-                for batch in batches {
-                    do {
-                        let bytes = try await remote.read(account: st.account, device: device, batch: batch, maxBytes: BatchFile.maxBytes)
-                        _ = try BatchFile.decode(bytes, device: device, name: batch)
-                    } catch let e as RemoteError where e.isDamaged {
-                        findings.append(Finding(check: "remote", problem: e.message,
-                                                fix: "remove that file from the remote (when it was that device's own, 'habitto doctor --repair' there pushes it again)"))
-                    }
-                }
-                missingHere += end > (state.seen[device] ?? 0) ? end - (state.seen[device] ?? 0) : 0
-            }
-            // What this device holds of another one, or another device's batch said it saw,
-            // beyond what the remote shows of it: withheld, or lost (a restore from an old copy).
-            for device in Set(state.seen.keys).union(Set((st.claims ?? [:]).keys)).sorted() where device != me {
-                let batches = ends[device] ?? []
-                let holds = PullPlan.Claim(seq: state.seen[device] ?? 0, by: me)
-                if let line = PullPlan.shortfall(of: device, listed: batches, claim: holds, me: me) {
-                    findings.append(Finding(check: "remote", problem: line,
-                                            fix: "run habitto sync: this device sends them again"))
-                } else if let line = PullPlan.shortfall(of: device, listed: batches, claim: st.claims?[device]) {
-                    findings.append(Finding(check: "remote", problem: line,
-                                            fix: "run habitto sync on device \(st.claims?[device]?.by.rawValue.prefix(8) ?? "") or another that holds them, which sends them again; if none holds them, they are lost"))
-                }
-            }
+            let (others, missingHere) = try await otherDevices(remote: remote, sync: st, state: state, me: me)
+            findings += others
             passed.append(missingHere == 0 ? "remote: this device has every operation the remote holds"
                                            : "remote: holds \(Plural.count(missingHere, "operation")) of other devices not pulled here yet (habitto sync)")
             return (passed, findings)
         } catch {
             return ([], [Finding(check: "remote", problem: "\(Sanitize.display(spec)) could not be checked (\(error))", fix: "check the network and the remote settings (habitto status), then run the doctor again")])
         }
+    }
+
+    /// What the remote shows of every other device: each batch read (a refused one is reported
+    /// as in a round), gaps in a device's batches, and what this device or another one's batch
+    /// saw beyond it; with how many of their operations this device has not pulled yet.
+    @MainActor func otherDevices(remote: any Remote, sync st: SyncState, state: HabitState,
+                                 me: DeviceID) async throws -> (findings: [Finding], missingHere: UInt64) {
+        var found: [Finding] = []
+        var missingHere: UInt64 = 0
+        let listedDevices = try await remote.devices(account: st.account)
+        var ends: [DeviceID: [BatchName]] = [:]
+        for device in listedDevices where device != me {
+            let batches = try await remote.batches(account: st.account, device: device)
+            ends[device] = batches
+            let end = batches.contiguousEnd()
+            if let last = batches.map(\.last).max(), last > end {
+                found.append(Finding(check: "remote", problem: "device \(device.rawValue.prefix(8))'s batches on the remote stop at #\(end) but go on to #\(last): a batch is missing",
+                                        fix: "run habitto doctor --repair on that device so it pushes them again"))
+            }
+            // Every batch is read, so a batch refused (not authentic, damaged) is reported
+            // here as in a round.
+            for batch in batches {
+                do {
+                    let bytes = try await remote.read(account: st.account, device: device, batch: batch, maxBytes: BatchFile.maxBytes)
+                    _ = try BatchFile.decode(bytes, device: device, name: batch)
+                } catch let e as RemoteError where e.isDamaged {
+                    found.append(Finding(check: "remote", problem: e.message,
+                                            fix: "remove that file from the remote (when it was that device's own, 'habitto doctor --repair' there pushes it again)"))
+                }
+            }
+            missingHere += end > (state.seen[device] ?? 0) ? end - (state.seen[device] ?? 0) : 0
+        }
+        // What this device holds of another one, or another device's batch said it saw,
+        // beyond what the remote shows of it: withheld, or lost (a restore from an old copy).
+        for device in Set(state.seen.keys).union(Set((st.claims ?? [:]).keys)).sorted() where device != me {
+            let batches = ends[device] ?? []
+            let holds = PullPlan.Claim(seq: state.seen[device] ?? 0, by: me)
+            if let line = PullPlan.shortfall(of: device, listed: batches, claim: holds, me: me) {
+                found.append(Finding(check: "remote", problem: line,
+                                        fix: "run habitto sync: this device sends them again"))
+            } else if let line = PullPlan.shortfall(of: device, listed: batches, claim: st.claims?[device]) {
+                found.append(Finding(check: "remote", problem: line,
+                                        fix: "run habitto sync on device \(st.claims?[device]?.by.rawValue.prefix(8) ?? "") or another that holds them, which sends them again; if none holds them, they are lost"))
+            }
+        }
+        return (found, missingHere)
     }
 }

@@ -43,16 +43,7 @@ struct RemindCommand: Command {
         let repo = try openRepository()
         // The timer runs the auto habits too, before it looks for what is not done (--json
         // only reports, and runs nothing).
-        if !invocation.has("--json") {
-            do {
-                for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.text) }
-            } catch let e as StoreError where e.isConfigProblem {
-                // An auto file that is not used (or not valid) runs nothing, and holds back no
-                // reminder; the run still fails.
-                Output.err("remind: \(e.description)")
-                context.status = ExitCode.invalid
-            }
-        }
+        if !invocation.has("--json") { try await runAutoHabits(repo) }
         let state = await repo.state
         let today = self.today
         let due = Reminders.due(in: state, now: env.now, today: today, local: AppEnvironment.localInstant,
@@ -91,12 +82,28 @@ struct RemindCommand: Command {
             // A report, not a sending: the reminders stay unshown for the next 'habitto remind'.
             return
         }
-        let notifier = Notifier(env: process)
+        try await show(sending, notifier: Notifier(env: process), progress: progress, shown: shown)
+    }
+
+    /// Runs the auto habits; an auto file that is not used (or not valid) runs nothing and holds
+    /// back no reminder, and the run still fails.
+    @MainActor private func runAutoHabits(_ repo: HabitRepository) async throws {
+        do {
+            for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.text) }
+        } catch let e as StoreError where e.isConfigProblem {
+            Output.err("remind: \(e.description)")
+            context.status = ExitCode.invalid
+        }
+    }
+
+    /// Shows each reminder, as a notification or (without a desktop) a line; each counts as
+    /// shown, and is recorded, only once it was: one that could not be shown is tried again at
+    /// the next run, and the first of those is named in the error.
+    @MainActor private func show(_ sending: [DueReminder], notifier: Notifier, progress: (DueReminder) -> String,
+                                 shown: ([DueReminder]) async throws -> Void) async throws {
         if notifier.missing && !sending.isEmpty {
             Output.warn("remind: notify-send is not installed, so reminders are printed here; install it with 'sudo apt install libnotify-bin'")
         }
-        // Each reminder counts as shown, and is recorded, only once it was: one that could not
-        // be shown is tried again at the next run.
         var failed: [(reminder: DueReminder, problem: String)] = []
         let answerable = !sending.isEmpty && notifier.offersActions()
         for d in sending {
