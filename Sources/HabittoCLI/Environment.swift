@@ -23,7 +23,7 @@ public struct AppEnvironment: Sendable {
     /// The local day holding `instant`, shifted by `dayStartHour`, in the process's time zone
     /// (`TZ`, else /etc/localtime, as `TimeZone.current`), through the C library's
     /// `localtime_r`: microseconds, where a Foundation `Calendar` costs about 2 ms at its
-    /// first use, a fifth of a short command's start (see the README's Performance).
+    /// first use, a fifth of a short command's start (see docs/performance.md).
     public static func localDay(_ instant: Date, dayStartHour: Int) -> LocalDay {
         var t = time_t(instant.timeIntervalSince1970.rounded(.down)), parts = tm()
         guard localtime_r(&t, &parts) != nil,
@@ -36,7 +36,7 @@ public struct AppEnvironment: Sendable {
 
     /// The instant of a local date and clock time (minutes after midnight) in the process's
     /// time zone, through the C library's `mktime` (`TZ`, else /etc/localtime): Foundation's
-    /// time zones need ICU's data, which `habitto` does not link (README, Performance). A
+    /// time zones need ICU's data, which `habitto` does not link (docs/architecture.md). A
     /// time that a daylight-saving change skips is taken as in the offset before the change
     /// (02:30 on a spring-forward night is 03:30), as a Foundation `Calendar` takes it.
     static func localInstant(_ day: LocalDay, _ minutes: Int) -> Date? {

@@ -3,7 +3,7 @@ import XCTest
 import HabitCore
 
 /// The standard-library stand-ins for what `habitto` used from swift-corelibs-foundation
-/// (README, Performance), each checked against the Foundation method it replaced.
+/// (docs/architecture.md), each checked against the Foundation method it replaced.
 final class TextWithoutFoundationTests: XCTestCase {
     let samples = ["", "a", "abc", "a\r\nb\nc", "'\u{301}quoted'", "x'y'z", "aaa", "é\u{301}e", "🏳️‍🌈'🏳️‍🌈", "%%", "a--b--", "--",
                    "\\\"", "tab\there", "日本語'", "e\u{301}'\u{301}"]

@@ -108,7 +108,7 @@ final class SyncCommandTests: SyncCLITestCase {
             XCTAssertTrue(st["lastError"] is NSNull, "\(st)")
             XCTAssertEqual((st["devices"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, [other])
         }
-        // The folder holds exactly the two devices' batches, in the layout of DESIGN.md 6.
+        // The folder holds exactly the two devices' batches, in the layout of docs/sync.md ("The queue").
         XCTAssertNotNil(try String(contentsOfFile: folder + "/users/default/format", encoding: .utf8).range(of: "^habitto-sync 2 remote [0-9a-f]{32}\n$", options: .regularExpression))
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder + "/users/default/devices")),
                        [deviceA, deviceB])

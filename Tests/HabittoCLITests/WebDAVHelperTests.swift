@@ -3,7 +3,7 @@ import XCTest
 import SyncTestKit
 
 /// The WebDAV transport lives in `habitto-webdav`, next to `habitto`, so that `habitto`
-/// itself links no HTTP client (see the README's Performance).
+/// itself links no HTTP client (see docs/architecture.md).
 final class WebDAVHelperTests: XCTestCase {
     /// `ldd`'s list of the libraries a binary loads, transitively.
     func libraries(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
@@ -25,7 +25,7 @@ final class WebDAVHelperTests: XCTestCase {
         XCTAssertFalse(habitto.contains("libcurl"), habitto)
         XCTAssertFalse(habitto.contains("FoundationNetworking"), habitto)
         XCTAssertFalse(habitto.contains("libxml2"), habitto)
-        // Nor swift-corelibs-foundation and ICU: only FoundationEssentials (README, Performance).
+        // Nor swift-corelibs-foundation and ICU: only FoundationEssentials (docs/architecture.md).
         XCTAssertTrue(habitto.contains("libFoundationEssentials"), "the debug build links the Swift libraries dynamically: \(habitto)")
         // And ncurses is loaded when the UI starts, not by every command.
         for library in ["libFoundation.so", "libFoundationInternationalization", "lib_FoundationICU", "libicu", "libncurses", "libtinfo"] {

@@ -206,7 +206,7 @@ final class WebDAVTests: SyncCLITestCase {
             XCTAssertTrue(text.hasPrefix("Sync: online"), text)
         }
 
-        // The server holds the layout of DESIGN.md 6, written by Apache.
+        // The server holds the layout of docs/sync.md ("The queue"), written by Apache.
         let account = server.dataDirectory + "/users/default"
         XCTAssertNotNil(try String(contentsOfFile: account + "/format", encoding: .utf8).range(of: "^habitto-sync 2 remote [0-9a-f]{32}\n$", options: .regularExpression))
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: account + "/devices")), [deviceA, deviceB])

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import HabittoCLI
 
-/// ASCII output removes accents without Foundation's folding (README, Performance): the
+/// ASCII output removes accents without Foundation's folding (docs/architecture.md): the
 /// result is Foundation's diacritic- and width-insensitive folding for accented Latin text,
 /// full-width forms and combining marks.
 final class ASCIIFoldTests: XCTestCase {
