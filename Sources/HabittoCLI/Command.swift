@@ -1,7 +1,6 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
-import HabitTUI
 
 /// The version `--version`, the help and the man page print.
 let habittoVersion = HabittoVersion.current

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
-import HabitTUI
 
 /// `habitto add NAME`: a new habit with the field options.
 struct AddCommand: Command {
