@@ -79,7 +79,7 @@ struct EditCommand: Command {
             let habit = try Edits.find(query, in: state)
             var fields = habit.fields
             try runner.applyFieldOptions(&fields)
-            // As the UI's edit writes (`Write.edit`), with the rule fields named here set
+            // As the UI's edit writes (`Intent.edit`), with the rule fields named here set
             // from `from` on even where they already have the value (a correction).
             return try Edits.update(habit, to: fields, from: from, asked: asked, in: state)
         }
