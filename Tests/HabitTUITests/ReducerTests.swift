@@ -255,6 +255,19 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(app.message, Message("Nothing to undo on this device"))
     }
 
+    /// The day commands are one list: each screen that records a day binds every one of them,
+    /// and each of them records the day the screen's selection is on.
+    func testEveryDayCommandIsBoundOnEveryScreenThatRecordsADay() {
+        for mode in [Mode.today, .detail, .week] {
+            let bound = Set(KeyMap.defaults.bindings(in: mode).map(\.command))
+            XCTAssertEqual(Command.dayCommands.subtracting(bound), [], "\(mode)")
+        }
+        XCTAssertTrue(Command.skip.isDayCommand)
+        XCTAssertFalse(Command.undo.isDayCommand)
+        var app = World.app()
+        XCTAssertEqual(today(.skip, &app), [.write(.skip(World.water, World.today, true))])
+    }
+
     func testDefaultKeyMapHasNoCollisionsInAnyMode() {
         XCTAssertEqual(KeyMap.defaults.collisions, [])
         for mode in Mode.allCases { XCTAssertFalse(KeyMap.defaults.bindings(in: mode).isEmpty, "\(mode)") }
