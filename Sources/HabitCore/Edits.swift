@@ -184,9 +184,10 @@ public enum Edits {
     }
 
     /// Adds `amount` (> 0) of progress; a skipped day is un-skipped (the habit was done after
-    /// all); an optional difficulty is recorded with it. A yes/no habit's day already done
-    /// records nothing more (only the un-skip and a new difficulty); any amount on it reads
-    /// as done, 1/1.
+    /// all); an optional difficulty is recorded with it. On a yes/no habit's day that already
+    /// shows done the answer is recorded again, as a set step to done (`Change.setProgress`
+    /// to one): in stamp order it overrides an earlier uncheck from another device, so the
+    /// later of two answers wins; any amount on a yes/no day reads as done, 1/1.
     public static func checkIn(_ habit: Habit, on day: LocalDay, amount: Int, difficulty: Int? = nil,
                                today: LocalDay, in state: HabitState) throws -> [Change] {
         let habit = habit.on(day)
@@ -195,7 +196,8 @@ public enum Edits {
         if habit.isYesNo && isDone(habit, on: day, in: state) {
             // Checking in on a skipped day un-skips it, also when it holds its 1/1 already.
             let unskip: [Change] = state.isSkipped(habit.id, day) ? [.skip(habit.id, day, false)] : []
-            return try unskip + (difficulty.map { try rate(habit, on: day, $0, today: today, in: state) } ?? [])
+            let answer: [Change] = [.setProgress(habit.id, day, total: Amount.scale)]
+            return try unskip + answer + (difficulty.map { try rate(habit, on: day, $0, today: today, in: state) } ?? [])
         }
         guard amount <= Limits.maxDayProgress - progress else {
             throw CoreError.invalid("\(title(habit)) has \(Amount.format(progress)) on \(day): a day holds at most \(Amount.format(Limits.maxDayProgress))")
@@ -209,7 +211,7 @@ public enum Edits {
 
     /// Takes back up to `amount` of progress; throws when there is none. For a yes/no habit
     /// it marks the day not done: one change of `-Limits.maxDayProgress`, which takes back
-    /// everything recorded before it in stamp order, on any device (see `toggle`).
+    /// everything recorded before it in stamp order, on any device (see `Intent.toggle`).
     public static func uncheck(_ habit: Habit, on day: LocalDay, amount: Int, today: LocalDay,
                                in state: HabitState) throws -> [Change] {
         let habit = habit.on(day)
@@ -237,18 +239,6 @@ public enum Edits {
     public static func isDone(_ habit: Habit, on day: LocalDay, in state: HabitState) -> Bool {
         let habit = habit.on(day)
         return habit.kind == .build && state.progress(habit.id, day) >= habit.goal
-    }
-
-    /// The space key: a yes/no habit's day toggles between done and not done (a skipped day
-    /// is checked in, so un-skipped, whatever it holds); any other
-    /// habit gets one more unit (`Amount.scale`). A yes/no day is therefore as the last
-    /// toggle in stamp order left it, whatever other devices recorded before that toggle.
-    public static func toggle(_ habit: Habit, on day: LocalDay, today: LocalDay, in state: HabitState) throws -> [Change] {
-        let habit = habit.on(day)
-        if habit.isYesNo && isDone(habit, on: day, in: state) && !state.isSkipped(habit.id, day) {
-            return try uncheck(habit, on: day, amount: Amount.scale, today: today, in: state)
-        }
-        return try checkIn(habit, on: day, amount: Amount.scale, today: today, in: state)
     }
 
     /// Skips or un-skips a day; no change when it already is so. Future days may be skipped.

@@ -162,7 +162,7 @@ public struct Habit: Hashable, Sendable, Identifiable {
     }
 
     /// A yes/no habit: a build habit with a goal of one and no unit. Its day is done or not
-    /// done: it reads as at most one (`shown(progress:)`) and a check-in toggles it (`Edits.toggle`).
+    /// done: it reads as at most one (`shown(progress:)`) and the space key toggles it (`Intent.toggle`).
     public var isYesNo: Bool { kind == .build && goal == Amount.scale && fields.unit == nil }
 
     /// A day's progress as every rule, screen and export reads it: a yes/no habit's day is

@@ -44,10 +44,10 @@ public struct AmountPrompt: LinePrompt {
     }
 
     /// The write an entry asks for.
-    public func write(_ entry: Entry) -> Write {
+    public func intent(_ entry: Entry) -> Intent {
         switch entry {
-        case .add(let n): .progress(habit, day, n)
-        case .takeBack(let n): .progress(habit, day, -n)
+        case .add(let n): .checkIn(habit, day, amount: n)
+        case .takeBack(let n): .takeBack(habit, day, amount: n)
         case .total(let n): .setTotal(habit, day, n)
         }
     }

@@ -41,31 +41,10 @@ public struct Message: Hashable, Sendable {
     public init(_ text: String, _ kind: Kind = .info) { self.text = text; self.kind = kind }
 }
 
-/// A write the app asks the repository for; values, so tests compare them.
-public enum Write: Hashable, Sendable {
-    case progress(HabitID, LocalDay, Int)
-    /// Sets the day's total (one progress change of the difference).
-    case setTotal(HabitID, LocalDay, Int)
-    case skip(HabitID, LocalDay, Bool)
-    case rate(HabitID, LocalDay, Int?)
-    case add(HabitFields)
-    /// New field values; the rule fields (kind, goal, unit, schedule) from `from` on, from
-    /// the start when nil (see `Edits.update`).
-    case edit(HabitID, HabitFields, from: LocalDay?)
-    case archive(HabitID)
-    case unarchive(HabitID)
-    case delete(HabitID)
-    /// Moves a habit in the order of habits (`Edits.move`): one command, one undo.
-    case move(HabitID, MoveTarget)
-    /// An answer on the catch-up screen (see `CatchUp.changes`).
-    case answer(HabitID, LocalDay, CatchUp.Answer)
-    /// Sets (or clears, with nil) a habit's day's note.
-    case note(HabitID, LocalDay, String?)
-}
-
 /// What the reducer asks the outside world to do.
 public enum Effect: Hashable, Sendable {
-    case write(Write)
+    /// Carry out a user's request (its changes by `Intent.changes`, under the repository's lock).
+    case write(Intent)
     case undo
     case loadTheme(String)
     /// Turn the offline switch on or off (persisted).
@@ -78,16 +57,22 @@ public enum Effect: Hashable, Sendable {
 }
 
 /// What can happen to the app.
-public enum Action: Hashable, Sendable {
+public enum Action: Equatable, Sendable {
     case key(Key)
     case resized(width: Int, height: Int)
     /// The repository's state changed (a write here, or another process's).
     case stateChanged(HabitState)
     /// The clock moved to another habit day (midnight, or the day-start hour).
     case dayChanged(LocalDay)
-    /// A write or undo finished; the message says what happened.
-    case done(String)
-    /// A write or undo failed; nothing changed.
+    /// A write finished: what it did (the reducer words it).
+    case written(Outcome)
+    /// The rules refused a write (checked again under the repository's lock); nothing changed.
+    case refused(CoreError)
+    /// An undo finished: the label of what it undid, nil when there was nothing to undo.
+    case undone(String?)
+    /// An auto habit's command ran (`Effect.runAuto`): its result, and whether it failed.
+    case autoRan(String, failed: Bool)
+    /// A write, an undo or a sync switch failed outside the rules (storage); nothing changed.
     case failed(String)
     case warning(String)
     /// A theme was loaded (with its problems, if any).

@@ -60,6 +60,14 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     /// An edit's new goal, unit, kind or schedule counts from today, or from the habit's start.
     case fromToday = "from-today", fromStart = "from-start"
 
+    /// The commands that record a habit's day (check in, take back, amount, total, note,
+    /// rate, skip), said once: the same on today's row, a week-grid cell and the detail
+    /// calendar's day (`dayCommand` carries them out, `KeyMap.recording` binds their keys).
+    public static let dayCommands: Set<Command> = [.checkIn, .uncheck, .amount, .total, .note, .rate1, .rate2, .rate3, .rate4, .rate5, .skip]
+
+    /// Whether the command records a habit's day (one of `dayCommands`).
+    public var isDayCommand: Bool { Self.dayCommands.contains(self) }
+
     /// The rating a `rate-N` command sets.
     public var rating: Int? {
         switch self {

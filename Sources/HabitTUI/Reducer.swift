@@ -45,11 +45,8 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.today = day
         if followsToday || state.date > day { state.date = day }
         return []
-    case .done(let text):
-        state.message = Message(text)
-        return []
-    case .failed(let text):
-        state.message = Message(text, .error)
+    case .written, .refused, .undone, .autoRan, .failed:
+        finished(action, &state)
         return []
     case .warning(let text):
         state.message = Message(text, .warning)
@@ -243,148 +240,21 @@ func promptKey<P: LinePrompt>(_ key: Key, _ prompt: P, _ mode: Mode, _ state: in
     return []
 }
 
-/// Enter in the note prompt: one write (one undo step); an empty note clears the day's
-/// note; a note the rules refuse keeps the prompt open with the reason.
-func submitNote(_ prompt: NotePrompt, _ state: inout AppState) -> [Effect] {
-    var prompt = prompt
-    guard state.habits.habit(prompt.habit) != nil else { state.overlay = nil; return [] }
-    do {
-        let w = Write.note(prompt.habit, prompt.day, try prompt.note())
-        _ = try w.changes(today: state.today, in: state.habits)
-        state.overlay = nil
-        return write(w, &state)
-    } catch {
-        prompt.error = reason(error)
-        state.overlay = .note(prompt)
-        return []
-    }
-}
-
-/// Enter in the amount prompt: one write (one undo step), then the difficulty question
-/// when it completed the habit; bad input keeps the prompt open with the reason.
-func submitAmount(_ prompt: AmountPrompt, _ state: inout AppState) -> [Effect] {
-    var prompt = prompt
-    guard let habit = state.habits.habit(prompt.habit) else { state.overlay = nil; return [] }
-    let entry: AmountPrompt.Entry
-    do { entry = try AmountPrompt.parse(prompt.text) } catch {
-        prompt.error = reason(error)
-        state.overlay = .amount(prompt)
-        return []
-    }
-    state.overlay = nil
-    let before = state.habits.summary(habit, on: prompt.day, today: state.today, settings: state.settings)
-    let after: Int
-    switch entry {
-    case .add(let n): after = before.progress + n
-    case .takeBack(let n): after = max(0, before.progress - n)
-    case .total(let n): after = n
-    }
-    let effects = recordProgress(prompt.write(held(entry, state.habits.progress(habit.id, prompt.day))), before, after: after, &state)
-    // On the catch-up screen an amount answers the habit-day: the next one is selected.
-    if !effects.isEmpty, state.screen == .catchUp, state.catchUpIndex < state.catchUp.count - 1,
-       state.catchUp[state.catchUpIndex] == CatchUpItem(habit: habit, day: prompt.day) {
-        state.catchUpIndex += 1
-    }
-    return effects
-}
-
-/// A take-back of no more than the day holds, so that its confirmation says what it took
-/// (`-20` on a day holding 10 takes back 10); other entries as they are.
-func held(_ entry: AmountPrompt.Entry, _ progress: Int) -> AmountPrompt.Entry {
-    if case .takeBack(let n) = entry, progress > 0 { return .takeBack(min(n, progress)) }
-    return entry
-}
-
-/// Writes a progress change; asks how hard it was when it completed a build habit whose
-/// day is not rated yet (a day rated before, then taken back and done again, keeps its rating).
-func recordProgress(_ w: Write, _ before: HabitSummary, after: Int, _ state: inout AppState) -> [Effect] {
-    let effects = write(w, &state)
-    if !effects.isEmpty, before.habit.kind == .build, !before.completed, before.difficulty == nil, after >= before.habit.goal {
-        state.overlay = .rating(before.habit.id, before.day)
-    }
-    return effects
-}
-
-/// The keys that record a day (check in, take back, amount, skip, rate), on one habit's
-/// day: today's row, a week-grid cell or the detail calendar's day all come through here.
-func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: inout AppState) -> [Effect] {
-    let s = state.habits.summary(habit, on: day, today: state.today, settings: state.settings)
-    switch command {
-    case .checkIn:
-        // A yes/no habit's day toggles: space on a done day marks it not done (on a skipped
-        // day it checks in, which un-skips it).
-        if habit.isYesNo && s.progress >= habit.goal && !s.skipped { return write(.progress(habit.id, day, -Amount.scale), &state) }
-        return recordProgress(.progress(habit.id, day, Amount.scale), s, after: s.progress + Amount.scale, &state)
-    case .uncheck:
-        guard case .takeBack(let n) = held(.takeBack(Amount.scale), state.habits.progress(habit.id, day)) else { return [] }
-        return write(.progress(habit.id, day, -n), &state)
-    case .rate1, .rate2, .rate3, .rate4, .rate5:
-        return write(.rate(habit.id, day, command.rating), &state)
-    case .skip:
-        return write(.skip(habit.id, day, !s.skipped), &state)
-    case .amount, .total:
-        do { try Edits.checkDay(habit, day, today: state.today) } catch {
-            state.message = Message(reason(error), .error)
-            return []
-        }
-        var prompt = AmountPrompt(habit: habit.id, day: day)
-        if command == .total { prompt.text = "=" }
-        state.overlay = .amount(prompt)
-        return []
-    case .note:
-        do { try Edits.checkDay(habit, day, today: state.today) } catch {
-            state.message = Message(reason(error), .error)
-            return []
-        }
-        state.overlay = .note(NotePrompt(habit: habit.id, day: day, text: state.habits.note(habit.id, day) ?? ""))
-        return []
-    default:
-        return []
-    }
-}
-
-/// Whether a command is one of `dayCommand`'s.
-func isDayCommand(_ command: Command) -> Bool {
-    [.checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total, .note].contains(command)
-}
-
-/// Checks a write against the rules before asking for it (`Write.changes`, as the repository
-/// runs them again): shows the reason when refused, and what is so when it would change
-/// nothing. A form's add or edit comes checked by the form (the same rules); a delete
-/// needs none.
-func write(_ w: Write, _ state: inout AppState) -> [Effect] {
-    switch w {
-    case .add, .edit, .delete: return [.write(w)]
-    default: break
-    }
-    // Its habit was deleted elsewhere: the question or prompt that asked went with it.
-    guard let h = w.habit, state.habits.habit(h) != nil else { return [] }
-    do {
-        if try w.changes(today: state.today, in: state.habits).isEmpty, let text = w.nothingChanged(in: state.habits) {
-            state.message = Message(text)
-            return []
-        }
-    } catch {
-        state.message = Message(reason(error), .error)
-        return []
-    }
-    return [.write(w)]
-}
-
 /// An error's one-line reason.
 func reason(_ error: any Error) -> String { (error as? CoreError)?.description ?? "\(error)" }
 
 func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     let row = state.selected
+    if command.isDayCommand {
+        guard let row else { return noHabit(&state) }
+        return dayCommand(command, row.habit, state.date, &state)
+    }
     switch command {
     case .moveDown, .moveUp, .first, .last:
         moveSelection(command, &state)
         return []
     case .fold:
         return fold(&state)
-    case .checkIn, .uncheck, .rate1, .rate2, .rate3, .rate4, .rate5, .skip, .amount, .total, .note:
-        guard let row else { return noHabit(&state) }
-        return dayCommand(command, row.habit, state.date, &state)
     case .undo:
         return [.undo]
     case .previousDay:
@@ -418,9 +288,7 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         return moveHabit(up: command == .moveHabitUp, &state)
     case .detail:
         guard let row else { return noHabit(&state) }
-        state.screen = .detail(row.habit.id)
-        state.cursorDay = max(row.habit.startDate, state.date)
-        return []
+        return openDetail(row.habit, &state)
     case .week:
         openWeek(&state)
         return []
@@ -444,13 +312,7 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
         return []
     case .runAuto:
         guard let row else { return noHabit(&state) }
-        let name = "'\(Sanitize.display(row.habit.name))'"
-        guard state.autoResults[row.habit.id] != nil else {
-            state.message = Message("\(name) is not an auto habit on this machine; 'habitto auto \(Sanitize.display(row.habit.name)) COMMAND' makes it one")
-            return []
-        }
-        state.message = Message("Running the command of \(name)…")
-        return [.runAuto(row.habit.id)]
+        return runAuto(row.habit, &state)
     case .help:
         openHelp(from: .today, &state)
         return []
@@ -459,6 +321,24 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     default:
         return []
     }
+}
+
+/// Opens a habit's detail screen, its calendar's cursor on the day shown (or the habit's start).
+func openDetail(_ habit: Habit, _ state: inout AppState) -> [Effect] {
+    state.screen = .detail(habit.id)
+    state.cursorDay = max(habit.startDate, state.date)
+    return []
+}
+
+/// `r`: runs an auto habit's command now, or says how to make the habit one.
+func runAuto(_ habit: Habit, _ state: inout AppState) -> [Effect] {
+    let name = "'\(Sanitize.display(habit.name))'"
+    guard state.autoResults[habit.id] != nil else {
+        state.message = Message("\(name) is not an auto habit on this machine; 'habitto auto \(Sanitize.display(habit.name)) COMMAND' makes it one")
+        return []
+    }
+    state.message = Message("Running the command of \(name)…")
+    return [.runAuto(habit.id)]
 }
 
 /// Moves the today screen's selection through the habits' rows and the folded groups'

@@ -44,7 +44,7 @@ func catchUp(_ command: Command, _ state: inout AppState) -> [Effect] {
 func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
     guard case .detail(let id) = state.screen, let habit = state.habits.habit(id) else { return [] }
     // The day the calendar shows selected (the cursor kept within the habit's days).
-    if isDayCommand(command) { return dayCommand(command, habit, max(habit.startDate, min(state.today, state.cursorDay)), &state) }
+    if command.isDayCommand { return dayCommand(command, habit, max(habit.startDate, min(state.today, state.cursorDay)), &state) }
     switch command {
     case .moveDown, .moveUp:
         let all = state.habits.habits
@@ -129,7 +129,7 @@ func moveCursor(to target: LocalDay, from start: LocalDay, _ state: inout AppSta
 
 func week(_ command: Command, _ state: inout AppState) -> [Effect] {
     let habits = state.weekHabits
-    if isDayCommand(command) {
+    if command.isDayCommand {
         guard let id = state.cursorHabit, let habit = habits.first(where: { $0.id == id }) else { return noHabit(&state) }
         return dayCommand(command, habit, state.cursorDay, &state)
     }

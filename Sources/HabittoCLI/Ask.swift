@@ -98,13 +98,11 @@ struct AskCommand: Command {
                 }
                 do {
                     let answer = try CatchUp.parse(line, for: habit)
-                    let result = try await repo.commit { state, _ in
-                        try CatchUp.changes(answer, for: item, today: today, in: state)
-                    }
+                    let intent = Intent.answer(item.habit.id, item.day, answer)
+                    let result = try await repo.commit { state, _ in try intent.changes(today: today, in: state) }
                     if !result.operations.isEmpty { answered += 1 }
-                    let s = result.state.dayLine(habit, on: item.day, today: today, settings: settings)
-                    Output.line("  " + (answer == .leave ? "left as it is" : s.skipped ? "~ skipped" : Output.checkLine(s, today: today)
-                        + (answer == .notDone ? " · answered not done" : "")))
+                    Output.line("  " + Output.says(intent.outcome(changed: !result.operations.isEmpty, state: result.state, today: today,
+                                                                  settings: settings)))
                     break
                 } catch let e as CoreError {
                     Output.line("  " + e.description)

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
-import HabitTUI
 
 /// The version `--version`, the help and the man page print.
 let habittoVersion = HabittoVersion.current
@@ -47,15 +46,19 @@ extension Command {
         return repo
     }
 
-    /// Commits, in one journal append, the write `make` builds for the habit the first
-    /// argument names (found again under the lock); returns the commit and that habit as it
-    /// is after it.
-    func commitWrite(_ make: @escaping @Sendable (HabitID) -> Write) async throws -> (result: CommitResult, habit: Habit) {
+    /// Commits, in one journal append, the intent `make` gives for the habit the first
+    /// argument names (found again under the lock, its changes by `Intent.changes`);
+    /// returns the commit, that habit as it is after it, and the intent's outcome (what the
+    /// command prints, `Output.says`).
+    func commitIntent(_ make: @escaping @Sendable (HabitID) -> Intent) async throws
+        -> (result: CommitResult, habit: Habit, outcome: Outcome) {
         let query = invocation.arguments[0], today = self.today
         let result = try await openRepository().commit { state, _ in
             try make(try Edits.find(query, in: state).id).changes(today: today, in: state)
         }
-        return (result, try Edits.find(query, in: result.state))
+        let habit = try Edits.find(query, in: result.state)
+        let outcome = make(habit.id).outcome(changed: !result.operations.isEmpty, state: result.state, today: today, settings: settings)
+        return (result, habit, outcome)
     }
 
     func day(_ text: String?) throws -> LocalDay {

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
-import HabitTUI
 
 /// `habitto check HABIT`: adds progress to a day.
 struct CheckCommand: Command {
@@ -20,27 +19,14 @@ struct CheckCommand: Command {
     }
 
     @MainActor func change(sign: Int) async throws {
-        let query = invocation.arguments[0]
         let date = try day(invocation.value("--date"))
         let amount = try amount(invocation.value("--amount") ?? "1", "--amount", minimum: 1, maximum: Limits.maxChange)
         let difficulty = try invocation.value("--difficulty").map(rating)
         let note = invocation.value("--note")
-        let today = self.today
-        let repo = try openRepository()
-        let result = try await repo.commit { state, _ in
-            let habit = try Edits.find(query, in: state)
-            guard sign > 0 else { return try Edits.uncheck(habit, on: date, amount: amount, today: today, in: state) }
-            var changes = try Edits.checkIn(habit, on: date, amount: amount, difficulty: difficulty, today: today, in: state)
-            if let note { changes += try Edits.note(habit, on: date, note, today: today, in: state) }
-            return changes
-        }
-        guard let id = result.operations.first?.change.habit, let habit = result.state.habit(id) else {
-            // Only a yes/no habit's day already done records nothing (see Edits.checkIn).
-            let habit = try Edits.find(query, in: result.state)
-            Output.line("\(Output.title(habit)) is already done on \(date) (a yes/no habit); nothing changed")
-            return
-        }
-        Output.line(Output.checkLine(result.state.dayLine(habit, on: date, today: today, settings: settings), today: today))
+        let outcome = try await commitIntent { id in
+            sign > 0 ? .checkIn(id, date, amount: amount, difficulty: difficulty, note: note) : .takeBack(id, date, amount: amount)
+        }.outcome
+        Output.line(Output.says(outcome))
     }
 }
 /// `habitto uncheck HABIT`: takes progress back from a day.
@@ -71,12 +57,7 @@ struct SkipCommand: Command {
 
     @MainActor func change(skipped on: Bool) async throws {
         let date = try day(invocation.value("--date"))
-        let (result, habit) = try await commitWrite { .skip($0, date, on) }
-        if result.operations.isEmpty {
-            Output.line("\(Output.title(habit)) is \(on ? "already" : "not") skipped on \(date); nothing changed")
-        } else {
-            Output.line(Write.skip(habit.id, date, on).statement(state: result.state, today: today, settings: settings))
-        }
+        Output.line(Output.says(try await commitIntent { .skip($0, date, on) }.outcome))
     }
 }
 /// `habitto unskip HABIT`: undoes a skip.
@@ -104,12 +85,7 @@ struct RateCommand: Command {
         let text = invocation.arguments[1]
         let value: Int? = text.lowercased() == "clear" ? nil : try rating(text)
         let date = try day(invocation.value("--date"))
-        let habit = try await commitWrite { .rate($0, date, value) }.habit
-        if let value {
-            Output.line("Rated \(Output.title(habit)) on \(date): \(value) (\(Output.difficultyName(value)))")
-        } else {
-            Output.line("Cleared the difficulty of \(Output.title(habit)) on \(date)")
-        }
+        Output.line(Output.says(try await commitIntent { .rate($0, date, value) }.outcome))
     }
 }
 /// `habitto note HABIT TEXT` or `habitto note HABIT --clear`: a day's note. The text is
@@ -131,12 +107,7 @@ struct NoteCommand: Command {
         }
         let value: String? = clear ? nil : text
         let date = try day(invocation.value("--date"))
-        let (result, habit) = try await commitWrite { .note($0, date, value) }
-        if result.operations.isEmpty {
-            Output.line("\(Output.title(habit)) already has that note on \(date); nothing changed")
-        } else {
-            Output.line(Write.note(habit.id, date, value).statement(state: result.state, today: today, settings: settings))
-        }
+        Output.line(Output.says(try await commitIntent { .note($0, date, value) }.outcome))
     }
 }
 /// `habitto undo`: reverts the last change made on this device.

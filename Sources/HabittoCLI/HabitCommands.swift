@@ -1,7 +1,6 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
-import HabitTUI
 
 /// `habitto add NAME`: a new habit with the field options.
 struct AddCommand: Command {
@@ -20,7 +19,7 @@ struct AddCommand: Command {
         let chosen = fields, today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
-            return try Write.add(chosen).changes(newID: id, today: today, in: state)
+            return try Intent.add(chosen).changes(newID: id, today: today, in: state)
         }
         let habit = result.state.habit(id)!
         Output.line("Added \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate)); id \(id)")
@@ -80,7 +79,7 @@ struct EditCommand: Command {
             let habit = try Edits.find(query, in: state)
             var fields = habit.fields
             try runner.applyFieldOptions(&fields)
-            // As the UI's edit writes (`Write.edit`), with the rule fields named here set
+            // As the UI's edit writes (`Intent.edit`), with the rule fields named here set
             // from `from` on even where they already have the value (a correction).
             return try Edits.update(habit, to: fields, from: from, asked: asked, in: state)
         }
@@ -110,7 +109,7 @@ struct ArchiveCommand: Command {
     }
 
     @MainActor func change(archived on: Bool) async throws {
-        let habit = try await commitWrite { on ? .archive($0) : .unarchive($0) }.habit
+        let habit = try await commitIntent { on ? .archive($0) : .unarchive($0) }.habit
         if let from = habit.fields.archivedFrom {
             Output.line("Archived \(Output.title(habit)) from \(from); its history is kept ('habitto unarchive' brings it back)")
         } else {
@@ -162,7 +161,7 @@ struct MoveCommand: Command {
             } else {
                 target = places[0] == "--top" ? .top : .bottom
             }
-            return try Write.move(habit.id, target).changes(today: today, in: state)
+            return try Intent.move(habit.id, target).changes(today: today, in: state)
         }
         let habit = try Edits.find(query, in: result.state)
         let order = result.state.habits
@@ -193,7 +192,7 @@ struct DeleteCommand: Command {
         let repo = try openRepository()
         let before = await repo.state, today = self.today
         let result = try await repo.commit { state, _ in
-            return try Write.delete(try Edits.find(query, in: state).id).changes(today: today, in: state)
+            return try Intent.delete(try Edits.find(query, in: state).id).changes(today: today, in: state)
         }
         let id = result.operations[0].change.habit
         Output.line("Deleted \(Output.title(before.habit(id) ?? Habit(id: id, fields: HabitFields(name: query, startDate: today)))) and its history ('habitto undo' brings it back)")

@@ -69,15 +69,12 @@ public enum Output {
         return h.kind == .build ? "at least \(Amount.format(h.goal))\(unit) a day" : "at most \(Amount.format(h.goal))\(unit) a day"
     }
 
-    static func difficultyName(_ v: Int) -> String {
-        ["very easy", "easy", "medium", "hard", "very hard"][max(0, min(4, v - 1))]
-    }
+    static func difficultyName(_ v: Int) -> String { Wording.difficultyName(v) }
 
-    static func progressText(_ s: DayLine) -> String {
-        let unit = s.habit.fields.unit.map { " " + Sanitize.display($0) } ?? ""
-        let progress = Amount.format(s.progress), goal = Amount.format(s.habit.goal)
-        return s.habit.kind == .build ? "\(progress)/\(goal)\(unit)" : "\(progress) (\(glyphs.atMost)\(goal))\(unit)"
-    }
+    static func progressText(_ s: DayLine) -> String { Wording.progress(s, atMost: glyphs.atMost) }
+
+    /// What an intent did, in the one wording (`Outcome.sentence`) with this output's glyphs.
+    static func says(_ outcome: Outcome) -> String { outcome.sentence(mark: glyph, atMost: glyphs.atMost) }
 
     /// `list`'s progress: the day's (`5/8 glasses`), and for an N-per-week habit the week's
     /// successes through the day over what the week asks for (`1/3 this wk`).
@@ -125,13 +122,7 @@ public enum Output {
     }
 
     static func checkLine(_ s: DayLine, today: LocalDay) -> String {
-        let when = s.day == today ? "today" : "on \(s.day)"
-        var text = "\(glyph(s)) \(title(s.habit)) \(when): \(progressText(s))"
-        if s.habit.kind == .build && s.completed { text += ", done" }
-        if s.exceeded { text += ", over the limit" }
-        text += " · streak \(s.streakText)"
-        if let d = s.difficulty { text += " · difficulty \(d)" }
-        return text
+        Wording.day(s, today: today, mark: glyph(s), atMost: glyphs.atMost)
     }
 
     static func strengthText(_ v: Double) -> String { "\(Int((v * 100).rounded()))%" }

@@ -104,12 +104,9 @@ struct AnswerCommand: Command {
         let answers = String(decoding: result.output, as: UTF8.self).split(separator: "\n").dropFirst().map(String.init)
         guard let answer = answers.first(where: { $0 == "done" || $0 == "skip" }) else { return }
         let today = self.today
+        let intent: Intent = answer == "done" ? .checkIn(id, day) : .skip(id, day, true)
         do {
-            try await repo.commit { state, _ in
-                guard let h = state.habit(id) else { return [] }
-                return answer == "done" ? try Edits.checkIn(h, on: day, amount: Amount.scale, today: today, in: state)
-                                        : try Edits.setSkipped(h, on: day, true, today: today, in: state)
-            }
+            try await repo.commit { state, _ in state.habit(id) == nil ? [] : try intent.changes(today: today, in: state) }
         } catch let e as CoreError {
             Output.warn("the answer '\(answer)' to the \(times[0]) reminder for \(Output.title(habit)) was not recorded: \(e.description)")
         }

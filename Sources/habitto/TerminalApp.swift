@@ -286,18 +286,23 @@ final class UILoop: @unchecked Sendable {
             }
             actions.append(.tick(now))
             guard actions.count > 1 || state.sync.nextRetryAt != nil || state.sync.lastSyncAt != nil else { continue }
-            for action in actions {
-                for effect in reduce(&state, action) where !runner.run(effect, &state) { return 0 }
+            // The runner's immediate results (a theme loaded) are reduced after the others.
+            while !actions.isEmpty {
+                for effect in reduce(&state, actions.removeFirst()) {
+                    guard let results = runner.run(effect) else { return 0 }
+                    actions += results
+                }
             }
             terminal.draw(render(state))
         }
     }
 }
 
-/// Carries out the reducer's effects, every one of them: quitting and a theme at once, on
-/// the UI loop's thread (they touch the terminal and the state); writes, undo and the sync
-/// switches one after another on a worker, in the order the keys asked for them, each
-/// reporting back through the inbox.
+/// Carries out the reducer's effects and only that: quitting and a theme at once, on the UI
+/// loop's thread (they touch the terminal); writes, undo and the sync switches one after
+/// another on a worker, in the order the keys asked for them, each reporting its typed
+/// result back through the inbox as an action (`.written(Outcome)`, `.refused(CoreError)`,
+/// `.undone`), which the reducer words.
 final class EffectRunner: @unchecked Sendable {
     let repo: HabitRepository
     let engine: SyncEngine
@@ -317,13 +322,13 @@ final class EffectRunner: @unchecked Sendable {
         worker = Task { for await job in stream { await job() } }
     }
 
-    /// Carries out one effect; false for `.quit`.
-    func run(_ effect: Effect, _ state: inout AppState) -> Bool {
+    /// Carries out one effect: the actions it results in at once (a theme's), nil for `.quit`.
+    func run(_ effect: Effect) -> [Action]? {
         switch effect {
         case .quit:
-            return false
+            return nil
         case .loadTheme(let name):
-            loadTheme(name, &state)
+            return loadTheme(name)
         case .write(let w):
             later { [self] in inbox.post(await write(w)) }
         case .undo:
@@ -338,10 +343,10 @@ final class EffectRunner: @unchecked Sendable {
             later { [self] in
                 let (text, failed) = await AutoHabitsView.run(id, env: env, repo: repo)
                 inbox.post(.autoChanged(await AutoHabitsView.results(env: env, repo: repo)))
-                inbox.post(failed ? .failed(text) : .done(text))
+                inbox.post(.autoRan(text, failed: failed))
             }
         }
-        return true
+        return []
     }
 
     /// Stops the worker; jobs not started are dropped.
@@ -354,42 +359,38 @@ final class EffectRunner: @unchecked Sendable {
 
     /// Loads a theme into the terminal and keeps the choice: `theme = NAME` in the config,
     /// the user's other lines untouched.
-    private func loadTheme(_ name: String, _ state: inout AppState) {
+    private func loadTheme(_ name: String) -> [Action] {
         let (theme, problems) = catalog.load(name)
         terminal.setTheme(theme)
-        _ = reduce(&state, .themeLoaded(theme.name, problems: problems.map { TerminalApp.shortenThemePaths($0, catalog) }))
+        let loaded = Action.themeLoaded(theme.name, problems: problems.map { TerminalApp.shortenThemePaths($0, catalog) })
         do { try Config.saveTheme(theme.name, path: env.configPath) } catch {
-            _ = reduce(&state, .warning("Theme \(theme.name) not saved to the config: \(error)"))
+            return [loaded, .warning("Theme \(theme.name) not saved to the config: \(error)")]
         }
+        return [loaded]
     }
 
-    /// Commits a write (its changes by the shared rules, checked again under the lock) and
-    /// says what it did; another process may have made it so first.
-    private func write(_ w: Write) async -> Action {
+    /// Commits an intent (its changes by the shared rules, checked again under the lock) and
+    /// returns its outcome; another process may have made it so first.
+    private func write(_ intent: Intent) async -> Action {
         let today = env.today
         var rng = SystemRandomNumberGenerator()
         let newID = HabitID.random(using: &rng)
         do {
-            let result = try await repo.commit { state, _ in try w.changes(newID: newID, today: today, in: state) }
-            if result.operations.isEmpty, let text = w.nothingChanged(in: result.state) { return .done(text) }
-            return .done(w.confirmation(newID: newID, state: result.state, today: today, settings: env.config.rules))
+            let result = try await repo.commit { state, _ in try intent.changes(newID: newID, today: today, in: state) }
+            return .written(intent.outcome(newID: newID, changed: !result.operations.isEmpty, state: result.state, today: today,
+                                           settings: env.config.rules))
         } catch {
             return failure(error)
         }
     }
 
     private func undo() async -> Action {
-        do {
-            guard let item = try await repo.undo() else { return .done("Nothing to undo on this device") }
-            return .done("Undid: \(item.label)")
-        } catch {
-            return failure(error)
-        }
+        do { return .undone(try await repo.undo()?.label) } catch { return failure(error) }
     }
 
     private func failure(_ error: any Error) -> Action {
         switch error {
-        case let e as CoreError: .failed(e.description)
+        case let e as CoreError: .refused(e)
         case let e as StoreError: .failed(e.description)
         default: .failed("\(error)")
         }

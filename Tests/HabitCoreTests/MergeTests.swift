@@ -432,11 +432,44 @@ final class MergeTests: XCTestCase {
     /// What one device records when its user presses space on `day`, seen from `ops`.
     private func toggle(_ device: inout TestDevice, on day: LocalDay, seeing ops: [HabitOperation], at millis: Int64,
                         file: StaticString = #filePath, line: UInt = #line) -> [HabitOperation] {
+        record(.toggle(h, day), &device, seeing: ops, at: millis, file: file, line: line)
+    }
+
+    /// What one device records for `intent` (on `monday`, its today), seen from `ops`.
+    private func record(_ intent: Intent, _ device: inout TestDevice, seeing ops: [HabitOperation], at millis: Int64,
+                        file: StaticString = #filePath, line: UInt = #line) -> [HabitOperation] {
         let state = replica(ops, file: file, line: line)
-        guard let habit = state.habit(h) else { XCTFail("no habit", file: file, line: line); return [] }
-        let changes = (try? Edits.toggle(habit, on: day, today: day, in: state)) ?? []
-        XCTAssertFalse(changes.isEmpty, "a toggle always records something", file: file, line: line)
+        XCTAssertNotNil(state.habit(h), "no habit", file: file, line: line)
+        let changes = (try? intent.changes(today: monday, in: state)) ?? []
+        XCTAssertFalse(changes.isEmpty, "a check-in, a take-back or a toggle always records something", file: file, line: line)
         return changes.map { device.op($0, at: millis) }
+    }
+
+    /// The habit created and its day checked on `a`, as both devices have it once synced.
+    private func syncedDone(_ a: inout TestDevice) -> [HabitOperation] {
+        let create = [a.op(.create(h, fields()), at: 2000)]
+        return create + record(.checkIn(h, monday), &a, seeing: create, at: 3000)
+    }
+
+    /// A and B synced with the day done; A unchecks (not synced yet), a minute later B checks
+    /// (`habitto check`, on a day B shows done): B's answer is the later one and wins.
+    func testACheckOnADayShownDoneOverridesAnEarlierUncheckFromAnotherDevice() {
+        var a = TestDevice(1), b = TestDevice(2)
+        let synced = syncedDone(&a)
+        let uncheck = record(.takeBack(h, monday), &a, seeing: synced, at: 5000)
+        let check = record(.checkIn(h, monday), &b, seeing: synced, at: 6000)
+        XCTAssertEqual(check.map(\.change), [.setProgress(h, monday, total: Amount.scale)], "B records its answer: a set step to done")
+        assertYesNoDay(assertConverges([synced + uncheck + check, synced + check + uncheck]), done: true)
+    }
+
+    /// The other order: B checks the day it shows done, a minute later A unchecks: not done.
+    func testAnUncheckAfterACheckOnADayShownDoneFromAnotherDeviceWins() {
+        var a = TestDevice(1), b = TestDevice(2)
+        let synced = syncedDone(&a)
+        let check = record(.checkIn(h, monday), &b, seeing: synced, at: 5000)
+        let uncheck = record(.takeBack(h, monday), &a, seeing: synced, at: 6000)
+        XCTAssertEqual(uncheck.map(\.change), [.progress(h, monday, delta: -Limits.maxDayProgress)])
+        assertYesNoDay(assertConverges([synced + uncheck + check, synced + check + uncheck]), done: false)
     }
 
     /// The merged day as every reader sees it: the summary, the history, the check-in count.
@@ -459,8 +492,8 @@ final class MergeTests: XCTestCase {
         let merged = assertConverges([create + fromA + fromB, create + fromB + fromA])
         XCTAssertEqual(merged.progress(h, monday), 2 * Amount.scale, "both check-ins are kept in the journal")
         assertYesNoDay(merged, done: true)
-        // Checking again changes nothing; a toggle marks the merged day not done.
-        XCTAssertEqual(try Edits.checkIn(merged.habit(h)!, on: monday, amount: Amount.scale, today: monday, in: merged), [])
+        // Checking again records the answer as a set step to done; a toggle marks the merged day not done.
+        XCTAssertEqual(try Intent.checkIn(h, monday).changes(today: monday, in: merged), [.setProgress(h, monday, total: Amount.scale)])
         let off = toggle(&a, on: monday, seeing: create + fromA + fromB, at: 4000)
         assertYesNoDay(assertConverges([create + fromA + fromB + off, create + fromB + fromA + off]), done: false)
     }
@@ -497,6 +530,6 @@ final class MergeTests: XCTestCase {
         let ops = [a.op(.create(h, eight)), a.op(.progress(h, monday, delta: 8 * Amount.scale)), a.op(.progress(h, monday, delta: Amount.scale))]
         let s = replica(ops)
         XCTAssertEqual(s.summary(s.habit(h)!, on: monday, today: monday).progress, 9 * Amount.scale, "9/8 is a real thing")
-        XCTAssertEqual(try Edits.toggle(s.habit(h)!, on: monday, today: monday, in: s), [.progress(h, monday, delta: Amount.scale)])
+        XCTAssertEqual(try Intent.toggle(h, monday).changes(today: monday, in: s), [.progress(h, monday, delta: Amount.scale)])
     }
 }

@@ -88,10 +88,12 @@ final class CatchUpScreenTests: XCTestCase {
         press(&app, .char("j"))
         XCTAssertEqual(app.selected?.habit.id, World.read)
         XCTAssertEqual(app.selected?.progress, Amount.scale)
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.read, World.today, -Amount.scale))])
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.toggle(World.read, World.today))])
+        XCTAssertEqual(try Intent.toggle(World.read, World.today).changes(today: World.today, in: app.habits),
+                       [.progress(World.read, World.today, delta: -Limits.maxDayProgress)], "space on a done yes/no day marks it not done")
         XCTAssertNil(app.overlay, "marking not done asks nothing")
         press(&app, .char("k"))
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.water, World.today, Amount.scale))])
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.toggle(World.water, World.today))])
     }
 
     func testANewHabitCanStartInThePastSoItsDaysCanBeCaughtUp() throws {
@@ -154,7 +156,7 @@ final class CatchUpAnswersTests: XCTestCase {
         XCTAssertEqual(press(&app, .char("a")), [])
         XCTAssertEqual(app.overlay, .amount(AmountPrompt(habit: World.water, day: item.day)))
         type(&app, "5")
-        XCTAssertEqual(press(&app, .enter), [.write(.progress(World.water, item.day, 5 * Amount.scale))])
+        XCTAssertEqual(press(&app, .enter), [.write(.checkIn(World.water, item.day, amount: 5 * Amount.scale))])
         XCTAssertEqual(app.catchUpIndex, i + 1, "the next habit-day is selected")
         XCTAssertEqual(app.screen, .catchUp)
     }
@@ -165,7 +167,7 @@ final class CatchUpAnswersTests: XCTestCase {
         let item = app.catchUp[0]
         let effects = press(&app, .char("n"))
         XCTAssertEqual(effects, [.write(.answer(item.habit.id, item.day, .notDone))])
-        let changes = try Write.answer(item.habit.id, item.day, .notDone).changes(today: World.today, in: app.habits)
+        let changes = try Intent.answer(item.habit.id, item.day, .notDone).changes(today: World.today, in: app.habits)
         XCTAssertEqual(changes, [.notDone(item.habit.id, item.day, true)])
         _ = reduce(&app, .stateChanged(World.state(Self.missedChanges + changes)))
         let screen = render(app)

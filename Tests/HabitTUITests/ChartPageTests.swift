@@ -74,7 +74,7 @@ final class ChartPageTests: XCTestCase {
         press(&app, .tab, .char("h"), .char("h"))
         XCTAssertEqual(app.cursorDay, World.today.adding(-2))
         let effects = press(&app, .char(" "))
-        XCTAssertEqual(effects, [.write(.progress(World.read, World.today.adding(-2), Amount.scale))])
+        XCTAssertEqual(effects, [.write(.toggle(World.read, World.today.adding(-2)))])
         XCTAssertEqual(app.detailPage, .score)
     }
 

@@ -45,9 +45,9 @@ final class EditFromTests: XCTestCase {
     func testTheAnswersWriteWhatTheCommandLineWrites() throws {
         let (app, fields) = formWithGoal10()
         let state = app.habits
-        let fromToday = try Write.edit(World.water, fields, from: World.today).changes(today: World.today, in: state)
+        let fromToday = try Intent.edit(World.water, fields, from: World.today).changes(today: World.today, in: state)
         XCTAssertEqual(fromToday, [.setFrom(World.water, World.today, .goal(10 * Amount.scale))])
-        let fromStart = try Write.edit(World.water, fields, from: nil).changes(today: World.today, in: state)
+        let fromStart = try Intent.edit(World.water, fields, from: nil).changes(today: World.today, in: state)
         XCTAssertEqual(fromStart, [.set(World.water, .goal(10 * Amount.scale))])
     }
 

@@ -15,7 +15,7 @@ final class EditingTests: XCTestCase {
         XCTAssertEqual(app.overlay, .amount(AmountPrompt(habit: World.water, day: today)))
         XCTAssertEqual(app.mode, .amount)
         type(&app, "3")
-        XCTAssertEqual(press(&app, .enter), [.write(.progress(World.water, today, 3 * unit))])
+        XCTAssertEqual(press(&app, .enter), [.write(.checkIn(World.water, today, amount: 3 * unit))])
         XCTAssertNil(app.overlay)
     }
 
@@ -23,10 +23,10 @@ final class EditingTests: XCTestCase {
         var app = World.app()
         press(&app, .char("n"))
         type(&app, "+2")
-        XCTAssertEqual(press(&app, .enter), [.write(.progress(World.water, today, 2 * unit))])
+        XCTAssertEqual(press(&app, .enter), [.write(.checkIn(World.water, today, amount: 2 * unit))])
         press(&app, .char("n"))
         type(&app, "-2")
-        XCTAssertEqual(press(&app, .enter), [.write(.progress(World.water, today, -2 * unit))])
+        XCTAssertEqual(press(&app, .enter), [.write(.takeBack(World.water, today, amount: 2 * unit))])
         press(&app, .char("n"))
         type(&app, "=5")
         XCTAssertEqual(press(&app, .enter), [.write(.setTotal(World.water, today, 5 * unit))])
@@ -124,8 +124,8 @@ final class EditingTests: XCTestCase {
         XCTAssertEqual(press(&app, .char("s")), [.write(.skip(World.read, day, false))])
         XCTAssertEqual(press(&app, .char("3")), [.write(.rate(World.read, day, 3))])
         press(&app, .char("k"))
-        XCTAssertEqual(press(&app, .char("x")), [.write(.progress(World.water, day, -unit))])
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.water, day, unit))])
+        XCTAssertEqual(press(&app, .char("x")), [.write(.takeBack(World.water, day))])
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.toggle(World.water, day))])
         press(&app, .char("n"))
         XCTAssertEqual(app.overlay, .amount(AmountPrompt(habit: World.water, day: day)))
         type(&app, "=8")
@@ -141,7 +141,7 @@ final class EditingTests: XCTestCase {
         XCTAssertEqual(app.cursorDay, day)
         press(&app, .char("n"))
         type(&app, "3")
-        XCTAssertEqual(press(&app, .enter), [.write(.progress(World.water, day, 3 * unit))])
+        XCTAssertEqual(press(&app, .enter), [.write(.checkIn(World.water, day, amount: 3 * unit))])
         XCTAssertEqual(app.overlay, .rating(World.water, day))
         XCTAssertEqual(press(&app, .char("2")), [.write(.rate(World.water, day, 2))])
     }
@@ -214,8 +214,8 @@ final class EditingTests: XCTestCase {
         var app = World.app()
         press(&app, .enter, .char("H"), .char("l"))
         let day = LocalDay("2026-10-22")!
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.water, day, unit))])
-        XCTAssertEqual(press(&app, .char("x")), [.write(.progress(World.water, day, -unit))])
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.toggle(World.water, day))])
+        XCTAssertEqual(press(&app, .char("x")), [.write(.takeBack(World.water, day))])
         XCTAssertEqual(press(&app, .char("s")), [.write(.skip(World.water, day, true))])
         XCTAssertEqual(press(&app, .char("4")), [.write(.rate(World.water, day, 4))])
         press(&app, .char("n"))
@@ -324,6 +324,6 @@ extension EditingTests {
         _ = reduce(&app, .stateChanged(without))
         XCTAssertNil(app.overlay)
         XCTAssertEqual(app.cursorHabit, World.read)
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.read, today, unit))])
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.toggle(World.read, today))])
     }
 }

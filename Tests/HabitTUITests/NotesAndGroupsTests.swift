@@ -72,10 +72,10 @@ final class NotesAndGroupsTests: XCTestCase {
         XCTAssertEqual(prompt(app)?.text, "")
         XCTAssertEqual(press(&app, .enter), [])
         XCTAssertNil(app.overlay)
-        XCTAssertEqual(app.message?.text, "There is no note on 2026-11-21 to clear: nothing changed")
+        XCTAssertEqual(app.message?.text, "'Drink water' has no note on 2026-11-21; nothing changed")
         press(&app, .char("j"), .char("N"))
         XCTAssertEqual(press(&app, .enter), [])
-        XCTAssertEqual(app.message?.text, "The note is unchanged")
+        XCTAssertEqual(app.message?.text, "'Read' already has that note on 2026-11-21; nothing changed")
     }
 
     func testAnInvalidNoteStaysInThePromptWithTheReason() {

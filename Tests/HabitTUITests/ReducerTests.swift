@@ -27,11 +27,11 @@ final class ReducerTests: XCTestCase {
     func testSpaceAsksToCheckInOnceAndCompletingAsksHowHardItWas() {
         var app = World.app()
         // Water has 3/8 today: a check-in that does not complete it asks nothing.
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.water, World.today, Amount.scale))])
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.toggle(World.water, World.today))])
         XCTAssertNil(app.overlay)
         // Read has nothing today; one check-in completes it, so the rating prompt opens.
         press(&app, .char("j"))
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(World.read, World.today, Amount.scale))])
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.toggle(World.read, World.today))])
         XCTAssertEqual(app.overlay, .rating(World.read, World.today))
         XCTAssertEqual(app.mode, .rating)
         XCTAssertEqual(press(&app, .char("3")), [.write(.rate(World.read, World.today, 3))])
@@ -62,7 +62,7 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(app.message?.kind, .error)
         XCTAssertTrue(app.message?.text.contains("nothing to take back") == true, "\(String(describing: app.message))")
         press(&app, .char("k"))
-        XCTAssertEqual(press(&app, .backspace), [.write(.progress(World.water, World.today, -Amount.scale))])
+        XCTAssertEqual(press(&app, .backspace), [.write(.takeBack(World.water, World.today))])
     }
 
     func testBackfillingMovesToEarlierDaysButNeverBeyondToday() {
@@ -72,7 +72,7 @@ final class ReducerTests: XCTestCase {
         XCTAssertNotNil(app.message)
         press(&app, .char("h"))
         XCTAssertEqual(app.date, World.today.adding(-1))
-        XCTAssertEqual(press(&app, .char(" ")).first, .write(.progress(World.water, World.today.adding(-1), Amount.scale)))
+        XCTAssertEqual(press(&app, .char(" ")).first, .write(.toggle(World.water, World.today.adding(-1))))
         press(&app, .left, .left)
         XCTAssertEqual(app.date, World.today.adding(-3))
         press(&app, .char("t"))
@@ -244,6 +244,28 @@ final class ReducerTests: XCTestCase {
         XCTAssertEqual(app.message, Message("cannot write journal.hbj: No space left on device", .error))
         press(&app, .char("j"))
         XCTAssertNil(app.message, "messages last until the next key")
+        // A finished write comes back as its outcome, and the reducer words it; a refusal as its error.
+        let skip = Intent.skip(World.read, World.today, true)
+        let after = World.state(World.changes + [.skip(World.read, World.today, true)])
+        _ = reduce(&app, .written(skip.outcome(changed: true, state: after, today: World.today)))
+        XCTAssertEqual(app.message, Message("Skipped 'Read' on 2026-11-21: the day neither counts nor breaks the streak"))
+        _ = reduce(&app, .refused(.invalid("'Read' is archived from 2026-11-21; unarchive it first")))
+        XCTAssertEqual(app.message, Message("'Read' is archived from 2026-11-21; unarchive it first", .error))
+        _ = reduce(&app, .undone(nil))
+        XCTAssertEqual(app.message, Message("Nothing to undo on this device"))
+    }
+
+    /// The day commands are one list: each screen that records a day binds every one of them,
+    /// and each of them records the day the screen's selection is on.
+    func testEveryDayCommandIsBoundOnEveryScreenThatRecordsADay() {
+        for mode in [Mode.today, .detail, .week] {
+            let bound = Set(KeyMap.defaults.bindings(in: mode).map(\.command))
+            XCTAssertEqual(Command.dayCommands.subtracting(bound), [], "\(mode)")
+        }
+        XCTAssertTrue(Command.skip.isDayCommand)
+        XCTAssertFalse(Command.undo.isDayCommand)
+        var app = World.app()
+        XCTAssertEqual(today(.skip, &app), [.write(.skip(World.water, World.today, true))])
     }
 
     func testDefaultKeyMapHasNoCollisionsInAnyMode() {
@@ -301,8 +323,8 @@ final class ReducerTests: XCTestCase {
         app.show([Message("a"), Message("b")])
         XCTAssertEqual(press(&app, .char("s")).count, 1)
         XCTAssertNil(app.message, "a key that writes waits for its confirmation")
-        _ = reduce(&app, .done("Skipped"))
-        XCTAssertEqual(app.message?.text, "Skipped")
+        _ = reduce(&app, .undone("skip 'Read'"))
+        XCTAssertEqual(app.message?.text, "Undid: skip 'Read'")
         press(&app, .char("j"))
         XCTAssertEqual(app.message?.text, "[2/2] b", "then the queue goes on")
     }

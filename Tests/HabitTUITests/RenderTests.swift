@@ -35,7 +35,7 @@ final class RenderTests: XCTestCase {
         let row = render(app).text.split(separator: "\n").first { $0.contains("Run") } ?? ""
         XCTAssertTrue(row.contains("1.2/2.5 km"), String(row))
         app.selectedID = run
-        XCTAssertEqual(press(&app, .char(" ")), [.write(.progress(run, World.today, Amount.scale))], "space adds one unit")
+        XCTAssertEqual(press(&app, .char(" ")), [.write(.toggle(run, World.today))], "space adds one unit")
     }
 
     func testFirstRunWithNoHabitsSaysHowToStart() {

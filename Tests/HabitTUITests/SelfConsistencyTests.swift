@@ -24,7 +24,7 @@ final class SelfConsistencyTests: XCTestCase {
         press(&app, .char("n"))
         type(&app, "-20")
         let effects = press(&app, .enter)
-        XCTAssertEqual(effects, [.write(.progress(World.water, today, -3 * unit))])
+        XCTAssertEqual(effects, [.write(.takeBack(World.water, today, amount: 20 * unit))])
         guard case .write(let w)? = effects.first else { return XCTFail("no write") }
         var state = app.habits
         let changes = try w.changes(today: today, in: state)
@@ -32,7 +32,9 @@ final class SelfConsistencyTests: XCTestCase {
             state.apply(HabitOperation(id: OpID(device: World.device, seq: state.seen[World.device]! + 1),
                                        hlc: HLC(wallMillis: 1_900_000_000_000, counter: UInt32(i)), change: c))
         }
-        XCTAssertEqual(w.confirmation(state: state, today: today, settings: .init()), "Took back 3 from 'Drink water': 0/8 glasses")
+        XCTAssertEqual(changes, [.progress(World.water, today, delta: -3 * unit)], "the rules take back what the day holds")
+        let outcome = w.outcome(changed: true, state: state, today: today)
+        XCTAssertEqual(confirmation(outcome, app), "· 'Drink water' today: 0/8 glasses · streak 0 days")
     }
 
     func testTheKindFieldSaysItsKeysAndSwitchingToLimitKeepsTheGoalAsAddLimitDoes() {
@@ -61,8 +63,10 @@ final class SelfConsistencyTests: XCTestCase {
         app.date = day
         app.selectHabit(walk)
         let effects = press(&app, .char(" "))
-        XCTAssertEqual(effects, [.write(.progress(walk, day, unit))])
-        XCTAssertEqual(try Write.progress(walk, day, unit).changes(today: today, in: app.habits), [.skip(walk, day, false)])
+        XCTAssertEqual(effects, [.write(.toggle(walk, day))])
+        // It un-skips the day and records the answer (a set step to done, as a check on a day shown done does).
+        XCTAssertEqual(try Intent.toggle(walk, day).changes(today: today, in: app.habits),
+                       [.skip(walk, day, false), .setProgress(walk, day, total: unit)])
     }
 
     func testRowsOfHabitsThatShareANameShowTheIdPrefixThatPicksEach() {

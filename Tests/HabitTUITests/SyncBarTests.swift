@@ -47,9 +47,9 @@ final class SyncBarTests: XCTestCase {
         XCTAssertTrue(bar(app).contains("✓ online · queue 0 · synced 0s ago"), bar(app))
         XCTAssertFalse(bar(app).contains("⟳"), bar(app))
         // A later round of the background loop leaves the message alone.
-        _ = reduce(&app, .done("Checked in 'Drink water'"))
+        _ = reduce(&app, .undone("check 'Drink water' +1"))
         _ = reduce(&app, .syncChanged(SyncInfo(mode: .online, remote: remote, roundsEnded: 2, history: earlier + [round(3, 5), round(1, 0, after: 30)])))
-        XCTAssertEqual(app.message?.text, "Checked in 'Drink water'")
+        XCTAssertEqual(app.message?.text, "Undid: check 'Drink water' +1")
     }
 
     func testAFailedOrUnreachableRoundReplacesSyncingWithItsError() {

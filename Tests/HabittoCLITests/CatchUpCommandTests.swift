@@ -147,7 +147,8 @@ final class CatchUpCommandTests: XCTestCase {
         box.ok("check", "Read")
         let again = box.run("check", "Read")
         XCTAssertEqual(again.status, 0)
-        XCTAssertEqual(again.stdout, "'Read' is already done on 2026-11-21 (a yes/no habit); nothing changed\n")
+        // A check on a day shown done records the answer again (so it wins over an earlier uncheck elsewhere).
+        XCTAssertEqual(again.stdout, "✓ 'Read' today: 1/1, done · streak 1 day\n")
         XCTAssertEqual(day("2026-11-21", "Read")["progress"] as? Int, 1)
         XCTAssertTrue(box.ok("list").contains("1/1"))
         box.ok("uncheck", "Read")

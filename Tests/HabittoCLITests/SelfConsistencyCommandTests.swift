@@ -26,8 +26,9 @@ final class SelfConsistencyCommandTests: XCTestCase {
         let day = try XCTUnwrap(days.first { $0["date"] as? String == "2026-11-10" })
         XCTAssertEqual(day["skipped"] as? Bool, false, "\(day)")
         XCTAssertEqual(day["completed"] as? Bool, true, "\(day)")
-        // Once un-skipped and done, a check-in changes nothing and says so.
-        XCTAssertEqual(box.ok("check", "Walk", "--date", "2026-11-10"), "'Walk' is already done on 2026-11-10 (a yes/no habit); nothing changed\n")
+        // Once un-skipped and done, a check-in records the answer again (a set step to done) and says what the day is.
+        XCTAssertEqual(box.ok("check", "Walk", "--date", "2026-11-10"), "✓ 'Walk' on 2026-11-10: 1/1, done · streak 1 day\n")
+        XCTAssertEqual(box.listEntry("Walk", ["--date", "2026-11-10"])?["progress"] as? Int, 1)
     }
 
     func testSyncTurnedAwayByAnotherProcessesRoundExitsFour() throws {

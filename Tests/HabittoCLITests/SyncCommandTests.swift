@@ -116,6 +116,32 @@ final class SyncCommandTests: SyncCLITestCase {
         XCTAssertEqual(try remoteBatches(folder, deviceB).files, ["1-3.batch"])
     }
 
+    /// A and B synced with Yoga done; one answers `uncheck`, a minute later the other
+    /// `check` (on a day it shows done), or the other way round: after syncing both show the
+    /// later answer, whichever device gave it.
+    func testTheLaterOfTwoAnswersOnAYesNoDayWinsInBothOrders() throws {
+        for uncheckFirst in [true, false] {
+            let a = Sandbox(), b = Sandbox()
+            b.now = a.now
+            let folder = a.root + "/remote"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            a.ok("add", "Yoga")
+            a.ok("check", "Yoga")
+            a.ok("remote", "set", "dir:" + folder)
+            b.ok("remote", "set", "dir:" + folder)
+            XCTAssertEqual(progress(b, "Yoga"), 1, "B shows the day done")
+            (uncheckFirst ? a : b).now = "2026-11-21T10:00:00"
+            (uncheckFirst ? b : a).now = "2026-11-21T10:01:00"
+            if uncheckFirst { a.ok("uncheck", "Yoga") }
+            XCTAssertEqual(b.ok("check", "Yoga"), "✓ 'Yoga' today: 1/1, done · streak 1 day\n", "B records its answer")
+            if !uncheckFirst { a.ok("uncheck", "Yoga") }
+            for box in [a, b, a] { box.ok("sync") }
+            for box in [a, b] {
+                XCTAssertEqual(progress(box, "Yoga"), uncheckFirst ? 1 : 0, "uncheck first: \(uncheckFirst)")
+            }
+        }
+    }
+
     func testLostAcknowledgementsNeverDuplicateCheckIns() throws {
         a.ok("add", "Water", "--goal", "100")
         a.ok("remote", "set", "dir:" + folder)

@@ -208,7 +208,7 @@ final class TerminalUITests: XCTestCase {
         ui.send("Space")
         ui.waitFor(text: "How hard was Stretch?")
         ui.send("3")
-        ui.waitFor(text: "Rated 'Stretch' 3 of 5")
+        ui.waitFor("the rating") { $0.contains("Rated 'Stretch' on ") && $0.contains(": 3 (medium)") }
         ui.send("q")
         let (status, stty) = ui.exitStatus()
         XCTAssertEqual(status, 0)
@@ -253,7 +253,7 @@ final class TerminalUITests: XCTestCase {
         ui.send("Space")
         ui.waitFor(text: "How hard was Read?")
         ui.send("Escape")
-        ui.waitFor(text: "Checked in 'Read': 1/1 on 2026-11-20")
+        ui.waitFor(text: "'Read' on 2026-11-20: 1/1, done · streak")
         ui.send("q")
         XCTAssertEqual(ui.exitStatus().0, 0)
         XCTAssertEqual(box.listEntry("Read", ["--date", "2026-11-20"])?["progress"] as? Int, 1)
@@ -273,21 +273,21 @@ final class TerminalUITests: XCTestCase {
         ui.waitFor(text: "Drink water on 2026-11-19: add  _ glasses")
         ui.type("=6")
         ui.send("Enter")
-        ui.waitFor(text: "Set 'Drink water': 6/8 glasses on 2026-11-19")
+        ui.waitFor(text: "'Drink water' on 2026-11-19: 6/8 glasses · streak")
         ui.send("n")
         ui.type("3")
         ui.send("Enter")
         // 9 of 8 completes it: the difficulty question follows; esc leaves it.
         ui.waitFor(text: "How hard was Drink water?")
         ui.send("Escape")
-        ui.waitFor(text: "Added 3 to 'Drink water': 9/8 glasses on 2026-11-19")
+        ui.waitFor(text: "'Drink water' on 2026-11-19: 9/8 glasses, done · streak")
         ui.send("u")
         ui.waitFor(text: "Undid:")
         ui.waitFor(text: "Drink water · Thu 19 Nov 2026: 6/8 glasses")
         ui.send("j", "Space")
         ui.waitFor(text: "How hard was Read?")
         ui.send("4")
-        ui.waitFor(text: "Rated 'Read' 4 of 5")
+        ui.waitFor(text: "Rated 'Read' on 2026-11-19: 4 (hard)")
         ui.waitFor(text: "Read · Thu 19 Nov 2026: 1/1 · difficulty 4")
         ui.send("q", "q")
         XCTAssertEqual(ui.exitStatus().0, 0)
@@ -310,7 +310,7 @@ final class TerminalUITests: XCTestCase {
         ui.waitFor(text: "catching up: 6 habit-days before today, 2 today · 8 open")
         // Wed: Read done, water skipped; Thu: Read done (hard), water done; Fri: both done.
         for key in ["y", "s", "4", "y", "y", "y"] { ui.send(key) }
-        ui.waitFor(text: "Recorded 'Drink water' on 2026-11-20: 8/8 glasses, done")
+        ui.waitFor(text: "'Drink water' on 2026-11-20: 8/8 glasses, done · streak")
         ui.waitFor(text: "catching up: 6 habit-days before today, 2 today · 2 open")
         ui.send("Escape")
         ui.waitFor("the today screen without the hint") { $0.contains("space check in") && !$0.contains("c to catch up") }
@@ -318,9 +318,9 @@ final class TerminalUITests: XCTestCase {
         ui.send("Space")   // Read, the first row
         ui.waitFor(text: "How hard was Read?")
         ui.send("Escape")
-        ui.waitFor(text: "Checked in 'Read': 1/1 — done!")
+        ui.waitFor(text: "'Read' today: 1/1, done · streak")
         ui.send("Space")
-        ui.waitFor(text: "Marked 'Read' not done")
+        ui.waitFor(text: "'Read' today: 0/1 · streak")
         // A wrong day fixed from the week grid: Thursday's water was 8, it was really 5.
         ui.send("w")
         ui.waitFor(text: "Read · Sat 21 Nov 2026")
@@ -329,7 +329,7 @@ final class TerminalUITests: XCTestCase {
         ui.send("=")
         ui.type("5")
         ui.send("Enter")
-        ui.waitFor(text: "Set 'Drink water': 5/8 glasses on 2026-11-19")
+        ui.waitFor(text: "'Drink water' on 2026-11-19: 5/8 glasses · streak")
         ui.send("q", "q")
         XCTAssertEqual(ui.exitStatus().0, 0)
         XCTAssertEqual(box.listEntry("Drink water", ["--date", "2026-11-19"])?["progress"] as? Int, 5)
@@ -354,7 +354,7 @@ final class TerminalUITests: XCTestCase {
         ui.send("a")
         ui.type("5")
         ui.send("Enter")
-        ui.waitFor(text: "Added 5 to 'Drink water': 5/8 glasses on 2026-11-19")
+        ui.waitFor(text: "'Drink water' on 2026-11-19: 5/8 glasses · streak")
         ui.waitFor(text: "catching up: 4 habit-days before today, 0 today · 2 open")
         ui.send("Escape")
         ui.waitFor(text: "2 habits not recorded yesterday · c to catch up")
@@ -624,7 +624,7 @@ final class TerminalUITests: XCTestCase {
         ui.waitFor(text: "Score · all", file: file, line: line)
         // space checks in the calendar's day (today) from the chart page, 1 rates it.
         ui.send("Space")
-        ui.waitFor("the check-in", file: file, line: line) { $0.contains("Checked in 'Read'") || $0.contains("How hard was Read?") }
+        ui.waitFor("the check-in", file: file, line: line) { $0.contains("'Read' today: 1/1, done") || $0.contains("How hard was Read?") }
         ui.send("1")
         ui.waitFor("today's check-in and rating", file: file, line: line) { _ in
             let read = self.box.listEntry("Read", file: file, line: line)
