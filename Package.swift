@@ -18,8 +18,13 @@ let package = Package(
     targets: [
         // Pure domain: types, the fold State = apply(ops), rules. No I/O, no clock reads.
         .target(name: "HabitCore", swiftSettings: strict),
+        // The one system-call helper (`sysCall`: EINTR retried, failures as `SysError`). Its own
+        // module, below everything that calls the C library, so that the modules that may not
+        // depend on HabitStore (the UI, the terminal driver, the HTTP client, the test servers)
+        // use the same one.
+        .target(name: "HabitSys", swiftSettings: strict),
         // Journal, snapshots, file lock, the repository actor, config, export.
-        .target(name: "HabitStore", dependencies: ["HabitCore", "CRC32CInstruction"], swiftSettings: strict),
+        .target(name: "HabitStore", dependencies: ["HabitCore", "HabitSys", "CRC32CInstruction"], swiftSettings: strict),
         // Readers of other trackers' files (legacy app, Loop, harsh, Habitto's JSON export)
         // that produce import plans, and the importer that writes a plan through the
         // repository. HabitStore gives them its system-call wrapper, outside programs (unzip)
