@@ -18,8 +18,13 @@ let package = Package(
     targets: [
         // Pure domain: types, the fold State = apply(ops), rules. No I/O, no clock reads.
         .target(name: "HabitCore", swiftSettings: strict),
+        // The one system-call helper (`sysCall`: EINTR retried, failures as `SysError`). Its own
+        // module, below everything that calls the C library, so that the modules that may not
+        // depend on HabitStore (the UI, the terminal driver, the HTTP client, the test servers)
+        // use the same one.
+        .target(name: "HabitSys", swiftSettings: strict),
         // Journal, snapshots, file lock, the repository actor, config, export.
-        .target(name: "HabitStore", dependencies: ["HabitCore", "CRC32CInstruction"], swiftSettings: strict),
+        .target(name: "HabitStore", dependencies: ["HabitCore", "HabitSys", "CRC32CInstruction"], swiftSettings: strict),
         // Readers of other trackers' files (legacy app, Loop, harsh, Habitto's JSON export)
         // that produce import plans, and the importer that writes a plan through the
         // repository. HabitStore gives them its system-call wrapper, outside programs (unzip)
@@ -34,7 +39,7 @@ let package = Package(
         // The framed protocol between the sync engine and habitto-webdav (pure Swift).
         .target(name: "WebDAVWire", swiftSettings: strict),
         // The HTTP client that habitto-webdav runs, over libcurl's easy interface.
-        .target(name: "WebDAVClient", dependencies: ["WebDAVWire", "CHTTPTransfer"], swiftSettings: strict),
+        .target(name: "WebDAVClient", dependencies: ["WebDAVWire", "HabitSys", "CHTTPTransfer"], swiftSettings: strict),
         // libcurl's easy interface, declared by hand (no development package needed).
         .target(name: "CHTTPTransfer", linkerSettings: [.linkedLibrary("curl")] + findLinkScripts),
         // The WebDAV transport as its own process, so that habitto links no libcurl: the
@@ -43,12 +48,12 @@ let package = Package(
                           linkerSettings: findLinkScripts),
         // The terminal UI as pure code: state, actions, reducer, render into a screen
         // buffer, key map as data, themes. No C import.
-        .target(name: "HabitTUI", dependencies: ["HabitCore"], swiftSettings: strict),
+        .target(name: "HabitTUI", dependencies: ["HabitCore", "HabitSys"], swiftSettings: strict),
         // The system ncursesw library; only HabitTerminal may import it.
         .systemLibrary(name: "CNcursesw",
                        providers: [.apt(["libncurses-dev"])]),
         // The terminal driver: draws a ScreenBuffer, reads keys, handles resize and signals.
-        .target(name: "HabitTerminal", dependencies: ["HabitTUI", "CNcursesw"], swiftSettings: strict),
+        .target(name: "HabitTerminal", dependencies: ["HabitTUI", "HabitSys", "CNcursesw"], swiftSettings: strict),
         // The command line: one type per command (its spec and its run), the table built from
         // them, the parser, help, completions, man page and output. No terminal library: the
         // executable gives it the UI to open.
@@ -59,8 +64,8 @@ let package = Package(
                                                          "HabittoCLI"],
                           swiftSettings: strict, linkerSettings: startsFast + findLinkScripts),
         // A real Apache mod_dav server on loopback, started and stopped by the WebDAV tests
-        // and the benchmark (Foundation only).
-        .target(name: "WebDAVHarness", swiftSettings: strict),
+        // and the benchmark (Foundation, and HabitSys for its system calls).
+        .target(name: "WebDAVHarness", dependencies: ["HabitSys"], swiftSettings: strict),
         // The benchmark program: prints a Markdown table of figures and ratios.
         .executableTarget(name: "habitto-bench", dependencies: ["HabitCore", "HabitStore", "HabitSync", "WebDAVHarness"],
                           swiftSettings: strict, linkerSettings: findLinkScripts),

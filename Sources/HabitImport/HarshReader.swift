@@ -2,6 +2,8 @@ import FoundationEssentials
 import HabitCore
 #if canImport(Glibc)
 import Glibc
+import HabitStore
+import HabitSys
 #endif
 
 /// Reads harsh's configuration: the `habits` file (`Name: frequency` lines under
@@ -20,8 +22,7 @@ public enum HarshReader {
         var files = [habitsPath]
         var parts = [habitsBytes]
         var log = HarshLog()
-        var st = stat()
-        if stat(logPath, &st) == 0 {
+        if Sys.status(followingLinks: logPath) != nil {
             let logBytes = try ImportSupport.read(logPath)
             files.append(logPath); parts.append(logBytes)
             log = HarshLog(logBytes, habits: Set(definitions.map(\.sourceName)), notes: &notes)
@@ -38,8 +39,8 @@ public enum HarshReader {
     /// The habits and log files for a folder or for a habits file.
     static func files(at path: String) throws -> (habits: String, log: String) {
         var st = stat()
-        guard stat(path, &st) == 0 else {
-            throw ImportError("\(path): cannot be read (\(String(cString: strerror(errno)))); give harsh's folder (~/.config/harsh) or its habits file")
+        do { try sysCall("stat") { stat(path, &st) } } catch {
+            throw ImportError("\(path): cannot be read (\(error.reason)); give harsh's folder (~/.config/harsh) or its habits file")
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {
             let folder = path.hasSuffix("/") ? String(path.dropLast()) : path

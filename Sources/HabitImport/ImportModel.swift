@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
+import HabitSys
 
 /// The formats `habitto import` reads.
 public enum ImportFormat: String, Sendable, CaseIterable {
@@ -91,8 +92,8 @@ public enum ImportSupport {
     /// nothing an import is given can make it wait.
     public static func read(_ path: String) throws -> [UInt8] {
         var st = stat()
-        guard stat(path, &st) == 0 else {
-            throw ImportError("\(path): cannot be read (\(String(cString: strerror(errno)))); check the path")
+        do { try sysCall("stat") { stat(path, &st) } } catch {
+            throw ImportError("\(path): cannot be read (\(error.reason)); check the path")
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {
             throw ImportError("\(path): is a folder; give the file")

@@ -3,6 +3,7 @@ import HabitCore
 import HabitStore
 #if canImport(Glibc)
 import Glibc
+import HabitSys
 #endif
 
 /// Reads Loop Habit Tracker's CSV export: `Habits.csv` and one folder per habit (`001 Name`)
@@ -384,7 +385,7 @@ struct LoopSource {
     /// What `path` is: a folder, a `Habits.csv`, a zip (by name or by its `PK` signature).
     static func kind(of path: String) -> Kind {
         var st = stat()
-        guard stat(path, &st) == 0 else { return .missing(String(cString: strerror(errno))) }
+        do { try sysCall("stat") { stat(path, &st) } } catch { return .missing(error.reason) }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .directory }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .other }
         if path.pathLastComponent.lowercased() == "habits.csv" { return .habitsFile }
@@ -411,8 +412,7 @@ struct LoopSource {
 
     /// Whether a file of the export exists.
     func exists(_ relative: String) -> Bool {
-        var st = stat()
-        return stat(root + "/" + relative, &st) == 0
+        Sys.status(followingLinks: root + "/" + relative) != nil
     }
 
     /// The file's bytes (at most `ImportSupport.maxFileBytes`); errors name the file as
@@ -433,8 +433,7 @@ struct LoopSource {
         var folders: [Int: [String]] = [:]
         for entry in entries.sorted() {
             guard let position = LoopSource.position(ofFolder: entry) else { continue }
-            var st = stat()
-            guard stat(root + "/" + entry, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
+            guard let st = Sys.status(followingLinks: root + "/" + entry), (st.st_mode & S_IFMT) == S_IFDIR else { continue }
             folders[position, default: []].append(entry)
         }
         return folders

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitStore
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,11 +26,10 @@ enum LoopZip {
     /// `tools` lists where `unzip` may be (tests pass a list without one, or another tool).
     static func withUnpacked(_ zip: String, tools: [String] = unzipPaths, timeLimit: Double = timeLimit,
                              _ body: (LoopSource) throws -> ImportPlan) throws -> ImportPlan {
-        guard let unzip = tools.first(where: { access($0, X_OK) == 0 }) else {
+        guard let unzip = tools.first(where: { Sys.canAccess($0, X_OK) }) else {
             throw ImportError("\(zip): reading a zip needs the unzip program, which is not installed; install it (`sudo apt install unzip`) or unpack the zip yourself and import the folder")
         }
-        var st = stat()
-        if stat(zip, &st) == 0, Int(st.st_size) > ImportSupport.maxFileBytes {
+        if let st = Sys.status(followingLinks: zip), Int(st.st_size) > ImportSupport.maxFileBytes {
             throw ImportError("\(zip): is \(Int(st.st_size) >> 20) MB; imports read files of at most \(ImportSupport.maxFileBytes >> 20) MB, so this is not Loop's export")
         }
         let temp = try makeTemporaryFolder()
@@ -58,12 +58,11 @@ enum LoopZip {
         Leftovers.markImportFolders()
         let base = Leftovers.temporaryDirectory + "/"
         var template = Array((base + Leftovers.importFolderPrefix + "\(getpid())-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in
-            guard let start = buffer.baseAddress else { return false }
-            return mkdtemp(start) != nil
+        let made = template.withUnsafeMutableBufferPointer { buffer -> Result<Void, SysError> in
+            Result { () throws(SysError) in _ = try sysCall("mkdtemp") { mkdtemp(buffer.baseAddress!) } }
         }
-        guard made else {
-            throw ImportError("\(base): cannot make a temporary folder to unpack the zip (\(String(cString: strerror(errno)))); unpack it yourself and import the folder")
+        if case .failure(let error) = made {
+            throw ImportError("\(base): cannot make a temporary folder to unpack the zip (\(error.reason)); unpack it yourself and import the folder")
         }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
@@ -116,8 +115,7 @@ enum LoopZip {
     static func refuseLinks(in folder: String, zip: String) throws {
         let paths = (try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []
         for relative in paths {
-            var st = stat()
-            if lstat(folder + "/" + relative, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK {
+            if let st = try? Sys.entryStatus(folder + "/" + relative), (st.st_mode & S_IFMT) == S_IFLNK {
                 throw ImportError("\(zip): holds a symbolic link (\(ImportText.shown(relative))), which Loop's export never does; unpack it yourself and check it")
             }
         }

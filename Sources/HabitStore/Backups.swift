@@ -233,7 +233,7 @@ public enum Backups {
         var removed: [String] = []
         for (id, result) in all where id != newestValid {
             guard case .success(let info) = result, info.created < cutoff else { continue }
-            try Sys.check(unlink(info.path), "delete", info.path)
+            try Sys.call("unlink", "delete", info.path) { unlink(info.path) }
             removed.append(id)
         }
         // Temp files of writes that were interrupted (a crash mid-backup), by processes that are gone.
@@ -276,7 +276,7 @@ public enum Backups {
         // place and the restore can simply be run again.
         var rng = SystemRandomNumberGenerator()
         try Sys.writeAtomically(Array((DeviceID.random(using: &rng).rawValue + "\n").utf8), to: paths.device)
-        if unlink(paths.snapshot) != 0 && errno != ENOENT { throw StoreError.io(operation: "remove", path: paths.snapshot, errno: errno) }
+        try Sys.removeIfPresent(paths.snapshot)
         SegmentCache.remove(paths)
         try Sys.writeAtomically(Journal.magic + records, to: paths.journal)
         return saved

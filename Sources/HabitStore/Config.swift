@@ -138,8 +138,7 @@ public struct Config: Sendable, Equatable {
         }
         let new = settingTheme(name, in: old)
         _ = try Config(parsing: new, path: path)
-        var st = stat()
-        let mode: mode_t = stat(real, &st) == 0 ? st.st_mode & 0o7777 : 0o644
+        let mode: mode_t = Sys.status(followingLinks: real).map { $0.st_mode & 0o7777 } ?? 0o644
         try Sys.writeAtomically(Array(new.utf8), to: real, mode: mode)
     }
 

@@ -227,9 +227,9 @@ public enum Doctor {
         }
         let files = [paths.journal, paths.lock, paths.directory + "/sync.json", paths.directory + "/remote",
                      paths.directory + "/sync.json.lock", paths.directory + "/imports.json"]
-        var st = stat()
         // lstat: what a link points to is outside the doctor's business, and never checked.
-        for file in files where lstat(file, &st) == 0 && st.st_mode & S_IFMT != S_IFREG {
+        for file in files {
+            guard let st = try? Sys.entryStatus(file), st.st_mode & S_IFMT != S_IFREG else { continue }
             if st.st_mode & S_IFMT == S_IFLNK {
                 out.findings.append(Finding(check: "files", problem: "\(file) is a symbolic link; the doctor follows no link inside the data directory, so it was not checked",
                                             fix: "replace the link with a copy of the file itself"))
@@ -239,7 +239,8 @@ public enum Doctor {
             out.findings.append(Finding(check: "files", problem: "\(file) is \(kind), so commands that use it fail",
                                         fix: "move it out of the data directory; Habitto creates what it needs again"))
         }
-        for dir in [paths.recovered, Backups.directory(paths)] where lstat(dir, &st) == 0 && st.st_mode & S_IFMT != S_IFDIR && st.st_mode & S_IFMT != S_IFLNK {
+        for dir in [paths.recovered, Backups.directory(paths)] {
+            guard let st = try? Sys.entryStatus(dir), st.st_mode & S_IFMT != S_IFDIR && st.st_mode & S_IFMT != S_IFLNK else { continue }
             out.findings.append(Finding(check: "files", problem: "\(dir) is not a directory, so repairs and backups cannot be written",
                                         fix: "move it out of the data directory"))
         }
@@ -256,23 +257,22 @@ public enum Doctor {
         }
         refused += [LocalTrust.refusal(paths.directory + "/remote-key", what: "the key file", holds: .secret, inDataDirectory: true)].compactMap { $0 }
         for refusal in refused { out.findings.append(Finding(check: "permissions", problem: refusal.statement, fix: refusal.fix)) }
-        var st = stat()
-        if stat(paths.directory, &st) == 0 {
+        if let st = Sys.status(followingLinks: paths.directory) {
             if st.st_mode & 0o022 != 0 {
                 out.findings.append(Finding(check: "permissions", problem: "the data directory \(paths.directory) can be written by other users (mode \(String(st.st_mode & 0o777, radix: 8)))",
                                             fix: "run chmod go-w '\(paths.directory)'"))
             }
-            if access(paths.directory, W_OK) != 0 {
+            if !Sys.canAccess(paths.directory, W_OK) {
                 out.findings.append(Finding(check: "permissions", problem: "the data directory \(paths.directory) is not writable", fix: "fix its owner or permissions, or use another --home"))
             }
         }
         // lstat: a link is never followed for a check or an advice (a chmod would change what
         // it points to); one that is not a regular file is reported by checkFileKinds.
-        for file in [paths.journal, paths.snapshot, paths.device, paths.directory + "/sync.json", paths.directory + "/remote"]
-        where lstat(file, &st) == 0 && st.st_mode & S_IFMT == S_IFREG {
+        for file in [paths.journal, paths.snapshot, paths.device, paths.directory + "/sync.json", paths.directory + "/remote"] {
+            guard let st = try? Sys.entryStatus(file), st.st_mode & S_IFMT == S_IFREG else { continue }
             if st.st_mode & 0o022 != 0 {
                 out.findings.append(Finding(check: "permissions", problem: "\(file) can be written by other users (mode \(String(st.st_mode & 0o777, radix: 8)))", fix: "run chmod 600 '\(file)'"))
-            } else if access(file, R_OK) != 0 {
+            } else if !Sys.canAccess(file, R_OK) {
                 out.findings.append(Finding(check: "permissions", problem: "\(file) cannot be read", fix: "fix its owner or permissions"))
             }
         }
@@ -322,7 +322,7 @@ public enum Doctor {
     /// directory is not writable); nil when it can.
     static func moveAsideRefused(_ paths: DataPaths) -> String? {
         if let kind = notFolder(paths.recovered) { return "\(paths.recovered) is \(kind), not a folder" }
-        if access(paths.directory, W_OK) != 0 { return "the data directory is not writable" }
+        if !Sys.canAccess(paths.directory, W_OK) { return "the data directory is not writable" }
         return nil
     }
 
@@ -366,9 +366,7 @@ public enum Doctor {
     /// Rebuilds the snapshot from the journal (the repository replays it when the snapshot
     /// is gone, then writes a new one).
     public static func rebuildSnapshot(paths: DataPaths) async throws {
-        if unlink(paths.snapshot) != 0 && errno != ENOENT {
-            throw StoreError.io(operation: "remove", path: paths.snapshot, errno: errno)
-        }
+        try Sys.removeIfPresent(paths.snapshot)
         let repo = try HabitRepository(directory: paths.directory)
         try await repo.writeSnapshot()
     }

@@ -47,8 +47,7 @@ public enum Leftovers {
     /// Leaves the marker that makes the next start look for stale import folders. Opening
     /// never waits (a FIFO put in its place has no reader: the marker is then not made).
     public static func markImportFolders() {
-        let fd = open(importMarker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        if fd >= 0 { close(fd) }
+        if let fd = try? Sys.open(importMarker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK) { Sys.close(fd) }
     }
 
     /// The process that wrote a temporary file named `NAME.tmp-PID-N` (digits only), or
@@ -112,6 +111,6 @@ public enum Leftovers {
             guard let st = try? Sys.entryStatus(path), st.st_mode & S_IFMT == S_IFDIR, st.st_uid == getuid() else { continue }
             if (try? FileManager.default.removeItem(atPath: path)) != nil { remaining -= 1 }
         }
-        if remaining == 0 && base == temporaryDirectory { unlink(importMarker) }
+        if remaining == 0 && base == temporaryDirectory { Sys.removeFile(importMarker) }
     }
 }

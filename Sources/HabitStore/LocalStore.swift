@@ -142,7 +142,7 @@ final class LocalStore {
     /// only a cache, rebuilt on a later start) and a warning is left in `sink`.
     static func repairDays(_ paths: DataPaths, sink: WarningSink) -> SnapshotBlock.Repair {
         { habit, covered in
-            unlink(paths.snapshot)
+            Sys.removeFile(paths.snapshot)
             do {
                 let fd = try Sys.open(paths.journal, O_RDONLY)
                 defer { Sys.close(fd) }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -107,7 +108,8 @@ public enum LocalTrust {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, let found = result, let name = found.pointee.pw_name else {
+        guard (try? sysCallReturningError("getpwuid_r") { getpwuid_r(uid, &entry, &buffer, buffer.count, &result) }) != nil,
+              let found = result, let name = found.pointee.pw_name else {
             return uid == geteuid() ? String(uid) : "uid \(uid)"
         }
         return String(cString: name)

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import HabitCore
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -139,7 +140,7 @@ public struct OutsideProgram: Sendable {
     public static func find(_ name: String, searchPath: String?) -> String? {
         for dir in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") where !dir.isEmpty {
             let path = "\(dir)/\(name)"
-            if let st = Sys.status(followingLinks: path), st.st_mode & S_IFMT == S_IFREG, access(path, X_OK) == 0 { return path }
+            if let st = Sys.status(followingLinks: path), st.st_mode & S_IFMT == S_IFREG, Sys.canAccess(path, X_OK) { return path }
         }
         return nil
     }
@@ -148,15 +149,19 @@ public struct OutsideProgram: Sendable {
     public func run() -> Result {
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
         func failed(_ reason: String) -> Result {
-            for fd in out + err where fd >= 0 { close(fd) }
+            for fd in out + err where fd >= 0 { Sys.close(fd) }
             return Result(outcome: .couldNotStart(reason), output: [], errors: [], outputCut: false, timeLimit: timeLimit)
         }
         // Socket pairs made close-on-exec at once, so that no other child inherits their ends.
         let socketType = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        guard socketpair(AF_UNIX, socketType, 0, &out) == 0 else { return failed(String(cString: strerror(errno))) }
-        if errors == .collect, socketpair(AF_UNIX, socketType, 0, &err) != 0 { return failed(String(cString: strerror(errno))) }
         var inp: [Int32] = [-1, -1]
-        if input != nil, socketpair(AF_UNIX, socketType, 0, &inp) != 0 { return failed(String(cString: strerror(errno))) }
+        do {
+            try sysCall("socketpair") { socketpair(AF_UNIX, socketType, 0, &out) }
+            if errors == .collect { try sysCall("socketpair") { socketpair(AF_UNIX, socketType, 0, &err) } }
+            if input != nil { try sysCall("socketpair") { socketpair(AF_UNIX, socketType, 0, &inp) } }
+        } catch {
+            return failed(error.reason)
+        }
         let errors = self.errors
         let started = Sys.spawn(path, [path] + arguments, environment: environmentEntries(), newSession: isolation == .session,
                                 ownGroup: true) { actions in
@@ -177,18 +182,18 @@ public struct OutsideProgram: Sendable {
             // outlives this one.
             for fd in Self.inheritableDescriptors() { posix_spawn_file_actions_addclose(&actions, fd) }
         }
-        close(out[1])
-        if err[1] >= 0 { close(err[1]) }
-        if inp[0] >= 0 { close(inp[0]) }
+        Sys.close(out[1])
+        if err[1] >= 0 { Sys.close(err[1]) }
+        if inp[0] >= 0 { Sys.close(inp[0]) }
         out[1] = -1; err[1] = -1
         let child: pid_t
         switch started {
         case .success(let pid): child = pid
         case .failure(let e):
-            if inp[1] >= 0 { close(inp[1]) }
+            if inp[1] >= 0 { Sys.close(inp[1]) }
             return failed(e.description)
         }
-        defer { close(out[0]); if err[0] >= 0 { close(err[0]) } }
+        defer { Sys.close(out[0]); if err[0] >= 0 { Sys.close(err[0]) } }
         let writer = input.map { InputWriter(fd: inp[1], bytes: $0) }
         var streams = [Stream(fd: out[0], limit: outputLimit)]
         if err[0] >= 0 { streams.append(Stream(fd: err[0], limit: outputLimit)) }
@@ -218,14 +223,14 @@ public struct OutsideProgram: Sendable {
             let left = clock.now.duration(to: deadline)
             if left <= .zero {
                 endAll()
-                kill(child, SIGKILL)
+                _ = try? sysCall("kill") { kill(child, SIGKILL) }
                 _ = Self.reap(child, blocking: true)
                 return .killedAfterTimeLimit
             }
             let leftMilliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
             let open = streams.indices.filter { !streams[$0].ended }
             var fds = open.map { pollfd(fd: streams[$0].fd, events: Int16(POLLIN), revents: 0) }
-            let ready = poll(&fds, nfds_t(fds.count), Int32(min(Int64(pause), leftMilliseconds)))
+            let ready = (try? sysCall("poll") { poll(&fds, nfds_t(fds.count), Int32(min(Int64(pause), leftMilliseconds))) }) ?? 0
             if ready > 0 {
                 for (k, i) in open.enumerated() where fds[k].revents != 0 { streams[i].readOnce() }
                 if let watch, watch(streams[0].kept) { return .leftRunning }
@@ -240,22 +245,17 @@ public struct OutsideProgram: Sendable {
     /// is not reaped its id is not given to another process.
     private static func hasEnded(_ child: pid_t) -> Bool {
         var info = siginfo_t()
-        while true {
-            if waitid(P_PID, id_t(child), &info, WEXITED | WNOHANG | WNOWAIT) == 0 { return info.si_signo == SIGCHLD }
-            if errno == EINTR { continue }
-            return true
-        }
+        guard (try? sysCall("waitid") { waitid(P_PID, id_t(child), &info, WEXITED | WNOHANG | WNOWAIT) }) != nil else { return true }
+        return info.si_signo == SIGCHLD
     }
 
     /// The child's outcome once it has ended (nil while it runs, when not `blocking`).
     private static func reap(_ child: pid_t, blocking: Bool) -> Outcome? {
         var status: Int32 = 0
-        while true {
-            let r = waitpid(child, &status, blocking ? 0 : WNOHANG)
-            if r == child { break }
-            if r == 0 { return nil }
-            if errno == EINTR { continue }
-            return .couldNotStart("its end could not be seen: \(String(cString: strerror(errno)))")
+        do {
+            if try sysCall("waitpid", { waitpid(child, &status, blocking ? 0 : WNOHANG) }) == 0 { return nil }
+        } catch {
+            return .couldNotStart("its end could not be seen: \(error.reason)")
         }
         // WIFEXITED / WEXITSTATUS, else WTERMSIG.
         return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
@@ -264,15 +264,14 @@ public struct OutsideProgram: Sendable {
     /// This process's open descriptors above the standard streams that a child would inherit
     /// (those without close-on-exec: Habitto opens none, a parent may have left some).
     static func inheritableDescriptors() -> [Int32] {
-        guard let dir = opendir("/proc/self/fd") else { return [] }
+        guard let dir = try? sysCall("opendir", { opendir("/proc/self/fd") }) else { return [] }
         defer { closedir(dir) }
         let own = dirfd(dir)
         var found: [Int32] = []
-        while let entry = readdir(dir) {
+        while let entry = try? sysReadEntry(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard let fd = Int32(name), fd > 2, fd != own else { continue }
-            let flags = fcntl(fd, F_GETFD)
-            if flags >= 0 && flags & FD_CLOEXEC == 0 { found.append(fd) }
+            if let flags = try? sysCall("fcntl", { fcntl(fd, F_GETFD) }), flags & FD_CLOEXEC == 0 { found.append(fd) }
         }
         return found
     }
@@ -314,34 +313,41 @@ public struct OutsideProgram: Sendable {
             self.fd = fd
             done.enter()
             DispatchQueue.global().async { [fd, done] in
-                bytes.withUnsafeBytes { raw in
-                    var sent = 0
-                    while sent < raw.count {
-                        // MSG_NOSIGNAL: a program that stopped reading gives EPIPE, not SIGPIPE.
-                        let n = send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
-                        if n < 0 && errno == EINTR { continue }
-                        guard n > 0 else {
-                            // EPIPE, ECONNRESET: the program closed its input, which is its
-                            // choice; anything else cut the input short on this side.
-                            let code = errno
-                            if n == 0 || (code != EPIPE && code != ECONNRESET) { self.lock.withLock { self.failed = true } }
-                            break
-                        }
-                        sent += n
-                    }
-                }
-                shutdown(fd, Int32(SHUT_WR))
+                if !Self.sendAll(fd, bytes) { self.lock.withLock { self.failed = true } }
+                _ = try? sysCall("shutdown") { shutdown(fd, Int32(SHUT_WR)) }
                 done.leave()
             }
+        }
+
+        /// Writes `bytes` to `fd`; false when the write was cut short on this side. A program
+        /// that closed its input (EPIPE, ECONNRESET) made its choice: that is no failure.
+        private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+            var sent = 0
+            while sent < bytes.count {
+                let n: Int
+                do {
+                    // MSG_NOSIGNAL: a program that stopped reading gives EPIPE, not SIGPIPE.
+                    n = try bytes[sent...].withUnsafeBytes { raw in
+                        try sysCall("send") { send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) }
+                    }
+                } catch let e as SysError {
+                    return e.errno == EPIPE || e.errno == ECONNRESET
+                } catch {
+                    return false
+                }
+                guard n > 0 else { return false }
+                sent += n
+            }
+            return true
         }
 
         /// Ends a write still in progress (the program ended without reading it all, or was
         /// left running), waits for the thread, and closes the socket. Returns whether a write
         /// failed for a reason of this side (`Result.inputCut`).
         func finish() -> Bool {
-            shutdown(fd, Int32(SHUT_RDWR))
+            _ = try? sysCall("shutdown") { shutdown(fd, Int32(SHUT_RDWR)) }
             done.wait()
-            close(fd)
+            Sys.close(fd)
             return lock.withLock { failed }
         }
     }
@@ -359,9 +365,7 @@ public struct OutsideProgram: Sendable {
         /// One read (poll said there is something, or the end).
         mutating func readOnce() {
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            let n = read(fd, &chunk, chunk.count)
-            if n < 0 && errno == EINTR { return }
-            guard n > 0 else { ended = true; return }
+            guard let n = try? sysCall("read", { read(fd, &chunk, chunk.count) }), n > 0 else { ended = true; return }
             keep(chunk[0..<n])
         }
 
@@ -369,9 +373,7 @@ public struct OutsideProgram: Sendable {
         mutating func drainWithoutWaiting() {
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while !ended {
-                let n = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { ended = true; return }
+                guard let n = try? sysCall("recv", { recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT)) }), n > 0 else { ended = true; return }
                 keep(chunk[0..<n])
             }
         }

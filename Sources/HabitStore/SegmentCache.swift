@@ -59,8 +59,7 @@ public enum SegmentCache {
     /// `DEV:INO:SIZE:MTIME:CTIME` of the entry at `path` (a link is not followed), times in
     /// nanoseconds; `-` when there is none.
     public static func identity(_ path: String) -> String {
-        var st = Glibc.stat()
-        guard lstat(path, &st) == 0 else { return "-" }
+        guard let st = try? Sys.entryStatus(path) else { return "-" }
         let m = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         let c = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
         return "\(st.st_dev):\(st.st_ino):\(st.st_size):\(m):\(c)"
@@ -118,6 +117,6 @@ public enum SegmentCache {
     /// Removes the cache (when the journal is started over); only a regular file.
     public static func remove(_ paths: DataPaths) {
         guard Doctor.notRegular(path(paths)) == nil else { return }
-        _ = unlink(path(paths))
+        Sys.removeFile(path(paths))
     }
 }

@@ -59,13 +59,11 @@ public enum SentReminders {
         let path = lockPath(paths)
         let warning = try setAsideIfNotAFile(path, paths: paths, now: now, what: "the lock of sending reminders")
         let fd = try Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK)
-        var r: Int32
-        repeat { r = flock(fd, LOCK_EX | LOCK_NB) } while r < 0 && errno == EINTR
-        if r < 0 {
-            let e = errno
+        do {
+            guard try Sys.tryLock(fd, path: path) else { Sys.close(fd); return (nil, warning) }
+        } catch {
             Sys.close(fd)
-            guard e == EWOULDBLOCK else { throw StoreError.io(operation: "lock", path: path, errno: e) }
-            return (nil, warning)
+            throw error
         }
         return (ReminderSendingLock(fd: fd), warning)
     }

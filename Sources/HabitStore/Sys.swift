@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,44 +25,44 @@ public struct FileIO: Sendable {
         sync: { fd, path in try Sys.fsync(fd, path: path) })
 }
 
-/// Every system call goes through here, turning errno into `StoreError.io`.
+/// Every system call of HabitStore goes through here: each through `sysCall` (which retries
+/// EINTR), its failure turned into `StoreError.io` saying what could not be done to which file.
 public enum Sys {
-    static func check(_ r: Int32, _ op: String, _ path: String) throws {
-        if r < 0 { throw StoreError.io(operation: op, path: path, errno: errno) }
+    /// Runs the system call `body` through `sysCall`; a failure throws `StoreError.io` for
+    /// the operation `op` ("open for writing", "sync", …) on `path`.
+    @discardableResult
+    public static func call<T: FixedWidthInteger>(_ name: StaticString, _ op: String, _ path: String,
+                                                  _ body: () -> T) throws(StoreError) -> T {
+        do { return try sysCall(name, body) } catch { throw .io(operation: op, path: path, errno: error.errno) }
     }
 
+    /// The words for opening with `flags`: "open for writing" or "open".
+    private static func opening(_ flags: Int32) -> String { (flags & (O_WRONLY | O_RDWR)) != 0 ? "open for writing" : "open" }
+
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws -> Int32 {
-        let fd = openRetrying(path, flags, mode)
-        try check(fd, (flags & (O_WRONLY | O_RDWR)) != 0 ? "open for writing" : "open", path)
-        return fd
+        try call("open", opening(flags), path) { Glibc.open(path, flags | O_CLOEXEC, mode) }
     }
 
     /// `open`, but nil when nothing is at `path`, without making and throwing an error (a
     /// missing config file is the usual case, at every start).
     public static func openIfPresent(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws -> Int32? {
-        let fd = openRetrying(path, flags, mode)
-        if fd < 0 && errno == ENOENT { return nil }
-        try check(fd, (flags & (O_WRONLY | O_RDWR)) != 0 ? "open for writing" : "open", path)
-        return fd
+        do {
+            return try sysCall("open") { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        } catch let e where e.errno == ENOENT {
+            return nil
+        } catch {
+            throw StoreError.io(operation: opening(flags), path: path, errno: error.errno)
+        }
     }
 
-    private static func openRetrying(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
-        var fd: Int32
-        repeat { fd = Glibc.open(path, flags | O_CLOEXEC, mode) } while fd < 0 && errno == EINTR
-        return fd
-    }
-
-    public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+    /// Closes `fd` (once: see `sysClose`); errors are ignored.
+    public static func close(_ fd: Int32) { try? sysClose(fd) }
 
     public static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], offset: Int, path: String) throws {
         var done = 0
         try bytes.withUnsafeBytes { buf in
             while done < buf.count {
-                let n = pwrite(fd, buf.baseAddress! + done, buf.count - done, off_t(offset + done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError.io(operation: "write", path: path, errno: errno)
-                }
+                let n = try call("pwrite", "write", path) { pwrite(fd, buf.baseAddress! + done, buf.count - done, off_t(offset + done)) }
                 if n == 0 { throw StoreError.io(operation: "write", path: path, errno: EIO) }
                 done += n
             }
@@ -74,11 +75,7 @@ public enum Sys {
         var done = 0
         try out.withUnsafeMutableBytes { buf in
             while done < count {
-                let n = Glibc.pread(fd, buf.baseAddress! + done, count - done, off_t(offset + done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError.io(operation: "read", path: path, errno: errno)
-                }
+                let n = try call("pread", "read", path) { Glibc.pread(fd, buf.baseAddress! + done, count - done, off_t(offset + done)) }
                 if n == 0 { break }
                 done += n
             }
@@ -88,17 +85,15 @@ public enum Sys {
     }
 
     public static func fsync(_ fd: Int32, path: String) throws {
-        try check(Glibc.fsync(fd), "sync", path)
+        try call("fsync", "sync", path) { Glibc.fsync(fd) }
     }
 
     public static func ftruncate(_ fd: Int32, _ size: Int, path: String) throws {
-        try check(Glibc.ftruncate(fd, off_t(size)), "truncate", path)
+        try call("ftruncate", "truncate", path) { Glibc.ftruncate(fd, off_t(size)) }
     }
 
     public static func size(_ fd: Int32, path: String) throws -> Int {
-        var st = stat()
-        try check(fstat(fd, &st), "inspect", path)
-        return Int(st.st_size)
+        Int(try status(fd, path: path).st_size)
     }
 
     /// How long a lock is waited for when the caller names no limit, in seconds: 10 for a
@@ -125,10 +120,7 @@ public enum Sys {
         var deadline: Double?
         var pause = 0.001
         while true {
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
-            let e = errno
-            if e == EINTR { continue }
-            guard e == EWOULDBLOCK else { throw StoreError.io(operation: "lock", path: path, errno: e) }
+            if try tryLock(fd, path: path) { return }
             let now = monotonicSeconds()
             let end = deadline ?? now + limit
             deadline = end
@@ -137,9 +129,18 @@ public enum Sys {
             }
             let nap = min(pause, end - now)
             var ts = timespec(tv_sec: Int(nap), tv_nsec: Int((nap - nap.rounded(.down)) * 1e9)), rest = timespec()
-            while nanosleep(&ts, &rest) < 0 && errno == EINTR { ts = rest }
+            _ = try? sysCall("nanosleep") { defer { ts = rest }; return nanosleep(&ts, &rest) }
             pause = min(pause * 2, 0.05)
         }
+    }
+
+    /// Takes the exclusive advisory lock on `fd` when no other process holds it; false when
+    /// one does.
+    public static func tryLock(_ fd: Int32, path: String) throws -> Bool {
+        do { try sysCall("flock") { flock(fd, LOCK_EX | LOCK_NB) } } catch let e where e.errno == EWOULDBLOCK { return false } catch {
+            throw StoreError.io(operation: "lock", path: path, errno: error.errno)
+        }
+        return true
     }
 
     /// Seconds on the monotonic clock (which no change of the wall clock moves).
@@ -153,8 +154,7 @@ public enum Sys {
     /// PID)", or "another process" when it is not listed there (another machine on a
     /// network file system, a process this one cannot see).
     static func lockHolder(_ fd: Int32) -> String {
-        var st = Glibc.stat()
-        guard fstat(fd, &st) == 0, let table = procFile("/proc/locks") else { return "another process" }
+        guard let st = try? status(fd, path: ""), let table = procFile("/proc/locks") else { return "another process" }
         let dev = UInt64(st.st_dev)
         let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfff), minor = (dev & 0xff) | ((dev >> 12) & ~0xff)
         func hex2(_ v: UInt64) -> String { v < 16 ? "0" + String(v, radix: 16) : String(v, radix: 16) }
@@ -178,15 +178,14 @@ public enum Sys {
         defer { close(fd) }
         var out: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 16_384)
         while out.count < 1 << 22 {
-            let n = read(fd, &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return n == 0 ? out : nil }
+            guard let n = try? sysCall("read", { read(fd, &chunk, chunk.count) }) else { return nil }
+            if n == 0 { return out }
             out += chunk[0..<n]
         }
         return out
     }
 
-    public static func unlock(_ fd: Int32) { _ = flock(fd, LOCK_UN) }
+    public static func unlock(_ fd: Int32) { _ = try? sysCall("flock") { flock(fd, LOCK_UN) } }
 
     /// Runs `body` holding the exclusive lock on the file at `path`, created when missing,
     /// waiting for it as `lock` does.
@@ -246,8 +245,12 @@ public enum Sys {
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environment)
-        return rc == 0 ? .success(child) : .failure(SpawnFailure(errno: rc))
+        do {
+            try sysCallReturningError("posix_spawn") { posix_spawn(&child, path, &actions, &attributes, argv, environment) }
+            return .success(child)
+        } catch {
+            return .failure(SpawnFailure(errno: error.errno))
+        }
     }
 
     /// Why `spawn` could not start a program.
@@ -258,16 +261,15 @@ public enum Sys {
 
     /// Creates a directory and its parents (mode 0700 for the ones it creates).
     public static func makeDirectories(_ path: String) throws {
-        var st = stat()
-        if stat(path, &st) == 0 {
+        if let st = status(followingLinks: path) {
             if st.st_mode & S_IFMT == S_IFDIR { return }
             throw StoreError.unreadable(path: path, detail: "exists and is not a directory; choose another --home")
         }
         let parent = path.pathParent
         if !parent.isEmpty && parent != path { try makeDirectories(parent) }
-        if mkdir(path, 0o700) < 0 && errno != EEXIST {
-            throw StoreError.io(operation: "create the directory", path: path, errno: errno)
-        }
+        do { try sysCall("mkdir") { mkdir(path, 0o700) } } catch let e where e.errno != EEXIST {
+            throw StoreError.io(operation: "create the directory", path: path, errno: e.errno)
+        } catch {}
     }
 
     /// Flushes a directory entry (after a create or rename).
@@ -289,10 +291,10 @@ public enum Sys {
             if durable { try fsync(fd, path: tmp) }
             close(fd)
             isOpen = false
-            try check(rename(tmp, path), "rename", path)
+            try call("rename", "rename", path) { rename(tmp, path) }
         } catch {
             if isOpen { close(fd) }
-            unlink(tmp)
+            removeFile(tmp)
             throw error
         }
         if durable { try syncDirectory(dir) }
@@ -339,7 +341,7 @@ public enum Sys {
     /// The status of an open file.
     public static func status(_ fd: Int32, path: String) throws -> stat {
         var st = Glibc.stat()
-        try check(fstat(fd, &st), "inspect", path)
+        try call("fstat", "inspect", path) { fstat(fd, &st) }
         return st
     }
 
@@ -370,23 +372,30 @@ public enum Sys {
                 default: throw StoreError.unreadable(path: path, detail: "is \(kind(st.st_mode)), not a folder; move it away")
                 }
             }
-            if mkdir(path, 0o700) == 0 { return }
-            if errno != EEXIST || attempt == 1 { throw StoreError.io(operation: "create the folder", path: path, errno: errno) }
+            do { try sysCall("mkdir") { mkdir(path, 0o700) }; return } catch let e where e.errno != EEXIST || attempt == 1 {
+                throw StoreError.io(operation: "create the folder", path: path, errno: e.errno)
+            } catch {}
         }
     }
 
     /// The status of what `path` names (following links), or nil when there is nothing.
     public static func status(followingLinks path: String) -> stat? {
         var st = Glibc.stat()
-        return stat(path, &st) == 0 ? st : nil
+        return (try? sysCall("stat") { stat(path, &st) }) == nil ? nil : st
+    }
+
+    /// Whether this process may use `path` as `mode` says (`R_OK`, `W_OK`, `X_OK`, `F_OK`).
+    public static func canAccess(_ path: String, _ mode: Int32) -> Bool {
+        (try? sysCall("access") { access(path, mode) }) != nil
     }
 
     /// The status of the entry at `path` itself (a link is not followed), or nil when there is none.
     public static func entryStatus(_ path: String) throws -> stat? {
         var st = Glibc.stat()
-        if lstat(path, &st) == 0 { return st }
-        if errno == ENOENT { return nil }
-        throw StoreError.io(operation: "inspect", path: path, errno: errno)
+        do { try sysCall("lstat") { lstat(path, &st) } } catch let e where e.errno == ENOENT { return nil } catch {
+            throw StoreError.io(operation: "inspect", path: path, errno: error.errno)
+        }
+        return st
     }
 
     /// The names in the folder `path` (without `.` and `..`), or nil when it does not exist.
@@ -406,7 +415,15 @@ public enum Sys {
     }
 
     /// Removes a file (never what a link points to); errors are ignored.
-    public static func removeFile(_ path: String) { _ = unlink(path) }
+    public static func removeFile(_ path: String) { _ = try? sysCall("unlink") { unlink(path) } }
+
+    /// Removes the file `path` (never what a link points to); nothing there is no error, any
+    /// other failure throws `StoreError.io` for `operation`.
+    public static func removeIfPresent(_ path: String, operation: String = "remove") throws {
+        do { try sysCall("unlink") { unlink(path) } } catch let e where e.errno == ENOENT {} catch {
+            throw StoreError.io(operation: operation, path: path, errno: error.errno)
+        }
+    }
 
     /// Moves the entry at `path`, whatever it is (a link is moved, never followed), into the
     /// folder `folder` (made when missing: see `makeOwnFolder`) as `NAME-YYYYMMDD-HHMMSS-PID`,
@@ -418,7 +435,7 @@ public enum Sys {
         var target = stem
         var n = 1
         while try entryStatus(target) != nil { n += 1; target = "\(stem)-\(n)" }
-        try check(rename(path, target), "move aside", path)
+        try call("rename", "move aside", path) { rename(path, target) }
         try syncDirectory(folder)
         try syncDirectory(path.pathParent)
         return target
@@ -429,15 +446,14 @@ public enum Sys {
     /// and only waits to be reaped: by no one, where the first process does not reap).
     public static func processExists(_ pid: pid_t) -> Bool {
         guard pid > 0 else { return false }
-        guard kill(pid, 0) == 0 || errno != ESRCH else { return false }
+        do { try sysCall("kill") { kill(pid, 0) } } catch let e where e.errno == ESRCH { return false } catch {}
         // "PID (NAME) STATE …": the state follows the name's closing parenthesis. (A file of
         // /proc tells no size, so it is read as far as it goes.)
-        let fd = openRetrying("/proc/\(pid)/stat", O_RDONLY, 0)
-        guard fd >= 0 else { return true }
+        guard let fd = try? sysCall("open", { Glibc.open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC) }) else { return true }
         defer { close(fd) }
         var stat = [UInt8](repeating: 0, count: 4096)
-        let n = read(fd, &stat, stat.count)
-        guard n > 0, let name = stat[..<n].lastIndex(of: UInt8(ascii: ")")), name + 2 < n else { return true }
+        guard let n = try? sysCall("read", { read(fd, &stat, stat.count) }), n > 0,
+              let name = stat[..<n].lastIndex(of: UInt8(ascii: ")")), name + 2 < n else { return true }
         return stat[name + 2] != UInt8(ascii: "Z")
     }
 
@@ -448,22 +464,26 @@ public enum Sys {
     /// program's. Call it before the leader is reaped, so that its id names no one else.
     public static func killAll(group: pid_t, session: Bool) {
         guard group > 1 else { return }
-        kill(-group, SIGKILL)
+        signal(group: group, SIGKILL)
         guard session else { return }
         for _ in 0..<2 {
             let others = groups(inSession: group).subtracting([group])
             if others.isEmpty { return }
-            for other in others where other > 1 { kill(-other, SIGKILL) }
+            for other in others where other > 1 { signal(group: other, SIGKILL) }
         }
     }
+
+    /// Sends `sig` to every process of the process group `group`; errors are ignored (the
+    /// group may be gone).
+    public static func signal(group: pid_t, _ sig: Int32) { _ = try? sysCall("kill") { kill(-group, sig) } }
 
     /// The process groups of the live processes of session `session`, from /proc (a
     /// process that ends while it is read is left out).
     static func groups(inSession session: pid_t) -> Set<pid_t> {
-        guard let dir = opendir("/proc") else { return [] }
+        guard let dir = try? sysCall("opendir", { opendir("/proc") }) else { return [] }
         defer { closedir(dir) }
         var found = Set<pid_t>()
-        while let entry = readdir(dir) {
+        while let entry = try? sysReadEntry(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard let pid = pid_t(name), pid > 0, let stat = procFile("/proc/\(pid)/stat") else { continue }
             // "PID (NAME) STATE PPID PGRP SESSION …": the fields after the name's last parenthesis.
@@ -484,7 +504,7 @@ public enum Sys {
         var existing = absolute
         var rest: [String] = []
         while true {
-            if let real = realpath(existing, nil) {
+            if let real = try? sysCall("realpath", { realpath(existing, nil) }) {
                 defer { free(real) }
                 var out = String(cString: real).split(separator: "/", omittingEmptySubsequences: true).map(String.init)
                 for part in rest {
@@ -517,57 +537,55 @@ public enum Sys {
     /// (`O_NOFOLLOW`, which fails with ELOOP on a link; with `O_DIRECTORY`, ENOTDIR).
     /// `path` is the full path, for messages.
     public static func open(in dir: Int32, _ name: String, _ flags: Int32, mode: mode_t = 0o600, path: String) throws -> Int32 {
-        var fd: Int32
-        repeat { fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) } while fd < 0 && errno == EINTR
-        try check(fd, (flags & (O_WRONLY | O_RDWR)) != 0 ? "open for writing" : "open", path)
-        return fd
+        try call("openat", opening(flags), path) { openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) }
     }
 
     /// The status of the entry `name` of the open folder `dir` itself (a link is not
     /// followed), or nil when there is none.
     public static func entryStatus(in dir: Int32, _ name: String, path: String) throws -> stat? {
         var st = Glibc.stat()
-        if fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 { return st }
-        if errno == ENOENT { return nil }
-        throw StoreError.io(operation: "inspect", path: path, errno: errno)
+        do { try sysCall("fstatat") { fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) } } catch let e where e.errno == ENOENT { return nil } catch {
+            throw StoreError.io(operation: "inspect", path: path, errno: error.errno)
+        }
+        return st
     }
 
     /// Creates the folder `name` in the open folder `dir` (mode 0700); false when something
     /// of that name already exists.
     @discardableResult
     public static func makeFolder(in dir: Int32, _ name: String, path: String) throws -> Bool {
-        if mkdirat(dir, name, 0o700) == 0 { return true }
-        if errno == EEXIST { return false }
-        throw StoreError.io(operation: "create the folder", path: path, errno: errno)
+        do { try sysCall("mkdirat") { mkdirat(dir, name, 0o700) } } catch let e where e.errno == EEXIST { return false } catch {
+            throw StoreError.io(operation: "create the folder", path: path, errno: error.errno)
+        }
+        return true
     }
 
     /// Hard-links `from` to `to`, both in the open folder `dir`: fails rather than replace
     /// (returns the errno, 0 on success, so callers can tell EEXIST apart).
     public static func link(in dir: Int32, _ from: String, to: String) -> Int32 {
-        linkat(dir, from, dir, to, 0) == 0 ? 0 : errno
+        do { try sysCall("linkat") { linkat(dir, from, dir, to, 0) } } catch { return error.errno }
+        return 0
     }
 
     /// Removes the file `name` of the open folder `dir` (never what a link points to);
     /// errors are ignored.
-    public static func removeFile(in dir: Int32, _ name: String) { _ = unlinkat(dir, name, 0) }
+    public static func removeFile(in dir: Int32, _ name: String) { _ = try? sysCall("unlinkat") { unlinkat(dir, name, 0) } }
 
     /// The names in the open folder `dir` (without `.` and `..`), sorted.
     public static func entries(of dir: Int32, path: String) throws -> [String] {
         // A descriptor of its own (readdir moves its offset), closed by closedir.
         let own = try open(in: dir, ".", O_RDONLY | O_DIRECTORY, path: path)
-        guard let stream = fdopendir(own) else {
-            let e = errno
+        let stream: OpaquePointer
+        do { stream = try sysCall("fdopendir") { fdopendir(own) } } catch {
             close(own)
-            throw StoreError.io(operation: "list", path: path, errno: e)
+            throw StoreError.io(operation: "list", path: path, errno: error.errno)
         }
         defer { closedir(stream) }
         var names: [String] = []
         while true {
-            errno = 0
-            guard let entry = readdir(stream) else {
-                if errno != 0 { throw StoreError.io(operation: "list", path: path, errno: errno) }
-                break
-            }
+            let next: UnsafeMutablePointer<dirent>?
+            do { next = try sysReadEntry(stream) } catch { throw StoreError.io(operation: "list", path: path, errno: error.errno) }
+            guard let entry = next else { break }
             let name = withUnsafePointer(to: &entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
             }

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import HabitCore
 import HabitStore
+import HabitSys
 
 /// A remote that is a plain folder: a shared or Syncthing folder, or a mounted network
 /// share. Batches are written create-only and atomically (a temporary file, fsync, then a
@@ -160,9 +161,9 @@ public struct DirectoryRemote: Remote {
     /// fine), syncing the folder when the removal must be durable.
     private func removeFile(_ name: String, _ account: String, _ device: DeviceID, durably: Bool) throws {
         try withFolder(opsComponents(account, device), create: false) { folder in
-            if unlinkat(folder.fd, name, 0) != 0 && errno != ENOENT {
-                throw Self.classify(operation: "remove", path: folder.child(name), errno: errno)
-            }
+            do { try sysCall("unlinkat") { unlinkat(folder.fd, name, 0) } } catch let e as SysError where e.errno != ENOENT {
+                throw Self.classify(operation: "remove", path: folder.child(name), errno: e.errno)
+            } catch {}
             if durably { try syncFolder(folder) }
         }
     }
@@ -370,8 +371,8 @@ public struct DirectoryRemote: Remote {
         } catch let e as StoreError {
             throw Self.remoteError(e)
         }
-        guard renameat(folder.fd, tmp, folder.fd, name) == 0 else {
-            throw Self.classify(operation: "replace", path: folder.child(name), errno: errno)
+        do { try sysCall("renameat") { renameat(folder.fd, tmp, folder.fd, name) } } catch {
+            throw Self.classify(operation: "replace", path: folder.child(name), errno: error.errno)
         }
         try syncFolder(folder)
     }

@@ -3,6 +3,7 @@ import HabitCore
 import HabitStore
 #if canImport(Glibc)
 import Glibc
+import HabitSys
 #endif
 
 /// The round was stopped by going offline (here or in another process).
@@ -88,14 +89,16 @@ struct RoundLock {
     /// The lock, or nil when another process holds it; throws when the file cannot be opened.
     static func take(_ paths: DataPaths) throws -> RoundLock? {
         let path = paths.directory + "/sync.lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError.config("cannot open \(path): \(String(cString: strerror(errno)))") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { close(fd); return nil }
+        let fd: Int32
+        do { fd = try sysCall("open") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) } } catch {
+            throw StoreError.config("cannot open \(path): \(error.reason)")
+        }
+        guard (try? Sys.tryLock(fd, path: path)) == true else { Sys.close(fd); return nil }
         return RoundLock(fd: fd)
     }
 
     func release() {
-        flock(fd, LOCK_UN)
-        close(fd)
+        Sys.unlock(fd)
+        Sys.close(fd)
     }
 }

@@ -41,7 +41,7 @@ public struct RemoteSettings: Equatable, Sendable {
 
     static func path(_ paths: DataPaths) -> String { paths.directory + "/remote" }
 
-    static func exists(_ paths: DataPaths) -> Bool { access(path(paths), F_OK) == 0 }
+    static func exists(_ paths: DataPaths) -> Bool { Sys.canAccess(path(paths), F_OK) }
 
     /// The file's text (nil: nothing differs from the defaults).
     var text: String? {

@@ -106,7 +106,7 @@ public struct SyncState: Codable, Equatable, Sendable {
 
     /// Whether `sync.json` (the cursor and status) exists; without it the next push first
     /// lists what the remote holds of this device.
-    public static func cursorFileExists(_ paths: DataPaths) -> Bool { access(path(paths), F_OK) == 0 }
+    public static func cursorFileExists(_ paths: DataPaths) -> Bool { Sys.canAccess(path(paths), F_OK) }
 
     /// The settings kept in the `remote` file, not in `sync.json`.
     var settings: RemoteSettings {

@@ -5,6 +5,7 @@ import HabitStore
 import WebDAVWire
 #if canImport(Glibc)
 import Glibc
+import HabitSys
 #endif
 
 /// The `habitto-webdav` process that makes a WebDAV remote's HTTP requests, so that the
@@ -23,7 +24,7 @@ final class WebDAVHelper: @unchecked Sendable {
     /// Where the helper should be: the folder of the running executable.
     static func defaultPath() -> String {
         var buf = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        let n = (try? sysCall("readlink") { readlink("/proc/self/exe", &buf, buf.count - 1) }) ?? 0
         let exe = n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
         let folder = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         return (folder.isEmpty ? "." : folder) + "/" + name
@@ -70,14 +71,14 @@ final class WebDAVHelper: @unchecked Sendable {
     }
 
     private func start() throws {
-        guard access(path, X_OK) == 0 else {
+        guard Sys.canAccess(path, X_OK) else {
             throw RemoteError.refused("WebDAV needs \(WebDAVHelper.name) next to habitto, and \(path) is missing or not executable; install habitto-webdav from the same build beside habitto")
         }
         // One socket pair, not two pipes: a write to a helper that is gone fails with EPIPE
         // (MSG_NOSIGNAL) instead of raising SIGPIPE in whatever process runs the engine.
         var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw RemoteError.unreachable("cannot start \(WebDAVHelper.name): \(String(cString: strerror(errno)))")
+        do { try sysCall("socketpair") { socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) } } catch {
+            throw RemoteError.unreachable("cannot start \(WebDAVHelper.name): \(error.reason)")
         }
         let arguments: [String] = [path, "--timeout", String(timeout)] + (caFile.map { ["--ca-file", $0] } ?? [])
         // The password travels in each request's header; the helper's environment has none.
@@ -87,12 +88,12 @@ final class WebDAVHelper: @unchecked Sendable {
             // libcurl's or Foundation's own messages must not land on the UI's screen.
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-        close(ends[1])
+        Sys.close(ends[1])
         let child: pid_t
         switch started {
         case .success(let pid): child = pid
         case .failure(let e):
-            close(ends[0])
+            Sys.close(ends[0])
             throw RemoteError.refused("cannot start \(path): \(e)")
         }
         pid = child
@@ -104,12 +105,17 @@ final class WebDAVHelper: @unchecked Sendable {
     /// Ends the helper (it exits on end of input; a signal makes sure) and reaps it.
     private func stop() {
         guard pid != 0 else { return }
-        close(socket)
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        Sys.close(socket)
+        Self.end(pid, SIGTERM)
         Running.shared.remove(pid)
         pid = 0; socket = -1
+    }
+
+    /// Sends `sig` to the helper `pid` and reaps it.
+    private static func end(_ pid: pid_t, _ sig: Int32) {
+        _ = try? sysCall("kill") { kill(pid, sig) }
+        var status: Int32 = 0
+        _ = try? sysCall("waitpid") { waitpid(pid, &status, 0) }
     }
 
     /// The helpers this process started and has not stopped. A command that exits while its
@@ -133,20 +139,17 @@ final class WebDAVHelper: @unchecked Sendable {
         func remove(_ pid: pid_t) { lock.withLock { _ = pids.remove(pid) } }
 
         func endAll() {
-            for pid in lock.withLock({ pids }) {
-                kill(pid, SIGKILL)
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            }
+            for pid in lock.withLock({ pids }) { WebDAVHelper.end(pid, SIGKILL) }
         }
     }
 
     private func writeAll(_ bytes: [UInt8]) throws {
         var done = 0
         while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw stopped() }
+            let n = try? bytes[done...].withUnsafeBytes { raw in
+                try sysCall("send") { send(socket, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) }
+            }
+            guard let n, n > 0 else { throw stopped() }
             done += n
         }
     }
@@ -162,12 +165,10 @@ final class WebDAVHelper: @unchecked Sendable {
             guard left > 0 else {
                 throw RemoteError.unreachable("the WebDAV helper did not answer within \(Int(timeout + 10)) seconds")
             }
-            let ready = poll(&pfd, 1, Int32(min(left, 3600) * 1000) + 1)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { continue }
-            let n = read(socket, &buf, buf.count)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw stopped() }
+            // Each try waits only what is left (a signal may cut one short).
+            let ready = try? sysCall("poll") { poll(&pfd, 1, Int32(min(max(deadline.timeIntervalSinceNow, 0), 3600) * 1000) + 1) }
+            guard let ready, ready > 0 else { continue }
+            guard let n = try? sysCall("read", { read(socket, &buf, buf.count) }), n > 0 else { throw stopped() }
             let payloads = try decoder.feed(Array(buf[0..<n]))
             guard let payload = payloads.first else { continue }
             guard payloads.count == 1, decoder.pending == 0 else { throw WireError("more than one answer to one request") }

@@ -42,7 +42,7 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
             guard caFile.hasPrefix("/") else {
                 throw RemoteError.refused("ca_file = \(Sanitize.display(caFile)) is not an absolute path; give the full path of the CA certificate file (PEM)")
             }
-            guard let st = Sys.status(followingLinks: caFile), st.st_mode & S_IFMT == S_IFREG, access(caFile, R_OK) == 0 else {
+            guard let st = Sys.status(followingLinks: caFile), st.st_mode & S_IFMT == S_IFREG, Sys.canAccess(caFile, R_OK) else {
                 throw RemoteError.refused("ca_file = \(Sanitize.display(caFile)) is not a readable file; fix the path in the config file or remove ca_file")
             }
             trusted = caFile

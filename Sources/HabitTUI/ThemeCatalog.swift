@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import HabitCore
+import HabitSys
 
 /// The themes a user can choose, found in a user directory and the bundled theme
 /// directories, and loaded by name. File access is injected (`listFiles`, `readFile`), so
@@ -72,16 +73,14 @@ public extension ThemeCatalog {
         readFile: { path in
             // Not through a link, and never blocking on a FIFO.
             let limit = 1 << 20
-            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            defer { close(fd) }
+            guard let fd = try? sysCall("open", { open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }) else { return nil }
+            defer { try? sysClose(fd) }
             var st = stat()
-            guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+            guard (try? sysCall("fstat") { fstat(fd, &st) }) != nil, st.st_mode & S_IFMT == S_IFREG else { return nil }
             var bytes = [UInt8](repeating: 0, count: limit + 1), count = 0
             while count < bytes.count {
-                let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n >= 0 else { return nil }
+                let n = try? bytes.withUnsafeMutableBytes { raw in try sysCall("read") { read(fd, raw.baseAddress! + count, raw.count - count) } }
+                guard let n else { return nil }
                 if n == 0 { break }
                 count += n
             }
@@ -109,7 +108,7 @@ public extension ThemeCatalog {
         func add(_ d: String) { if !directories.contains(d) { directories.append(d) } }
         if let d = environment["HABITTO_THEMES_DIR"], !d.isEmpty { add(d) }
         guard !executablePath.isEmpty else { return directories }
-        let executable = realpath(executablePath, nil).map { resolved in
+        let executable = (try? sysCall("realpath") { realpath(executablePath, nil) }).map { resolved in
             defer { free(resolved) }
             return String(cString: resolved)
         } ?? executablePath
@@ -135,7 +134,7 @@ public extension ThemeCatalog {
 
     private static func isDirectory(_ path: String) -> Bool {
         var st = stat()
-        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+        return (try? sysCall("stat") { stat(path, &st) }) != nil && st.st_mode & S_IFMT == S_IFDIR
     }
 }
 

@@ -1,5 +1,6 @@
 import CNcursesw
 import Glibc
+import HabitSys
 import HabitTUI
 
 /// Something that happened at the terminal.
@@ -298,10 +299,12 @@ public final class Terminal {
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: resizeFD, events: Int16(POLLIN), revents: 0),
         ]
-        guard poll(&fds, nfds_t(fds.count), timeoutMilliseconds) > 0 else { return false }
+        // A signal that interrupts the wait has woken one of the pipes: the retried poll
+        // returns at once.
+        guard let ready = try? sysCall("poll", { poll(&fds, nfds_t(fds.count), timeoutMilliseconds) }), ready > 0 else { return false }
         if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
             inputClosed = true
-            kill(getpid(), SIGHUP)
+            _ = try? sysCall("kill") { kill(getpid(), SIGHUP) }
         }
         if fds[2].revents & Int16(POLLIN) != 0 { Self.drain(resizeFD) }
         guard fds[1].revents & Int16(POLLIN) != 0 else { return false }
@@ -316,9 +319,9 @@ public final class Terminal {
     /// included.
     private static func turnOffFlowControl(_ nc: habitto_curses) {
         var mode = termios()
-        guard tcgetattr(STDIN_FILENO, &mode) == 0 else { return }
+        guard (try? sysCall("tcgetattr") { tcgetattr(STDIN_FILENO, &mode) }) != nil else { return }
         mode.c_iflag &= ~tcflag_t(IXON | IXOFF)
-        guard tcsetattr(STDIN_FILENO, TCSANOW, &mode) == 0 else { return }
+        guard (try? sysCall("tcsetattr") { tcsetattr(STDIN_FILENO, TCSANOW, &mode) }) != nil else { return }
         _ = nc.def_prog_mode!()
     }
 
@@ -327,8 +330,8 @@ public final class Terminal {
         var buffer = [UInt8](repeating: 0, count: 256)
         for _ in 0..<64 {
             var probe = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&probe, 1, 0) > 0, probe.revents & Int16(POLLIN) != 0,
-                  read(fd, &buffer, buffer.count) > 0 else { return }
+            guard let ready = try? sysCall("poll", { poll(&probe, 1, 0) }), ready > 0, probe.revents & Int16(POLLIN) != 0,
+                  let n = try? sysCall("read", { read(fd, &buffer, buffer.count) }), n > 0 else { return }
         }
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import HabitSys
 import Synchronization
 
 /// A self-pipe that turns signals and cross-thread wake-ups into something `Terminal.wait`
@@ -12,8 +13,9 @@ public final class WakePipe: @unchecked Sendable {
     /// A new pipe, both ends non-blocking and closed on exec. Throws when the process is
     /// out of file descriptors.
     public init() throws {
-        guard let fds = SignalRouting.makePipe() else {
-            throw TerminalError("cannot create a wake-up pipe: \(String(cString: strerror(errno)))")
+        let fds: [Int32]
+        do { fds = try SignalRouting.makePipe() } catch {
+            throw TerminalError("cannot create a wake-up pipe: \(error.reason)")
         }
         readEnd = fds[0]
         writeEnd = fds[1]
@@ -24,8 +26,8 @@ public final class WakePipe: @unchecked Sendable {
                                                 ordering: .sequentiallyConsistent).exchanged {
             for sig in SignalRouting.terminationSignals { _ = signal(sig, SIG_DFL) }
         }
-        close(readEnd)
-        close(writeEnd)
+        try? sysClose(readEnd)
+        try? sysClose(writeEnd)
     }
 
     /// The end to poll (pass it to `Terminal.wait(timeoutMilliseconds:wakeFD:)`).
@@ -34,7 +36,7 @@ public final class WakePipe: @unchecked Sendable {
     /// Wakes a waiting `Terminal.wait` (thread-safe, non-blocking; a full pipe is fine).
     public func wake() {
         var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
+        _ = try? sysCall("write") { write(writeEnd, &byte, 1) }
     }
 
     /// Routes SIGINT, SIGTERM and SIGHUP to this pipe: the signal is recorded (see
@@ -83,10 +85,10 @@ enum SignalRouting {
     /// installed, once per process, the first time this is read: after ncurses has
     /// installed its own handler (in `newterm`), which ours then calls.
     static let resizeReadFD: Int32 = {
-        guard let fds = makePipe() else { return -1 }
+        guard let fds = try? makePipe() else { return -1 }
         resizeWriteFD.store(fds[1], ordering: .sequentiallyConsistent)
         var old = sigaction()
-        sigaction(SIGWINCH, nil, &old)
+        _ = try? sysCall("sigaction") { sigaction(SIGWINCH, nil, &old) }
         let bits = unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self)
         // Chain only a plain handler (not SIG_DFL 0 or SIG_IGN 1, nor an SA_SIGINFO one).
         if bits > 1, old.sa_flags & SA_SIGINFO == 0 {
@@ -96,13 +98,13 @@ enum SignalRouting {
         return fds[0]
     }()
 
-    /// A pipe whose ends are both non-blocking and closed on exec, or nil (errno set).
-    static func makePipe() -> [Int32]? {
+    /// A pipe whose ends are both non-blocking and closed on exec.
+    static func makePipe() throws(SysError) -> [Int32] {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return nil }
+        try sysCall("pipe") { pipe(&fds) }
         for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            if let flags = try? sysCall("fcntl", { fcntl(fd, F_GETFL) }) { _ = try? sysCall("fcntl") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) } }
+            _ = try? sysCall("fcntl") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
         }
         return fds
     }
@@ -116,7 +118,7 @@ enum SignalRouting {
         sigemptyset(&action.sa_mask)
         action.sa_flags = SA_RESTART
         var old = sigaction()
-        sigaction(sig, &action, &old)
+        _ = try? sysCall("sigaction") { sigaction(sig, &action, &old) }
         return old
     }
 }
@@ -126,7 +128,7 @@ private func onTerminationSignal(_ sig: Int32) {
     SignalRouting.pending.store(sig, ordering: .sequentiallyConsistent)
     var byte = UInt8(truncatingIfNeeded: sig)
     let fd = SignalRouting.pipeFD.load(ordering: .sequentiallyConsistent)
-    if fd >= 0 { _ = write(fd, &byte, 1) }
+    if fd >= 0 { _ = write(fd, &byte, 1) } // direct: a signal handler runs only async-signal-safe code
     errno = savedErrno
 }
 
@@ -134,7 +136,7 @@ private func onResizeSignal(_ sig: Int32) {
     let savedErrno = errno
     var byte: UInt8 = 1
     let fd = SignalRouting.resizeWriteFD.load(ordering: .sequentiallyConsistent)
-    if fd >= 0 { _ = write(fd, &byte, 1) }
+    if fd >= 0 { _ = write(fd, &byte, 1) } // direct: a signal handler runs only async-signal-safe code
     let previous = SignalRouting.previousResizeHandler.load(ordering: .sequentiallyConsistent)
     if previous != 0 {
         unsafeBitCast(previous, to: (@convention(c) (Int32) -> Void).self)(sig)

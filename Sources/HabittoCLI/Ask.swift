@@ -3,6 +3,7 @@ import HabitCore
 import HabitStore
 #if canImport(Glibc)
 import Glibc
+import HabitSys
 #endif
 
 /// Lines typed on standard input, or the termination signal (Ctrl-C) that came first.
@@ -26,16 +27,17 @@ struct LineReader {
             }
             var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake.readFD, events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 2, -1) >= 0 || errno == EINTR else { return .end }
+            // A signal interrupts the wait only after its handler has woken the pipe: the
+            // retried poll returns at once, and the signal is seen above.
+            guard (try? sysCall("poll") { poll(&fds, 2, -1) }) != nil else { return .end }
             if fds[1].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
-                _ = read(wake.readFD, &drain, drain.count)
+                _ = try? sysCall("read") { read(wake.readFD, &drain, drain.count) }
                 continue
             }
             guard fds[0].revents != 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = read(0, &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
+            let n = (try? sysCall("read") { read(0, &chunk, chunk.count) }) ?? 0
             guard n > 0 else {
                 if buffer.isEmpty { return .end }
                 buffer.append(UInt8(ascii: "\n"))

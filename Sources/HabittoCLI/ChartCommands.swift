@@ -4,6 +4,7 @@ import HabitStore
 import HabitTUI
 #if canImport(Glibc)
 import Glibc
+import HabitSys
 #endif
 
 /// The chart commands: `show HABIT --chart KIND` and `graph`. The series come from
@@ -31,7 +32,7 @@ enum ChartWidth {
     static func current() -> Int {
         guard isatty(1) == 1 else { return 80 }
         var size = winsize()
-        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return max(TextChart.minWidth, Int(size.ws_col)) }
+        if (try? sysCall("ioctl") { ioctl(1, UInt(TIOCGWINSZ), &size) }) != nil, size.ws_col > 0 { return max(TextChart.minWidth, Int(size.ws_col)) }
         if let c = ProcessEnvironment.value("COLUMNS").flatMap(Int.init), c > 0 {
             return max(TextChart.minWidth, c)
         }

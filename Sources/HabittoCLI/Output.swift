@@ -4,6 +4,7 @@ import HabitStore
 import HabitTUI
 #if canImport(Glibc)
 import Glibc
+import HabitSys
 #endif
 
 /// Text and JSON output of the commands. Every line of text goes through `Sanitize.display`
@@ -54,8 +55,8 @@ public enum Output {
         let bytes = Array(text.utf8)
         var done = 0
         while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
+            let n = try? bytes[done...].withUnsafeBytes { raw in try sysCall("write") { Glibc.write(2, raw.baseAddress, raw.count) } }
+            guard let n, n > 0 else { break }
             done += n
         }
     }

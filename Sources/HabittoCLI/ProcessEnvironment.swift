@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import HabitStore
+import HabitSys
 
 /// The process's environment as a dictionary, read once from the C library's `environ`
 /// (Habitto never changes its own environment). Foundation's `ProcessInfo.environment`
@@ -34,7 +35,8 @@ extension ProcessEnvironment {
         if let home = value("HOME"), !home.isEmpty { return home }
         var entry = passwd(), result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16_384)
-        if getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil, let dir = entry.pw_dir {
+        if (try? sysCallReturningError("getpwuid_r") { getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) }) != nil,
+           result != nil, let dir = entry.pw_dir {
             let home = String(cString: dir)
             if !home.isEmpty { return home }
         }
@@ -52,12 +54,13 @@ extension ProcessEnvironment {
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
         var thread = pthread_t()
-        let rc = pthread_create(&thread, &attributes, { raw in
+        let run: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
             Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
             return nil
-        }, box)
-        if rc != 0 { Unmanaged<ThreadBody>.fromOpaque(box).release() }
-        return rc == 0
+        }
+        let started = (try? sysCallReturningError("pthread_create") { pthread_create(&thread, &attributes, run, box) }) != nil
+        if !started { Unmanaged<ThreadBody>.fromOpaque(box).release() }
+        return started
     }
 
     /// The running executable's path (to find the bundled themes next to it).

@@ -3,6 +3,7 @@ import HabitCore
 import HabitStore
 #if canImport(Glibc)
 import Glibc
+import HabitSys
 #endif
 
 /// `habitto remind`: notifies of due habits not done whose reminder time has passed.
@@ -175,7 +176,7 @@ struct RemindTimer {
     /// This program's absolute path.
     static var executable: String {
         var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let n = (try? sysCall("readlink") { readlink("/proc/self/exe", &buffer, buffer.count - 1) }) ?? 0
         guard n > 0 else { return CommandLine.arguments[0] }
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

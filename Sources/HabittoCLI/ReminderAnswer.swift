@@ -3,6 +3,7 @@ import HabitCore
 import HabitStore
 #if canImport(Glibc)
 import Glibc
+import HabitSys
 #endif
 
 /// Answerable reminders: where `notify-send` offers actions (libnotify 0.7.10 and later:
@@ -127,8 +128,10 @@ final class FirstLine: @unchecked Sendable {
         guard said == nil else { return }
         said = line
         let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        if null >= 0 { dup2(null, 1); close(null) }
+        _ = try? bytes.withUnsafeBytes { raw in try sysCall("write") { write(1, raw.baseAddress, raw.count) } }
+        if let null = try? Sys.open("/dev/null", O_WRONLY) {
+            _ = try? sysCall("dup2") { dup2(null, 1) }
+            Sys.close(null)
+        }
     }
 }

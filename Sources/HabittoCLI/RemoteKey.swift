@@ -5,6 +5,7 @@ import Glibc
 import HabitCore
 import HabitStore
 import HabitSync
+import HabitSys
 
 /// The encryption parts of `habitto remote`: `set … --encrypt` (a key made with
 /// `age-keygen`), `set … --key FILE|-` (a key brought from another device) and `key` (the
@@ -49,9 +50,7 @@ extension RemoteCommand {
             var bytes: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4096)
             while bytes.count <= limit {
-                let n = read(0, &chunk, chunk.count)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
+                guard let n = try? sysCall("read", { read(0, &chunk, chunk.count) }), n > 0 else { break }
                 bytes += chunk[..<n]
             }
             guard bytes.count <= limit else { throw CLIError.invalid("standard input holds more than 64 KiB, which no age identity is; give the identity 'habitto remote key' printed") }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import CHTTPTransfer
+import HabitSys
 import WebDAVWire
 
 /// The WebDAV transport of `habitto-webdav`: reads `WireRequest` frames on standard input,
@@ -27,9 +28,7 @@ public enum HelperServer {
         var decoder = FrameDecoder()
         var buf = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = read(0, &buf, buf.count)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return 0 }
+            guard let n = try? sysCall("read", { read(0, &buf, buf.count) }), n > 0 else { return 0 }
             let payloads: [[UInt8]]
             do { payloads = try decoder.feed(Array(buf[0..<n])) } catch { return 2 }
             for payload in payloads {
@@ -60,9 +59,8 @@ public enum HelperServer {
     static func writeAll(_ bytes: [UInt8]) -> Bool {
         var done = 0
         while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
+            let n = try? bytes[done...].withUnsafeBytes { raw in try sysCall("write") { Glibc.write(1, raw.baseAddress, raw.count) } }
+            guard let n, n > 0 else { return false }
             done += n
         }
         return true
@@ -78,9 +76,8 @@ public enum HelperServer {
         Thread.detachNewThread {
             var pfd = pollfd(fd: 0, events: pollReadHangUp, revents: 0)
             while true {
-                let r = poll(&pfd, 1, -1)
-                if r < 0 && errno == EINTR { continue }
-                if r < 0 || pfd.revents & (pollReadHangUp | Int16(POLLHUP | POLLERR | POLLNVAL)) != 0 { _exit(0) }
+                guard (try? sysCall("poll") { poll(&pfd, 1, -1) }) != nil else { _exit(0) }
+                if pfd.revents & (pollReadHangUp | Int16(POLLHUP | POLLERR | POLLNVAL)) != 0 { _exit(0) }
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,14 +63,10 @@ final class FaultProxy: @unchecked Sendable {
         let fd = listener
         let thread = Thread { [weak self] in
             // Only this thread closes the listener, so its number is never reused under it.
-            defer { close(fd) }
+            defer { LoopbackSocket.close(fd) }
             while true {
-                let client = accept(fd, nil, nil)
-                if client < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                guard let proxy = self else { close(client); return }
+                guard let client = try? sysCall("accept", { accept(fd, nil, nil) }) else { return }
+                guard let proxy = self else { LoopbackSocket.close(client); return }
                 proxy.dispatch(client)
             }
         }
@@ -109,7 +106,7 @@ final class FaultProxy: @unchecked Sendable {
         lock.unlock()
         guard !already else { return }
         // Ends the blocked accept; the accept thread closes the socket.
-        shutdown(listener, Int32(SHUT_RDWR))
+        LoopbackSocket.shutdown(listener, Int32(SHUT_RDWR))
         // Let handlers still relaying an answer finish (they hold their own sockets only).
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
@@ -122,7 +119,7 @@ final class FaultProxy: @unchecked Sendable {
     /// Handles one accepted connection on its own thread.
     private func dispatch(_ client: Int32) {
         lock.lock()
-        if stopped { lock.unlock(); close(client); return }
+        if stopped { lock.unlock(); LoopbackSocket.close(client); return }
         active += 1
         lock.unlock()
         let handler = Thread { [self] in
@@ -142,7 +139,7 @@ final class FaultProxy: @unchecked Sendable {
 
     private func handle(_ client: Int32) {
         LoopbackSocket.setTimeout(client, 30)
-        guard let request = RawHTTPRequest.read(from: client) else { close(client); return }
+        guard let request = RawHTTPRequest.read(from: client) else { LoopbackSocket.close(client); return }
         lock.lock()
         var fault = takeFault(for: request)
         if fault == nil, let limit = bodyLimit, request.body.count > limit { fault = .closeConnection }
@@ -151,10 +148,10 @@ final class FaultProxy: @unchecked Sendable {
         switch fault {
         case .status(let code)?:
             reply(client, "HTTP/1.1 \(code) Injected Fault\r\nContent-Type: text/plain\r\nContent-Length: 15\r\nConnection: close\r\n\r\ninjected fault\n")
-            close(client)
+            LoopbackSocket.close(client)
         case .tooManyRequests(let seconds)?:
             reply(client, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: \(seconds)\r\nContent-Type: text/plain\r\nContent-Length: 18\r\nConnection: close\r\n\r\ntoo many requests\n")
-            close(client)
+            LoopbackSocket.close(client)
         case .closeConnection?:
             LoopbackSocket.abort(client)
         case .dropResponse?, nil:
@@ -165,23 +162,23 @@ final class FaultProxy: @unchecked Sendable {
             }
             LoopbackSocket.sendAll(server, request.forwarded())
             let answer = LoopbackSocket.receiveAll(server)
-            close(server)
+            LoopbackSocket.close(server)
             if fault == .dropResponse || answer.isEmpty {
                 LoopbackSocket.abort(client)
             } else {
                 LoopbackSocket.sendAll(client, answer)
-                shutdown(client, Int32(SHUT_WR))
+                LoopbackSocket.shutdown(client, Int32(SHUT_WR))
                 // Drain what the client may still send, so closing does not reset the answer.
                 LoopbackSocket.setTimeout(client, 1)
                 _ = LoopbackSocket.receive(client)
-                close(client)
+                LoopbackSocket.close(client)
             }
         }
     }
 
     private func reply(_ fd: Int32, _ text: String) {
         LoopbackSocket.sendAll(fd, Array(text.utf8))
-        shutdown(fd, Int32(SHUT_WR))
+        LoopbackSocket.shutdown(fd, Int32(SHUT_WR))
         LoopbackSocket.setTimeout(fd, 1)
         _ = LoopbackSocket.receive(fd)
     }

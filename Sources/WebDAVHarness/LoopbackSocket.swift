@@ -1,9 +1,10 @@
 import Foundation
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The few socket calls the harness needs: loopback TCP only, Glibc directly.
+/// The few socket calls the harness needs: loopback TCP only, each through `sysCall`.
 enum LoopbackSocket {
     private static func address(_ port: UInt16) -> sockaddr_in {
         var a = sockaddr_in()
@@ -22,18 +23,21 @@ enum LoopbackSocket {
 
     /// A listening socket on 127.0.0.1:`port` (0: any free port).
     static func listen(port: UInt16, backlog: Int32 = 64) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var a = address(port)
-        let bound = withUnsafePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let fd: Int32
+        do { fd = try sysCall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) } } catch {
+            throw HarnessError("socket: \(error.reason)")
         }
-        guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
-            let e = errno
+        var one: Int32 = 1
+        _ = try? sysCall("setsockopt") { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) }
+        var a = address(port)
+        do {
+            _ = try withUnsafePointer(to: &a) { p throws(SysError) in
+                try sysCall("bind") { p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            }
+            try sysCall("listen") { Glibc.listen(fd, backlog) }
+        } catch {
             close(fd)
-            throw HarnessError("cannot listen on 127.0.0.1:\(port): \(String(cString: strerror(e)))")
+            throw HarnessError("cannot listen on 127.0.0.1:\(port): \(error.reason)")
         }
         return fd
     }
@@ -41,22 +45,26 @@ enum LoopbackSocket {
     static func boundPort(_ fd: Int32) throws -> UInt16 {
         var a = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let r = withUnsafeMutablePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        do {
+            _ = try withUnsafeMutablePointer(to: &a) { p throws(SysError) in
+                try sysCall("getsockname") { p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+            }
+        } catch {
+            throw HarnessError("getsockname: \(error.reason)")
         }
-        guard r == 0 else { throw HarnessError("getsockname: \(String(cString: strerror(errno)))") }
         return UInt16(bigEndian: a.sin_port)
     }
 
     /// A connected socket to 127.0.0.1:`port`, or nil when nothing accepts there.
     static func connect(port: UInt16, timeout: Double = 30) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard let fd = try? sysCall("socket", { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }) else { return nil }
         var a = address(port)
-        let r = withUnsafePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        // A connect cut short by a signal goes on in the background and its retry fails
+        // (EALREADY): that counts as refused, which a caller that polls tries again.
+        let r = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in try? sysCall("connect") { Glibc.connect(fd, sa, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         }
-        guard r == 0 else { close(fd); return nil }
+        guard r != nil else { close(fd); return nil }
         setTimeout(fd, timeout)
         return fd
     }
@@ -70,18 +78,23 @@ enum LoopbackSocket {
     /// Send and receive time limits, so a stuck peer never hangs a test.
     static func setTimeout(_ fd: Int32, _ seconds: Double) {
         var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1e6))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        _ = try? sysCall("setsockopt") { setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size)) }
+        _ = try? sysCall("setsockopt") { setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size)) }
     }
+
+    /// Closes `fd` (once: see `sysClose`); errors are ignored.
+    static func close(_ fd: Int32) { try? sysClose(fd) }
+
+    /// Shuts `fd` down for `how` (`SHUT_WR`, `SHUT_RDWR`); errors are ignored.
+    static func shutdown(_ fd: Int32, _ how: Int32) { _ = try? sysCall("shutdown") { Glibc.shutdown(fd, how) } }
 
     /// Writes everything (never raising SIGPIPE); false when the peer went away.
     @discardableResult
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
+            let n = try? bytes[sent...].withUnsafeBytes { raw in try sysCall("send") { send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) } }
+            guard let n, n > 0 else { return false }
             sent += n
         }
         return true
@@ -90,12 +103,9 @@ enum LoopbackSocket {
     /// Up to `max` bytes; nil at the end of the stream, on an error or a timeout.
     static func receive(_ fd: Int32, max: Int = 65536) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: max)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, max, 0) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
-            return Array(buffer[0..<n])
-        }
+        let n = try? buffer.withUnsafeMutableBytes { raw in try sysCall("recv") { recv(fd, raw.baseAddress, max, 0) } }
+        guard let n, n > 0 else { return nil }
+        return Array(buffer[0..<n])
     }
 
     /// Everything until the peer closes.
@@ -108,7 +118,7 @@ enum LoopbackSocket {
     /// Closes so the peer sees a reset rather than an orderly end.
     static func abort(_ fd: Int32) {
         var l = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
+        _ = try? sysCall("setsockopt") { setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size)) }
         close(fd)
     }
 }

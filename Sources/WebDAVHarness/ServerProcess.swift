@@ -1,4 +1,5 @@
 import Foundation
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,12 +32,13 @@ enum ServerProcess {
         posix_spawn_file_actions_addopen(&actions, 1, console, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var child: pid_t = 0
-        let r = posix_spawn(&child, path, &actions, &attr, argv, environ)
-        guard r == 0 else { throw HarnessError("cannot start \(path): \(String(cString: strerror(r)))") }
+        do { try sysCallReturningError("posix_spawn") { posix_spawn(&child, path, &actions, &attr, argv, environ) } } catch {
+            throw HarnessError("cannot start \(path): \(error.reason)")
+        }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             var status: Int32 = 0
-            if waitpid(child, &status, WNOHANG) == child {
+            if (try? sysCall("waitpid") { waitpid(child, &status, WNOHANG) }) == child {
                 throw HarnessError("\(name) exited (status \(status)) instead of serving on port \(port):\n\(logs())")
             }
             if LoopbackSocket.canConnect(port: port) { return child }
@@ -55,23 +57,27 @@ enum ServerProcess {
 
     /// SIGTERM to the group, SIGKILL after a few seconds; waits for the leader.
     static func killGroup(_ leader: pid_t) {
-        kill(-leader, SIGTERM)
+        signal(-leader, SIGTERM)
         var status: Int32 = 0
         var deadline = Date().addingTimeInterval(8)
         var exited = false
         while Date() < deadline {
-            if waitpid(leader, &status, WNOHANG) == leader { exited = true; break }
+            if (try? sysCall("waitpid") { waitpid(leader, &status, WNOHANG) }) == leader { exited = true; break }
             usleep(20_000)
         }
         if !exited {
-            kill(-leader, SIGKILL)
-            waitpid(leader, &status, 0)
+            signal(-leader, SIGKILL)
+            _ = try? sysCall("waitpid") { waitpid(leader, &status, 0) }
         }
         // Workers left behind by a killed parent.
         deadline = Date().addingTimeInterval(3)
-        while kill(-leader, 0) == 0 && Date() < deadline { usleep(20_000) }
-        if kill(-leader, 0) == 0 { kill(-leader, SIGKILL) }
+        while signal(-leader, 0) && Date() < deadline { usleep(20_000) }
+        if signal(-leader, 0) { signal(-leader, SIGKILL) }
     }
+
+    /// Sends `sig` to `pid` (a negative one: its process group); whether it was sent.
+    @discardableResult
+    private static func signal(_ pid: pid_t, _ sig: Int32) -> Bool { (try? sysCall("kill") { kill(pid, sig) }) != nil }
 }
 
 

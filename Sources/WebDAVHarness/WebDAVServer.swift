@@ -1,4 +1,5 @@
 import Foundation
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -129,12 +130,12 @@ public final class WebDAVServer: @unchecked Sendable {
             }
             try "\(user):\(WebDAVServer.realm):\(hash)\n".write(toFile: root + "/conf/htpasswd", atomically: true, encoding: .utf8)
         }
-        chmod(root + "/conf/htpasswd", 0o644)
+        _ = try? sysCall("chmod") { chmod(root + "/conf/htpasswd", 0o644) }
         if tls { try makeCertificates() }
         try config().write(toFile: configPath, atomically: true, encoding: .utf8)
         // Workers run as nobody when we are root: they write the data and the lock database.
         if getuid() == 0, let (uid, gid) = WebDAVServer.unprivileged {
-            for dir in [dataDirectory, root + "/lock"] { chown(dir, uid, gid) }
+            for dir in [dataDirectory, root + "/lock"] { _ = try? sysCall("chown") { chown(dir, uid, gid) } }
         }
     }
 
@@ -251,7 +252,7 @@ public final class WebDAVServer: @unchecked Sendable {
             let result = WebDAVServer.tool(openssl, args)
             guard result.status == 0 else { throw HarnessError("openssl \(args[0]) failed (\(result.status)): \(result.output)") }
         }
-        chmod(dir + "/ca.crt", 0o644)
+        _ = try? sysCall("chmod") { chmod(dir + "/ca.crt", 0o644) }
     }
 
     /// Runs a tool to the end; its status and both streams.
@@ -354,7 +355,7 @@ public final class WebDAVServer: @unchecked Sendable {
     static func rawRequest(port: UInt16, _ method: String, _ path: String, user: String, password: String?,
                            headers: [String] = [], body: String = "") -> String {
         guard let fd = LoopbackSocket.connect(port: port, timeout: 10) else { return "" }
-        defer { close(fd) }
+        defer { LoopbackSocket.close(fd) }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let password {
             head += "Authorization: Basic \(Data("\(user):\(password)".utf8).base64EncodedString())\r\n"

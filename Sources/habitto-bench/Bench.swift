@@ -1,6 +1,7 @@
 import Foundation
 import HabitCore
 import HabitStore
+import HabitSys
 import HabitSync
 import WebDAVHarness
 #if canImport(Glibc)
@@ -32,7 +33,7 @@ final class Bench {
         self.quick = quick
         self.habitto = habitto
         var template = Array((NSTemporaryDirectory() + "habitto-bench-XXXXXX").utf8CString)
-        guard let dir = mkdtemp(&template) else { throw BenchError("cannot make a temporary folder") }
+        guard let dir = try? sysCall("mkdtemp", { mkdtemp(&template) }) else { throw BenchError("cannot make a temporary folder") }
         root = String(cString: dir)
     }
 
@@ -166,8 +167,8 @@ final class Bench {
     /// measured alternately in the same run.
     func measureCheckIns(_ sets: [(String, Int)], floor: String?) throws -> CheckInTimes {
         let syncFile = root + "/fdatasync.bin"
-        let syncFD = open(syncFile, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        defer { close(syncFD); unlink(syncFile) }
+        let syncFD = try Sys.open(syncFile, O_WRONLY | O_CREAT | O_APPEND)
+        defer { Sys.close(syncFD); Sys.removeFile(syncFile) }
         var times = CheckInTimes(checks: [[Double]](repeating: [], count: sets.count))
         let record102 = [UInt8](repeating: 0x2A, count: 102)
         for _ in 0..<runs {
@@ -191,14 +192,14 @@ final class Bench {
             times.lists.append(l.seconds)
             // One fdatasync of a check-in's size, on the same file system as the data sets.
             let t = now()
-            _ = record102.withUnsafeBytes { write(syncFD, $0.baseAddress, $0.count) }
-            guard fdatasync(syncFD) == 0 else { throw BenchError("fdatasync failed") }
+            _ = try? record102.withUnsafeBytes { raw in try sysCall("write") { write(syncFD, raw.baseAddress, raw.count) } }
+            guard (try? sysCall("fdatasync") { fdatasync(syncFD) }) != nil else { throw BenchError("fdatasync failed") }
             times.syncs.append(now() - t)
             // The prompt segment, run at every prompt: on the largest history, first without
             // its cache, as after a change to the data (it counts, and keeps the count in its
             // cache; the check-in above may have changed nothing: a yes/no habit done today),
             // then again, as at every prompt until the data, the day or the week start change.
-            unlink(sets[sets.count - 1].0 + "/segment")
+            Sys.removeFile(sets[sets.count - 1].0 + "/segment")
             let s = spawn(habitto, ["status", "--short"], env: env(sets[sets.count - 1].0))
             guard s.status == 0 else { throw BenchError("habitto status --short failed: \(s.output)") }
             times.segment.append(s.seconds)
@@ -258,7 +259,7 @@ final class Bench {
         }
         let built = spawn(swiftc, ["-O", "-static-stdlib", source, "-o", binary, "-module-cache-path", root + "/module-cache"],
                           env: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": root])
-        guard built.status == 0, access(binary, X_OK) == 0 else { return (nil, "swiftc -static-stdlib failed (exit \(built.status))") }
+        guard built.status == 0, Sys.canAccess(binary, X_OK) else { return (nil, "swiftc -static-stdlib failed (exit \(built.status))") }
         return (binary, "")
     }
 
@@ -333,8 +334,8 @@ final class Bench {
                                   inverse: [.progress(habit.id, today, delta: -Amount.scale)], label: "check 'Habit 001' +1 on \(today)")
         let frame = Journal.frame(sample.encoded())
         let barePath = dir + "/bare.bin"
-        let fd = open(barePath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        defer { close(fd); unlink(barePath) }
+        let fd = try Sys.open(barePath, O_WRONLY | O_CREAT | O_APPEND)
+        defer { Sys.close(fd); Sys.removeFile(barePath) }
         var inProcess: [Double] = [], bare: [Double] = []
         let day = today
         let rounds = quick ? 2 : 20
@@ -346,8 +347,8 @@ final class Bench {
             }
             for _ in 0..<10 {
                 let t = now()
-                _ = frame.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                guard fdatasync(fd) == 0 else { throw BenchError("fdatasync failed") }
+                _ = try? frame.withUnsafeBytes { raw in try sysCall("write") { write(fd, raw.baseAddress, raw.count) } }
+                guard (try? sysCall("fdatasync") { fdatasync(fd) }) != nil else { throw BenchError("fdatasync failed") }
                 bare.append(now() - t)
             }
         }

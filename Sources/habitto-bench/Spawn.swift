@@ -1,4 +1,6 @@
 import Foundation
+import HabitStore
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,9 +24,9 @@ func now() -> Double {
 /// figure is useless here: a child started by posix_spawn shares this process's memory
 /// until it execs, and Linux keeps that high-water mark across the exec.)
 func measured(_ path: String, _ args: [String], env: [String: String], pty: Bool = false) -> Run {
-    guard access("/usr/bin/time", X_OK) == 0 else { return spawn(path, args, env: env, pty: pty) }
+    guard Sys.canAccess("/usr/bin/time", X_OK) else { return spawn(path, args, env: env, pty: pty) }
     let out = NSTemporaryDirectory() + "habitto-bench-rss-\(getpid())"
-    defer { unlink(out) }
+    defer { Sys.removeFile(out) }
     let r = spawn("/usr/bin/time", ["-f", "%M", "-o", out, path] + args, env: env, pty: pty)
     let kb = Int(((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").last ?? "") ?? 0
     return Run(seconds: r.seconds, peakKB: kb, status: r.status, output: r.output)
@@ -34,21 +36,21 @@ func measured(_ path: String, _ args: [String], env: [String: String], pty: Bool
 /// gets a pseudo-terminal of 100×30 as its standard input, output and error (for the UI).
 func spawn(_ path: String, _ args: [String], env: [String: String], pty: Bool = false) -> Run {
     let outPath = NSTemporaryDirectory() + "habitto-bench-out-\(getpid())"
-    let outFD = open(outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    defer { close(outFD); unlink(outPath) }
+    let outFD = (try? Sys.open(outPath, O_WRONLY | O_CREAT | O_TRUNC)) ?? -1
+    defer { Sys.close(outFD); Sys.removeFile(outPath) }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     var master: Int32 = -1, slave: Int32 = -1
     if pty {
         // /dev/ptmx, unlocked, and its pts number (Linux ioctls TIOCSPTLCK and TIOCGPTN).
-        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        master = (try? Sys.open("/dev/ptmx", O_RDWR | O_NOCTTY)) ?? -1
         var unlock: Int32 = 0, number: UInt32 = 0
-        _ = ioctl(master, 0x4004_5431, &unlock)
-        _ = ioctl(master, 0x8004_5430, &number)
-        slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        _ = try? sysCall("ioctl") { ioctl(master, 0x4004_5431, &unlock) }
+        _ = try? sysCall("ioctl") { ioctl(master, 0x8004_5430, &number) }
+        slave = (try? Sys.open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)) ?? -1
         var size = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
-        _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
+        _ = try? sysCall("ioctl") { ioctl(slave, UInt(TIOCSWINSZ), &size) }
         for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_adddup2(&actions, slave, fd) }
     } else {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -60,18 +62,21 @@ func spawn(_ path: String, _ args: [String], env: [String: String], pty: Bool = 
     defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
     // The UI's output is drained so it never blocks on a full pseudo-terminal.
     let masterFD = master
-    let drain: Thread? = pty ? Thread { var buf = [UInt8](repeating: 0, count: 65_536); while read(masterFD, &buf, buf.count) > 0 {} } : nil
+    let drain: Thread? = pty ? Thread {
+        var buf = [UInt8](repeating: 0, count: 65_536)
+        while let n = try? sysCall("read", { read(masterFD, &buf, buf.count) }), n > 0 {}
+    } : nil
     drain?.start()
     var pid: pid_t = 0
     let start = now()
-    guard posix_spawn(&pid, path, &actions, nil, argv, envp) == 0 else {
+    guard (try? sysCallReturningError("posix_spawn") { posix_spawn(&pid, path, &actions, nil, argv, envp) }) != nil else {
         return Run(seconds: 0, peakKB: 0, status: -1, output: "cannot start \(path)")
     }
     var status: Int32 = 0
     var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    _ = try? sysCall("wait4") { wait4(pid, &status, 0, &usage) }
     let seconds = now() - start
-    if pty { close(slave); close(master) }
+    if pty { Sys.close(slave); Sys.close(master) }
     let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
     let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     return Run(seconds: seconds, peakKB: Int(usage.ru_maxrss), status: code, output: output)
@@ -81,7 +86,7 @@ func spawn(_ path: String, _ args: [String], env: [String: String], pty: Bool = 
 func which(_ name: String) -> String? {
     for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
         let p = "\(dir)/\(name)"
-        if access(p, X_OK) == 0 { return p }
+        if Sys.canAccess(p, X_OK) { return p }
     }
     return nil
 }

@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import HabitStore
 #endif
 
 // habitto-bench [--quick] [--habitto PATH]: prepares its own data sets in a temporary
@@ -34,7 +35,7 @@ func benchMain() async -> Int32 {
         }
     }
     let binary = habitto ?? (URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path + "/habitto")
-    guard access(binary, X_OK) == 0 else {
+    guard Sys.canAccess(binary, X_OK) else {
         FileHandle.standardError.write(Data("habitto-bench: no habitto binary at \(binary); build it (swift build -c release) or pass --habitto PATH\n".utf8))
         return 2
     }
