@@ -168,30 +168,28 @@ extension ByteWriter {
         }
     }
 
+    /// A change, as this version writes it: its `OperationTag`, then its values (amounts in
+    /// thousandths).
     public mutating func change(_ c: Change) {
+        u8(OperationTag(of: c).rawValue)
         switch c {
         case .create(let h, let fields):
-            // Tag 11: a count of fields, so that habits can gain fields later (tag 1 had
-            // ten), and the goal in thousandths (tags 1 and 9 held whole units). A habit
-            // without an order key or reminder times is written without those fields, as
-            // before they existed (see `FieldValue.storedCount`).
+            // A count of fields, so that habits can gain fields later. A habit without an
+            // order key or reminder times is written without those fields, as before they
+            // existed (see `FieldValue.storedCount`).
             let n = FieldValue.storedCount(of: fields)
-            u8(11); habit(h); varint(UInt64(n))
+            habit(h); varint(UInt64(n))
             for f in FieldValue.all(of: fields).prefix(n) { field(f) }
-        case .set(let h, let f):
-            // A goal in thousandths has tag 12; tag 2 held whole units (and still holds
-            // every other field, whose encoding did not change).
-            if case .goal = f { u8(12) } else { u8(2) }
-            habit(h); field(f)
-        case .setFrom(let h, let d, let f): u8(20); habit(h); day(d); field(f) // a goal in thousandths
-        case .delete(let h): u8(3); habit(h)
-        case .restore(let h, let op): u8(4); habit(h); opID(op)
-        case .progress(let h, let d, let delta): u8(10); habit(h); day(d); int(delta) // tag 5: whole units
-        case .setProgress(let h, let d, let total): u8(13); habit(h); day(d); int(total) // thousandths
-        case .skip(let h, let d, let on): u8(6); habit(h); day(d); bool(on)
-        case .rate(let h, let d, let r): u8(7); habit(h); day(d); u8(UInt8(r ?? 0))
-        case .note(let h, let d, let n): u8(8); habit(h); day(d); optionalString(n)
-        case .notDone(let h, let d, let on): u8(17); habit(h); day(d); bool(on)
+        case .set(let h, let f): habit(h); field(f)
+        case .setFrom(let h, let d, let f): habit(h); day(d); field(f)
+        case .delete(let h): habit(h)
+        case .restore(let h, let op): habit(h); opID(op)
+        case .progress(let h, let d, let delta): habit(h); day(d); int(delta)
+        case .setProgress(let h, let d, let total): habit(h); day(d); int(total)
+        case .skip(let h, let d, let on): habit(h); day(d); bool(on)
+        case .rate(let h, let d, let r): habit(h); day(d); u8(UInt8(r ?? 0))
+        case .note(let h, let d, let n): habit(h); day(d); optionalString(n)
+        case .notDone(let h, let d, let on): habit(h); day(d); bool(on)
         }
     }
 
@@ -288,46 +286,65 @@ extension ByteReader {
         }
     }
 
-    /// A change. Tags 1, 9, 2 (a goal) and 5 are the whole-unit encodings written before
-    /// amounts had decimals: their amounts are read as whole units.
+    /// A change: its tag (`OperationTag`, or an older version's `LegacyOperationTag`), then
+    /// its values. A tag this version does not know is refused (`DecodeError.unknownOperation`).
     public mutating func change() throws -> Change {
-        let whole = Amount.scale
-        switch try u8() {
-        case let tag where tag == 1 || tag == 9 || tag == 11:
-            let h = try habit()
-            let n = tag == 1 ? 10 : try count(max: FieldValue.count)
-            guard n >= 10 else { throw DecodeError("too few habit fields") }
-            var fields = HabitFields(name: "", startDate: .earliest)
-            for i in 0..<n {
-                let f = try field(amountScale: tag == 11 ? 1 : whole)
-                guard f.index == i else { throw DecodeError("habit fields out of order") }
-                f.apply(to: &fields)
-            }
-            return .create(h, fields)
-        case 2: return .set(try habit(), try field(amountScale: whole))
-        case 12:
+        let byte = try u8()
+        if let tag = OperationTag(rawValue: byte) { return try change(tag) }
+        if let tag = LegacyOperationTag(rawValue: byte) { return try legacyChange(tag) }
+        throw DecodeError.unknownOperation(byte)
+    }
+
+    /// The values of a change this version writes, after its tag.
+    mutating func change(_ tag: OperationTag) throws -> Change {
+        switch tag {
+        case .create: return try create(fieldCount: nil, amountScale: 1)
+        // A goal under this tag is in whole units (see `OperationTag.set`).
+        case .set: return .set(try habit(), try field(amountScale: Amount.scale))
+        case .setGoal:
             let h = try habit(), f = try field(amountScale: 1)
             guard case .goal = f else { throw DecodeError("tag 12 holds a goal only") }
             return .set(h, f)
-        case 20:
+        case .setFrom:
             let h = try habit(), d = try day(), f = try field(amountScale: 1)
             guard HabitRule.fieldIndices.contains(f.index) else { throw DecodeError("only kind, goal, unit and schedule are set from a day") }
             return .setFrom(h, d, f)
-        case 3: return .delete(try habit())
-        case 4: return .restore(try habit(), deleteOp: try opID())
-        case let tag where tag == 5 || tag == 10:
+        case .delete: return .delete(try habit())
+        case .restore: return .restore(try habit(), deleteOp: try opID())
+        case .progress:
             let h = try habit(), d = try day()
-            return .progress(h, d, delta: try progressDelta(amountScale: tag == 10 ? 1 : whole))
-        case 13: return .setProgress(try habit(), try day(), total: try dayTotal(amountScale: 1))
-        case 6: return .skip(try habit(), try day(), try bool())
-        case 7:
-            let h = try habit(), d = try day(), r = try u8()
-            guard r <= 5 else { throw DecodeError("difficulty out of range") }
-            return .rate(h, d, r == 0 ? nil : Int(r))
-        case 8: return .note(try habit(), try day(), try optionalString())
-        case 17: return .notDone(try habit(), try day(), try bool())
-        case let tag: throw DecodeError("unknown operation kind \(tag) (written by a newer version of Habitto: update this one)")
+            return .progress(h, d, delta: try progressDelta(amountScale: 1))
+        case .setProgress: return .setProgress(try habit(), try day(), total: try dayTotal(amountScale: 1))
+        case .skip: return .skip(try habit(), try day(), try bool())
+        case .rate:
+            let h = try habit(), d = try day()
+            return .rate(h, d, try rating())
+        case .note: return .note(try habit(), try day(), try optionalString())
+        case .notDone: return .notDone(try habit(), try day(), try bool())
         }
+    }
+
+    /// A create's habit and its fields: `fieldCount` of them, or (nil) as many as the count
+    /// after the habit says; at least the ten every version wrote, in register order, a goal
+    /// stored as `amountScale` thousandths each.
+    mutating func create(fieldCount: Int?, amountScale: Int) throws -> Change {
+        let h = try habit()
+        let n = try fieldCount ?? count(max: FieldValue.count)
+        guard n >= 10 else { throw DecodeError("too few habit fields") }
+        var fields = HabitFields(name: "", startDate: .earliest)
+        for i in 0..<n {
+            let f = try field(amountScale: amountScale)
+            guard f.index == i else { throw DecodeError("habit fields out of order") }
+            f.apply(to: &fields)
+        }
+        return .create(h, fields)
+    }
+
+    /// A difficulty rating as stored: 0 for none, else within `Limits.difficulty`.
+    mutating func rating() throws -> Int? {
+        let r = try u8()
+        guard r == 0 || Limits.difficulty.contains(Int(r)) else { throw DecodeError("difficulty out of range") }
+        return r == 0 ? nil : Int(r)
     }
 
     public mutating func operation() throws -> HabitOperation {
