@@ -4,16 +4,6 @@ import FoundationEssentials
 /// Every encoding is deterministic: the same value always gives the same bytes.
 public struct ByteWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
-    /// `Amount.scale` to write a state's goals and progress in whole units, as states were
-    /// encoded before amounts had decimals (to check a digest taken then); 1 otherwise.
-    /// Operations are always written in thousandths.
-    public var storedAmountScale = 1
-    /// How many field registers a state's entries are written with: `FieldValue.count`, or
-    /// `FieldValue.countBeforePosition` to check a digest taken before the order key existed.
-    public var storedFieldCount = FieldValue.count
-    /// Whether a state's encoding ends with its dated registers (`datedRegisters`): false
-    /// gives the encoding states had before those existed (to check a digest taken then).
-    public var storedDefinitions = true
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
@@ -48,16 +38,9 @@ public struct ByteReader {
     let bytes: [UInt8]
     public private(set) var position: Int
     let end: Int
-    /// What one stored unit of a goal or progress change is worth in thousandths (see
-    /// `Amount`) where the encoding does not say: `Amount.scale` for a snapshot written
-    /// before amounts had decimals, 1 otherwise. Operations carry their own format in
-    /// their tag, whatever this says.
-    public var storedAmountScale = 1
-    /// How many field registers each entry of a state holds (see `ByteWriter.storedFieldCount`):
-    /// `FieldValue.countBeforePosition` in a snapshot written before the order key existed.
-    public var storedFieldCount = FieldValue.count
-    /// Whether a state's encoding ends with its dated registers (see `ByteWriter.storedDefinitions`).
-    public var storedDefinitions = true
+    /// The format of the states read (see `StateFormat`): an older one for a file an older
+    /// version wrote. Operations carry their own format in their tag, whatever this says.
+    public var format = StateFormat.current
     public init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
         self.bytes = bytes; position = start; self.end = end ?? bytes.count
     }
@@ -154,13 +137,17 @@ extension ByteWriter {
         }
     }
 
-    public mutating func field(_ f: FieldValue) {
+    /// A field, a goal in thousandths.
+    public mutating func field(_ f: FieldValue) { field(f, amountScale: 1) }
+
+    /// A field, a goal stored as `amountScale` thousandths each (`StateFormat.amountScale`).
+    mutating func field(_ f: FieldValue, amountScale: Int) {
         u8(UInt8(f.index))
         switch f {
         case .name(let v): string(v)
         case .icon(let v), .color(let v), .unit(let v), .notes(let v), .group(let v), .position(let v): optionalString(v)
         case .kind(let k): u8(k == .build ? 0 : 1)
-        case .goal(let g): int(g / storedAmountScale)
+        case .goal(let g): int(g / amountScale)
         case .schedule(let s): schedule(s)
         case .startDate(let d): day(d)
         case .archivedFrom(let d): bool(d != nil); if let d { day(d) }
@@ -390,11 +377,14 @@ extension HabitEntry {
 
 extension ByteWriter {
     /// The canonical encoding of an entry's registers and tombstones.
-    public mutating func entryMeta(_ e: HabitEntry) {
+    public mutating func entryMeta(_ e: HabitEntry) { entryMeta(e, .current) }
+
+    /// An entry's registers and tombstones in `format` (see `entryMeta(_:as:)`).
+    mutating func entryMeta(_ e: HabitEntry, _ format: StateFormat) {
         bool(e.created != nil); if let c = e.created { stamp(c) }
-        for i in 0..<storedFieldCount {
+        for i in 0..<format.fieldCount {
             bool(e.fieldStamps[i] != nil); if let s = e.fieldStamps[i] { stamp(s) }
-            field(FieldValue.current(index: i, of: e.fields))
+            field(FieldValue.current(index: i, of: e.fields), amountScale: format.amountScale)
         }
         varint(UInt64(e.deletes.count)); for o in e.deletes.sorted() { opID(o) }
         varint(UInt64(e.restores.count)); for o in e.restores.sorted() { opID(o) }
@@ -403,6 +393,11 @@ extension ByteWriter {
     /// The canonical encoding of one habit's days, sorted by day. `mark` is told each day
     /// and where its record starts in `bytes` (for an index).
     public mutating func days(_ days: [LocalDay: DayRecord], mark: ((LocalDay, Int) -> Void)? = nil) {
+        self.days(days, amountScale: 1, mark: mark)
+    }
+
+    /// The days, each progress change stored as `amountScale` thousandths (`StateFormat`).
+    mutating func days(_ days: [LocalDay: DayRecord], amountScale: Int, mark: ((LocalDay, Int) -> Void)?) {
         varint(UInt64(days.count))
         for (day, rec) in days.sorted(by: { $0.key < $1.key }) {
             mark?(day, bytes.count)
@@ -413,7 +408,7 @@ extension ByteWriter {
             for op in ops {
                 stamp(op.stamp)
                 if op.setsTotal { int(0) }
-                int(op.delta / storedAmountScale)
+                int(op.delta / amountScale)
             }
             // Bit 0: a skip register follows; bit 1: a "not done" register. A day without the
             // latter is written as before it existed (0 or 1), so digests taken then match.
@@ -433,9 +428,9 @@ extension ByteReader {
         let created: Stamp? = try bool() ? try stamp() : nil
         var fields = HabitFields(name: "", startDate: .earliest)
         var stamps = FieldStamps()
-        for i in 0..<storedFieldCount {
+        for i in 0..<format.fieldCount {
             if try bool() { stamps[i] = try stamp() }
-            let f = try field(amountScale: storedAmountScale)
+            let f = try field(amountScale: format.amountScale)
             guard f.index == i else { throw DecodeError("habit fields out of order") }
             f.apply(to: &fields)
         }
@@ -473,8 +468,8 @@ extension ByteReader {
         var previous: DayOp?
         for _ in 0..<(try count(max: 1 << 20)) {
             let stamp = try stamp(), step = try int()
-            let op = step == 0 ? DayOp(stamp: stamp, total: try dayTotal(amountScale: storedAmountScale))
-                               : DayOp(stamp: stamp, delta: try Self.checkedDelta(step, amountScale: storedAmountScale))
+            let op = step == 0 ? DayOp(stamp: stamp, total: try dayTotal(amountScale: format.amountScale))
+                               : DayOp(stamp: stamp, delta: try Self.checkedDelta(step, amountScale: format.amountScale))
             guard previous.map({ $0 < op }) ?? true else { throw DecodeError("progress changes out of order") }
             rec?.add(op)
             previous = op
@@ -484,10 +479,8 @@ extension ByteReader {
         if registers & 1 != 0 { let v = try bool(); let s = try stamp(); rec?.skip = Register(value: v, stamp: s) }
         if registers & 2 != 0 { let v = try bool(); let s = try stamp(); rec?.notDoneRegister = Register(value: v, stamp: s) }
         if try bool() {
-            let v = try u8()
-            guard v <= 5 else { throw DecodeError("difficulty out of range") }
-            let s = try stamp()
-            rec?.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: s)
+            let v = try rating(), s = try stamp()
+            rec?.difficulty = Register(value: v, stamp: s)
         }
         if try bool() { let n = try optionalString(); let s = try stamp(); rec?.noteRegister = Register(value: n, stamp: s) }
     }
@@ -540,25 +533,10 @@ extension HabitEntry {
 }
 
 extension HabitState {
-    /// The canonical encoding: equal states give equal bytes. `storedAmountScale`,
-    /// `storedFieldCount` and `storedDefinitions` (see `ByteWriter`) give the encodings of
-    /// older formats.
-    public func encoded(storedAmountScale: Int = 1, storedFieldCount: Int = FieldValue.count,
-                        storedDefinitions: Bool = true) -> [UInt8] {
+    /// The canonical encoding: equal states give equal bytes.
+    public func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: 1024)
-        w.storedAmountScale = storedAmountScale
-        w.storedFieldCount = storedFieldCount
-        w.storedDefinitions = storedDefinitions
-        w.varint(UInt64(seen.count))
-        for (d, s) in seen.sorted(by: { $0.key < $1.key }) { w.device(d); w.varint(s) }
-        w.hlc(clock)
-        w.varint(UInt64(entries.count))
-        for (id, e) in entries.sorted(by: { $0.key < $1.key }) {
-            w.habit(id)
-            w.entryMeta(e)
-            w.days(e.days)
-        }
-        if storedDefinitions { w.datedRegisters(entries) }
+        w.state(self, .current)
         return w.bytes
     }
 
@@ -573,8 +551,24 @@ extension HabitState {
             let meta = try r.entryMeta()
             entries[id] = HabitEntry(meta: meta, days: try r.days())
         }
-        if r.storedDefinitions { try r.datedRegisters(into: &entries) }
+        if r.format.datedRegisters { try r.datedRegisters(into: &entries) }
         self.init(seen: seen, clock: clock, entries: entries)
+    }
+}
+
+extension ByteWriter {
+    /// A state in `format` (`StateFormat.current` but for `HabitState.encoded(as:)`).
+    mutating func state(_ s: HabitState, _ format: StateFormat) {
+        varint(UInt64(s.seen.count))
+        for (d, n) in s.seen.sorted(by: { $0.key < $1.key }) { device(d); varint(n) }
+        hlc(s.clock)
+        varint(UInt64(s.entries.count))
+        for (id, e) in s.entries.sorted(by: { $0.key < $1.key }) {
+            habit(id)
+            entryMeta(e, format)
+            days(e.days, amountScale: format.amountScale, mark: nil)
+        }
+        if format.datedRegisters { datedRegisters(s.entries, amountScale: format.amountScale) }
     }
 }
 
@@ -584,14 +578,16 @@ extension ByteWriter {
     /// The entries' dated registers (`HabitEntry.dated`), written after everything else of
     /// a state or snapshot: the number of habits that have some, then each one's, sorted by
     /// habit, then day and field.
-    public mutating func datedRegisters(_ entries: [HabitID: HabitEntry]) {
+    public mutating func datedRegisters(_ entries: [HabitID: HabitEntry]) { datedRegisters(entries, amountScale: 1) }
+
+    mutating func datedRegisters(_ entries: [HabitID: HabitEntry], amountScale: Int) {
         let holding = entries.filter { !$0.value.dated.isEmpty }.sorted { $0.key < $1.key }
         varint(UInt64(holding.count))
         for (id, e) in holding {
             habit(id)
             varint(UInt64(e.dated.count))
             for (key, register) in e.dated.sorted(by: { $0.key < $1.key }) {
-                day(key.day); field(register.value); stamp(register.stamp)
+                day(key.day); field(register.value, amountScale: amountScale); stamp(register.stamp)
             }
         }
     }
@@ -611,7 +607,7 @@ extension ByteReader {
             let n = try count(max: 1 << 20)
             guard n > 0 else { throw DecodeError("an empty list of dated registers") }
             for _ in 0..<n {
-                let d = try day(), f = try field(amountScale: storedAmountScale), s = try stamp()
+                let d = try day(), f = try field(amountScale: format.amountScale), s = try stamp()
                 let key = DatedField(day: d, index: f.index)
                 guard HabitRule.fieldIndices.contains(f.index), last.map({ $0 < key }) ?? true else {
                     throw DecodeError("dated registers out of order")
