@@ -222,15 +222,15 @@ extension ByteReader {
             return .weekdays(set)
         case 2:
             let n = try int()
-            guard (2...365).contains(n) else { throw DecodeError("bad every-N schedule") }
+            guard Limits.storedEveryNDays.contains(n) else { throw DecodeError("bad every-N schedule") }
             return .everyNDays(n)
         case 3:
             let n = try int()
-            guard (1...7).contains(n) else { throw DecodeError("bad per-week schedule") }
+            guard Limits.storedTimesPerWeek.contains(n) else { throw DecodeError("bad per-week schedule") }
             return .perWeek(n)
         case 4:
             let n = try int()
-            guard (1...31).contains(n) else { throw DecodeError("bad per-month schedule") }
+            guard Limits.timesPerMonth.contains(n) else { throw DecodeError("bad per-month schedule") }
             return .perMonth(n)
         default: throw DecodeError("unknown schedule")
         }
