@@ -89,7 +89,7 @@ extension CatchUp {
         guard let first = words.first else { return .leave }
         guard words.count <= 2 else { throw CoreError.invalid("one answer, please: \(choices(for: habit)) (a difficulty may follow y or an amount)") }
         let difficulty = try words.dropFirst().first.map { w -> Int in
-            guard let d = Int(w), (1...5).contains(d) else { throw CoreError.invalid("difficulty '\(Sanitize.display(w))' must be 1 (very easy) to 5 (very hard)") }
+            guard let d = Int(w), Limits.difficulty.contains(d) else { throw CoreError.invalid("difficulty '\(Sanitize.display(w))' must be 1 (very easy) to 5 (very hard)") }
             return d
         }
         switch first {
@@ -99,7 +99,7 @@ extension CatchUp {
             return first.hasPrefix("n") ? .notDone : .skip
         default:
             if habit.isYesNo {
-                guard difficulty == nil, let d = Int(first), (1...5).contains(d) else {
+                guard difficulty == nil, let d = Int(first), Limits.difficulty.contains(d) else {
                     throw CoreError.invalid("'\(Sanitize.display(line))' is not an answer: y (done), n (not done), s (skip), 1-5 (done, that hard) or enter (leave it)")
                 }
                 return .done(difficulty: d)

@@ -4,16 +4,6 @@ import FoundationEssentials
 /// Every encoding is deterministic: the same value always gives the same bytes.
 public struct ByteWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
-    /// `Amount.scale` to write a state's goals and progress in whole units, as states were
-    /// encoded before amounts had decimals (to check a digest taken then); 1 otherwise.
-    /// Operations are always written in thousandths.
-    public var storedAmountScale = 1
-    /// How many field registers a state's entries are written with: `FieldValue.count`, or
-    /// `FieldValue.countBeforePosition` to check a digest taken before the order key existed.
-    public var storedFieldCount = FieldValue.count
-    /// Whether a state's encoding ends with its dated registers (`datedRegisters`): false
-    /// gives the encoding states had before those existed (to check a digest taken then).
-    public var storedDefinitions = true
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
@@ -48,16 +38,9 @@ public struct ByteReader {
     let bytes: [UInt8]
     public private(set) var position: Int
     let end: Int
-    /// What one stored unit of a goal or progress change is worth in thousandths (see
-    /// `Amount`) where the encoding does not say: `Amount.scale` for a snapshot written
-    /// before amounts had decimals, 1 otherwise. Operations carry their own format in
-    /// their tag, whatever this says.
-    public var storedAmountScale = 1
-    /// How many field registers each entry of a state holds (see `ByteWriter.storedFieldCount`):
-    /// `FieldValue.countBeforePosition` in a snapshot written before the order key existed.
-    public var storedFieldCount = FieldValue.count
-    /// Whether a state's encoding ends with its dated registers (see `ByteWriter.storedDefinitions`).
-    public var storedDefinitions = true
+    /// The format of the states read (see `StateFormat`): an older one for a file an older
+    /// version wrote. Operations carry their own format in their tag, whatever this says.
+    public var format = StateFormat.current
     public init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
         self.bytes = bytes; position = start; self.end = end ?? bytes.count
     }
@@ -154,13 +137,17 @@ extension ByteWriter {
         }
     }
 
-    public mutating func field(_ f: FieldValue) {
+    /// A field, a goal in thousandths.
+    public mutating func field(_ f: FieldValue) { field(f, amountScale: 1) }
+
+    /// A field, a goal stored as `amountScale` thousandths each (`StateFormat.amountScale`).
+    mutating func field(_ f: FieldValue, amountScale: Int) {
         u8(UInt8(f.index))
         switch f {
         case .name(let v): string(v)
         case .icon(let v), .color(let v), .unit(let v), .notes(let v), .group(let v), .position(let v): optionalString(v)
         case .kind(let k): u8(k == .build ? 0 : 1)
-        case .goal(let g): int(g / storedAmountScale)
+        case .goal(let g): int(g / amountScale)
         case .schedule(let s): schedule(s)
         case .startDate(let d): day(d)
         case .archivedFrom(let d): bool(d != nil); if let d { day(d) }
@@ -168,30 +155,28 @@ extension ByteWriter {
         }
     }
 
+    /// A change, as this version writes it: its `OperationTag`, then its values (amounts in
+    /// thousandths).
     public mutating func change(_ c: Change) {
+        u8(OperationTag(of: c).rawValue)
         switch c {
         case .create(let h, let fields):
-            // Tag 11: a count of fields, so that habits can gain fields later (tag 1 had
-            // ten), and the goal in thousandths (tags 1 and 9 held whole units). A habit
-            // without an order key or reminder times is written without those fields, as
-            // before they existed (see `FieldValue.storedCount`).
+            // A count of fields, so that habits can gain fields later. A habit without an
+            // order key or reminder times is written without those fields, as before they
+            // existed (see `FieldValue.storedCount`).
             let n = FieldValue.storedCount(of: fields)
-            u8(11); habit(h); varint(UInt64(n))
+            habit(h); varint(UInt64(n))
             for f in FieldValue.all(of: fields).prefix(n) { field(f) }
-        case .set(let h, let f):
-            // A goal in thousandths has tag 12; tag 2 held whole units (and still holds
-            // every other field, whose encoding did not change).
-            if case .goal = f { u8(12) } else { u8(2) }
-            habit(h); field(f)
-        case .setFrom(let h, let d, let f): u8(20); habit(h); day(d); field(f) // a goal in thousandths
-        case .delete(let h): u8(3); habit(h)
-        case .restore(let h, let op): u8(4); habit(h); opID(op)
-        case .progress(let h, let d, let delta): u8(10); habit(h); day(d); int(delta) // tag 5: whole units
-        case .setProgress(let h, let d, let total): u8(13); habit(h); day(d); int(total) // thousandths
-        case .skip(let h, let d, let on): u8(6); habit(h); day(d); bool(on)
-        case .rate(let h, let d, let r): u8(7); habit(h); day(d); u8(UInt8(r ?? 0))
-        case .note(let h, let d, let n): u8(8); habit(h); day(d); optionalString(n)
-        case .notDone(let h, let d, let on): u8(17); habit(h); day(d); bool(on)
+        case .set(let h, let f): habit(h); field(f)
+        case .setFrom(let h, let d, let f): habit(h); day(d); field(f)
+        case .delete(let h): habit(h)
+        case .restore(let h, let op): habit(h); opID(op)
+        case .progress(let h, let d, let delta): habit(h); day(d); int(delta)
+        case .setProgress(let h, let d, let total): habit(h); day(d); int(total)
+        case .skip(let h, let d, let on): habit(h); day(d); bool(on)
+        case .rate(let h, let d, let r): habit(h); day(d); u8(UInt8(r ?? 0))
+        case .note(let h, let d, let n): habit(h); day(d); optionalString(n)
+        case .notDone(let h, let d, let on): habit(h); day(d); bool(on)
         }
     }
 
@@ -237,15 +222,15 @@ extension ByteReader {
             return .weekdays(set)
         case 2:
             let n = try int()
-            guard (2...365).contains(n) else { throw DecodeError("bad every-N schedule") }
+            guard Limits.storedEveryNDays.contains(n) else { throw DecodeError("bad every-N schedule") }
             return .everyNDays(n)
         case 3:
             let n = try int()
-            guard (1...7).contains(n) else { throw DecodeError("bad per-week schedule") }
+            guard Limits.storedTimesPerWeek.contains(n) else { throw DecodeError("bad per-week schedule") }
             return .perWeek(n)
         case 4:
             let n = try int()
-            guard (1...31).contains(n) else { throw DecodeError("bad per-month schedule") }
+            guard Limits.timesPerMonth.contains(n) else { throw DecodeError("bad per-month schedule") }
             return .perMonth(n)
         default: throw DecodeError("unknown schedule")
         }
@@ -288,46 +273,65 @@ extension ByteReader {
         }
     }
 
-    /// A change. Tags 1, 9, 2 (a goal) and 5 are the whole-unit encodings written before
-    /// amounts had decimals: their amounts are read as whole units.
+    /// A change: its tag (`OperationTag`, or an older version's `LegacyOperationTag`), then
+    /// its values. A tag this version does not know is refused (`DecodeError.unknownOperation`).
     public mutating func change() throws -> Change {
-        let whole = Amount.scale
-        switch try u8() {
-        case let tag where tag == 1 || tag == 9 || tag == 11:
-            let h = try habit()
-            let n = tag == 1 ? 10 : try count(max: FieldValue.count)
-            guard n >= 10 else { throw DecodeError("too few habit fields") }
-            var fields = HabitFields(name: "", startDate: .earliest)
-            for i in 0..<n {
-                let f = try field(amountScale: tag == 11 ? 1 : whole)
-                guard f.index == i else { throw DecodeError("habit fields out of order") }
-                f.apply(to: &fields)
-            }
-            return .create(h, fields)
-        case 2: return .set(try habit(), try field(amountScale: whole))
-        case 12:
+        let byte = try u8()
+        if let tag = OperationTag(rawValue: byte) { return try change(tag) }
+        if let tag = LegacyOperationTag(rawValue: byte) { return try legacyChange(tag) }
+        throw DecodeError.unknownOperation(byte)
+    }
+
+    /// The values of a change this version writes, after its tag.
+    mutating func change(_ tag: OperationTag) throws -> Change {
+        switch tag {
+        case .create: return try create(fieldCount: nil, amountScale: 1)
+        // A goal under this tag is in whole units (see `OperationTag.set`).
+        case .set: return .set(try habit(), try field(amountScale: Amount.scale))
+        case .setGoal:
             let h = try habit(), f = try field(amountScale: 1)
             guard case .goal = f else { throw DecodeError("tag 12 holds a goal only") }
             return .set(h, f)
-        case 20:
+        case .setFrom:
             let h = try habit(), d = try day(), f = try field(amountScale: 1)
             guard HabitRule.fieldIndices.contains(f.index) else { throw DecodeError("only kind, goal, unit and schedule are set from a day") }
             return .setFrom(h, d, f)
-        case 3: return .delete(try habit())
-        case 4: return .restore(try habit(), deleteOp: try opID())
-        case let tag where tag == 5 || tag == 10:
+        case .delete: return .delete(try habit())
+        case .restore: return .restore(try habit(), deleteOp: try opID())
+        case .progress:
             let h = try habit(), d = try day()
-            return .progress(h, d, delta: try progressDelta(amountScale: tag == 10 ? 1 : whole))
-        case 13: return .setProgress(try habit(), try day(), total: try dayTotal(amountScale: 1))
-        case 6: return .skip(try habit(), try day(), try bool())
-        case 7:
-            let h = try habit(), d = try day(), r = try u8()
-            guard r <= 5 else { throw DecodeError("difficulty out of range") }
-            return .rate(h, d, r == 0 ? nil : Int(r))
-        case 8: return .note(try habit(), try day(), try optionalString())
-        case 17: return .notDone(try habit(), try day(), try bool())
-        case let tag: throw DecodeError("unknown operation kind \(tag) (written by a newer version of Habitto: update this one)")
+            return .progress(h, d, delta: try progressDelta(amountScale: 1))
+        case .setProgress: return .setProgress(try habit(), try day(), total: try dayTotal(amountScale: 1))
+        case .skip: return .skip(try habit(), try day(), try bool())
+        case .rate:
+            let h = try habit(), d = try day()
+            return .rate(h, d, try rating())
+        case .note: return .note(try habit(), try day(), try optionalString())
+        case .notDone: return .notDone(try habit(), try day(), try bool())
         }
+    }
+
+    /// A create's habit and its fields: `fieldCount` of them, or (nil) as many as the count
+    /// after the habit says; at least the ten every version wrote, in register order, a goal
+    /// stored as `amountScale` thousandths each.
+    mutating func create(fieldCount: Int?, amountScale: Int) throws -> Change {
+        let h = try habit()
+        let n = try fieldCount ?? count(max: FieldValue.count)
+        guard n >= 10 else { throw DecodeError("too few habit fields") }
+        var fields = HabitFields(name: "", startDate: .earliest)
+        for i in 0..<n {
+            let f = try field(amountScale: amountScale)
+            guard f.index == i else { throw DecodeError("habit fields out of order") }
+            f.apply(to: &fields)
+        }
+        return .create(h, fields)
+    }
+
+    /// A difficulty rating as stored: 0 for none, else within `Limits.difficulty`.
+    mutating func rating() throws -> Int? {
+        let r = try u8()
+        guard r == 0 || Limits.difficulty.contains(Int(r)) else { throw DecodeError("difficulty out of range") }
+        return r == 0 ? nil : Int(r)
     }
 
     public mutating func operation() throws -> HabitOperation {
@@ -373,11 +377,14 @@ extension HabitEntry {
 
 extension ByteWriter {
     /// The canonical encoding of an entry's registers and tombstones.
-    public mutating func entryMeta(_ e: HabitEntry) {
+    public mutating func entryMeta(_ e: HabitEntry) { entryMeta(e, .current) }
+
+    /// An entry's registers and tombstones in `format` (see `entryMeta(_:as:)`).
+    mutating func entryMeta(_ e: HabitEntry, _ format: StateFormat) {
         bool(e.created != nil); if let c = e.created { stamp(c) }
-        for i in 0..<storedFieldCount {
+        for i in 0..<format.fieldCount {
             bool(e.fieldStamps[i] != nil); if let s = e.fieldStamps[i] { stamp(s) }
-            field(FieldValue.current(index: i, of: e.fields))
+            field(FieldValue.current(index: i, of: e.fields), amountScale: format.amountScale)
         }
         varint(UInt64(e.deletes.count)); for o in e.deletes.sorted() { opID(o) }
         varint(UInt64(e.restores.count)); for o in e.restores.sorted() { opID(o) }
@@ -386,6 +393,11 @@ extension ByteWriter {
     /// The canonical encoding of one habit's days, sorted by day. `mark` is told each day
     /// and where its record starts in `bytes` (for an index).
     public mutating func days(_ days: [LocalDay: DayRecord], mark: ((LocalDay, Int) -> Void)? = nil) {
+        self.days(days, amountScale: 1, mark: mark)
+    }
+
+    /// The days, each progress change stored as `amountScale` thousandths (`StateFormat`).
+    mutating func days(_ days: [LocalDay: DayRecord], amountScale: Int, mark: ((LocalDay, Int) -> Void)?) {
         varint(UInt64(days.count))
         for (day, rec) in days.sorted(by: { $0.key < $1.key }) {
             mark?(day, bytes.count)
@@ -396,7 +408,7 @@ extension ByteWriter {
             for op in ops {
                 stamp(op.stamp)
                 if op.setsTotal { int(0) }
-                int(op.delta / storedAmountScale)
+                int(op.delta / amountScale)
             }
             // Bit 0: a skip register follows; bit 1: a "not done" register. A day without the
             // latter is written as before it existed (0 or 1), so digests taken then match.
@@ -416,9 +428,9 @@ extension ByteReader {
         let created: Stamp? = try bool() ? try stamp() : nil
         var fields = HabitFields(name: "", startDate: .earliest)
         var stamps = FieldStamps()
-        for i in 0..<storedFieldCount {
+        for i in 0..<format.fieldCount {
             if try bool() { stamps[i] = try stamp() }
-            let f = try field(amountScale: storedAmountScale)
+            let f = try field(amountScale: format.amountScale)
             guard f.index == i else { throw DecodeError("habit fields out of order") }
             f.apply(to: &fields)
         }
@@ -456,8 +468,8 @@ extension ByteReader {
         var previous: DayOp?
         for _ in 0..<(try count(max: 1 << 20)) {
             let stamp = try stamp(), step = try int()
-            let op = step == 0 ? DayOp(stamp: stamp, total: try dayTotal(amountScale: storedAmountScale))
-                               : DayOp(stamp: stamp, delta: try Self.checkedDelta(step, amountScale: storedAmountScale))
+            let op = step == 0 ? DayOp(stamp: stamp, total: try dayTotal(amountScale: format.amountScale))
+                               : DayOp(stamp: stamp, delta: try Self.checkedDelta(step, amountScale: format.amountScale))
             guard previous.map({ $0 < op }) ?? true else { throw DecodeError("progress changes out of order") }
             rec?.add(op)
             previous = op
@@ -467,10 +479,8 @@ extension ByteReader {
         if registers & 1 != 0 { let v = try bool(); let s = try stamp(); rec?.skip = Register(value: v, stamp: s) }
         if registers & 2 != 0 { let v = try bool(); let s = try stamp(); rec?.notDoneRegister = Register(value: v, stamp: s) }
         if try bool() {
-            let v = try u8()
-            guard v <= 5 else { throw DecodeError("difficulty out of range") }
-            let s = try stamp()
-            rec?.difficulty = Register(value: v == 0 ? nil : Int(v), stamp: s)
+            let v = try rating(), s = try stamp()
+            rec?.difficulty = Register(value: v, stamp: s)
         }
         if try bool() { let n = try optionalString(); let s = try stamp(); rec?.noteRegister = Register(value: n, stamp: s) }
     }
@@ -523,25 +533,10 @@ extension HabitEntry {
 }
 
 extension HabitState {
-    /// The canonical encoding: equal states give equal bytes. `storedAmountScale`,
-    /// `storedFieldCount` and `storedDefinitions` (see `ByteWriter`) give the encodings of
-    /// older formats.
-    public func encoded(storedAmountScale: Int = 1, storedFieldCount: Int = FieldValue.count,
-                        storedDefinitions: Bool = true) -> [UInt8] {
+    /// The canonical encoding: equal states give equal bytes.
+    public func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: 1024)
-        w.storedAmountScale = storedAmountScale
-        w.storedFieldCount = storedFieldCount
-        w.storedDefinitions = storedDefinitions
-        w.varint(UInt64(seen.count))
-        for (d, s) in seen.sorted(by: { $0.key < $1.key }) { w.device(d); w.varint(s) }
-        w.hlc(clock)
-        w.varint(UInt64(entries.count))
-        for (id, e) in entries.sorted(by: { $0.key < $1.key }) {
-            w.habit(id)
-            w.entryMeta(e)
-            w.days(e.days)
-        }
-        if storedDefinitions { w.datedRegisters(entries) }
+        w.state(self, .current)
         return w.bytes
     }
 
@@ -556,8 +551,24 @@ extension HabitState {
             let meta = try r.entryMeta()
             entries[id] = HabitEntry(meta: meta, days: try r.days())
         }
-        if r.storedDefinitions { try r.datedRegisters(into: &entries) }
+        if r.format.datedRegisters { try r.datedRegisters(into: &entries) }
         self.init(seen: seen, clock: clock, entries: entries)
+    }
+}
+
+extension ByteWriter {
+    /// A state in `format` (`StateFormat.current` but for `HabitState.encoded(as:)`).
+    mutating func state(_ s: HabitState, _ format: StateFormat) {
+        varint(UInt64(s.seen.count))
+        for (d, n) in s.seen.sorted(by: { $0.key < $1.key }) { device(d); varint(n) }
+        hlc(s.clock)
+        varint(UInt64(s.entries.count))
+        for (id, e) in s.entries.sorted(by: { $0.key < $1.key }) {
+            habit(id)
+            entryMeta(e, format)
+            days(e.days, amountScale: format.amountScale, mark: nil)
+        }
+        if format.datedRegisters { datedRegisters(s.entries, amountScale: format.amountScale) }
     }
 }
 
@@ -567,14 +578,16 @@ extension ByteWriter {
     /// The entries' dated registers (`HabitEntry.dated`), written after everything else of
     /// a state or snapshot: the number of habits that have some, then each one's, sorted by
     /// habit, then day and field.
-    public mutating func datedRegisters(_ entries: [HabitID: HabitEntry]) {
+    public mutating func datedRegisters(_ entries: [HabitID: HabitEntry]) { datedRegisters(entries, amountScale: 1) }
+
+    mutating func datedRegisters(_ entries: [HabitID: HabitEntry], amountScale: Int) {
         let holding = entries.filter { !$0.value.dated.isEmpty }.sorted { $0.key < $1.key }
         varint(UInt64(holding.count))
         for (id, e) in holding {
             habit(id)
             varint(UInt64(e.dated.count))
             for (key, register) in e.dated.sorted(by: { $0.key < $1.key }) {
-                day(key.day); field(register.value); stamp(register.stamp)
+                day(key.day); field(register.value, amountScale: amountScale); stamp(register.stamp)
             }
         }
     }
@@ -594,7 +607,7 @@ extension ByteReader {
             let n = try count(max: 1 << 20)
             guard n > 0 else { throw DecodeError("an empty list of dated registers") }
             for _ in 0..<n {
-                let d = try day(), f = try field(amountScale: storedAmountScale), s = try stamp()
+                let d = try day(), f = try field(amountScale: format.amountScale), s = try stamp()
                 let key = DatedField(day: d, index: f.index)
                 guard HabitRule.fieldIndices.contains(f.index), last.map({ $0 < key }) ?? true else {
                     throw DecodeError("dated registers out of order")

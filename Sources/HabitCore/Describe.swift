@@ -84,7 +84,7 @@ extension Change {
                 throw CoreError.invalid("a day's total must be from 0 to \(Amount.format(Limits.maxDayProgress))")
             }
         case .rate(_, _, let r):
-            if let r, !(1...5).contains(r) { throw CoreError.invalid("difficulty must be 1 to 5") }
+            if let r, !Limits.difficulty.contains(r) { throw CoreError.invalid("difficulty must be 1 to 5") }
         case .note(_, _, let n):
             if let n { try Validate.dayNote(n) }
         case .delete, .restore, .skip, .notDone:
@@ -99,9 +99,9 @@ extension Schedule {
         switch self {
         case .daily: return
         case .weekdays(let set) where !set.isEmpty && set.count < 7: return
-        case .everyNDays(let n) where (2...365).contains(n): return
-        case .perWeek(let n) where (1...6).contains(n): return
-        case .perMonth(let n) where (1...31).contains(n): return
+        case .everyNDays(let n) where Limits.storedEveryNDays.contains(n): return
+        case .perWeek(let n) where Limits.storedTimesPerWeek.contains(n): return
+        case .perMonth(let n) where Limits.timesPerMonth.contains(n): return
         default: throw CoreError.invalid("schedule \(self) is out of range")
         }
     }

@@ -10,9 +10,16 @@ public enum Limits {
     public static let maxDayProgress = 1_000_000 * Amount.scale
     /// A difficulty rating: 1 (very easy) to 5 (very hard).
     public static let difficulty = 1...5
-    /// N of an "N per week" schedule as typed or decoded (7 per week is normalised to daily, so a
-    /// stored per-week schedule is at most 6).
+    /// N of an "N per week" schedule as typed (`N/week`): `7/week` is read as daily.
     public static let timesPerWeek = 1...7
-    /// N of an "N per month" schedule.
+    /// N of a `Schedule.perWeek`, as validation and decoding accept it: 7 per week is daily,
+    /// so a stored per-week schedule is at most 6.
+    public static let storedTimesPerWeek = 1...6
+    /// N of an "N per month" schedule, typed, validated and decoded.
     public static let timesPerMonth = 1...31
+    /// N of an "every N days" schedule as typed (`every:N`): `every:1` is read as daily.
+    public static let everyNDays = 1...365
+    /// N of a `Schedule.everyNDays`, as validation and decoding accept it: every day is
+    /// daily, so a stored one is every 2 days at least.
+    public static let storedEveryNDays = 2...365
 }

@@ -23,21 +23,21 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         default: break
         }
         if t.hasPrefix("every:") {
-            guard let n = Int(t.dropFirst(6)), (1...365).contains(n) else {
+            guard let n = Int(t.dropFirst(6)), Limits.everyNDays.contains(n) else {
                 throw CoreError.invalid("schedule \(Sanitize.quoted(text)): every:N needs a whole number N from 1 to 365")
             }
             self = n == 1 ? .daily : .everyNDays(n)
             return
         }
         if t.hasSuffix("/week") {
-            guard let n = Int(t.dropLast(5)), (1...7).contains(n) else {
+            guard let n = Int(t.dropLast(5)), Limits.timesPerWeek.contains(n) else {
                 throw CoreError.invalid("schedule \(Sanitize.quoted(text)): N/week needs a whole number N from 1 to 7")
             }
             self = n == 7 ? .daily : .perWeek(n)
             return
         }
         if t.hasSuffix("/month") {
-            guard let n = Int(t.dropLast(6)), (1...31).contains(n) else {
+            guard let n = Int(t.dropLast(6)), Limits.timesPerMonth.contains(n) else {
                 throw CoreError.invalid("schedule \(Sanitize.quoted(text)): N/month needs a whole number N from 1 to 31")
             }
             self = .perMonth(n)

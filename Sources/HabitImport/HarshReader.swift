@@ -148,7 +148,7 @@ struct HarshHabit {
             }
             return ImportText.everyNDays(days)
         }
-        if text.lowercased().hasSuffix("w"), let times = Int(text.dropLast()), (1...7).contains(times),
+        if text.lowercased().hasSuffix("w"), let times = Int(text.dropLast()), Limits.timesPerWeek.contains(times),
            text.first?.isNumber == true {
             return (times == 7 ? .daily : .perWeek(times), nil)
         }

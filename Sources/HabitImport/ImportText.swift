@@ -8,7 +8,7 @@ enum ImportText {
     /// The longest habit name (`Validate.name`).
     static let maxNameCharacters = 64
     /// The largest every-N-days interval that `Schedule(parsing:)` reads back.
-    static let maxEveryNDays = 365
+    static let maxEveryNDays = Limits.everyNDays.upperBound
 
     /// The text without leading or trailing whitespace, as `Character.isWhitespace` (the
     /// test `Validate.name` uses) defines it; newlines count as whitespace.

@@ -61,7 +61,7 @@ extension LegacyDump {
     }
 
     static func difficulty(_ v: Any) -> Result<Int, Problem> {
-        guard let n = ImportJSON.int(v), (1...5).contains(n) else {
+        guard let n = ImportJSON.int(v), Limits.difficulty.contains(n) else {
             return .failure(Problem(message: "expected a difficulty from 1 to 5, found \(ImportJSON.describe(v))"))
         }
         return .success(n)

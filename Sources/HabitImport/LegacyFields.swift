@@ -117,13 +117,13 @@ extension LegacyDump {
         let words = t.split(separator: " ").map(String.init)
         // "Every 3 days"
         if words.count == 3, words[0] == "every", let n = Int(words[1]), words[2] == "days" || words[2] == "day" {
-            guard (1...365).contains(n) else { return nil }
+            guard Limits.everyNDays.contains(n) else { return nil }
             return n == 1 ? .daily : .everyNDays(n)
         }
         // "3 days a week", "3 times a week", "3 times per week"
         if words.count == 4, let n = Int(words[0]), ["day", "days", "time", "times"].contains(words[1]),
            ["a", "per", "each"].contains(words[2]), words[3] == "week" {
-            guard (1...7).contains(n) else { return nil }
+            guard Limits.timesPerWeek.contains(n) else { return nil }
             return n == 7 ? .daily : .perWeek(n)
         }
         // "Monday, Wednesday, Friday" or "mon, wed and fri"

@@ -53,7 +53,7 @@ public enum Backups {
     /// first as a restore checks it (checksum, decoding, sequence) and the header describes
     /// their fold, so a backup that would not restore is never made: a damaged record throws
     /// `StoreError.corrupt` with its offset in the journal. `fieldCount` (see
-    /// `ByteWriter.storedFieldCount`) writes the header an older version wrote, for tests.
+    /// `StateFormat.fieldCount`) writes the header an older version wrote, for tests.
     static func write(paths: DataPaths, records: [UInt8], device: DeviceID,
                       reason: String, note: String?, now: Date, fieldCount: Int = FieldValue.count) throws -> BackupInfo {
         let state: HabitState
@@ -77,7 +77,7 @@ public enum Backups {
         var members: [String: JSON] = [
             "created": .int(Int(now.timeIntervalSince1970 * 1000)), "reason": .string(reason), "note": .optional(note),
             "device": .string(device.rawValue), "operations": .int(ops), "habits": .int(habits),
-            "stateDigest": .int(Int(CRC32C.checksum(state.encoded(storedFieldCount: fieldCount, storedDefinitions: definitions)))),
+            "stateDigest": .int(Int(CRC32C.checksum(state.encoded(as: StateFormat(fieldCount: fieldCount, datedRegisters: definitions))))),
             "habitFields": .int(fieldCount),
         ]
         if definitions { members["definitions"] = .bool(true) }
@@ -106,8 +106,7 @@ public enum Backups {
             throw StoreError.unreadable(path: path, detail: "\(e.detail) inside the backup; use another backup")
         }
         guard ops.count == info.operations, state.habits.count == info.habits,
-              Int(CRC32C.checksum(state.encoded(storedAmountScale: info.amountScale, storedFieldCount: info.fieldCount,
-                                                storedDefinitions: info.definitions))) == info.digest
+              Int(CRC32C.checksum(state.encoded(as: info.format))) == info.digest
         else { throw StoreError.unreadable(path: path, detail: "its contents do not match its header; use another backup") }
         return LoadedBackup(info: info.info, operations: ops, state: state)
     }
@@ -157,8 +156,10 @@ public enum Backups {
     private struct Header {
         let info: BackupInfo; let operations: Int; let habits: Int; let digest: Int; let amountScale: Int; let fieldCount: Int
         /// Whether the digest's encoding ends with the dated registers (backups written since
-        /// they exist say so; see `ByteWriter.storedDefinitions`).
+        /// they exist say so; see `StateFormat.datedRegisters`).
         let definitions: Bool
+        /// The format of the state the digest was taken of.
+        var format: StateFormat { StateFormat(amountScale: amountScale, fieldCount: fieldCount, datedRegisters: definitions) }
     }
 
     private static func verifiedFile(_ path: String) throws -> (Header, [UInt8]) {

@@ -208,7 +208,7 @@ enum DayBlock {
     /// The days; `amountScale` is the block's `SnapshotBlock.amountScale`.
     static func days(_ b: [UInt8], amountScale: Int = 1) throws -> [LocalDay: DayRecord] {
         var r = ByteReader(b, from: try index(b).start)
-        r.storedAmountScale = amountScale
+        r.format.amountScale = amountScale
         let d = try r.days()
         guard r.isAtEnd else { throw DecodeError("trailing bytes in a block") }
         return d
@@ -216,7 +216,7 @@ enum DayBlock {
 
     static func columns(_ b: [UInt8], amountScale: Int = 1) throws -> DayColumns {
         var r = ByteReader(b, from: try index(b).start)
-        r.storedAmountScale = amountScale
+        r.format.amountScale = amountScale
         let c = try r.dayColumns()
         guard r.isAtEnd else { throw DecodeError("trailing bytes in a block") }
         return c
@@ -245,7 +245,7 @@ enum DayBlock {
             let from = start + marks[lo - 1].offset, to = lo < marks.count ? start + marks[lo].offset : count
             guard from <= to, to <= count else { throw DecodeError("block index out of range") }
             var r = ByteReader(read(from..<to))
-            r.storedAmountScale = amountScale
+            r.format.amountScale = amountScale
             while !r.isAtEnd {
                 let d = try r.day()
                 // Records before the day are only passed over.
@@ -274,7 +274,7 @@ enum DayBlock {
         let offset = start + (lo > 0 ? marks[lo - 1].offset : firstMark.offset)
         guard offset <= count else { throw DecodeError("block index out of range") }
         var r = ByteReader(read(offset..<count))
-        r.storedAmountScale = amountScale
+        r.format.amountScale = amountScale
         return try r.dayColumnsToEnd()
     }
 
@@ -288,7 +288,7 @@ enum DayBlock {
             while lo < hi { let mid = (lo + hi) / 2; if marks[mid].ordinal <= day.ordinal { lo = mid + 1 } else { hi = mid } }
             guard lo > 0 else { continue }
             var r = ByteReader(b, from: start + marks[lo - 1].offset)
-            r.storedAmountScale = amountScale
+            r.format.amountScale = amountScale
             for _ in 0..<stride where !r.isAtEnd {
                 let (d, rec) = try r.dayRecord()
                 if d == day { out[d] = rec }
@@ -342,7 +342,6 @@ struct Snapshot {
     func encoded(fieldCount: Int = FieldValue.count) -> [UInt8] {
         var blocks = ByteWriter(capacity: 4096)
         var meta = ByteWriter(capacity: 1024)
-        meta.storedFieldCount = fieldCount
         meta.u64le(UInt64(coveredOffset))
         meta.bool(lastRecord != nil)
         if let lastRecord { meta.u64le(UInt64(lastRecord.offset)); meta.u32le(lastRecord.crc) }
@@ -359,7 +358,7 @@ struct Snapshot {
                 bytes = DayBlock.encode(entry.days); crc = CRC32C.checksum(bytes)
             }
             meta.habit(id)
-            meta.entryMeta(entry)
+            meta.entryMeta(entry, as: StateFormat(fieldCount: fieldCount))
             meta.u64le(UInt64(blocks.bytes.count))
             meta.u32le(UInt32(bytes.count))
             meta.u32le(crc)
@@ -413,8 +412,8 @@ struct Snapshot {
             let (covered, last, seen, clock) = (head.covered, head.last, head.seen, head.clock)
             let (undo, undoEnd) = try UndoHistory.decode(in: file, from: head.end, to: metaRange.upperBound)
             var r = ByteReader(file.bytes(undoEnd..<metaRange.upperBound))
-            r.storedAmountScale = amountScale
-            r.storedFieldCount = fieldCount
+            r.format.amountScale = amountScale
+            r.format.fieldCount = fieldCount
             var entries: [HabitID: HabitEntry] = [:]
             let habitCount = try r.count(max: 1 << 24)
             entries.reserveCapacity(min(habitCount, 1 << 12))

@@ -39,7 +39,7 @@ enum ValueKind: Equatable {
         default:
             guard placeholder.contains("|") else { return .free }
             let words = placeholder.split(separator: "|").flatMap { part -> [String] in
-                if part == "1-5" { return (1...5).map(String.init) }
+                if part == "1-5" { return Limits.difficulty.map(String.init) }
                 return part == part.lowercased() ? [String(part)] : []
             }
             return .words(words)

@@ -97,7 +97,7 @@ extension Command {
     }
 
     func rating(_ text: String) throws -> Int {
-        guard let n = Int(text), (1...5).contains(n) else {
+        guard let n = Int(text), Limits.difficulty.contains(n) else {
             throw CLIError.invalid("difficulty '\(Sanitize.display(text))' must be 1 (very easy) to 5 (very hard)\(invocation.command == "rate" ? " or clear" : "")")
         }
         return n

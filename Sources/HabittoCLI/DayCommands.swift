@@ -10,7 +10,7 @@ struct CheckCommand: Command {
         CommandSpec(name: "check", arguments: ["HABIT"], summary: "Check in: add progress to a day.",
                     options: [Specs.date, OptionSpec(name: "--amount", value: "N", help: "how much, up to 3 decimals (default 1)"),
                               OptionSpec(name: "--difficulty", value: "1-5", help: "how hard it was: 1 very easy … 5 very hard",
-                                         completes: .words((1...5).map(String.init))),
+                                         completes: .words(Limits.difficulty.map(String.init))),
                               OptionSpec(name: "--note", value: "TEXT", help: "a note on the day")])
     }
 

@@ -92,7 +92,7 @@ final class AmountTests: XCTestCase {
         world.progress(run, monday, 4)
         let bytes = world.state.encoded()
         var r = ByteReader(bytes)
-        r.storedAmountScale = Amount.scale
+        r.format.amountScale = Amount.scale
         let state = try HabitState(decoding: &r)
         XCTAssertEqual(state.habit(run.id)?.goal, 5_000)
         XCTAssertEqual(state.progress(run.id, monday), 4_000)

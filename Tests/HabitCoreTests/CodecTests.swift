@@ -10,7 +10,8 @@ private func encode(_ op: HabitOperation) -> [UInt8] {
     return w.bytes
 }
 
-private func decodeOperation(_ bytes: [UInt8]) throws -> HabitOperation {
+/// One operation decoded from `bytes`, which must hold nothing more.
+func decodeOperation(_ bytes: [UInt8]) throws -> HabitOperation {
     var r = ByteReader(bytes)
     let op = try r.operation()
     guard r.isAtEnd else { throw DecodeError("trailing bytes") }

@@ -219,7 +219,7 @@ final class DefinitionHistoryTests: XCTestCase {
         let h = water(&w)
         // What the encoding was before dated registers existed (the digest of a backup of
         // that version): the version vector, the clock and the entries, nothing after them.
-        let plain = w.state.encoded(storedDefinitions: false)
+        let plain = w.state.encoded(as: StateFormat(datedRegisters: false))
         XCTAssertEqual(w.state.encoded(), plain + [0], "this version's ends with no habit's dated registers")
         var r = ByteReader(plain)
         for _ in 0..<(try r.count(max: 100)) { _ = try r.device(); _ = try r.varint() }

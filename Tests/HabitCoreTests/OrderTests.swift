@@ -230,9 +230,9 @@ final class OrderCodecTests: XCTestCase {
     func testAStateEncodedWithElevenFieldsReadsWithoutKeys() throws {
         var world = World()
         world.build("Read", start: start)
-        let old = world.state.encoded(storedFieldCount: FieldValue.countBeforePosition)
+        let old = world.state.encoded(as: StateFormat(fieldCount: FieldValue.countBeforePosition))
         var r = ByteReader(old)
-        r.storedFieldCount = FieldValue.countBeforePosition
+        r.format.fieldCount = FieldValue.countBeforePosition
         let state = try HabitState(decoding: &r)
         XCTAssertTrue(r.isAtEnd)
         XCTAssertEqual(state, world.state)

@@ -78,9 +78,9 @@ final class ReminderCodecTests: XCTestCase {
         var world = World()
         let h = world.build("Read", start: start)
         world.set(h, .position("V"))
-        let old = world.state.encoded(storedFieldCount: FieldValue.countBeforeReminders)
+        let old = world.state.encoded(as: StateFormat(fieldCount: FieldValue.countBeforeReminders))
         var r = ByteReader(old)
-        r.storedFieldCount = FieldValue.countBeforeReminders
+        r.format.fieldCount = FieldValue.countBeforeReminders
         let state = try HabitState(decoding: &r)
         XCTAssertTrue(r.isAtEnd)
         XCTAssertEqual(state, world.state)
