@@ -21,7 +21,7 @@ extension Write {
     /// needs one. Throws the rule a write breaks, or that its habit no longer exists.
     public func changes(newID: HabitID? = nil, today: LocalDay, in state: HabitState) throws -> [Change] {
         func habit(_ id: HabitID) throws -> Habit {
-            guard let h = state.habit(id) else { throw CoreError.invalid("that habit no longer exists (deleted elsewhere?)") }
+            guard let h = state.habit(id) else { throw CoreError.habitGone }
             return h
         }
         switch self {
@@ -33,7 +33,7 @@ extension Write {
         case .skip(let id, let day, let on): return try Edits.setSkipped(try habit(id), on: day, on, today: today, in: state)
         case .rate(let id, let day, let r): return try Edits.rate(try habit(id), on: day, r, today: today, in: state)
         case .add(let fields):
-            guard let newID else { throw CoreError.invalid("a new habit needs an id") }
+            guard let newID else { throw CoreError.newHabitNeedsID }
             return try Edits.add(newID, fields, in: state)
         case .edit(let id, let fields, let from): return try Edits.update(try habit(id), to: fields, from: from, in: state)
         case .archive(let id): return try Edits.archive(try habit(id), today: today, in: state)
