@@ -21,10 +21,10 @@ struct CheckCommand: Command {
 
     @MainActor func change(sign: Int) async throws {
         let query = invocation.arguments[0]
-        let date = try day(invocation.value("--date"))
-        let amount = try amount(invocation.value("--amount") ?? "1", "--amount", minimum: 1, maximum: Limits.maxChange)
-        let difficulty = try invocation.value("--difficulty").map(rating)
-        let note = invocation.value("--note")
+        let date = try day(invocation.value(.date))
+        let amount = try amount(invocation.value(.amount) ?? "1", .amount, minimum: 1, maximum: Limits.maxChange)
+        let difficulty = try invocation.value(.difficulty).map(rating)
+        let note = invocation.value(.note)
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit { state, _ in
@@ -70,7 +70,7 @@ struct SkipCommand: Command {
     }
 
     @MainActor func change(skipped on: Bool) async throws {
-        let date = try day(invocation.value("--date"))
+        let date = try day(invocation.value(.date))
         let (result, habit) = try await commitWrite { .skip($0, date, on) }
         if result.operations.isEmpty {
             Output.line("\(Output.title(habit)) is \(on ? "already" : "not") skipped on \(date); nothing changed")
@@ -103,7 +103,7 @@ struct RateCommand: Command {
     @MainActor func run() async throws {
         let text = invocation.arguments[1]
         let value: Int? = text.lowercased() == "clear" ? nil : try rating(text)
-        let date = try day(invocation.value("--date"))
+        let date = try day(invocation.value(.date))
         let habit = try await commitWrite { .rate($0, date, value) }.habit
         if let value {
             Output.line("Rated \(Output.title(habit)) on \(date): \(value) (\(Output.difficultyName(value)))")
@@ -125,12 +125,12 @@ struct NoteCommand: Command {
 
     @MainActor func run() async throws {
         let text = invocation.arguments.count > 1 ? invocation.arguments[1] : nil
-        let clear = invocation.has("--clear")
+        let clear = invocation.flag(.clear)
         if clear == (text != nil) {
             throw CLIError.usage(clear ? "note takes TEXT or --clear, not both" : "missing TEXT: usage: habitto note HABIT TEXT, or habitto note HABIT --clear")
         }
         let value: String? = clear ? nil : text
-        let date = try day(invocation.value("--date"))
+        let date = try day(invocation.value(.date))
         let (result, habit) = try await commitWrite { .note($0, date, value) }
         if result.operations.isEmpty {
             Output.line("\(Output.title(habit)) already has that note on \(date); nothing changed")

@@ -264,11 +264,11 @@ final class UILoop: @unchecked Sendable {
     func run(refresh: () -> Void) -> Int32 {
         state.now = Date()
         terminal.draw(render(state))
-        if exitAfterFirstFrame { return 0 }
+        if exitAfterFirstFrame { return ExitCode.ok.rawValue }
         var lastRefresh = Date()
         while true {
             _ = terminal.wait(timeoutMilliseconds: 500, wakeFD: pipe.readFD)
-            if let signal = pipe.pendingSignal { return 128 + signal }
+            if let signal = pipe.pendingSignal { return ExitCode.interrupted(by: signal) }
             var actions: [Action] = terminal.readEvents().map { event in
                 switch event {
                 case .key(let k): return .key(k)
@@ -287,7 +287,7 @@ final class UILoop: @unchecked Sendable {
             actions.append(.tick(now))
             guard actions.count > 1 || state.sync.nextRetryAt != nil || state.sync.lastSyncAt != nil else { continue }
             for action in actions {
-                for effect in reduce(&state, action) where !runner.run(effect, &state) { return 0 }
+                for effect in reduce(&state, action) where !runner.run(effect, &state) { return ExitCode.ok.rawValue }
             }
             terminal.draw(render(state))
         }
