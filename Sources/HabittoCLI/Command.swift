@@ -105,7 +105,7 @@ final class Opened: @unchecked Sendable {
     private let lock = Lock()
     private var repositories: [HabitRepository] = []
     func add(_ r: HabitRepository) { lock.lock(); repositories.append(r); lock.unlock() }
-    func warnings() -> [String] {
+    func warnings() -> [Warning] {
         lock.lock()
         defer { lock.unlock() }
         return repositories.flatMap { $0.warnings.drain() }

@@ -303,7 +303,7 @@ struct DoctorCommand: Command {
                 case "truncate-tail"?:
                     // Opening the repository cuts the torn tail off and saves its bytes.
                     let repo = try HabitRepository(directory: paths.directory, now: env.clock)
-                    repaired.append("journal: the incomplete tail was cut off" + (repo.openingWarnings.first.map { " (\($0.replacingAll("warning: ", with: "")))" } ?? ""))
+                    repaired.append("journal: the incomplete tail was cut off" + (repo.openingWarnings.first.map { " (\($0.text))" } ?? ""))
                 case "rebuild-from-snapshot"?:
                     let (saved, count) = try await Doctor.rebuildFromSnapshot(paths: paths, check: check, now: env.clock)
                     try SyncState.startOver(paths)

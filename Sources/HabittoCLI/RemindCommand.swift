@@ -57,19 +57,19 @@ struct RemindCommand: Command {
         }
         // One process sends reminders at a time; one that finds another at it leaves them to it.
         let (held, lockWarning) = try await repo.lockReminderSending()
-        if let lockWarning { Output.err(lockWarning) }
+        if let lockWarning { Output.err(lockWarning.description) }
         guard let lock = held else {
             Output.warn("remind: another 'habitto remind' is sending the reminders now; nothing was sent here")
             if json { Output.raw(JSON.array([]).serialized()) }
             return
         }
         let (unshown, warning) = try await repo.unshownReminders(due.map(key), holding: lock)
-        if let warning { Output.err(warning) }
+        if let warning { Output.err(warning.description) }
         let sending = due.filter { unshown.contains(key($0)) }
         // Two days back is enough to never show again what the grace window still allows.
         let keepFrom = today.adding(-2)
         func shown(_ reminders: [DueReminder]) async throws {
-            if let w = try await repo.recordRemindersShown(reminders.map(key), keepFrom: keepFrom, holding: lock) { Output.err(w) }
+            if let w = try await repo.recordRemindersShown(reminders.map(key), keepFrom: keepFrom, holding: lock) { Output.err(w.description) }
         }
         func progress(_ d: DueReminder) -> String {
             Output.progressText(state.dayLine(d.habit, on: d.day, today: today, settings: settings))

@@ -50,7 +50,7 @@ struct RemoteCommand: Command {
                 if let u = c.user { user = user ?? u.percentDecoded ?? u; c.user = nil; spec = c.string }
             }
             if let s = spec, s.hasPrefix("http://") {
-                Output.warn("warning: plain http sends data and the password unencrypted; use it only on this machine, for tests")
+                Output.warn(Warning.plainHTTP)
             }
             if let spec {
                 // Checked before a key is made or stored.

@@ -57,7 +57,7 @@ enum TerminalApp {
         // The screen redraws from each habit's day columns, which stay decoded; a habit's
         // full day records are decoded for a write and not kept (see DayColumns).
         let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: false)
-        var startMessages = repo.openingWarnings.map { Message($0, .warning) }
+        var startMessages = repo.openingWarnings.map { Message($0.description, .warning) }
 
         let (catalog, theme, keyMap, lookProblems) = look(env: env, options: options)
         startMessages += lookProblems
@@ -160,7 +160,7 @@ enum TerminalApp {
                     // Through the engine's one ordered stream: a status made before this
                     // change can never arrive after one made after it.
                     await engine.repositoryChanged(s)
-                case .warning(let w): inbox.post(.warning(w))
+                case .warning(let w): inbox.post(.warning(w.description))
                 }
             }
         }
