@@ -10,23 +10,22 @@ public enum Amount {
     public static let decimals = 3
 
     /// Parses "3", "1.5", "0.125" (at most three decimals, no sign) into thousandths;
-    /// throws CoreError.invalid with a one-line message otherwise.
+    /// throws a `CoreError` (not a number, too many decimals, too large) otherwise.
     public static func parse(_ text: String) throws -> Int {
-        let shown = Sanitize.display(text)
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let whole = parts[0], fraction = parts.count > 1 ? parts[1] : ""
         let isDigits = { (s: Substring) in s.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
         guard !text.isEmpty, isDigits(whole), isDigits(fraction), !whole.isEmpty || !fraction.isEmpty,
               parts.count == 1 || !fraction.isEmpty
         else {
-            throw CoreError.invalid("amount '\(shown)' is not a number: use digits with at most \(decimals) decimals, like 8, 2.5 or 0.125")
+            throw CoreError.amountNotANumber(text, decimals: decimals)
         }
         guard fraction.count <= decimals else {
-            throw CoreError.invalid("amount '\(shown)' has more than \(decimals) decimals: round it to at most \(decimals), like 2.125")
+            throw CoreError.amountTooPrecise(text, decimals: decimals)
         }
         let digits = whole.drop { $0 == "0" }
         guard digits.count <= 12, let units = Int(whole.isEmpty ? "0" : whole) else {
-            throw CoreError.invalid("amount '\(shown)' is too large: use at most \(format(Limits.maxGoal))")
+            throw CoreError.amountTooLarge(text)
         }
         let padded = fraction + String(repeating: "0", count: decimals - fraction.count)
         return units * scale + (Int(padded) ?? 0)

@@ -12,17 +12,17 @@ public enum AutoMeasure: Hashable, Sendable {
 public enum AutoCheck {
     /// Reads what a command printed for a counted habit: the first line, blanks around it
     /// ignored, must be an amount ("3", "1.5"; at most three decimals, no sign). Throws
-    /// `CoreError.invalid` saying what was printed instead.
+    /// a `CoreError` saying what was printed instead.
     public static func total(fromOutput text: String) throws -> Int {
         let firstLine = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         let trimmed = firstLine.trimmingBlanks
-        guard !trimmed.isEmpty else { throw CoreError.invalid("printed no number on its first line") }
+        guard !trimmed.isEmpty else { throw CoreError.printedNoNumber }
         guard let amount = try? Amount.parse(trimmed) else {
             let shown = trimmed.count > 40 ? String(trimmed.prefix(40)) + "…" : trimmed
-            throw CoreError.invalid("printed '\(Sanitize.display(shown))' on its first line, not a number such as 3 or 1.5")
+            throw CoreError.printedNotANumber(shown)
         }
         guard amount <= Limits.maxDayProgress else {
-            throw CoreError.invalid("printed \(Amount.format(amount)), more than a day holds (\(Amount.format(Limits.maxDayProgress)))")
+            throw CoreError.printedTooMuch(amount)
         }
         return amount
     }
@@ -31,7 +31,7 @@ public enum AutoCheck {
     /// day's total what the command measured (a yes/no habit that is done: its goal), so
     /// that running a command again, here or on another device, gives the same figure. A
     /// skipped day the command finds something on is un-skipped, as a check-in does. No
-    /// change when the day already holds it, or for `notDone`. Throws `CoreError.invalid`
+    /// change when the day already holds it, or for `notDone`. Throws a `CoreError`
     /// where a check-in on `day` would be refused (see `Edits.checkDay`), and for a total
     /// given to a yes/no habit or done given to a counted one.
     public static func changes(_ habit: Habit, on day: LocalDay, _ measure: AutoMeasure, today: LocalDay,
@@ -41,11 +41,11 @@ public enum AutoCheck {
         switch measure {
         case .notDone: return []
         case .done:
-            guard habit.isYesNo else { throw CoreError.invalid("\(Edits.title(habit)) counts an amount: its command must print a number") }
+            guard habit.isYesNo else { throw CoreError.countsAnAmount(habit: habit.name) }
             if Edits.isDone(habit, on: day, in: state) { return [] }
             total = habit.goal
         case .total(let t):
-            guard !habit.isYesNo else { throw CoreError.invalid("\(Edits.title(habit)) is a yes/no habit: its command's exit status says done") }
+            guard !habit.isYesNo else { throw CoreError.isYesNo(habit: habit.name) }
             total = t
         }
         guard state.progress(habit.id, day) != total else { return [] }

@@ -87,25 +87,25 @@ extension CatchUp {
     public static func parse(_ line: String, for habit: Habit) throws -> Answer {
         let words = line.lowercased().split(separator: " ").map(String.init)
         guard let first = words.first else { return .leave }
-        guard words.count <= 2 else { throw CoreError.invalid("one answer, please: \(choices(for: habit)) (a difficulty may follow y or an amount)") }
+        guard words.count <= 2 else { throw CoreError.oneAnswer(choices: choices(for: habit)) }
         let difficulty = try words.dropFirst().first.map { w -> Int in
-            guard let d = Int(w), Limits.difficulty.contains(d) else { throw CoreError.invalid("difficulty '\(Sanitize.display(w))' must be 1 (very easy) to 5 (very hard)") }
+            guard let d = Int(w), Limits.difficulty.contains(d) else { throw CoreError.difficultyOutOfRange(given: w) }
             return d
         }
         switch first {
         case "y", "yes": return .done(difficulty: difficulty)
         case "n", "no", "s", "skip":
-            guard difficulty == nil else { throw CoreError.invalid("a difficulty only goes with y or an amount") }
+            guard difficulty == nil else { throw CoreError.difficultyWithoutDone }
             return first.hasPrefix("n") ? .notDone : .skip
         default:
             if habit.isYesNo {
                 guard difficulty == nil, let d = Int(first), Limits.difficulty.contains(d) else {
-                    throw CoreError.invalid("'\(Sanitize.display(line))' is not an answer: y (done), n (not done), s (skip), 1-5 (done, that hard) or enter (leave it)")
+                    throw CoreError.notAnAnswer(line, yesNo: true)
                 }
                 return .done(difficulty: d)
             }
             do { return .amount(try Amount.parse(first), difficulty: difficulty) } catch {
-                throw CoreError.invalid("'\(Sanitize.display(line))' is not an answer: y (done), n (not done), s (skip), an amount such as 3, or enter (leave it)")
+                throw CoreError.notAnAnswer(line, yesNo: false)
             }
         }
     }
@@ -113,7 +113,7 @@ extension CatchUp {
     /// The changes an answer records on a habit-day, by the same rules as `check` and `skip`.
     public static func changes(_ answer: Answer, for item: CatchUpItem, today: LocalDay, in state: HabitState) throws -> [Change] {
         let day = item.day
-        guard let habit = state.habit(item.habit.id)?.on(day) else { throw CoreError.invalid("that habit no longer exists (deleted elsewhere?)") }
+        guard let habit = state.habit(item.habit.id)?.on(day) else { throw CoreError.habitGone }
         func rated(_ d: Int?) throws -> [Change] { try d.map { try Edits.rate(habit, on: day, $0, today: today, in: state) } ?? [] }
         switch answer {
         case .leave:
@@ -121,7 +121,7 @@ extension CatchUp {
         case .skip:
             return try Edits.setSkipped(habit, on: day, true, today: today, in: state)
         case .notDone:
-            if habit.kind == .limit { throw CoreError.invalid("\(Edits.title(habit)) is a limit habit: type how many (or y if it was kept)") }
+            if habit.kind == .limit { throw CoreError.limitNeedsAmount(habit: habit.name) }
             try Edits.checkDay(habit, day, today: today)
             var changes: [Change] = []
             // A yes/no day's check-in is taken back (as space does); an amount stays what it
@@ -130,7 +130,7 @@ extension CatchUp {
             if habit.isYesNo && progress > 0 {
                 changes += try Edits.uncheck(habit, on: day, amount: progress, today: today, in: state)
             } else if progress >= habit.goal {
-                throw CoreError.invalid("\(Edits.title(habit)) holds \(Amount.format(progress))/\(Amount.format(habit.goal)) on \(day), done; to make it less, take some back ('habitto uncheck' with --amount)")
+                throw CoreError.doneAlready(habit: habit.name, progress: progress, goal: habit.goal, day: day)
             }
             if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
             if state.record(habit.id, day)?.notDoneRegister?.value != true { changes.append(.notDone(habit.id, day, true)) }

@@ -50,7 +50,7 @@ extension Array where Element == Change {
 }
 
 extension Change {
-    /// Throws `CoreError.invalid` when the change breaks a rule or could not be read back
+    /// Throws a `CoreError` when the change breaks a rule or could not be read back
     /// once written (the repository checks every change before it writes).
     public func validate() throws {
         switch self {
@@ -58,7 +58,7 @@ extension Change {
             try fields.validate()
         case .setFrom(_, _, let value):
             guard HabitRule.fieldIndices.contains(value.index) else {
-                throw CoreError.invalid("only kind, goal, unit and schedule can change from a day on")
+                throw CoreError.notARuleField
             }
             try Change.set(habit, value).validate()
         case .set(_, let value):
@@ -77,14 +77,14 @@ extension Change {
             }
         case .progress(_, _, let delta):
             guard delta != 0, (-Limits.maxChange...Limits.maxChange).contains(delta) else {
-                throw CoreError.invalid("a progress change must be from 0.001 to \(Amount.format(Limits.maxChange)) (or its negative)")
+                throw CoreError.changeOutOfRange
             }
         case .setProgress(_, _, let total):
             guard (0...Limits.maxDayProgress).contains(total) else {
-                throw CoreError.invalid("a day's total must be from 0 to \(Amount.format(Limits.maxDayProgress))")
+                throw CoreError.totalOutOfRange
             }
         case .rate(_, _, let r):
-            if let r, !Limits.difficulty.contains(r) { throw CoreError.invalid("difficulty must be 1 to 5") }
+            if let r, !Limits.difficulty.contains(r) { throw CoreError.difficultyOutOfRange(given: nil) }
         case .note(_, _, let n):
             if let n { try Validate.dayNote(n) }
         case .delete, .restore, .skip, .notDone:
@@ -102,7 +102,7 @@ extension Schedule {
         case .everyNDays(let n) where Limits.storedEveryNDays.contains(n): return
         case .perWeek(let n) where Limits.storedTimesPerWeek.contains(n): return
         case .perMonth(let n) where Limits.timesPerMonth.contains(n): return
-        default: throw CoreError.invalid("schedule \(self) is out of range")
+        default: throw CoreError.scheduleOutOfRange(self)
         }
     }
 }

@@ -1,6 +1,6 @@
 /// The rules every front end (command line, terminal UI) follows to turn a user's request
 /// into changes. Each function reads the state and returns the changes to write, or throws
-/// `CoreError.invalid` with a message that says what to do; nothing is written on a throw.
+/// a `CoreError` that says what to do; nothing is written on a throw.
 public enum Edits {
     /// Finds a habit by id (16 hex characters: always exactly that habit), whole name (any
     /// case), prefix of the name or of the id (4+ characters), or prefix of a word of the name.
@@ -9,7 +9,7 @@ public enum Edits {
     /// each match's id, group and start date (see `ambiguous`): a merge can leave two habits
     /// with one name, and a command must not pick one of them silently.
     public static func find(_ query: String, in state: HabitState) throws -> Habit {
-        guard !query.isEmpty else { throw CoreError.invalid("no habit given: name one by its name, a prefix of it, or its id") }
+        guard !query.isEmpty else { throw CoreError.noHabitGiven }
         if let id = HabitID(query), let h = state.habit(id) { return h }
         let lower = query.lowercased()
         // The usual case, a whole name, without putting every habit in order first.
@@ -27,21 +27,12 @@ public enum Edits {
         }
         if matches.count == 1 { return matches[0] }
         if matches.count > 1 { throw ambiguous(query, matches) }
-        if let near = Suggest.nearest(query, among: habits.map(\.name)) {
-            throw CoreError.invalid("no habit matches '\(Sanitize.display(query))'; did you mean '\(Sanitize.display(near))'?")
-        }
-        throw CoreError.invalid("no habit matches '\(Sanitize.display(query))'; 'habitto list --all' shows them all")
+        throw CoreError.habitNotFound(query: query, nearest: Suggest.nearest(query, among: habits.map(\.name)))
     }
 
     /// The refusal of a name that fits several habits: one line naming each match (up to
     /// eight) by id, group and start date, and how to pick one.
-    static func ambiguous(_ query: String, _ matches: [Habit]) -> CoreError {
-        let listed = matches.prefix(8).map { "\(title($0)) id \($0.id) \(whereAndWhen($0))" }.joined(separator: "; ")
-        let more = matches.count > 8 ? "; and \(matches.count - 8) more" : ""
-        let hint = Set(matches.map { $0.name.lowercased() }).count == 1
-            ? "give the id (or a 4+ character prefix of it) to pick one" : "type more of the name, or give the id"
-        return CoreError.invalid("'\(Sanitize.display(query))' matches \(matches.count) habits: \(listed)\(more); \(hint)")
-    }
+    static func ambiguous(_ query: String, _ matches: [Habit]) -> CoreError { .ambiguous(query: query, matches: matches) }
 
     /// The habits that share their whole name (any case) with another, one list per name, in
     /// the order of `habits`: what `find` refuses by that name, the UI marks and the doctor names.
@@ -84,7 +75,7 @@ public enum Edits {
     public static func ensureUnique(_ name: String, in state: HabitState, except: HabitID?) throws {
         let lower = name.lowercased()
         if let other = state.habits.first(where: { $0.id != except && $0.name.lowercased() == lower }) {
-            throw CoreError.invalid("a habit named '\(Sanitize.display(other.name))' already exists; choose another name")
+            throw CoreError.duplicateName(other.name)
         }
     }
 
@@ -93,13 +84,13 @@ public enum Edits {
     public static func checkDay(_ habit: Habit, _ day: LocalDay, today: LocalDay, allowFuture: Bool = false,
                                 what: String = "check-ins") throws {
         if day < habit.startDate {
-            throw CoreError.invalid("\(day) is before \(title(habit)) starts (\(habit.startDate)); pick a later day or move its start date")
+            throw CoreError.beforeStart(habit: habit.name, day: day, start: habit.startDate)
         }
         if day > today && !allowFuture {
-            throw CoreError.invalid("\(day) is in the future (today is \(today)); \(what) are for today or earlier")
+            throw CoreError.inFuture(day: day, today: today, what: what)
         }
         if let from = habit.fields.archivedFrom, day >= from {
-            throw CoreError.invalid("\(title(habit)) is archived from \(from); unarchive it first")
+            throw CoreError.archivedFrom(habit: habit.name, from: from)
         }
     }
 
@@ -177,8 +168,8 @@ public enum Edits {
         for d in Set(days) {
             var f = entry.fields
             for i in HabitRule.fieldIndices { entry.ruleValue(index: i, on: d).apply(to: &f) }
-            do { try f.rule.validate() } catch let CoreError.invalid(why) where from != nil || d != .earliest {
-                throw CoreError.invalid("\(why) (the definition from \(max(d, from ?? d)))")
+            do { try f.rule.validate() } catch let error as CoreError where from != nil || d != .earliest {
+                throw CoreError.inDefinition(error, from: max(d, from ?? d))
             }
         }
     }
@@ -200,7 +191,7 @@ public enum Edits {
             return try unskip + answer + (difficulty.map { try rate(habit, on: day, $0, today: today, in: state) } ?? [])
         }
         guard amount <= Limits.maxDayProgress - progress else {
-            throw CoreError.invalid("\(title(habit)) has \(Amount.format(progress)) on \(day): a day holds at most \(Amount.format(Limits.maxDayProgress))")
+            throw CoreError.dayFull(habit: habit.name, progress: progress, day: day)
         }
         var changes: [Change] = []
         if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
@@ -217,7 +208,7 @@ public enum Edits {
         let habit = habit.on(day)
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
-        guard progress > 0 else { throw CoreError.invalid("nothing to take back: \(title(habit)) has no progress on \(day)") }
+        guard progress > 0 else { throw CoreError.nothingToTakeBack(habit: habit.name, day: day) }
         if habit.isYesNo { return [.progress(habit.id, day, delta: -Limits.maxDayProgress)] }
         return [.progress(habit.id, day, delta: -min(amount, progress))]
     }
@@ -227,7 +218,7 @@ public enum Edits {
     /// skipped day is un-skipped), lowering it follows `uncheck`.
     public static func setTotal(_ habit: Habit, on day: LocalDay, _ total: Int, today: LocalDay,
                                 in state: HabitState) throws -> [Change] {
-        guard total >= 0 else { throw CoreError.invalid("a day's total cannot be negative") }
+        guard total >= 0 else { throw CoreError.negativeTotal }
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
         if total > progress { return try checkIn(habit, on: day, amount: total - progress, today: today, in: state) }
@@ -249,7 +240,7 @@ public enum Edits {
                                   in state: HabitState) throws -> [Change] {
         try checkDay(habit, day, today: today, allowFuture: true)
         if skipped, !habit.on(day).schedule.isQuota, !state.isSkipped(habit.id, day), !state.isDue(habit, on: day) {
-            throw CoreError.invalid("\(title(habit)) is not due on \(day.weekday.shortName.capitalized) \(day) (\(habit.schedule)); nothing to skip")
+            throw CoreError.notDue(habit: habit.name, day: day, schedule: habit.schedule)
         }
         return state.isSkipped(habit.id, day) == skipped ? [] : [.skip(habit.id, day, skipped)]
     }
@@ -257,7 +248,7 @@ public enum Edits {
     /// Sets (1–5) or clears (nil) the day's difficulty; no change when it already is so.
     public static func rate(_ habit: Habit, on day: LocalDay, _ rating: Int?, today: LocalDay,
                             in state: HabitState) throws -> [Change] {
-        if let rating, !(1...5).contains(rating) { throw CoreError.invalid("difficulty must be 1 (very easy) to 5 (very hard)") }
+        if let rating, !Limits.difficulty.contains(rating) { throw CoreError.difficultyOutOfRange(given: nil) }
         try checkDay(habit, day, today: today, what: "ratings")
         return state.difficulty(habit.id, day) == rating ? [] : [.rate(habit.id, day, rating)]
     }
@@ -274,7 +265,7 @@ public enum Edits {
     /// check-in keeps its XP); history stays.
     public static func archive(_ habit: Habit, today: LocalDay, in state: HabitState) throws -> [Change] {
         if let from = habit.fields.archivedFrom {
-            throw CoreError.invalid("\(title(habit)) is already archived (from \(from)); 'habitto unarchive' tracks it again")
+            throw CoreError.alreadyArchived(habit: habit.name, from: from)
         }
         let from = max(state.progress(habit.id, today) > 0 ? today.adding(1) : today, habit.startDate)
         return [.set(habit.id, .archivedFrom(from))]
@@ -282,7 +273,7 @@ public enum Edits {
 
     /// Tracks an archived habit again.
     public static func unarchive(_ habit: Habit) throws -> [Change] {
-        guard habit.fields.archivedFrom != nil else { throw CoreError.invalid("\(title(habit)) is not archived; 'habitto archive' stops tracking it") }
+        guard habit.fields.archivedFrom != nil else { throw CoreError.notArchived(habit: habit.name) }
         return [.set(habit.id, .archivedFrom(nil))]
     }
 

@@ -43,7 +43,7 @@ public struct HabitFields: Hashable, Sendable {
     /// The rule fields (kind, goal, unit, schedule).
     public var rule: HabitRule { HabitRule(self) }
 
-    /// Throws `CoreError.invalid` naming the first field that breaks the rules.
+    /// Throws a `CoreError` naming the first field that breaks the rules.
     public func validate() throws {
         try Validate.name(name)
         if let icon { try Validate.icon(icon) }
@@ -56,7 +56,7 @@ public struct HabitFields: Hashable, Sendable {
         try Validate.reminders(reminders)
         try rule.validate()
         if let archivedFrom, archivedFrom < startDate {
-            throw CoreError.invalid("archive date \(archivedFrom) is before the start date \(startDate)")
+            throw CoreError.archivedBeforeStart(archived: archivedFrom, start: startDate)
         }
     }
 }
@@ -83,12 +83,12 @@ public struct HabitRule: Hashable, Sendable {
     /// changes can take effect from a day (`Change.setFrom`).
     public static let fieldIndices: ClosedRange<Int> = 3...6
 
-    /// Throws `CoreError.invalid` when the fields do not go together.
+    /// Throws a `CoreError` when the fields do not go together.
     public func validate() throws {
         try Validate.goal(goal, kind: kind)
         if let unit { try Validate.unit(unit) }
         if kind == .limit, schedule.isQuota {
-            throw CoreError.invalid("a limit habit cannot use an N/\(schedule.period == .week ? "week" : "month") schedule: use daily, weekdays or chosen days")
+            throw CoreError.limitWithQuota(schedule.period)
         }
     }
 }

@@ -97,12 +97,12 @@ extension Edits {
     /// included), as one command: the moved habit's new key first, then keys for the habits
     /// before it that had none (a habit without a key follows every habit with one). When a
     /// gap has no room left, the keys of the habits up to the moved one are spread out again.
-    /// Empty when the habit is where `target` puts it already. Throws `CoreError.invalid`
+    /// Empty when the habit is where `target` puts it already. Throws `CoreError.movedRelativeToItself`
     /// for a move relative to the habit itself.
     public static func move(_ id: HabitID, to target: MoveTarget, in state: HabitState) throws -> [Change] {
         let habits = state.habits
         let order = habits.map(\.id)
-        guard let from = order.firstIndex(of: id) else { throw CoreError.invalid("that habit does not exist") }
+        guard let from = order.firstIndex(of: id) else { throw CoreError.noSuchHabit }
         var d = order
         d.remove(at: from)
         let k: Int
@@ -111,10 +111,9 @@ extension Edits {
         case .bottom: k = d.count
         case .before(let other), .after(let other):
             guard other != id else {
-                let name = habits[from].name
-                throw CoreError.invalid("'\(Sanitize.display(name))' cannot be moved before or after itself: name another habit")
+                throw CoreError.movedRelativeToItself(habit: habits[from].name)
             }
-            guard let i = d.firstIndex(of: other) else { throw CoreError.invalid("that habit does not exist") }
+            guard let i = d.firstIndex(of: other) else { throw CoreError.noSuchHabit }
             if case .after = target { k = i + 1 } else { k = i }
         }
         d.insert(id, at: k)
@@ -138,7 +137,7 @@ extension Edits {
         }
         if !fits {
             guard let spread = OrderKey.spread(prefix, between: nil, nil) else {
-                throw CoreError.invalid("too many habits to order")
+                throw CoreError.tooManyToOrder
             }
             for n in 0..<prefix { keys[n] = spread[n] }
         }

@@ -34,7 +34,7 @@ public struct ReminderTime: Hashable, Comparable, Sendable, CustomStringConverti
                   hm.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
                   let h = Int(hm[0]), let m = Int(hm[1]), (0...23).contains(h), (0...59).contains(m)
             else {
-                throw CoreError.invalid("reminder time '\(Sanitize.display(String(part.prefix(20))))' not understood: use HH:MM from 00:00 to 23:59, e.g. 08:00,20:30")
+                throw CoreError.reminderTimeNotUnderstood(String(part))
             }
             return ReminderTime(hour: h, minute: m)
         }
@@ -52,13 +52,13 @@ extension Validate {
     /// the one check every reminder list passes (typed, imported, decoded or synced).
     public static func reminders(_ times: [ReminderTime]) throws {
         guard times.count <= ReminderTime.maxCount else {
-            throw CoreError.invalid("\(times.count) reminder times: a habit can have at most \(ReminderTime.maxCount)")
+            throw CoreError.tooManyReminders(times.count)
         }
         for (i, t) in times.enumerated() {
             guard (0..<24 * 60).contains(t.minutes) else {
-                throw CoreError.invalid("reminder time \(t.minutes) minutes is out of range: use 00:00 to 23:59")
+                throw CoreError.reminderOutOfRange(minutes: t.minutes)
             }
-            if i > 0, times[i - 1] >= t { throw CoreError.invalid("reminder times must be sorted without duplicates") }
+            if i > 0, times[i - 1] >= t { throw CoreError.remindersUnsorted }
         }
     }
 }

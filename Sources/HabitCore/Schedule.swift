@@ -24,21 +24,21 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         }
         if t.hasPrefix("every:") {
             guard let n = Int(t.dropFirst(6)), Limits.everyNDays.contains(n) else {
-                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): every:N needs a whole number N from 1 to 365")
+                throw CoreError.scheduleNumber(text: text, form: "every:N", range: Limits.everyNDays)
             }
             self = n == 1 ? .daily : .everyNDays(n)
             return
         }
         if t.hasSuffix("/week") {
             guard let n = Int(t.dropLast(5)), Limits.timesPerWeek.contains(n) else {
-                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): N/week needs a whole number N from 1 to 7")
+                throw CoreError.scheduleNumber(text: text, form: "N/week", range: Limits.timesPerWeek)
             }
             self = n == 7 ? .daily : .perWeek(n)
             return
         }
         if t.hasSuffix("/month") {
             guard let n = Int(t.dropLast(6)), Limits.timesPerMonth.contains(n) else {
-                throw CoreError.invalid("schedule \(Sanitize.quoted(text)): N/month needs a whole number N from 1 to 31")
+                throw CoreError.scheduleNumber(text: text, form: "N/month", range: Limits.timesPerMonth)
             }
             self = .perMonth(n)
             return
@@ -47,8 +47,7 @@ public enum Schedule: Hashable, Sendable, CustomStringConvertible {
         let parts = t.split(separator: ",", omittingEmptySubsequences: false)
         for (i, part) in parts.enumerated() {
             guard let d = Weekday(name: part.trimmingBlanks) else {
-                throw CoreError.invalid("schedule \(Sanitize.quoted(text)) not understood\(Self.suggestion(parts, wrong: i)): "
-                                        + "use daily, weekdays, weekends, mon,wed,fri, every:3, 3/week or 10/month")
+                throw CoreError.scheduleNotUnderstood(text: text, suggestion: Self.suggestion(parts, wrong: i))
             }
             days.insert(d)
         }

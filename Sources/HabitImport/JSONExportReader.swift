@@ -205,7 +205,7 @@ private struct ExportDocumentReader {
     /// A group name, by the one rule local input uses (`Validate.group`).
     static func validateGroup(_ s: String) throws {
         do { try Validate.group(s) } catch let e as CoreError {
-            throw CoreError.invalid("group \(ImportJSON.quoted(s)) is not a group name: \(e.description)")
+            throw CoreError.notAGroupName(shown: ImportJSON.quoted(s), e)
         }
     }
 

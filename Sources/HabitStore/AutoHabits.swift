@@ -17,15 +17,15 @@ public enum AutoHabits {
 
     // MARK: Commands
 
-    /// Throws `CoreError.invalid` unless `command` is one line of at most `maxCommandBytes`
+    /// Throws a `CoreError` unless `command` is one line of at most `maxCommandBytes`
     /// bytes with something in it.
     public static func validate(_ command: String) throws {
-        if command.trimmingBlanks.isEmpty { throw CoreError.invalid("the command is empty; give one such as 'test -f ~/done-today'") }
+        if command.trimmingBlanks.isEmpty { throw CoreError.emptyCommand }
         if command.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) {
-            throw CoreError.invalid("the command must be one line; put a longer script in a file and run that")
+            throw CoreError.multilineCommand
         }
         if command.utf8.count > maxCommandBytes {
-            throw CoreError.invalid("the command is longer than \(maxCommandBytes) bytes; put it in a script and run that")
+            throw CoreError.commandTooLong(maxBytes: maxCommandBytes)
         }
     }
 

@@ -6,7 +6,7 @@ public enum RepositoryEvent: Sendable {
     /// The state changed (a local write, or records appended by another process).
     case changed(HabitState)
     /// Something the user should know about (a torn tail removed, a snapshot rebuilt).
-    case warning(String)
+    case warning(Warning)
 }
 
 /// The result of a successful, durable write.
@@ -25,7 +25,7 @@ public actor HabitRepository {
     public nonisolated let paths: DataPaths
     public nonisolated let device: DeviceID
     /// Warnings gathered while opening (torn tail removed, snapshot rebuilt).
-    public nonisolated let openingWarnings: [String]
+    public nonisolated let openingWarnings: [Warning]
     /// Warnings that arise later (a damaged snapshot block found when first read).
     public nonisolated let warnings: WarningSink
 
@@ -285,7 +285,7 @@ public actor HabitRepository {
         for s in subscribers { s.continuation.yield(.changed(store.state)) }
     }
 
-    private func publishWarning(_ w: String) {
+    private func publishWarning(_ w: Warning) {
         for s in subscribers { s.continuation.yield(.warning(w)) }
     }
 

@@ -40,7 +40,7 @@ final class LocalStore {
     deinit { Sys.close(lockFD) }
 
     static func open(paths: DataPaths, io: FileIO, snapshotEvery: Int, sink: WarningSink,
-                     keepDecodedDays: Bool = true) throws -> (LocalStore, DeviceID, [String]) {
+                     keepDecodedDays: Bool = true) throws -> (LocalStore, DeviceID, [Warning]) {
         try Sys.makeDirectories(paths.directory)
         let lockFD = try lockedDescriptor(paths)
         // From here the lock is held; on failure it is released before the descriptor closes.
@@ -68,7 +68,7 @@ final class LocalStore {
         // A replay from the start has just checked every record.
         if replayedAll { store.verifiedOffset = journal.endOffset }
         if let notAFile = start.notAFile {
-            warnings.append("warning: the snapshot \(paths.snapshot) is \(notAFile), not a regular file, so it was not read; state rebuilt from the journal; run habitto doctor --repair to move it to recovered/")
+            warnings.append(.snapshotNotAFile(path: paths.snapshot, kind: notAFile))
         } else if store.snapshotIsDue || (start.rebuild && journal.readOnlyReason == nil) {
             try? store.writeSnapshot()
         }
@@ -98,8 +98,8 @@ final class LocalStore {
     /// Takes the state, undo history and journal position from the snapshot when it can be
     /// used. Returns the warnings, whether the snapshot is to be rebuilt, and what stands in
     /// its place when that is not a regular file.
-    private func loadSnapshot(keepDecodedDays: Bool) -> (warnings: [String], rebuild: Bool, notAFile: String?) {
-        var warnings: [String] = []
+    private func loadSnapshot(keepDecodedDays: Bool) -> (warnings: [Warning], rebuild: Bool, notAFile: String?) {
+        var warnings: [Warning] = []
         // A snapshot that could not be used is rebuilt at once (it is only a cache), so that
         // the warning is given once, not by every later command replaying the whole journal.
         var rebuild = false
@@ -114,7 +114,7 @@ final class LocalStore {
             rebuild = true
             notAFile = Doctor.notRegular(paths.snapshot)
             if notAFile == nil {
-                warnings.append("warning: the snapshot \(paths.snapshot) could not be read (\(error)); state rebuilt from the journal")
+                warnings.append(.snapshotUnreadable(path: paths.snapshot, error: "\(error)"))
             }
         }
         if let file = snapshotFile {
@@ -131,7 +131,7 @@ final class LocalStore {
                 journal.advance(to: snap.coveredOffset)
             } else {
                 rebuild = true
-                warnings.append("warning: the snapshot \(paths.snapshot) was ignored (\(why ?? "unreadable")); state rebuilt from the journal")
+                warnings.append(.snapshotIgnored(path: paths.snapshot, why: why ?? "unreadable"))
             }
         }
         return (warnings, rebuild, notAFile)
@@ -151,10 +151,10 @@ final class LocalStore {
                 for rec in Journal.scan(bytes, base: Journal.headerSize).records {
                     for op in try JournalEntry(decoding: rec.payload).ops { state.apply(op) }
                 }
-                sink.add("warning: part of the snapshot \(paths.snapshot) was damaged; the habit's days were rebuilt from the journal and the snapshot removed (a new one is written later)")
+                sink.add(.snapshotPartDamaged(path: paths.snapshot))
                 return state.entries[habit]?.days ?? [:]
             } catch {
-                sink.add("warning: part of the snapshot \(paths.snapshot) was damaged and the journal could not be read to rebuild it (\(error)); the snapshot was removed: run the command again")
+                sink.add(.snapshotPartDamagedJournalUnreadable(path: paths.snapshot, error: "\(error)"))
                 return [:]
             }
         }
@@ -193,7 +193,7 @@ final class LocalStore {
 
     /// Folds every complete record after the read position. With the lock held a torn
     /// tail is saved aside and cut off; without it, an incomplete tail is left for later.
-    func catchUp(locked: Bool) throws -> [String] {
+    func catchUp(locked: Bool) throws -> [Warning] {
         let (records, end, status) = try journal.read(from: journal.endOffset)
         for rec in records {
             let entry: JournalEntry
@@ -211,10 +211,10 @@ final class LocalStore {
         case .torn(let offset):
             guard locked else { return [] }
             if journal.readOnlyReason != nil {
-                return ["warning: the journal \(journal.path) ends in an incomplete record at byte \(offset); it will be removed once the data directory is writable"]
+                return [.tornTailKept(journal: journal.path, offset: offset)]
             }
             let size = try journal.fileSize()
-            var saved = ""
+            var saved: (bytes: Int, file: String)?
             if size > offset {
                 let fd = journal.fd
                 let bytes = try Sys.pread(fd, count: size - offset, offset: offset, path: journal.path)
@@ -226,10 +226,10 @@ final class LocalStore {
                 var n = 1
                 while try Sys.entryStatus(name) != nil { n += 1; name = "\(stem)-\(n).bin" }
                 try Sys.writeAtomically(bytes, to: name)
-                saved = " (its \(bytes.count) bytes were saved to \(name))"
+                saved = (bytes.count, name)
             }
             try journal.truncate(to: offset)
-            return ["warning: the journal \(journal.path) ended in an incomplete record at byte \(offset), left by an interrupted write; it was removed\(saved). Nothing acknowledged was lost"]
+            return [.tornTailRemoved(journal: journal.path, offset: offset, savedBytes: saved?.bytes ?? 0, savedTo: saved?.file)]
         }
     }
 
@@ -333,14 +333,14 @@ final class LocalStore {
             throw StoreError.unreadable(path: paths.snapshot, detail: "is \(kind), not a regular file; run habitto doctor --repair to move it to recovered/")
         }
         var verified = verifiedOffset
-        var damage: String?
+        var damage: Warning?
         do {
             try journal.forEachRecord(from: verified, to: journal.endOffset) { rec in
                 verified = rec.offset + Journal.frameOverhead + rec.payload.count
                 return true
             }
         } catch StoreError.corrupt(let path, let offset, _) {
-            damage = "warning: the journal \(path) is damaged at byte \(offset) (a record read before no longer passes its checksum); commands still work from the snapshot: run 'habitto doctor --repair' to rebuild the journal from it"
+            damage = .journalDamaged(path: path, offset: offset)
         }
         let snap = Snapshot(coveredOffset: journal.endOffset, lastRecord: lastRecord, state: state, undo: undo,
                             verifiedOffset: verified)

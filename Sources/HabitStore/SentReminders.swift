@@ -55,7 +55,7 @@ public enum SentReminders {
     static func lockPath(_ paths: DataPaths) -> String { paths.remindersSent + ".lock" }
 
     /// Takes the sending lock without waiting; nil when another process holds it.
-    static func lockSending(_ paths: DataPaths, now: Date) throws -> (lock: ReminderSendingLock?, warning: String?) {
+    static func lockSending(_ paths: DataPaths, now: Date) throws -> (lock: ReminderSendingLock?, warning: Warning?) {
         let path = lockPath(paths)
         let warning = try setAsideIfNotAFile(path, paths: paths, now: now, what: "the lock of sending reminders")
         let fd = try Sys.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK)
@@ -71,19 +71,18 @@ public enum SentReminders {
     /// What was shown before, with the data directory's lock held: a damaged or unreadable
     /// record counts as empty and is started afresh (anything but a regular file is moved to
     /// `recovered/` first), with a one-line warning.
-    static func read(_ paths: DataPaths, now: Date) throws -> (sent: Set<SentReminder>, warning: String?) {
+    static func read(_ paths: DataPaths, now: Date) throws -> (sent: Set<SentReminder>, warning: Warning?) {
         let path = paths.remindersSent
-        let again = "it was started afresh (a reminder of today may come again)"
         if let moved = try setAsideIfNotAFile(path, paths: paths, now: now, what: "the record of reminders shown") {
-            return ([], moved + "; " + again)
+            return ([], .remindersRecordSetAside(moved))
         }
-        let warning: String
+        let warning: Warning
         do {
             guard let bytes = try Sys.readFile(path, limit: 1 << 20, followLinks: false) else { return ([], nil) }
             if let parsed = parse(bytes) { return (parsed, nil) }
-            warning = "warning: \(path) is damaged; \(again)"
+            warning = .remindersRecordDamaged(path: path)
         } catch {
-            warning = "warning: \(path) could not be read (\(error)); \(again)"
+            warning = .remindersRecordUnreadable(path: path, error: "\(error)")
         }
         try Sys.writeAtomically([], to: path)
         return ([], warning)
@@ -91,7 +90,7 @@ public enum SentReminders {
 
     /// Records `shown` as shown, with the data directory's lock held, and drops the entries
     /// of days before `keepFrom`.
-    static func record(_ shown: [SentReminder], paths: DataPaths, keepFrom: LocalDay, now: Date) throws -> String? {
+    static func record(_ shown: [SentReminder], paths: DataPaths, keepFrom: LocalDay, now: Date) throws -> Warning? {
         let (sent, warning) = try read(paths, now: now)
         let kept = sent.filter { $0.day >= keepFrom }.union(shown)
         if kept != sent { try Sys.writeAtomically(encode(kept), to: paths.remindersSent) }
@@ -100,10 +99,10 @@ public enum SentReminders {
 
     /// Moves anything but a regular file at `path` (a folder, a symbolic link, a FIFO) to
     /// `recovered/`, and says so; nil when `path` is a regular file or missing.
-    static func setAsideIfNotAFile(_ path: String, paths: DataPaths, now: Date, what: String) throws -> String? {
+    static func setAsideIfNotAFile(_ path: String, paths: DataPaths, now: Date, what: String) throws -> Warning? {
         guard let st = try Sys.entryStatus(path), st.st_mode & S_IFMT != S_IFREG else { return nil }
         let moved = try Sys.setAside(path, into: paths.recovered, now: now)
-        return "warning: \(path) (\(what)) was \(Sys.kind(st.st_mode)), not a regular file; it was moved to \(moved)"
+        return .setAside(path: path, what: what, kind: Sys.kind(st.st_mode), movedTo: moved)
     }
 }
 
@@ -111,13 +110,13 @@ extension HabitRepository {
     /// The right to send reminders, taken without waiting: nil (and nothing sent) when
     /// another process is sending them. A warning when something in the lock file's place
     /// was moved to `recovered/`.
-    public func lockReminderSending() throws -> (lock: ReminderSendingLock?, warning: String?) {
+    public func lockReminderSending() throws -> (lock: ReminderSendingLock?, warning: Warning?) {
         try withStore { store, now, _ in try SentReminders.lockSending(store.paths, now: now) }
     }
 
     /// The `wanted` reminders not shown before (see `SentReminders`), and a warning when the
     /// record was damaged and started afresh. Needs the sending lock.
-    public func unshownReminders(_ wanted: [SentReminder], holding: ReminderSendingLock) throws -> (unshown: [SentReminder], warning: String?) {
+    public func unshownReminders(_ wanted: [SentReminder], holding: ReminderSendingLock) throws -> (unshown: [SentReminder], warning: Warning?) {
         try withStore { store, now, _ in
             let (sent, warning) = try SentReminders.read(store.paths, now: now)
             return (wanted.filter { !sent.contains($0) }, warning)
@@ -127,7 +126,7 @@ extension HabitRepository {
     /// Records reminders as shown (durably, under the data directory's lock), and drops the
     /// entries of days before `keepFrom`. Needs the sending lock.
     @discardableResult
-    public func recordRemindersShown(_ shown: [SentReminder], keepFrom: LocalDay, holding: ReminderSendingLock) throws -> String? {
+    public func recordRemindersShown(_ shown: [SentReminder], keepFrom: LocalDay, holding: ReminderSendingLock) throws -> Warning? {
         try withStore { store, now, _ in try SentReminders.record(shown, paths: store.paths, keepFrom: keepFrom, now: now) }
     }
 }

@@ -483,13 +483,13 @@ struct Snapshot {
 /// Warnings that arise after opening (a damaged snapshot block found when first read).
 public final class WarningSink: @unchecked Sendable {
     private let lock = Lock()
-    private var items: [String] = []
+    private var items: [Warning] = []
     public init() {}
-    func add(_ w: String) { lock.lock(); items.append(w); lock.unlock() }
+    func add(_ w: Warning) { lock.lock(); items.append(w); lock.unlock() }
     /// Whether nothing was gathered (the warnings are kept).
     public var isEmpty: Bool { lock.lock(); defer { lock.unlock() }; return items.isEmpty }
     /// Returns and forgets the warnings gathered so far.
-    public func drain() -> [String] {
+    public func drain() -> [Warning] {
         lock.lock()
         defer { lock.unlock() }
         let out = items

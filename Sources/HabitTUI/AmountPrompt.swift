@@ -27,7 +27,7 @@ public struct AmountPrompt: LinePrompt {
     public static func parse(_ text: String) throws -> Entry {
         let t = text.trimmingBlanks
         guard let first = t.first else {
-            throw CoreError.invalid("type an amount: 3 adds, -2 takes back, =8 sets the day's total (esc cancels)")
+            throw CoreError.amountPromptUnreadable
         }
         let rest = String(t.dropFirst())
         let entry: Entry
@@ -38,7 +38,7 @@ public struct AmountPrompt: LinePrompt {
         default: entry = .add(try Amount.parse(t))
         }
         if entry == .add(0) || entry == .takeBack(0) {
-            throw CoreError.invalid("0 changes nothing: type an amount such as 3, or =0 to clear the day")
+            throw CoreError.zeroChangesNothing
         }
         return entry
     }

@@ -106,23 +106,23 @@ public struct HabitForm: Hashable, Sendable {
 
     /// The fields the form describes, or the first problem.
     public func fields(base: HabitFields?, in state: HabitState) -> Result<HabitFields, CoreError> {
-        for f in Field.allCases { if let p = problem(f, in: state) { return .failure(.invalid("\(label(f)): \(p)")) } }
-        guard let start = startDate else { return .failure(.invalid("Start date: use YYYY-MM-DD")) }
+        for f in Field.allCases { if let p = problem(f, in: state) { return .failure(.formField(label: label(f), problem: p)) } }
+        guard let start = startDate else { return .failure(.formField(label: "Start date", problem: "use YYYY-MM-DD")) }
         var fields = base ?? HabitFields(name: "", startDate: start)
         fields.name = text(.name)
         fields.icon = text(.icon).isEmpty ? nil : text(.icon)
         fields.kind = kind
-        guard let goal = try? Amount.parse(text(.goal)) else { return .failure(.invalid("\(label(.goal)): not an amount")) }
+        guard let goal = try? Amount.parse(text(.goal)) else { return .failure(.formField(label: label(.goal), problem: "not an amount")) }
         fields.goal = goal
         fields.unit = text(.unit).isEmpty ? nil : text(.unit)
         fields.schedule = (try? Schedule(parsing: text(.schedule))) ?? .daily
         fields.startDate = start
         fields.color = text(.color).isEmpty ? nil : text(.color).lowercased()
         fields.group = text(.group).isEmpty ? nil : text(.group)
-        guard let reminders = try? ReminderTime.parseList(text(.reminders)) else { return .failure(.invalid("\(label(.reminders)): use HH:MM times")) }
+        guard let reminders = try? ReminderTime.parseList(text(.reminders)) else { return .failure(.formField(label: label(.reminders), problem: "use HH:MM times")) }
         fields.reminders = reminders
         fields.notes = text(.notes).allSatisfy(\.isWhitespace) ? nil : text(.notes)
-        do { try fields.validate() } catch let e as CoreError { return .failure(e) } catch { return .failure(.invalid("\(error)")) }
+        do { try fields.validate() } catch let e as CoreError { return .failure(e) } catch { return .failure(.formField(label: label(.name), problem: "\(error)")) }
         return .success(fields)
     }
 

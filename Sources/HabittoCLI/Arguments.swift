@@ -1,22 +1,5 @@
 import HabitCore
 
-/// An error the command line reports: one line, with an exit code.
-public struct CLIError: Error {
-    public let message: String
-    public let code: Int32
-    /// A usage error (exit 2).
-    public static func usage(_ m: String) -> CLIError { CLIError(message: m, code: ExitCode.usage) }
-    static func invalid(_ m: String) -> CLIError { CLIError(message: m, code: ExitCode.invalid) }
-}
-
-/// The documented exit codes.
-enum ExitCode {
-    static let ok: Int32 = 0
-    static let invalid: Int32 = 1
-    static let usage: Int32 = 2
-    static let storage: Int32 = 3
-}
-
 /// What a value (an option's or a positional argument's) completes to in a shell.
 enum ValueKind: Equatable {
     /// Anything (typed by hand).
@@ -110,7 +93,10 @@ struct CommandSpec {
 
 /// A parsed command line.
 struct Invocation {
-    var command: String?
+    /// The command's name as given: one of the command table's (which tests extend).
+    var commandName: String?
+    /// The command, when it is one of this release's.
+    var command: CommandName? { commandName.flatMap(CommandName.init(rawValue:)) }
     var arguments: [String] = []
     var values: [String: String] = [:]
     /// The flags given (a few at most: an array, whose type every command has built
@@ -123,8 +109,14 @@ struct Invocation {
     var wantsHelp = false
     var wantsVersion = false
 
-    func value(_ name: String) -> String? { values[name] }
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
+    /// The value given to option `name`, if it was.
+    func value(_ name: OptionName) -> String? { values[name.rawValue] }
+    /// Whether flag `name` was given.
+    func flag(_ name: OptionName) -> Bool { flags.contains(name.rawValue) }
+    /// Whether option or flag `name` was given.
+    func given(_ name: OptionName) -> Bool { value(name) != nil || flag(name) }
+    /// Whether any option or flag was given (the global ones aside).
+    var hasOptions: Bool { !values.isEmpty || !flags.isEmpty }
 }
 
 enum ArgumentParser {
@@ -137,19 +129,18 @@ enum ArgumentParser {
         var spec: CommandSpec?
         func next(_ name: String) throws -> String {
             i += 1
-            guard i < args.count else { throw CLIError.usage("\(name) needs a value\(spec.map { "; see 'habitto \($0.name) --help'" } ?? "")") }
+            guard i < args.count else { throw CLIError.needsValue(option: name, command: spec?.name) }
             return args[i]
         }
         while i < args.count {
             let arg = args[i]
             defer { i += 1 }
             if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
-                if inv.command == nil && !onlyPositionals {
+                if inv.commandName == nil && !onlyPositionals {
                     guard let s = specs.first(where: { $0.name == arg }) else {
-                        let hint = Suggest.nearest(arg, among: specs.filter { !$0.hidden }.map(\.name)).map { "did you mean '\($0)'? Run" } ?? "run"
-                        throw CLIError.usage("unknown command '\(Sanitize.display(arg))'; \(hint) 'habitto --help' for the list of commands")
+                        throw CLIError.unknownCommand(arg, nearest: Suggest.nearest(arg, among: specs.filter { !$0.hidden }.map(\.name)))
                     }
-                    inv.command = arg
+                    inv.commandName = arg
                     spec = s
                 } else {
                     inv.arguments.append(arg)
@@ -158,18 +149,18 @@ enum ArgumentParser {
             }
             if arg == "--" { onlyPositionals = true; continue }
             if arg == "-h" || arg == "--help" { inv.wantsHelp = true; continue }
-            if arg == "--version" && inv.command == nil { inv.wantsVersion = true; continue }
+            if arg == "--version" && inv.commandName == nil { inv.wantsVersion = true; continue }
             var name = arg, inline: String?
             if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") {
                 name = String(arg[..<eq]); inline = String(arg[arg.index(after: eq)...])
             }
             if name == "--home" {
-                guard inv.home == nil else { throw CLIError.usage("--home is given twice") }
+                guard inv.home == nil else { throw CLIError.givenTwice(option: name) }
                 inv.home = try inline ?? next(name)
                 continue
             }
             if name == "--theme" && spec == nil {
-                guard inv.theme == nil else { throw CLIError.usage("--theme is given twice") }
+                guard inv.theme == nil else { throw CLIError.givenTwice(option: name) }
                 inv.theme = try inline ?? next(name)
                 continue
             }
@@ -179,26 +170,23 @@ enum ArgumentParser {
             }
             guard let spec, let option = spec.options.first(where: { $0.name == name }) else {
                 let known = spec.map { $0.options.map(\.name) } ?? ["--home", "--theme", "--ascii", "--help", "--version"]
-                let see = spec.map { "see 'habitto \($0.name) --help'" } ?? "see 'habitto --help'"
-                let hint = Suggest.nearest(name, among: known).map { "; did you mean '\($0)'? S" + see.dropFirst() } ?? "; " + see
-                let whose = (spec.map { " for 'habitto \($0.name)'" } ?? "") + hint
-                throw CLIError.usage("unknown option '\(Sanitize.display(name))'\(whose)")
+                throw CLIError.unknownOption(name, command: spec?.name, nearest: Suggest.nearest(name, among: known))
             }
             if option.value != nil {
-                guard inv.values[name] == nil else { throw CLIError.usage("\(name) is given twice") }
+                guard inv.values[name] == nil else { throw CLIError.givenTwice(option: name) }
                 inv.values[name] = try inline ?? next(name)
             } else {
-                guard inline == nil else { throw CLIError.usage("\(name) takes no value") }
+                guard inline == nil else { throw CLIError.takesNoValue(option: name) }
                 if !inv.flags.contains(name) { inv.flags.append(name) }
             }
         }
         if let spec, !inv.wantsHelp {
             if inv.arguments.count < spec.arguments.count {
-                throw CLIError.usage("missing \(spec.arguments[inv.arguments.count]): usage: \(spec.usageLine)")
+                throw CLIError.missingArgument(spec.arguments[inv.arguments.count], usage: spec.usageLine)
             }
             let most = spec.arguments.count + spec.optionalArguments.count
             if inv.arguments.count > most {
-                throw CLIError.usage("unexpected argument '\(Sanitize.display(inv.arguments[most]))': usage: \(spec.usageLine) (quote names that contain spaces)")
+                throw CLIError.unexpectedArgument(inv.arguments[most], usage: spec.usageLine)
             }
         }
         return inv

@@ -61,7 +61,7 @@ struct AskCommand: Command {
     }
 
     @MainActor func run() async throws {
-        let days = try wholeNumber(invocation.value("--days") ?? String(CatchUp.defaultDays), "--days", 1...366)
+        let days = try wholeNumber(invocation.value(.days) ?? String(CatchUp.defaultDays), .days, 1...366)
         let today = self.today
         let settings = self.settings
         let repo = try openRepository()
@@ -96,7 +96,7 @@ struct AskCommand: Command {
                     return
                 case .signal(let sig):
                     Output.line("")
-                    throw CLIError(message: "interrupted: \(Plural.count(answered, "answer")) kept", code: 128 + sig)
+                    throw CLIError.interrupted(answered: answered, signal: sig)
                 }
                 do {
                     let answer = try CatchUp.parse(line, for: habit)

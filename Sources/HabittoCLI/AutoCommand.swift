@@ -30,21 +30,21 @@ struct AutoCommand: Command {
     @MainActor func run() async throws {
         let args = invocation.arguments
         let path = AutoHabits.commandsPath(configPath: env.configPath)
-        let modes = ["--clear", "--list", "--run"].filter(invocation.has)
-        if modes.count > 1 { throw CLIError.usage("\(modes.joined(separator: " and ")) contradict each other; give one") }
+        let modes = [OptionName.clear, .list, .run].filter(invocation.flag)
+        if modes.count > 1 { throw CLIError.usage("\(modes.map(\.rawValue).joined(separator: " and ")) contradict each other; give one") }
         switch modes.first {
-        case "--list":
+        case .list?:
             guard args.isEmpty else { throw CLIError.usage("--list takes no habit: 'habitto auto --list'") }
             try await list(path: path)
-        case "--run":
+        case .run?:
             guard args.isEmpty else { throw CLIError.usage("--run takes no habit: 'habitto auto --run' runs them all") }
             let report = try await AutoRun(env: env, repo: try openRepository()).runAll()
             if report.isEmpty { Output.line("No auto habits on this machine; 'habitto auto HABIT COMMAND' makes one"); return }
             for line in report {
                 if line.failed { Output.err(line.text) } else { Output.line(line.text) }
             }
-            if report.contains(where: \.failed) { context.status = ExitCode.invalid }
-        case "--clear":
+            if report.contains(where: \.failed) { context.status = ExitCode.invalid.rawValue }
+        case .clear?:
             guard args.count == 1 else { throw CLIError.usage("--clear takes one habit: 'habitto auto HABIT --clear'") }
             let habit = try Edits.find(args[0], in: await openRepository().state)
             var commands = try AutoHabits.commands(path: path)

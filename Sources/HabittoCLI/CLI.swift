@@ -51,14 +51,14 @@ public enum CLI {
         do {
             if rawArguments { try checkArgumentEncoding() }
             let inv = try ArgumentParser.parse(args, specs: Specs.all)
-            if inv.wantsVersion { Output.text(versionText); return ExitCode.ok }
-            let command = inv.command.flatMap(Specs.command(named:))
+            if inv.wantsVersion { Output.text(versionText); return ExitCode.ok.rawValue }
+            let command = inv.commandName.flatMap(Specs.command(named:))
             if inv.wantsHelp {
                 Output.text(command?.spec.help ?? Specs.overview)
-                return ExitCode.ok
+                return ExitCode.ok.rawValue
             }
             // Completion scripts and the man page read no data and no config (make install runs them).
-            if let document = try command?.document(inv) { Output.raw(document); return ExitCode.ok }
+            if let document = try command?.document(inv) { Output.raw(document); return ExitCode.ok.rawValue }
             let env = try AppEnvironment.resolve(home: inv.home, env: ProcessEnvironment.value,
                                                  configProblemsAllowed: command?.allowsConfigProblems ?? false)
             guard let command else {
@@ -78,7 +78,7 @@ public enum CLI {
     static func checkArgumentEncoding() throws {
         for i in 1..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[i], String(validatingCString: raw) != nil else {
-                throw CLIError.usage("argument \(i) is not valid UTF-8 text; check your terminal's character encoding")
+                throw CLIError.notUTF8(index: i)
             }
         }
     }
@@ -91,16 +91,16 @@ public enum CLI {
             return e.code
         case let e as ImportError:
             Output.err("habitto: \(e.message)")
-            return ExitCode.invalid
+            return ExitCode.invalid.rawValue
         case let e as CoreError:
             Output.err("habitto: \(e.description)")
-            return ExitCode.invalid
+            return ExitCode.invalid.rawValue
         case let e as StoreError:
             Output.err("habitto: \(e.description)")
-            return e.isConfigProblem ? ExitCode.invalid : ExitCode.storage
+            return e.isConfigProblem ? ExitCode.invalid.rawValue : ExitCode.storage.rawValue
         default:
             Output.err("habitto: \(error)")
-            return ExitCode.storage
+            return ExitCode.storage.rawValue
         }
     }
 }

@@ -103,12 +103,12 @@ enum ChartColor {
 
 extension Command {
     /// One of a fixed set of words for an option, or a usage error that lists them.
-    func choice<T: RawRepresentable & CaseIterable>(_ option: String, _ type: T.Type) throws -> T? where T.RawValue == String {
+    func choice<T: RawRepresentable & CaseIterable>(_ option: OptionName, _ type: T.Type) throws -> T? where T.RawValue == String {
         guard let text = invocation.value(option) else { return nil }
         guard let v = T(rawValue: text.lowercased()) else {
             let all = T.allCases.map(\.rawValue)
             let hint = Suggest.nearest(text, among: all).map { " (did you mean '\($0)'?)" } ?? ""
-            throw CLIError.usage("\(option) '\(Sanitize.display(text))' is not one of \(all.joined(separator: ", "))\(hint)")
+            throw CLIError.usage("\(option.rawValue) '\(Sanitize.display(text))' is not one of \(all.joined(separator: ", "))\(hint)")
         }
         return v
     }
@@ -117,9 +117,9 @@ extension Command {
 extension ShowCommand {
     /// `show HABIT --chart KIND`: true when the invocation asks for a chart (and it was printed).
     @MainActor func showChart() async throws -> Bool {
-        let kind = try choice("--chart", ChartKind.self)
-        let spanOption = try choice("--span", ChartSpan.self)
-        let by = try choice("--by", ChartBucket.self)
+        let kind = try choice(.chart, ChartKind.self)
+        let spanOption = try choice(.span, ChartSpan.self)
+        let by = try choice(.by, ChartBucket.self)
         guard let kind else {
             if spanOption != nil || by != nil { throw CLIError.usage("--span and --by go with --chart; e.g. 'habitto show HABIT --chart history --by month'") }
             return false
@@ -131,7 +131,7 @@ extension ShowCommand {
         let span = spanOption ?? (kind == .score ? .year : .all)
         let width = ChartWidth.current()
         let g = ChartGlyphs.of(ascii: Output.ascii)
-        let json = invocation.has("--json")
+        let json = invocation.flag(.json)
         var doc: [String: JSON] = ["id": .string(habit.id.description), "name": .string(habit.name),
                                    "chart": .string(kind.rawValue), "date": .string(today.description)]
         let chart = HabitChart(state: state, habit: habit, today: today, span: span, settings: settings, width: width, g: g, json: json)
@@ -295,9 +295,9 @@ struct GraphCommand: Command {
         let thisWeek = today.startOfWeek(settings.weekStart)
         let started = state.habits.map(\.startDate).min().map { $0.startOfWeek(settings.weekStart).days(to: thisWeek) / 7 + 1 }
         let fitting = min(max(1, (width - 17) / 7), max(1, started ?? .max))
-        let weeks = try invocation.value("--weeks").map { try wholeNumber($0, "--weeks", 1...520) } ?? fitting
+        let weeks = try invocation.value(.weeks).map { try wholeNumber($0, .weeks, 1...520) } ?? fitting
         let o = state.overview(today: today, weeks: weeks, settings: settings)
-        if invocation.has("--json") {
+        if invocation.flag(.json) {
             Output.raw(JSON.object([
                 "first": .string(o.first.description), "last": .string(o.last.description),
                 "habits": .array(o.rows.map { r in

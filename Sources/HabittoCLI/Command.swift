@@ -68,37 +68,36 @@ extension Command {
         case "yesterday": return today.adding(-1)
         default:
             guard let d = LocalDay(typed: text, today: today) else {
-                throw CLIError.invalid("invalid date '\(Sanitize.display(text))': use YYYY-MM-DD (1900 to 9999), -N for N days ago, today or yesterday")
+                throw CLIError.invalidDate(text)
             }
             return d
         }
     }
 
-    func wholeNumber(_ text: String, _ option: String, _ range: ClosedRange<Int>) throws -> Int {
+    func wholeNumber(_ text: String, _ option: OptionName, _ range: ClosedRange<Int>) throws -> Int {
         guard let n = Int(text), range.contains(n) else {
-            throw CLIError.invalid("\(option) '\(Sanitize.display(text))' must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw CLIError.notAWholeNumber(option: option, text: text, range: range)
         }
         return n
     }
 
     /// An amount option (`--goal`, `--amount`): a number with at most three decimals, in
     /// thousandths, from `minimum` (thousandths) to `maximum`.
-    func amount(_ text: String, _ option: String, minimum: Int, maximum: Int) throws -> Int {
+    func amount(_ text: String, _ option: OptionName, minimum: Int, maximum: Int) throws -> Int {
         let n: Int
-        if option == "--amount", text.hasPrefix("-"), (try? Amount.parse(String(text.dropFirst()))) != nil {
-            let other = invocation.command == "uncheck" ? "check" : "uncheck"
-            throw CLIError.invalid("--amount '\(Sanitize.display(text))' must be positive: '\(other) --amount \(text.dropFirst())' does the opposite")
+        if option == .amount, text.hasPrefix("-"), (try? Amount.parse(String(text.dropFirst()))) != nil {
+            throw CLIError.negativeAmount(text: text, opposite: invocation.command == .uncheck ? .check : .uncheck)
         }
-        do { n = try Amount.parse(text) } catch let e as CoreError { throw CLIError.invalid("\(option): \(e.description)") }
+        do { n = try Amount.parse(text) } catch let e as CoreError { throw CLIError.notAnAmount(option: option, e) }
         guard n >= minimum, n <= maximum else {
-            throw CLIError.invalid("\(option) '\(Sanitize.display(text))' must be from \(Amount.format(minimum)) to \(Amount.format(maximum))")
+            throw CLIError.amountOutOfRange(option: option, text: text, minimum: minimum, maximum: maximum)
         }
         return n
     }
 
     func rating(_ text: String) throws -> Int {
         guard let n = Int(text), Limits.difficulty.contains(n) else {
-            throw CLIError.invalid("difficulty '\(Sanitize.display(text))' must be 1 (very easy) to 5 (very hard)\(invocation.command == "rate" ? " or clear" : "")")
+            throw CLIError.invalidDifficulty(text, orClear: invocation.command == .rate)
         }
         return n
     }
@@ -109,7 +108,7 @@ final class Opened: @unchecked Sendable {
     private let lock = Lock()
     private var repositories: [HabitRepository] = []
     func add(_ r: HabitRepository) { lock.lock(); repositories.append(r); lock.unlock() }
-    func warnings() -> [String] {
+    func warnings() -> [Warning] {
         lock.lock()
         defer { lock.unlock() }
         return repositories.flatMap { $0.warnings.drain() }
@@ -125,7 +124,7 @@ final class Context: Sendable {
     nonisolated let opened = Opened()
     let ui: any UserInterface
     /// The exit status when the command ends without an error (the UI's, for `demo`).
-    var status = ExitCode.ok
+    var status = ExitCode.ok.rawValue
     /// The last command's context, never released (see `CLI.run`).
     static var keptUntilExit: Context?
 

@@ -41,12 +41,12 @@ struct BackupCommand: Command {
         switch action {
         case "create":
             let repo = try openRepository()
-            let info = try await repo.backup(reason: "manual", note: invocation.value("--note"))
+            let info = try await repo.backup(reason: "manual", note: invocation.value(.note))
             Output.line("Backup \(info.id) made: \(Plural.count(info.habits, "habit")), \(Plural.count(info.operations, "operation")), \(Self.size(info.bytes)) (\(info.path))")
             try autoPrune(paths)
         case "list":
             let all = try Backups.list(paths)
-            if invocation.has("--json") {
+            if invocation.flag(.json) {
                 Output.raw(JSON.array(all.map { id, result in
                     switch result {
                     case .success(let i):
@@ -72,7 +72,7 @@ struct BackupCommand: Command {
         case "restore":
             try await restore(paths: paths, id: id)
         case "prune":
-            let keep = try invocation.value("--keep-days").map { try wholeNumber($0, "--keep-days", 1...36_500) } ?? env.config.backupKeepDays
+            let keep = try invocation.value(.keepDays).map { try wholeNumber($0, .keepDays, 1...36_500) } ?? env.config.backupKeepDays
             let removed = try Backups.prune(paths, keepDays: keep, now: env.now)
             Output.line(removed.isEmpty ? "Nothing to prune: every backup is newer than \(keep) days (or the newest)"
                                         : "Deleted \(Plural.count(removed.count, "backup")) older than \(Plural.count(keep, "day")): \(removed.joined(separator: ", "))")
@@ -83,7 +83,7 @@ struct BackupCommand: Command {
 
     @MainActor func restore(paths: DataPaths, id: String?) async throws {
         guard let id else { throw CLIError.usage("backup restore needs an ID: 'habitto backup list' shows them") }
-        let replace = invocation.has("--replace"), merge = invocation.has("--merge")
+        let replace = invocation.flag(.replace), merge = invocation.flag(.merge)
         guard replace != merge else { throw CLIError.usage("backup restore needs exactly one of --replace (make the data the backup's) or --merge (add what it has)") }
         let path = try Backups.path(of: id, in: paths)
         // Validate the whole backup before touching anything.
@@ -150,7 +150,7 @@ struct ImportCommand: Command {
     }
 
     @MainActor func run() async throws {
-        guard let name = invocation.value("--from") else {
+        guard let name = invocation.value(.from) else {
             throw CLIError.usage("import needs --from: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard let format = ImportFormat(rawValue: name) else {
@@ -161,13 +161,13 @@ struct ImportCommand: Command {
         let plan: ImportPlan
         do { plan = try Importer.read(format, path: path) } catch let e as ImportError { throw CLIError.invalid(e.message + "; nothing was written") }
         let repo = try openRepository()
-        let dryRun = invocation.has("--dry-run")
+        let dryRun = invocation.flag(.dryRun)
         let fault = ProcessEnvironment.value("HABITTO_IMPORT_FAULT") == "verify"
         let report: ImportReport
         do {
             report = try await Importer.run(plan, repo: repo, today: today, dryRun: dryRun, settings: settings, failVerification: fault)
         } catch let e as ImportError { throw CLIError.invalid(e.message) }
-        if invocation.has("--json") { Output.raw(Self.json(report).serialized()); return }
+        if invocation.flag(.json) { Output.raw(Self.json(report).serialized()); return }
         for line in Self.text(report) { Output.line(line) }
     }
 
@@ -229,14 +229,14 @@ struct ExportCommand: Command {
     }
 
     @MainActor func run() async throws {
-        let format = invocation.value("--format") ?? "json"
+        let format = invocation.value(.format) ?? "json"
         guard format == "json" || format == "csv" else {
             throw CLIError.usage("export format '\(Sanitize.display(format))' is not supported: use --format json or csv")
         }
         let repo = try openRepository()
         if format == "csv" { try exportCSV(await repo.state); return }
         let text = Export.document(await repo.state, today: today).serialized()
-        if let path = invocation.value("--output") {
+        if let path = invocation.value(.output) {
             guard !path.isEmpty else { throw CLIError.usage("--output needs a file name") }
             let full = try outputPath(path)
             try Sys.writeAtomically(Array(text.utf8), to: full, mode: 0o600)
@@ -249,7 +249,7 @@ struct ExportCommand: Command {
     func exportCSV(_ state: HabitState) throws {
         let habits = state.habits
         let (h, c) = Export.csv(state)
-        if let out = invocation.value("--output") {
+        if let out = invocation.value(.output) {
             guard !out.isEmpty else { throw CLIError.usage("--output needs a folder name") }
             let dir = try outputPath(out)
             try Sys.makeDirectories(dir)
@@ -285,7 +285,7 @@ struct DoctorCommand: Command {
 
     @MainActor func run() async throws {
         let paths = DataPaths(directory: env.home)
-        let repair = invocation.has("--repair")
+        let repair = invocation.flag(.repair)
         var check = Doctor.checkLocal(paths: paths, configPath: env.configPath)
         var passed = check.passed
         var findings = check.findings
@@ -303,7 +303,7 @@ struct DoctorCommand: Command {
                 case "truncate-tail"?:
                     // Opening the repository cuts the torn tail off and saves its bytes.
                     let repo = try HabitRepository(directory: paths.directory, now: env.clock)
-                    repaired.append("journal: the incomplete tail was cut off" + (repo.openingWarnings.first.map { " (\($0.replacingAll("warning: ", with: "")))" } ?? ""))
+                    repaired.append("journal: the incomplete tail was cut off" + (repo.openingWarnings.first.map { " (\($0.text))" } ?? ""))
                 case "rebuild-from-snapshot"?:
                     let (saved, count) = try await Doctor.rebuildFromSnapshot(paths: paths, check: check, now: env.clock)
                     try SyncState.startOver(paths)
@@ -328,7 +328,7 @@ struct DoctorCommand: Command {
             passed = check.passed + again.passed
             findings = check.findings + again.findings
         }
-        if invocation.has("--json") {
+        if invocation.flag(.json) {
             Output.raw(JSON.object([
                 "healthy": .bool(findings.isEmpty), "passed": .array(passed.map(JSON.string)),
                 "problems": .array(findings.map { .object(["check": .string($0.check), "problem": .string($0.problem),
@@ -343,7 +343,7 @@ struct DoctorCommand: Command {
             Output.line(findings.isEmpty ? "Healthy" : "\(Plural.count(findings.count, "problem")) found"
                         + (findings.contains(where: \.repairable) && !repair ? "; 'habitto doctor --repair' fixes the ones marked so" : ""))
         }
-        if !findings.isEmpty { throw CLIError(message: "doctor found \(Plural.count(findings.count, "problem"))", code: 5) }
+        if !findings.isEmpty { throw CLIError.problemsFound(count: findings.count) }
     }
 
     static var allowsConfigProblems: Bool { true }

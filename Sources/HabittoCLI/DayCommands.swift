@@ -19,10 +19,10 @@ struct CheckCommand: Command {
     }
 
     @MainActor func change(sign: Int) async throws {
-        let date = try day(invocation.value("--date"))
-        let amount = try amount(invocation.value("--amount") ?? "1", "--amount", minimum: 1, maximum: Limits.maxChange)
-        let difficulty = try invocation.value("--difficulty").map(rating)
-        let note = invocation.value("--note")
+        let date = try day(invocation.value(.date))
+        let amount = try amount(invocation.value(.amount) ?? "1", .amount, minimum: 1, maximum: Limits.maxChange)
+        let difficulty = try invocation.value(.difficulty).map(rating)
+        let note = invocation.value(.note)
         let outcome = try await commitIntent { id in
             sign > 0 ? .checkIn(id, date, amount: amount, difficulty: difficulty, note: note) : .takeBack(id, date, amount: amount)
         }.outcome
@@ -56,7 +56,7 @@ struct SkipCommand: Command {
     }
 
     @MainActor func change(skipped on: Bool) async throws {
-        let date = try day(invocation.value("--date"))
+        let date = try day(invocation.value(.date))
         Output.line(Output.says(try await commitIntent { .skip($0, date, on) }.outcome))
     }
 }
@@ -84,7 +84,7 @@ struct RateCommand: Command {
     @MainActor func run() async throws {
         let text = invocation.arguments[1]
         let value: Int? = text.lowercased() == "clear" ? nil : try rating(text)
-        let date = try day(invocation.value("--date"))
+        let date = try day(invocation.value(.date))
         Output.line(Output.says(try await commitIntent { .rate($0, date, value) }.outcome))
     }
 }
@@ -101,12 +101,12 @@ struct NoteCommand: Command {
 
     @MainActor func run() async throws {
         let text = invocation.arguments.count > 1 ? invocation.arguments[1] : nil
-        let clear = invocation.has("--clear")
+        let clear = invocation.flag(.clear)
         if clear == (text != nil) {
             throw CLIError.usage(clear ? "note takes TEXT or --clear, not both" : "missing TEXT: usage: habitto note HABIT TEXT, or habitto note HABIT --clear")
         }
         let value: String? = clear ? nil : text
-        let date = try day(invocation.value("--date"))
+        let date = try day(invocation.value(.date))
         Output.line(Output.says(try await commitIntent { .note($0, date, value) }.outcome))
     }
 }

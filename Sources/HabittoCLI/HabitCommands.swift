@@ -41,19 +41,19 @@ struct EditCommand: Command {
 
     /// The options that change a rule field (what `--from` applies to), with the field's
     /// register index (`FieldValue.index`).
-    static let ruleOptions = ["--goal": FieldValue.goal(0).index, "--unit": FieldValue.unit(nil).index,
-                              "--limit": FieldValue.kind(.limit).index, "--build": FieldValue.kind(.build).index,
-                              "--schedule": FieldValue.schedule(.daily).index]
+    static let ruleOptions: [OptionName: Int] = [.goal: FieldValue.goal(0).index, .unit: FieldValue.unit(nil).index,
+                                                 .limit: FieldValue.kind(.limit).index, .build: FieldValue.kind(.build).index,
+                                                 .schedule: FieldValue.schedule(.daily).index]
 
     /// The rule fields the options name.
     var askedRuleFields: Set<Int> {
-        Set(Self.ruleOptions.filter { invocation.value($0.key) != nil || invocation.has($0.key) }.map(\.value))
+        Set(Self.ruleOptions.filter { invocation.given($0.key) }.map(\.value))
     }
 
     /// The day `--from` names: nil for `start`, else a day no later than today. A bad value
     /// is a usage error.
     func fromDay() throws -> LocalDay? {
-        guard let text = invocation.value("--from") else { return today }
+        guard let text = invocation.value(.from) else { return today }
         guard !askedRuleFields.isEmpty else {
             throw CLIError.usage("--from goes with --goal, --unit, --limit, --build or --schedule: it says from which day they count")
         }
@@ -69,7 +69,7 @@ struct EditCommand: Command {
     }
 
     @MainActor func run() async throws {
-        let optionsGiven = !invocation.values.isEmpty || !invocation.flags.isEmpty
+        let optionsGiven = invocation.hasOptions
         guard optionsGiven else { throw CLIError.usage("edit needs at least one option to change; see 'habitto edit --help'") }
         let query = invocation.arguments[0]
         let from = try fromDay(), asked = askedRuleFields
@@ -144,12 +144,12 @@ struct MoveCommand: Command {
 
     @MainActor func run() async throws {
         let query = invocation.arguments[0]
-        let places = ["--before", "--after", "--top", "--bottom"].filter { invocation.value($0) != nil || invocation.has($0) }
+        let places = [OptionName.before, .after, .top, .bottom].filter(invocation.given).map(\.rawValue)
         guard places.count == 1 else {
             let why = places.isEmpty ? "move needs where to" : "\(places.joined(separator: " and ")) contradict each other"
             throw CLIError.usage("\(why): give exactly one of --before OTHER, --after OTHER, --top, --bottom")
         }
-        let before = invocation.value("--before"), after = invocation.value("--after")
+        let before = invocation.value(.before), after = invocation.value(.after)
         let today = self.today
         let repo = try openRepository()
         let result = try await repo.commit(label: nil) { state, _ in
@@ -186,7 +186,7 @@ struct DeleteCommand: Command {
 
     @MainActor func run() async throws {
         let query = invocation.arguments[0]
-        guard invocation.has("--yes") else {
+        guard invocation.flag(.yes) else {
             throw CLIError.usage("delete removes a habit and all its history: add --yes to confirm ('habitto undo' brings it back)")
         }
         let repo = try openRepository()
@@ -202,23 +202,23 @@ extension Command {
     /// Applies the field options of add/edit onto `fields`.
     func applyFieldOptions(_ fields: inout HabitFields) throws {
         let inv = invocation
-        if inv.has("--limit") && inv.has("--build") { throw CLIError.usage("--limit and --build contradict each other") }
-        if inv.has("--limit") { fields.kind = .limit }
-        if inv.has("--build") { fields.kind = .build }
-        if let g = inv.value("--goal") { fields.goal = try amount(g, "--goal", minimum: 0, maximum: Limits.maxGoal) }
-        func optional(_ name: String) -> String?? {
+        if inv.flag(.limit) && inv.flag(.build) { throw CLIError.usage("--limit and --build contradict each other") }
+        if inv.flag(.limit) { fields.kind = .limit }
+        if inv.flag(.build) { fields.kind = .build }
+        if let g = inv.value(.goal) { fields.goal = try amount(g, .goal, minimum: 0, maximum: Limits.maxGoal) }
+        func optional(_ name: OptionName) -> String?? {
             guard let v = inv.value(name) else { return .none }
             return .some(v.isEmpty ? nil : v)
         }
-        if let v = optional("--unit") { fields.unit = v }
-        if let v = optional("--icon") { fields.icon = v }
-        if let v = optional("--color") { fields.color = v?.lowercased() }
-        if let v = optional("--notes") { fields.notes = v }
-        if let v = optional("--group") { fields.group = v }
-        if let v = inv.value("--remind") { fields.reminders = try ReminderTime.parseList(v) }
-        if let s = inv.value("--schedule") { fields.schedule = try Schedule(parsing: s) }
-        if let s = inv.value("--start") { fields.startDate = try day(s) }
-        if let n = inv.value("--name") { fields.name = n }
+        if let v = optional(.unit) { fields.unit = v }
+        if let v = optional(.icon) { fields.icon = v }
+        if let v = optional(.color) { fields.color = v?.lowercased() }
+        if let v = optional(.notes) { fields.notes = v }
+        if let v = optional(.group) { fields.group = v }
+        if let v = inv.value(.remind) { fields.reminders = try ReminderTime.parseList(v) }
+        if let s = inv.value(.schedule) { fields.schedule = try Schedule(parsing: s) }
+        if let s = inv.value(.start) { fields.startDate = try day(s) }
+        if let n = inv.value(.name) { fields.name = n }
         try fields.validate()
     }
 }

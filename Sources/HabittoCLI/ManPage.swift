@@ -55,9 +55,7 @@ enum ManPage {
     ]
 
     /// The exit statuses of commands.
-    static let exitCodes: [(Int, String)] = [(0, "success"), (1, "invalid input or an unknown habit, or (remind) a reminder that could not be shown"), (2, "a usage error"),
-                                             (3, "a storage error"), (4, "sync failed (or offline, for sync)"),
-                                             (5, "the doctor found problems")]
+    static let exitCodes: [(Int32, String)] = ExitCode.allCases.map { ($0.rawValue, $0.meaning) }
 
     static func render(_ specs: [CommandSpec], keys: KeyMap = .defaults) -> String {
         var s = ".TH HABITTO 1 \"\" \"habitto \(habittoVersion)\" \"User Commands\"\n"

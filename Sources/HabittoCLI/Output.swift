@@ -62,6 +62,8 @@ public enum Output {
     }
     /// A warning on standard error, after "habitto: ".
     public static func warn(_ s: String) { err("habitto: " + s) }
+    /// A `Warning`, as "habitto: warning: …".
+    public static func warn(_ w: Warning) { warn(w.description) }
 
     static func title(_ h: Habit) -> String { "'\(Sanitize.display(h.name))'" }
 

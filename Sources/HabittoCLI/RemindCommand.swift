@@ -33,10 +33,10 @@ struct RemindCommand: Command {
 
     @MainActor func run() async throws {
         let process = ProcessEnvironment.current
-        let installing = invocation.has("--install"), uninstalling = invocation.has("--uninstall")
+        let installing = invocation.flag(.install), uninstalling = invocation.flag(.uninstall)
         if installing && uninstalling { throw CLIError.usage("--install and --uninstall contradict each other") }
         if installing || uninstalling {
-            if invocation.has("--json") { throw CLIError.usage("--json is for reminders, not with --install or --uninstall") }
+            if invocation.flag(.json) { throw CLIError.usage("--json is for reminders, not with --install or --uninstall") }
             let timer = RemindTimer(env: process, home: env.home)
             try installing ? timer.install() : timer.uninstall()
             return
@@ -44,13 +44,13 @@ struct RemindCommand: Command {
         let repo = try openRepository()
         // The timer runs the auto habits too, before it looks for what is not done (--json
         // only reports, and runs nothing).
-        if !invocation.has("--json") { try await runAutoHabits(repo) }
+        if !invocation.flag(.json) { try await runAutoHabits(repo) }
         let state = await repo.state
         let today = self.today
         let due = Reminders.due(in: state, now: env.now, today: today, local: AppEnvironment.localInstant,
                                 dayStartHour: env.config.dayStartHour, settings: settings)
         func key(_ d: DueReminder) -> SentReminder { SentReminder(habit: d.habit.id, day: d.day, time: d.time) }
-        let json = invocation.has("--json")
+        let json = invocation.flag(.json)
         // Nothing due (most runs of the timer): no file is touched.
         if due.isEmpty {
             if json { Output.raw(JSON.array([]).serialized()) }
@@ -58,19 +58,19 @@ struct RemindCommand: Command {
         }
         // One process sends reminders at a time; one that finds another at it leaves them to it.
         let (held, lockWarning) = try await repo.lockReminderSending()
-        if let lockWarning { Output.err(lockWarning) }
+        if let lockWarning { Output.err(lockWarning.description) }
         guard let lock = held else {
             Output.warn("remind: another 'habitto remind' is sending the reminders now; nothing was sent here")
             if json { Output.raw(JSON.array([]).serialized()) }
             return
         }
         let (unshown, warning) = try await repo.unshownReminders(due.map(key), holding: lock)
-        if let warning { Output.err(warning) }
+        if let warning { Output.err(warning.description) }
         let sending = due.filter { unshown.contains(key($0)) }
         // Two days back is enough to never show again what the grace window still allows.
         let keepFrom = today.adding(-2)
         func shown(_ reminders: [DueReminder]) async throws {
-            if let w = try await repo.recordRemindersShown(reminders.map(key), keepFrom: keepFrom, holding: lock) { Output.err(w) }
+            if let w = try await repo.recordRemindersShown(reminders.map(key), keepFrom: keepFrom, holding: lock) { Output.err(w.description) }
         }
         func progress(_ d: DueReminder) -> String {
             Output.progressText(state.dayLine(d.habit, on: d.day, today: today, settings: settings))
@@ -93,7 +93,7 @@ struct RemindCommand: Command {
             for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.text) }
         } catch let e as StoreError where e.isConfigProblem {
             Output.err("remind: \(e.description)")
-            context.status = ExitCode.invalid
+            context.status = ExitCode.invalid.rawValue
         }
     }
 

@@ -21,8 +21,8 @@ extension RemoteCommand {
     /// synced) and returns the encryption to record (nil without either option). `age` is
     /// needed here, and only here and when syncing an encrypted remote.
     func keyForRemoteSet(_ paths: DataPaths, removing: Bool) throws -> (encrypt: String?, made: Bool) {
-        let file = invocation.value("--key")
-        guard invocation.has("--encrypt") || file != nil else { return (nil, false) }
+        let file = invocation.value(.key)
+        guard invocation.flag(.encrypt) || file != nil else { return (nil, false) }
         guard !removing else { throw CLIError.usage("remote set none takes no --encrypt or --key") }
         guard let tool = AgeTool.find() else {
             throw CLIError.invalid("\(file != nil ? "--key" : "--encrypt") needs the age program (age and age-keygen), which is not installed: \(AgeTool.install)")

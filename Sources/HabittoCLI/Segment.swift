@@ -68,14 +68,14 @@ extension Segment {
     /// The checks of `status --short`/`--format` that need no data: --json refused, the
     /// format checked before anything is read so that a typo fails fast. The format to use.
     static func format(_ invocation: Invocation) throws -> String {
-        if invocation.has("--json") { throw CLIError.usage("--short and --format print one line; leave out --json") }
-        let format = invocation.value("--format") ?? defaultFormat
+        if invocation.flag(.json) { throw CLIError.usage("--short and --format print one line; leave out --json") }
+        let format = invocation.value(.format) ?? defaultFormat
         _ = try render(format, Values(), glyphs: Output.glyphs)
         return format
     }
 
     static func wanted(_ invocation: Invocation) -> Bool {
-        invocation.command == "status" && (invocation.has("--short") || invocation.value("--format") != nil)
+        invocation.command == .status && (invocation.flag(.short) || invocation.value(.format) != nil)
     }
 
     /// The segment's line from the cache (`SegmentCache`), read synchronously before the

@@ -40,8 +40,8 @@ struct RemoteCommand: Command {
                 spec = "dir:" + FileManager.default.currentDirectoryPath + "/" + s.dropFirst(4)
             }
             if let s = spec, s.hasPrefix("/") { spec = "dir:" + s }
-            let account = invocation.value("--account") ?? "default"
-            var user = invocation.value("--user")
+            let account = invocation.value(.account) ?? "default"
+            var user = invocation.value(.user)
             // A password never goes in the URL (it would be stored and shown); a user may.
             if let s = spec, s.hasPrefix("http://") || s.hasPrefix("https://"), var c = URLComponents(string: s) {
                 if c.password != nil {
@@ -50,7 +50,7 @@ struct RemoteCommand: Command {
                 if let u = c.user { user = user ?? u.percentDecoded ?? u; c.user = nil; spec = c.string }
             }
             if let s = spec, s.hasPrefix("http://") {
-                Output.warn("warning: plain http sends data and the password unencrypted; use it only on this machine, for tests")
+                Output.warn(Warning.plainHTTP)
             }
             if let spec {
                 // Checked before a key is made or stored.
@@ -69,7 +69,7 @@ struct RemoteCommand: Command {
                 return
             }
             if let error = report.error {
-                throw CLIError(message: "remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed", code: 4)
+                throw CLIError.syncFailed("remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed")
             }
             Output.line("Remote set to \(Sanitize.display(spec)) (account \(account))\(encrypt != nil ? ", encrypted with age" : ""): pushed \(Plural.count(report.pushed, "operation")), pulled \(report.pulled); verified")
             // Where the key is and how to bring it to the other devices, once it opened the remote.
@@ -93,10 +93,10 @@ struct SyncCommand: Command {
         let report = await engine.syncOnce()
         if let skipped = report.skipped {
             if report.error == nil && skipped == .noRemote { throw CLIError.invalid(skipped.description) }
-            if skipped == .offline { throw CLIError(message: SyncInfo.offlineHint + " ('habitto offline off' from a shell)", code: 4) }
+            if skipped == .offline { throw CLIError.syncFailed(SyncInfo.offlineHint + " ('habitto offline off' from a shell)") }
             // Not synced by this process: a script must not read it as done.
             if skipped == .anotherProcessSyncing {
-                throw CLIError(message: "not synced: \(skipped); run 'habitto sync' again when it is done", code: 4)
+                throw CLIError.syncFailed("not synced: \(skipped); run 'habitto sync' again when it is done")
             }
             Output.line("Not synced: \(skipped)")
             return
@@ -104,7 +104,7 @@ struct SyncCommand: Command {
         let summary = "pushed \(Plural.count(report.pushed, "operation")) in \(Plural.count(report.batches, "batch")), pulled \(report.pulled)"
         warnNewRemoteProblems(report)
         if let error = report.error {
-            throw CLIError(message: "sync: \(error) (\(summary)); 'habitto status' shows the details", code: 4)
+            throw CLIError.syncFailed("sync: \(error) (\(summary)); 'habitto status' shows the details")
         }
         Output.line("Synced: \(summary)")
     }
@@ -132,12 +132,12 @@ struct StatusCommand: Command {
     @MainActor func run() async throws {
         // The prompt segment, when its cache holds the count: no repository, no async runtime.
         if let line = try Segment.cachedLine(env: env, invocation: invocation) { Output.line(line); return }
-        if invocation.has("--short") || invocation.value("--format") != nil { try await statusShort(); return }
+        if invocation.flag(.short) || invocation.value(.format) != nil { try await statusShort(); return }
         let repo = try openRepository()
         let st = await (try engine(repo)).status()
         func date(_ d: Date?) -> JSON { d.map { .string(UTCTime.iso8601($0)) } ?? .null }
         let autoProblems = try await AutoRun(env: env, repo: repo).problems()
-        if invocation.has("--json") {
+        if invocation.flag(.json) {
             Output.raw(JSON.object([
                 "mode": .string(st.mode.rawValue), "remote": .optional(st.remote), "account": .string(st.account),
                 "device": .string(st.device.rawValue), "pending": .int(st.pending), "inFlight": .int(st.inFlight),
@@ -192,7 +192,7 @@ struct OfflineCommand: Command {
             if let skipped = report.skipped {
                 Output.line("Online; not synced now: \(skipped)")
             } else if let error = report.error {
-                throw CLIError(message: "online, but the sync failed: \(error)", code: 4)
+                throw CLIError.syncFailed("online, but the sync failed: \(error)")
             } else {
                 Output.line("Online: pushed \(report.pushed), pulled \(report.pulled)")
             }

@@ -12,18 +12,18 @@ struct ListCommand: Command {
     }
 
     @MainActor func run() async throws {
-        let date = try day(invocation.value("--date"))
+        let date = try day(invocation.value(.date))
         let repo = try openRepository()
         let state = await repo.state
-        let sync = invocation.has("--json") ? try await syncStatus(repo) : nil
-        let all = invocation.has("--all")
+        let sync = invocation.flag(.json) ? try await syncStatus(repo) : nil
+        let all = invocation.flag(.all)
         let summaries = state.habits.compactMap { habit -> HabitSummary? in
             let s = state.summary(habit, on: date, today: today, settings: settings)
             if all { return s }
             guard habit.isActive(on: date), s.scheduled || s.progress > 0 || s.skipped else { return nil }
             return s
         }
-        if invocation.has("--json") {
+        if invocation.flag(.json) {
             Output.raw(JSON.array(summaries.map { s in
                 guard case .object(var o) = Output.json(s) else { return Output.json(s) }
                 o["syncStatus"] = .string((sync?.habitStatus(s.habit.id) ?? .local).rawValue)
@@ -75,7 +75,7 @@ struct ShowCommand: Command {
         let avg7 = state.difficultyAverage(habit, asOf: today, count: 7)
         let avg30 = state.difficultyAverage(habit, asOf: today, count: 30)
         let history = state.history(habit, through: today, settings: settings)
-        if invocation.has("--json") {
+        if invocation.flag(.json) {
             guard case .object(var o) = Output.json(s) else { return }
             o["history"] = .array(history.map { h in
                 .object(["date": .string(h.day.description), "scheduled": .bool(h.scheduled), "progress": .amount(h.progress),
@@ -116,7 +116,7 @@ struct StatsCommand: Command {
         let repo = try openRepository()
         let state = await repo.state
         let st = state.stats(today: today, settings: settings)
-        if invocation.has("--json") {
+        if invocation.flag(.json) {
             Output.raw(JSON.object([
                 "date": .string(today.description), "xp": .int(st.xp), "level": .int(st.level.level),
                 "xpIntoLevel": .int(st.level.xpIntoLevel), "xpForNextLevel": .int(st.level.xpForNextLevel),

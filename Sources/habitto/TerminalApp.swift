@@ -57,7 +57,7 @@ enum TerminalApp {
         // The screen redraws from each habit's day columns, which stay decoded; a habit's
         // full day records are decoded for a write and not kept (see DayColumns).
         let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: false)
-        var startMessages = repo.openingWarnings.map { Message($0, .warning) }
+        var startMessages = repo.openingWarnings.map { Message($0.description, .warning) }
 
         let (catalog, theme, keyMap, lookProblems) = look(env: env, options: options)
         startMessages += lookProblems
@@ -160,7 +160,7 @@ enum TerminalApp {
                     // Through the engine's one ordered stream: a status made before this
                     // change can never arrive after one made after it.
                     await engine.repositoryChanged(s)
-                case .warning(let w): inbox.post(.warning(w))
+                case .warning(let w): inbox.post(.warning(w.description))
                 }
             }
         }
@@ -264,11 +264,11 @@ final class UILoop: @unchecked Sendable {
     func run(refresh: () -> Void) -> Int32 {
         state.now = Date()
         terminal.draw(render(state))
-        if exitAfterFirstFrame { return 0 }
+        if exitAfterFirstFrame { return ExitCode.ok.rawValue }
         var lastRefresh = Date()
         while true {
             _ = terminal.wait(timeoutMilliseconds: 500, wakeFD: pipe.readFD)
-            if let signal = pipe.pendingSignal { return 128 + signal }
+            if let signal = pipe.pendingSignal { return ExitCode.interrupted(by: signal) }
             var actions: [Action] = terminal.readEvents().map { event in
                 switch event {
                 case .key(let k): return .key(k)
@@ -289,7 +289,7 @@ final class UILoop: @unchecked Sendable {
             // The runner's immediate results (a theme loaded) are reduced after the others.
             while !actions.isEmpty {
                 for effect in reduce(&state, actions.removeFirst()) {
-                    guard let results = runner.run(effect) else { return 0 }
+                    guard let results = runner.run(effect) else { return ExitCode.ok.rawValue }
                     actions += results
                 }
             }

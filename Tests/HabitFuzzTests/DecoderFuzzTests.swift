@@ -178,7 +178,7 @@ final class DecoderFuzzTests: XCTestCase {
             let repo = try HabitRepository(directory: dir, now: Seeds.clock, snapshotEvery: 5)
             let state = await repo.state
             XCTAssertEqual(state.encoded(), truth.encoded(), label)
-            for w in repo.openingWarnings { Check.oneLine(w, label) }
+            for w in repo.openingWarnings { Check.oneLine(w.description, label) }
             XCTAssertEqual(try readBytes(dir + "/journal.hbj"), journal, "\(label): the journal was changed")
         }
     }
@@ -213,7 +213,7 @@ final class DecoderFuzzTests: XCTestCase {
             }
             let state = await repo.state
             Check.stateRoundTrips(state, label)
-            for w in repo.openingWarnings { Check.oneLine(w, label) }
+            for w in repo.openingWarnings { Check.oneLine(w.description, label) }
             // A torn tail is cut off, and its bytes kept in recovered/.
             let after = try readBytes(dir + "/journal.hbj")
             // (A header torn on creation, when nothing was ever acknowledged, is written anew.)

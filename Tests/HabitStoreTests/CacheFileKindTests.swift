@@ -96,7 +96,7 @@ final class CacheFileKindTests: StoreTestCase {
         try FileManager.default.removeItem(atPath: paths.snapshot)
         try FileManager.default.createDirectory(atPath: paths.snapshot, withIntermediateDirectories: false)
         let reopened = try HabitRepository(directory: paths.directory, now: Fixture.clock)
-        XCTAssertEqual(reopened.openingWarnings, ["warning: the snapshot \(paths.snapshot) is a folder, not a regular file, so it was not read; state rebuilt from the journal; run habitto doctor --repair to move it to recovered/"])
+        XCTAssertEqual(reopened.openingWarnings.map(\.description), ["warning: the snapshot \(paths.snapshot) is a folder, not a regular file, so it was not read; state rebuilt from the journal; run habitto doctor --repair to move it to recovered/"])
         let again = await reopened.state
         XCTAssertEqual(again.encoded(), state.encoded())
     }
@@ -109,7 +109,7 @@ final class CacheFileKindTests: StoreTestCase {
         let before = try fileBytes(outside)
         try FileManager.default.createSymbolicLink(atPath: paths.snapshot, withDestinationPath: outside)
         let reopened = try HabitRepository(directory: paths.directory, now: Fixture.clock, snapshotEvery: 1)
-        XCTAssertEqual(reopened.openingWarnings, ["warning: the snapshot \(paths.snapshot) is a symbolic link, not a regular file, so it was not read; state rebuilt from the journal; run habitto doctor --repair to move it to recovered/"])
+        XCTAssertEqual(reopened.openingWarnings.map(\.description), ["warning: the snapshot \(paths.snapshot) is a symbolic link, not a regular file, so it was not read; state rebuilt from the journal; run habitto doctor --repair to move it to recovered/"])
         let again = await reopened.state
         XCTAssertEqual(again.encoded(), state.encoded())
         // A write that makes a snapshot due (one per record here) leaves the link as it is.

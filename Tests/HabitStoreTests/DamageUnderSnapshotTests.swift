@@ -30,8 +30,8 @@ final class DamageUnderSnapshotTests: StoreTestCase {
         for changes in commits(5, from: 0) { try await repo.commit { _, _ in changes } }
         let warnings = repo.warnings.drain()
         XCTAssertEqual(warnings.count, 1, "\(warnings)")
-        XCTAssertTrue(warnings.first?.contains("damaged at byte \(history.records[22].lowerBound)") == true, "\(warnings)")
-        XCTAssertTrue(warnings.first?.contains("habitto doctor --repair") == true, "\(warnings)")
+        XCTAssertTrue(warnings.first?.description.contains("damaged at byte \(history.records[22].lowerBound)") == true, "\(warnings)")
+        XCTAssertTrue(warnings.first?.description.contains("habitto doctor --repair") == true, "\(warnings)")
         // The snapshot was written all the same (its state is right) and remembers how far
         // the records checked out, so that the next one reports the damage again.
         let (snap, why) = Snapshot.load(try fileBytes(history.paths.snapshot), journal: try Journal(path: history.paths.journal))

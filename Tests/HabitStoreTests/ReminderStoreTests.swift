@@ -124,7 +124,7 @@ final class ReminderStoreTests: StoreTestCase {
         try Data("2026-11-22 8h \u{1B}[31m\n".utf8).write(to: URL(fileURLWithPath: repo.paths.remindersSent))
         let afresh = try await repo.unshownReminders([c], holding: lock)
         XCTAssertEqual(afresh.unshown, [c])
-        XCTAssertTrue(afresh.warning?.contains("is damaged") == true, afresh.warning ?? "no warning")
+        XCTAssertTrue(afresh.warning?.description.contains("is damaged") == true, afresh.warning?.description ?? "no warning")
         XCTAssertEqual(try fileBytes(repo.paths.remindersSent), [], "started afresh")
         let next = try await repo.unshownReminders([c], holding: lock)
         XCTAssertNil(next.warning, "reported once")
@@ -155,8 +155,8 @@ final class ReminderStoreTests: StoreTestCase {
         try FileManager.default.createDirectory(atPath: paths.remindersSent + ".lock", withIntermediateDirectories: false)
         let (held, lockWarning) = try await repo.lockReminderSending()
         let lock = try XCTUnwrap(held)
-        XCTAssertTrue(lockWarning?.contains("reminders-sent.lock (the lock of sending reminders) was a folder, not a regular file; it was moved to \(paths.recovered)/reminders-sent.lock-") == true,
-                      lockWarning ?? "no warning")
+        XCTAssertTrue(lockWarning?.description.contains("reminders-sent.lock (the lock of sending reminders) was a folder, not a regular file; it was moved to \(paths.recovered)/reminders-sent.lock-") == true,
+                      lockWarning?.description ?? "no warning")
         let kinds: [(String, () throws -> Void)] = [
             ("a folder", { try FileManager.default.createDirectory(atPath: paths.remindersSent + "/inside", withIntermediateDirectories: true) }),
             ("a symbolic link", { try FileManager.default.createSymbolicLink(atPath: paths.remindersSent, withDestinationPath: "/etc/hostname") }),
@@ -167,9 +167,9 @@ final class ReminderStoreTests: StoreTestCase {
             let before = try FileManager.default.contentsOfDirectory(atPath: paths.recovered).count
             let (unshown, warning) = try await repo.unshownReminders([a], holding: lock)
             XCTAssertEqual(unshown, [a], kind)
-            XCTAssertTrue(warning?.contains("reminders-sent (the record of reminders shown) was \(kind), not a regular file; it was moved to \(paths.recovered)/reminders-sent-") == true,
-                          warning ?? "no warning")
-            XCTAssertTrue(warning?.hasSuffix("; it was started afresh (a reminder of today may come again)") == true, warning ?? "")
+            XCTAssertTrue(warning?.description.contains("reminders-sent (the record of reminders shown) was \(kind), not a regular file; it was moved to \(paths.recovered)/reminders-sent-") == true,
+                          warning?.description ?? "no warning")
+            XCTAssertTrue(warning?.description.hasSuffix("; it was started afresh (a reminder of today may come again)") == true, warning?.description ?? "")
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: paths.recovered).count, before + 1, "kept, not removed")
             try await repo.recordRemindersShown([a], keepFrom: day, holding: lock)
             XCTAssertEqual(String(decoding: try fileBytes(paths.remindersSent), as: UTF8.self), "2026-11-21 08:00 \(Fixture.read)\n")

@@ -75,7 +75,7 @@ final class SnapshotTests: StoreTestCase {
             XCTAssertEqual(try fileBytes(paths.journal), history.journal, context)
             if i < blocksStart {
                 XCTAssertEqual(repo.openingWarnings.count, 1, context)
-                let warning = repo.openingWarnings.first ?? ""
+                let warning = repo.openingWarnings.first?.description ?? ""
                 XCTAssertTrue(warning.contains("snapshot \(paths.snapshot) was ignored"), "\(context): \(warning)")
                 // It was rebuilt: the new one checks out and covers the whole journal.
                 let rebuilt = try fileBytes(paths.snapshot)
@@ -89,7 +89,7 @@ final class SnapshotTests: StoreTestCase {
                 XCTAssertEqual(repo.openingWarnings, [], context)
                 let late = repo.warnings.drain()
                 XCTAssertEqual(late.count, 1, context)
-                XCTAssertTrue(late.first?.contains("was damaged") == true, "\(context): \(late)")
+                XCTAssertTrue(late.first?.description.contains("was damaged") == true, "\(context): \(late)")
                 XCTAssertFalse(FileManager.default.fileExists(atPath: paths.snapshot), context)
             }
 
@@ -118,7 +118,7 @@ final class SnapshotTests: StoreTestCase {
         XCTAssertNil(state.habit(Fixture.water))
         XCTAssertEqual(undo, b.undoStacks[25])
         XCTAssertEqual(repo.openingWarnings.count, 1)
-        XCTAssertTrue(repo.openingWarnings.first?.contains("does not match the journal") ?? false, "\(repo.openingWarnings)")
+        XCTAssertTrue(repo.openingWarnings.first?.description.contains("does not match the journal") ?? false, "\(repo.openingWarnings)")
     }
 
     func testSnapshotCoveringMoreThanAShorterReplacementJournalIsIgnored() async throws {
@@ -131,7 +131,7 @@ final class SnapshotTests: StoreTestCase {
         XCTAssertEqual(state, a.states[5])
         XCTAssertEqual(undo, a.undoStacks[5])
         XCTAssertEqual(repo.openingWarnings.count, 1)
-        XCTAssertTrue(repo.openingWarnings.first?.contains("covers more than the journal holds") ?? false,
+        XCTAssertTrue(repo.openingWarnings.first?.description.contains("covers more than the journal holds") ?? false,
                       "\(repo.openingWarnings)")
     }
 
@@ -184,7 +184,7 @@ final class SnapshotTests: StoreTestCase {
         let state = await repo.state
         XCTAssertEqual(state, history.states[25])
         XCTAssertEqual(repo.openingWarnings.count, 1)
-        XCTAssertTrue(repo.openingWarnings.first?.contains("was ignored (offset out of range)") == true, "\(repo.openingWarnings)")
+        XCTAssertTrue(repo.openingWarnings.first?.description.contains("was ignored (offset out of range)") == true, "\(repo.openingWarnings)")
     }
 
     func testAFewRecordsHoldingVeryManyOperationsAreSnapshottedWithoutWaitingForMoreRecords() async throws {

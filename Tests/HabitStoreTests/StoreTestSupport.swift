@@ -306,7 +306,7 @@ func firstEvent(in stream: AsyncStream<RepositoryEvent>, limit: Int = 8, timeout
 
 extension RepositoryEvent {
     var changedState: HabitState? { if case .changed(let s) = self { s } else { nil } }
-    var warningText: String? { if case .warning(let w) = self { w } else { nil } }
+    var warningText: String? { if case .warning(let w) = self { w.description } else { nil } }
 }
 
 /// `Tests/Fixtures`: the project's shared fixtures (legacy dump, Loop export, harsh files),

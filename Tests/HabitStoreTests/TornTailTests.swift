@@ -77,7 +77,7 @@ final class TornTailTests: StoreTestCase {
         XCTAssertEqual(state, history.states.last)
         XCTAssertEqual(try fileBytes(paths.journal), history.journal)
         XCTAssertEqual(repo.openingWarnings.count, 1)
-        XCTAssertTrue(repo.openingWarnings.first?.contains("byte \(history.journal.count)") ?? false,
+        XCTAssertTrue(repo.openingWarnings.first?.description.contains("byte \(history.journal.count)") ?? false,
                       "\(repo.openingWarnings)")
         let saved = listing(paths.recovered)
         XCTAssertEqual(saved.count, 1)
@@ -148,7 +148,7 @@ final class TornTailTests: StoreTestCase {
                        "\(context): truncated to the record boundary", file: file, line: line)
 
         XCTAssertEqual(repo.openingWarnings.count, 1, context, file: file, line: line)
-        let warning = repo.openingWarnings.first ?? ""
+        let warning = repo.openingWarnings.first?.description ?? ""
         XCTAssertTrue(warning.contains("at byte \(boundary)"), "\(context): \(warning)", file: file, line: line)
         XCTAssertTrue(warning.contains("recovered/torn-at-\(boundary)-"), "\(context): \(warning)", file: file, line: line)
 

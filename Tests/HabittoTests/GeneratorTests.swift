@@ -87,7 +87,7 @@ final class GeneratorTests: XCTestCase {
         XCTAssertEqual(try Segment.render("%g%d/%t%S", Segment.Values(done: 1, due: 2), glyphs: .ascii), "+1/2")
         XCTAssertEqual(try Segment.render("[%s%q]", Segment.Values(done: 0, due: 0, queue: 0), glyphs: .unicode), "[✓0]")
         XCTAssertThrowsError(try Segment.render("%d%y", v, glyphs: .unicode)) { e in
-            XCTAssertEqual((e as? CLIError)?.code, ExitCode.usage)
+            XCTAssertEqual((e as? CLIError)?.code, ExitCode.usage.rawValue)
         }
         XCTAssertThrowsError(try Segment.render("50%", v, glyphs: .unicode))
     }
