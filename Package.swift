@@ -78,7 +78,7 @@ let package = Package(
                 path: "Tests/SyncTestKit", swiftSettings: strict),
         .testTarget(name: "HabitCoreTests", dependencies: ["HabitCore"], swiftSettings: strict),
         // Also the importer, for reminders carried through an export and an import.
-        .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "CRC32CInstruction"],
+        .testTarget(name: "HabitStoreTests", dependencies: ["HabitCore", "HabitSys", "HabitStore", "HabitImport", "CRC32CInstruction"],
                     swiftSettings: strict),
         .testTarget(name: "HabitImportTests", dependencies: ["HabitCore", "HabitStore", "HabitImport"], swiftSettings: strict),
         .testTarget(name: "HabitSyncTests", dependencies: ["HabitCore", "HabitStore", "HabitImport", "HabitSync", "WebDAVClient",
