@@ -71,7 +71,7 @@ final class StrengthTests: XCTestCase {
         let first = day("2026-03-01")
         let h = w.build(start: first)
         w.progress(h, days: days(from: first, count: 20))
-        assertClose(w.state.strength(h, asOf: day("2026-03-20")), 0.655747, accuracy: 1e-6)
+        assertClose(w.state.strength(h, asOf: day("2026-03-20")), 0.655748, accuracy: 5e-7)
         // 1 − 0.5^(20/13) exactly.
         assertClose(w.state.strength(h, asOf: day("2026-03-20")), 1 - pow(0.5, 20.0 / 13.0), accuracy: 1e-12)
         XCTAssertEqual(w.state.summary(h, on: day("2026-03-20"), today: day("2026-03-20")).strength,
@@ -267,7 +267,7 @@ final class StrengthTests: XCTestCase {
         let h = w.build(start: first, schedule: .everyNDays(2))
         w.progress(h, first)
         w.skip(h, day("2026-11-19"))
-        assertClose(w.state.strength(h, asOf: day("2026-11-21")), 0.069994, accuracy: 1e-6)
+        assertClose(w.state.strength(h, asOf: day("2026-11-21")), 0.069994, accuracy: 5e-7)
         let m = pow(0.5, 0.5.squareRoot() / 13)
         assertClose(w.state.strength(h, asOf: day("2026-11-21")), 0.5 * (1 - pow(m, 4)), accuracy: 1e-12)
         XCTAssertEqual(w.state.strength(h, asOf: day("2026-11-19")), w.state.strength(h, asOf: day("2026-11-18")),
