@@ -28,26 +28,32 @@ public enum AutoCheck {
     }
 
     /// The changes that record `measure` for `habit` on `day`: a "set" step that makes the
-    /// day's total what the command measured (a yes/no habit that is done: its goal), so
-    /// that running a command again, here or on another device, gives the same figure. A
-    /// skipped day the command finds something on is un-skipped, as a check-in does. No
-    /// change when the day already holds it, or for `notDone`. Throws a `CoreError`
-    /// where a check-in on `day` would be refused (see `Edits.checkDay`), and for a total
-    /// given to a yes/no habit or done given to a counted one.
+    /// day's total the command's reading plus the day's check-ins and take-backs
+    /// (`DayRecord.handSteps`), within 0…`Limits.maxDayProgress`. So a check-in made by hand
+    /// adds to what the command read and a take-back takes from it, whichever comes first,
+    /// and running the command again, here or on another device, gives the same figure
+    /// instead of replacing what was entered by hand. A yes/no habit's reading of done is
+    /// its goal (a day taken back by hand stays taken back). A skipped day the command finds
+    /// something on is un-skipped, as a check-in does. No change when the day already holds
+    /// that figure, or for `notDone`. Throws a `CoreError` where a check-in on `day` would be
+    /// refused (see `Edits.checkDay`), and for a total given to a yes/no habit or done given
+    /// to a counted one.
     public static func changes(_ habit: Habit, on day: LocalDay, _ measure: AutoMeasure, today: LocalDay,
                                in state: HabitState) throws -> [Change] {
         try Edits.checkDay(habit, day, today: today)
-        let total: Int
+        let reading: Int
         switch measure {
         case .notDone: return []
         case .done:
             guard habit.isYesNo else { throw CoreError.countsAnAmount(habit: habit.name) }
             if Edits.isDone(habit, on: day, in: state) { return [] }
-            total = habit.goal
+            reading = habit.goal
         case .total(let t):
             guard !habit.isYesNo else { throw CoreError.isYesNo(habit: habit.name) }
-            total = t
+            reading = t
         }
+        let byHand = state.record(habit.id, day)?.handSteps ?? 0
+        let total = min(Limits.maxDayProgress, max(0, reading + byHand))
         guard state.progress(habit.id, day) != total else { return [] }
         var changes: [Change] = []
         if total > 0 && state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }

@@ -90,6 +90,10 @@ public struct DayRecord: Hashable, Sendable {
         h.combine(first); h.combine(rest); h.combine(skip); h.combine(difficulty); h.combine(noteRegister); h.combine(notDoneRegister)
     }
 
+    /// The net of the day's check-ins and take-backs, set steps left out and no bound
+    /// applied: what was recorded by hand (or imported), on any device. An auto habit's
+    /// command adds its reading to it (see `AutoCheck.changes`).
+    public var handSteps: Int { progressOps.reduce(0) { $1.setsTotal ? $0 : $0 + $1.delta } }
     /// Every progress change, in the order they are applied.
     public var progressOps: [DayOp] { (first.map { [$0] } ?? []) + rest }
     /// Shown progress: the running total in stamp order, within 0…`Limits.maxDayProgress`.

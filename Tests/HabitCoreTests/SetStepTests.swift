@@ -141,17 +141,54 @@ final class SetStepTests: XCTestCase {
 
     // MARK: AutoCheck
 
-    func testAutoCheckSetsACountedDaysTotalAndRecordsNothingWhenItIsAlreadySo() throws {
+    func testAutoCheckSetsACountedDaysTotalToItsReadingPlusWhatWasCheckedInByHand() throws {
         var w = World()
         let water = w.build("Water", start: start, goal: 8 * Amount.scale)
         w.progress(water, today, 2 * Amount.scale)
         XCTAssertEqual(try AutoCheck.changes(water, on: today, .total(5 * Amount.scale), today: today, in: w.state),
-                       [.setProgress(water.id, today, total: 5 * Amount.scale)])
-        _ = w.apply(.setProgress(water.id, today, total: 5 * Amount.scale))
+                       [.setProgress(water.id, today, total: 7 * Amount.scale)], "a check-in made before the run adds to it")
+        _ = w.apply(.setProgress(water.id, today, total: 7 * Amount.scale))
         XCTAssertEqual(try AutoCheck.changes(water, on: today, .total(5 * Amount.scale), today: today, in: w.state), [])
         w.skip(water, today.adding(-1))
         XCTAssertEqual(try AutoCheck.changes(water, on: today.adding(-1), .total(Amount.scale), today: today, in: w.state),
                        [.skip(water.id, today.adding(-1), false), .setProgress(water.id, today.adding(-1), total: Amount.scale)])
+    }
+
+    /// Issue 39.1: run 3, check in 2 by hand, run again reading 3: the day keeps 5; a new
+    /// reading of 4 gives 6, and a third run still counts the hand check-in.
+    func testARunAfterAHandCheckInKeepsItWhateverTheCommandReadsNext() throws {
+        var w = World()
+        let water = w.build("Water", start: start, goal: 8 * Amount.scale)
+        func run(_ reading: Int) throws {
+            for c in try AutoCheck.changes(water, on: today, .total(reading * Amount.scale), today: today, in: w.state) {
+                _ = w.apply(c)
+            }
+        }
+        try run(3)
+        XCTAssertEqual(w.state.progress(water.id, today), 3 * Amount.scale)
+        w.progress(water, today, 2 * Amount.scale)
+        try run(3)
+        XCTAssertEqual(w.state.progress(water.id, today), 5 * Amount.scale, "the hand check-in is kept")
+        try run(4)
+        XCTAssertEqual(w.state.progress(water.id, today), 6 * Amount.scale)
+        try run(4)
+        try run(1)
+        XCTAssertEqual(w.state.progress(water.id, today), 3 * Amount.scale, "a lower reading keeps the hand part")
+        _ = w.apply(.progress(water.id, today, delta: -3 * Amount.scale))
+        try run(1)
+        XCTAssertEqual(w.state.progress(water.id, today), 0, "a take-back by hand stays taken")
+        try run(6)
+        XCTAssertEqual(w.state.progress(water.id, today), 5 * Amount.scale, "6 read, 2 added and 3 taken back by hand")
+    }
+
+    func testAYesNoDayTakenBackByHandStaysTakenBackWhenTheCommandStillSaysDone() throws {
+        var w = World()
+        let walk = w.build("Walk", start: start)
+        for c in try AutoCheck.changes(walk, on: today, .done, today: today, in: w.state) { _ = w.apply(c) }
+        XCTAssertEqual(w.state.progress(walk.id, today), Amount.scale)
+        for c in try Edits.uncheck(walk, on: today, amount: Amount.scale, today: today, in: w.state) { _ = w.apply(c) }
+        XCTAssertEqual(try AutoCheck.changes(walk, on: today, .done, today: today, in: w.state), [])
+        XCTAssertEqual(w.state.progress(walk.id, today), 0)
     }
 
     func testAutoCheckMarksAYesNoHabitDoneOnceAndNotDoneRecordsNothing() throws {

@@ -28,22 +28,33 @@ final class AutoCommandTests: XCTestCase {
         XCTAssertEqual(progress(box, "Walk"), 1)
     }
 
-    func testACountedHabitsCommandSetsTheDaysTotalTwiceGivesOneTotalAndACheckInAddsToIt() {
+    func testACountedHabitsCommandGivesItsReadingTwiceGivesOneTotalAndHandCheckInsAddToIt() {
         box.ok("add", "Water", "--goal", "8", "--unit", "glasses")
         box.ok("check", "Water", "--amount", "2")
         box.ok("auto", "Water", "echo 3; echo 9")
         XCTAssertEqual(box.ok("auto", "--run"), "Water: 3 (recorded)\n")
-        XCTAssertEqual(progress(box, "Water"), 3, "the command's number is the day's total: it replaces the 2, it does not add")
+        XCTAssertEqual(progress(box, "Water"), 5, "the command's reading adds to the 2 checked in by hand")
         XCTAssertEqual(box.ok("auto", "--run"), "Water: 3\n")
-        XCTAssertEqual(progress(box, "Water"), 3, "running it twice gives the same total")
+        XCTAssertEqual(progress(box, "Water"), 5, "running it twice gives the same total")
         box.ok("check", "Water")
-        XCTAssertEqual(progress(box, "Water"), 4, "a check-in made later adds to it")
+        XCTAssertEqual(progress(box, "Water"), 6, "a check-in made later adds to it")
         box.ok("auto", "Water", "printf ' 5.5 \\nmore'")
         XCTAssertEqual(box.ok("auto", "--run"), "Water: 5.5 (recorded)\n")
-        XCTAssertEqual((box.listEntry("Water")?["progress"] as? NSNumber)?.doubleValue, 5.5)
+        XCTAssertEqual((box.listEntry("Water")?["progress"] as? NSNumber)?.doubleValue, 8.5, "a new reading replaces the old one, not the hand part")
         // One undo step per result: undo gives back what the set moved.
         box.ok("undo")
-        XCTAssertEqual(progress(box, "Water"), 4)
+        XCTAssertEqual(progress(box, "Water"), 6)
+    }
+
+    /// Issue 39.1, as reported: a second run no longer wipes a hand check-in.
+    func testASecondRunKeepsAHandCheckInMadeAfterTheFirst() {
+        box.ok("add", "Water", "--goal", "8", "--unit", "glasses")
+        box.ok("auto", "Water", "echo 3")
+        XCTAssertEqual(box.ok("auto", "--run"), "Water: 3 (recorded)\n")
+        box.ok("check", "water", "--amount", "2")
+        XCTAssertEqual(progress(box, "Water"), 5)
+        XCTAssertEqual(box.ok("auto", "--run"), "Water: 3\n")
+        XCTAssertEqual(progress(box, "Water"), 5)
     }
 
     func testFailuresAreShownByRunAndStatusAndRecordNothing() {
