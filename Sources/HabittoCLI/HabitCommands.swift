@@ -88,10 +88,28 @@ struct EditCommand: Command {
             return
         }
         var line = "Updated \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate))"
-        if let first = result.operations.compactMap({ op -> LocalDay? in if case .setFrom(_, let d, _) = op.change { d } else { nil } }).min() {
-            line += "; the change counts from \(first), earlier days keep what they had"
-        }
+        line += Self.fromWords(result.operations.map(\.change), given: invocation.value(.from), from: from, start: habit.startDate)
         Output.line(line)
+    }
+
+    /// What an edit's rule changes count from, in words that follow its first clause: from a
+    /// day (the days before keep their definition), or on every day from the start (a
+    /// `--from` on or before the start, or `start`), replacing the definitions dated edits had
+    /// set. Nothing when no rule field changed from a day and none was asked from the start.
+    static func fromWords(_ changes: [Change], given: String?, from: LocalDay?, start: LocalDay) -> String {
+        let fromStart = changes.contains { if case .set(_, let v) = $0 { HabitRule.fieldIndices.contains(v.index) } else { false } }
+        let dated = changes.compactMap { c -> LocalDay? in if case .setFrom(_, let d, _) = c { d } else { nil } }
+        let days = Set(dated).sorted()
+        func replacing(_ later: ArraySlice<LocalDay>) -> String {
+            later.isEmpty ? "" : ", replacing the definition from " + later.map(\.description).joined(separator: ", ")
+        }
+        guard fromStart else {
+            guard let first = days.first else { return "" }
+            return "; the change counts from \(first), earlier days keep what they had" + replacing(days.dropFirst())
+        }
+        guard given != nil || !days.isEmpty else { return "" }
+        let before = from.map { $0 < start ? "--from \($0) is before the start, so " : "" } ?? ""
+        return "; \(before)the change counts on every day from the start \(start)" + replacing(days[...])
     }
 }
 /// `habitto archive HABIT`: stops tracking a habit, keeping its history.

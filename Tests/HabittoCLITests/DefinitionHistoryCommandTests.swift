@@ -47,6 +47,27 @@ final class DefinitionHistoryCommandTests: XCTestCase {
         XCTAssertFalse(show.contains("earlier:"), show)
     }
 
+    /// Issue 39.2: a `--from` before the start is from the start, and the message says so
+    /// and names the dated definition it replaces; a dated edit before another says which.
+    func testAnEditFromBeforeTheStartSaysItCountsOnEveryDayAndWhatItReplaces() throws {
+        let box = waterBox()
+        XCTAssertTrue(box.ok("edit", "Water", "--goal", "12", "--from", "2026-11-05")
+            .hasSuffix("the change counts from 2026-11-05, earlier days keep what they had\n"))
+        XCTAssertEqual(box.ok("edit", "Water", "--goal", "11", "--from", "2026-11-03"),
+                       "Updated 'Water' (at least 11 glasses a day, daily, from 2026-11-01); the change counts from "
+                       + "2026-11-03, earlier days keep what they had, replacing the definition from 2026-11-05\n")
+        XCTAssertEqual(box.ok("edit", "Water", "--goal", "13", "--from", "2026-10-20"),
+                       "Updated 'Water' (at least 13 glasses a day, daily, from 2026-11-01); --from 2026-10-20 is before the "
+                       + "start, so the change counts on every day from the start 2026-11-01, replacing the definition from "
+                       + "2026-11-03, 2026-11-05\n")
+        XCTAssertFalse(box.ok("show", "Water").contains("earlier:"), "every day at 13: no earlier definition")
+        XCTAssertEqual(box.listEntry("Water", ["--date", "2026-11-02"])?["goal"] as? Int, 13)
+        box.ok("undo")
+        XCTAssertEqual(box.ok("edit", "Water", "--goal", "9", "--from", "start"),
+                       "Updated 'Water' (at least 9 glasses a day, daily, from 2026-11-01); the change counts on every day "
+                       + "from the start 2026-11-01, replacing the definition from 2026-11-03, 2026-11-05\n")
+    }
+
     func testEditFromAPastDayJudgesTheDaysFromItByTheNewGoal() throws {
         let box = waterBox()
         box.ok("edit", "Water", "--goal", "12", "--from", "2026-11-05")
