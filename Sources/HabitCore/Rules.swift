@@ -23,6 +23,9 @@ public struct DayLine: Hashable, Sendable {
     /// The current streak as of the day: days, or weeks for N-per-week habits.
     public let streak: Int
     public let streakUnit: String
+    /// A day before the habit's start date: not tracked, so never due, completed or
+    /// exceeded, whatever it holds (a check-in kept from before the start was moved).
+    public var isBeforeStart: Bool { day < habit.startDate }
 }
 
 /// One habit on one day, with everything the list and screens show: the day's line (its
@@ -155,9 +158,12 @@ extension HabitState {
         let progress = at.map { days.progress(at: $0) } ?? 0
         let skipped = at.map { days.isSkipped(at: $0) } ?? false
         let defined = habit.on(day)
-        let verdict = DayVerdict(defined, progress: progress, skipped: skipped,
-                                 scheduled: isDue(habit, on: day, settings: settings, days: days))
-        return DayLine(habit: defined, day: day, scheduled: verdict.scheduled, progress: progress, completed: verdict.completed,
+        // Before the start nothing is judged: the day holds nothing as far as the rules go.
+        let started = day >= habit.startDate
+        let verdict = DayVerdict(defined, progress: started ? progress : 0, skipped: started && skipped,
+                                 scheduled: started && isDue(habit, on: day, settings: settings, days: days))
+        return DayLine(habit: defined, day: day, scheduled: verdict.scheduled, progress: progress,
+                       completed: verdict.completed && started,
                        skipped: skipped, difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
                        streak: streak, streakUnit: defined.schedule.streakUnit)
     }

@@ -16,7 +16,8 @@ extension HabitState {
 
     func strength(_ habit: Habit, asOf: LocalDay, days: DayColumns) -> Double {
         let end = min(asOf, habit.lastActiveDay ?? asOf)
-        guard end >= habit.startDate else { return habit.kind == .limit ? 1 : 0 }
+        // Before the start: the score the walk starts from, by the first definition.
+        guard end >= habit.startDate else { return habit.on(habit.startDate).kind == .limit ? 1 : 0 }
         return scoreWalk(habit, through: end, days: days) { _, _ in }
     }
 

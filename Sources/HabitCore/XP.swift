@@ -114,11 +114,33 @@ extension HabitState {
         all.reduce(0) { sum, h in sum + checkIns(h).days }
     }
 
-    /// A habit's check-ins: its days with progress, and their progress added up in the
-    /// habit's unit (a yes/no day counts one).
+    /// A habit's check-ins: its days with progress from its start date through its last
+    /// active day (days outside them count for nothing), and their progress added up (a
+    /// yes/no day counts one), only on days defined with the habit's current unit, so that
+    /// amounts of different units are never added together.
     public func checkIns(_ habit: Habit) -> (days: Int, amount: Int) {
         let days = daysOf(habit)
-        return (days.daysWithProgress, days.totalProgress)
+        let first = days.lowerBound(habit.startDate)
+        let unit = habit.fields.unit
+        var count = 0, amount = 0
+        var cursor = DefinitionCursor(habit)
+        for i in first..<days.count {
+            let day = days.day(at: i)
+            if let last = habit.lastActiveDay, day > last { break }
+            let p = days.progress(at: i)
+            guard p > 0 else { continue }
+            count += 1
+            let defined = cursor.at(day)
+            if defined.fields.unit == unit { amount += defined.isYesNo ? min(p, Amount.scale) : p }
+        }
+        return (count, amount)
+    }
+
+    /// Days with progress before the habit's start date: kept (a start moved later leaves
+    /// them) but counted by no figure.
+    public func checkInsBeforeStart(_ habit: Habit) -> Int {
+        let days = daysOf(habit)
+        return (0..<days.lowerBound(habit.startDate)).reduce(0) { days.progress(at: $1) > 0 ? $0 + 1 : $0 }
     }
 }
 

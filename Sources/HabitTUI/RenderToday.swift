@@ -118,9 +118,10 @@ func autoTag(_ id: HabitID, _ results: [HabitID: String], _ g: Glyphs) -> String
 /// The mark alone, which a row keeps even where the result does not fit.
 func autoMark(_ g: Glyphs) -> String { " " + (g.showsIcons ? "⚙" : "[auto]") }
 
-/// A row's progress: `progressText`, or "archived" for a habit archived on the row's day.
+/// A row's progress: `progressText`, "archived" for a habit archived on the row's day, or
+/// "not started" for a day before its start (`v` lists both).
 func rowProgressText(_ s: HabitSummary, _ g: Glyphs, unit: Bool = true) -> String {
-    isArchived(s) ? "archived" : progressText(s, g, unit: unit)
+    isArchived(s) ? "archived" : s.line.isBeforeStart ? "not started" : progressText(s, g, unit: unit)
 }
 
 /// Whether the habit is archived on the summary's day (`v` lists it).
@@ -171,8 +172,9 @@ func groupHeading(_ b: inout ScreenBuffer, _ state: AppState, _ line: TodayLine,
 func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ layout: RowLayout, y: Int, selected: Bool) {
     let g = state.glyphs
     // A habit archived on this day (listed by v): a dim name and "archived" for its day.
-    let archived = isArchived(s)
-    let (glyph, role) = archived ? (g.notYet, Role.dim) : dayGlyph(s, g)
+    // A day before its start (also listed by v): dim, "not started", no figures.
+    let archived = isArchived(s) || s.line.isBeforeStart
+    let (glyph, role) = archived ? (s.line.isBeforeStart ? g.unscheduled : g.notYet, Role.dim) : dayGlyph(s, g)
     for (column, at) in layout.columns {
         switch column {
         case .mark:
@@ -202,6 +204,9 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
             let unit = layout.columns[.unit]
             let text = rowProgressText(s, g, unit: unit != nil)
             b.put(TextWidth.fit(text, at.width + (unit?.width ?? 0)), x: at.x, y: y, role: role == .dim ? .dim : .normal)
+        case .streak where s.line.isBeforeStart, .strengthBar where s.line.isBeforeStart,
+             .strengthPercent where s.line.isBeforeStart:
+            break
         case .streak:
             b.put(streakText(s), x: at.x, y: y, role: s.streak > 0 ? .streak : .dim, limit: at.width)
         case .strengthBar:

@@ -75,6 +75,7 @@ struct EditCommand: Command {
         let from = try fromDay(), asked = askedRuleFields
         let runner = self
         let repo = try openRepository()
+        let before = await repo.state
         let result = try await repo.commit { state, _ in
             let habit = try Edits.find(query, in: state)
             var fields = habit.fields
@@ -89,7 +90,30 @@ struct EditCommand: Command {
         }
         var line = "Updated \(Output.title(habit)) (\(Output.describeGoal(habit)), \(habit.schedule), from \(habit.startDate))"
         line += Self.fromWords(result.operations.map(\.change), given: invocation.value(.from), from: from, start: habit.startDate)
+        if let old = before.habit(id), old.startDate != habit.startDate {
+            line += startWords(old, habit, before: before, after: result.state)
+        }
         Output.line(line)
+    }
+
+    /// What a moved start date takes or gives: the days with check-ins it leaves out (kept,
+    /// counted again by an earlier start) or counts again, the XP before and after, and for
+    /// a start after today, that the habit is not tracked until then.
+    func startWords(_ old: Habit, _ new: Habit, before: HabitState, after: HabitState) -> String {
+        var words = ""
+        let hidden = after.checkInsBeforeStart(new) - before.checkInsBeforeStart(old)
+        if hidden > 0 {
+            words += "; \(Plural.count(hidden, "day")) with check-ins before \(new.startDate) no longer count "
+                + "(they are kept: an earlier --start counts them again)"
+        } else if hidden < 0 {
+            words += "; \(Plural.count(-hidden, "day")) with check-ins from \(new.startDate) count again"
+        }
+        let xp = (before.stats(today: today, settings: settings).xp, after.stats(today: today, settings: settings).xp)
+        if xp.0 != xp.1 { words += " · XP \(xp.0) → \(xp.1)" }
+        if new.startDate > today {
+            words += "; it starts in \(Plural.count(today.days(to: new.startDate), "day")): until then it is not tracked"
+        }
+        return words
     }
 
     /// What an edit's rule changes count from, in words that follow its first clause: from a

@@ -89,6 +89,7 @@ public enum Output {
 
     /// The state glyph: done, partly done, not yet, limit exceeded, skipped.
     static func glyph(_ s: DayLine) -> String {
+        if s.isBeforeStart { return glyphs.unscheduled }
         if s.skipped { return glyphs.skipped }
         if s.exceeded { return glyphs.exceeded }
         if s.habit.kind == .limit || s.completed { return glyphs.done }
@@ -141,6 +142,8 @@ public enum Output {
             // A cut name's … is one column in ASCII too (the line's fold would spell it "...").
             let name = TextWidth.fit(named(s.habit), nameWidth)
             var line = "\(glyph(s.line)) \(icon)\(ascii ? name.replacingAll("…", with: ".") : name)  "
+            // A day before the start: nothing is judged, so no figures (`list --all --date`).
+            if s.line.isBeforeStart { return (line + "not started (starts \(s.habit.startDate))").trimmingTrailingWhitespace }
             line += TextWidth.fit(shown(listProgressText(s)), progressWidth)
             line += "  streak " + TextWidth.fit("\(s.streak) \(s.line.streakAbbreviation)", 6)
             line += "  strength " + TextWidth.fit(strengthText(s.strength), 4)
@@ -173,8 +176,8 @@ public enum Output {
         return .object(o)
     }
 
-    static func showText(_ s: HabitSummary, history: [DaySummary], checkIns: (days: Int, amount: Int), avg7: Double?, avg30: Double?,
-                         today: LocalDay) -> [String] {
+    static func showText(_ s: HabitSummary, history: [DaySummary], checkIns: (days: Int, amount: Int), beforeStart: Int = 0,
+                         avg7: Double?, avg30: Double?, today: LocalDay) -> [String] {
         let h = s.habit
         var lines = ["\(icon(h))\(Sanitize.display(h.name))  (id \(h.id))"]
         lines.append("  \(h.kind.rawValue) habit, \(describeGoal(h)), \(h.schedule), since \(h.startDate)"
@@ -183,7 +186,8 @@ public enum Output {
         func avg(_ v: Double?) -> String { v.map { Format.fixed($0, places: 1) } ?? "–" }
         // Days, and for a habit with an amount the amount in its own unit (never added to others').
         let amount = h.isYesNo ? "" : ", \(Amount.format(checkIns.amount))\(h.fields.unit.map { " " + Sanitize.display($0) } ?? "") in all"
-        lines.append("  check-ins: \(Plural.count(checkIns.days, "day"))\(amount)")
+        lines.append("  check-ins: \(Plural.count(checkIns.days, "day"))\(amount)"
+                     + (beforeStart > 0 ? " (and \(Plural.count(beforeStart, "day")) before the start, not counted)" : ""))
         lines.append("  difficulty: last 7 rated days \(avg(avg7)), last 30 \(avg(avg30))")
         if let group = h.fields.group { lines.append("  group: " + Sanitize.display(group)) }
         if !h.fields.reminders.isEmpty { lines.append("  reminders: " + h.fields.reminders.map(\.description).joined(separator: ", ")) }

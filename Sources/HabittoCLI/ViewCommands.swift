@@ -93,7 +93,8 @@ struct ShowCommand: Command {
             Output.raw(JSON.object(o).serialized())
             return
         }
-        var lines = Output.showText(s, history: history, checkIns: state.checkIns(habit), avg7: avg7, avg30: avg30, today: today)
+        var lines = Output.showText(s, history: history, checkIns: state.checkIns(habit), beforeStart: state.checkInsBeforeStart(habit),
+                                    avg7: avg7, avg30: avg30, today: today)
         if habit.hasHistory { lines.insert(Self.definitionsLine(habit), at: min(2, lines.count)) }
         for line in lines { Output.line(line) }
         let notes = (state.entries[habit.id]?.days ?? [:]).compactMap { day, rec in rec.note.map { (day, $0) } }
