@@ -110,10 +110,14 @@ extension HabitState {
         // The habit's days are fetched once (a state that does not cache decoded days
         // decodes them once per summary).
         let days = daysOf(habit)
-        let s = streaks(habit, asOf: day, today: today, settings: settings, days: days)
+        // A day after today: the days between have not happened, so they are neither done nor
+        // missed; its streaks and strength are today's (its own values are what is recorded
+        // on it, a planned skip say).
+        let asOf = min(day, today)
+        let s = streaks(habit, asOf: asOf, today: today, settings: settings, days: days)
         let line = dayLine(habit, on: day, settings: settings, days: days, streak: s.current)
         let week = weekOf(habit, holding: day, settings: settings, days: days)
-        return HabitSummary(line: line, bestStreak: s.best, strength: strength(habit, asOf: day, days: days),
+        return HabitSummary(line: line, bestStreak: s.best, strength: strength(habit, asOf: asOf, days: days),
                             weekDone: week?.done, weekQuota: week?.required)
     }
 

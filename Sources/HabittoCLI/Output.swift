@@ -109,6 +109,7 @@ public enum Output {
         switch date.days(to: today) {
         case 0: return "Today, \(name) \(date)"
         case 1: return "Yesterday, \(name) \(date)"
+        case ..<0: return "\(name) \(date) (in \(Plural.count(today.days(to: date), "day")); figures as of today)"
         default: return "\(name) \(date) (not today)"
         }
     }

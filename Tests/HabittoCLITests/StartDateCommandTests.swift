@@ -38,3 +38,24 @@ final class StartDateCommandTests: XCTestCase {
         XCTAssertFalse(box.ok("list").contains("Read"), "not due, not shown")
     }
 }
+
+/// Issue 39.6: a day after today shows every figure as of today.
+final class FutureDayListTests: XCTestCase {
+    func testAFutureDaysStreakAndStrengthAreTodaysAndItsHeaderSaysSo() {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-20T10:00:00"
+        box.ok("add", "Read", "--start", "2026-11-01")
+        for d in 1...20 { box.ok("check", "Read", "--date", String(format: "2026-11-%02d", d)) }
+        box.ok("skip", "Read", "--date", "2026-11-28")
+        let today = box.listEntry("Read")
+        for date in ["2026-11-28", "2026-12-10"] {
+            let later = box.listEntry("Read", ["--date", date])
+            XCTAssertEqual(later?["streak"] as? Int, today?["streak"] as? Int, date)
+            XCTAssertEqual(later?["strength"] as? Double, today?["strength"] as? Double, "\(date): not decayed over days to come")
+            XCTAssertEqual(later?["completed"] as? Bool, false)
+        }
+        XCTAssertEqual(box.listEntry("Read", ["--date", "2026-11-28"])?["skipped"] as? Bool, true, "the planned skip shows")
+        XCTAssertEqual(box.ok("list", "--date", "2026-12-10").split(separator: "\n").first.map(String.init),
+                       "Thursday 2026-12-10 (in 20 days; figures as of today) · level 6 · 500/600 XP · +100 XP today")
+    }
+}
