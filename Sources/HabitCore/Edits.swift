@@ -121,12 +121,17 @@ public enum Edits {
     /// already has the value on every day from `from` on gives no change.
     public static func update(_ habit: Habit, to fields: HabitFields, from: LocalDay? = nil, asked: Set<Int> = [],
                               in state: HabitState) throws -> [Change] {
+        let day = from.flatMap { $0 > fields.startDate ? $0 : nil }
+        // A definition that does not hold together names the day it would count from (the
+        // start date for a change from the start), as `validateDefinitions` does.
+        do { try fields.rule.validate() } catch let error as CoreError {
+            throw CoreError.inDefinition(error, from: day ?? fields.startDate)
+        }
         try fields.validate()
         if fields.name != habit.name { try ensureUnique(fields.name, in: state, except: habit.id) }
         // The habit with its history (a caller may hold it as defined on one day).
         let current = state.habit(habit.id) ?? habit
         let dated = state.entries[habit.id]?.dated ?? [:]
-        let day = from.flatMap { $0 > fields.startDate ? $0 : nil }
         // The definitions in force on some day from `day` on.
         let definitions = current.definitions
         let affected = definitions.indices.filter { k in
@@ -239,7 +244,9 @@ public enum Edits {
     public static func setSkipped(_ habit: Habit, on day: LocalDay, _ skipped: Bool, today: LocalDay,
                                   in state: HabitState) throws -> [Change] {
         try checkDay(habit, day, today: today, allowFuture: true)
-        if skipped, !habit.on(day).schedule.isQuota, !state.isSkipped(habit.id, day), !state.isDue(habit, on: day) {
+        // Also on a day skipped already (before a schedule change made it not due): the rule
+        // says exit 1 on every day not due; unskip stays allowed, to clear such a skip.
+        if skipped, !habit.on(day).schedule.isQuota, !state.isDue(habit, on: day) {
             throw CoreError.notDue(habit: habit.name, day: day, schedule: habit.schedule)
         }
         return state.isSkipped(habit.id, day) == skipped ? [] : [.skip(habit.id, day, skipped)]

@@ -147,7 +147,7 @@ extension HabitState {
             let days = asRead(habit, entries[habit.id]?.recentColumns(from: from) ?? DayColumns())
             let walk = streakWalk(habit, asOf: day, today: today, settings: settings, days: days, from: from)
             if walk.broke {
-                return dayLine(habit, on: day, settings: settings, days: days, streak: walk.runs.last(where: \.isCurrent)?.length ?? 0)
+                return dayLine(habit, on: day, settings: settings, days: days, streak: Self.currentLength(walk.runs, unit: habit.on(day).schedule.period))
             }
         }
         let days = daysOf(habit)

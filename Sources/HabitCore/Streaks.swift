@@ -17,7 +17,16 @@ extension HabitState {
         let runs = streakRuns(habit, asOf: asOf, today: today, settings: settings, days: recorded)
         // The best among runs counted in the unit of the definition in force on `asOf`.
         let unit = habit.on(asOf).schedule.period
-        return (runs.last(where: \.isCurrent)?.length ?? 0, runs.filter { $0.period == unit }.map(\.length).max() ?? 0)
+        return (Self.currentLength(runs, unit: unit), runs.filter { $0.period == unit }.map(\.length).max() ?? 0)
+    }
+
+    /// The current streak: the last run when it is unbroken and counted in `unit` (the unit
+    /// of the definition in force on the day). A run in another unit ended at a change of
+    /// unit without breaking; the new unit's run has not begun, so the streak is 0 (never the
+    /// old run's days read as weeks).
+    static func currentLength(_ runs: [StreakRun], unit: SchedulePeriod) -> Int {
+        guard let last = runs.last, last.isCurrent, last.period == unit else { return 0 }
+        return last.length
     }
 
     /// Every streak up to `asOf`, oldest first, by the streak rules: days (weeks, months for

@@ -44,13 +44,17 @@ extension HabitState {
         var cursor = DefinitionCursor(habit)
         var defined = cursor.at(habit.startDate)
         var scoring = Scoring(defined)
-        // Running sums of the values of the days not skipped: the window is the last
-        // `denominator` of them (fewer at first, the missing ones counting 0).
-        var sums = [0]
+        // Running sums over the days not skipped: the window is the last `denominator` of
+        // them (fewer at first, the missing ones counting 0). Two sums, so that a window
+        // across a change of kind reads each day in the terms of the day it scores: a build
+        // day's window counts the days that succeeded (each by its own definition), a limit
+        // day's window adds the progress recorded (never a success flag added to thousandths).
+        var sums = [0], progressSums = [0]
         var score = scoring.isLimit ? 1.0 : 0.0
         let recorded = DayTable(days, from: habit.startDate, to: end)
         let count = max(0, habit.startDate.days(to: end) + 1)
         sums.reserveCapacity(count + 1)
+        if habit.hasHistory { progressSums.reserveCapacity(count + 1) }
         var d = habit.startDate
         for i in 0..<count {
             defer { d = d.adding(1) }
@@ -58,10 +62,18 @@ extension HabitState {
             let h = cursor.at(d)
             if habit.hasHistory, h.fields.rule != defined.fields.rule { defined = h; scoring = Scoring(h) }
             let progress = recorded.progress[i]
-            let value = scoring.isLimit ? progress : (h.succeeds(progress: progress) ? 1 : 0)
-            sums.append(sums[sums.count - 1] + value)
-            let n = sums.count - 1
-            let rolling = sums[n] - sums[max(0, n - scoring.denominator)]
+            let rolling: Int
+            if habit.hasHistory {
+                // Definitions may differ in kind: keep both sums.
+                sums.append(sums[sums.count - 1] + (h.succeeds(progress: progress) ? 1 : 0))
+                progressSums.append(progressSums[progressSums.count - 1] + progress)
+                let n = sums.count - 1, from = max(0, n - scoring.denominator)
+                rolling = scoring.isLimit ? progressSums[n] - progressSums[from] : sums[n] - sums[from]
+            } else {
+                sums.append(sums[sums.count - 1] + (scoring.isLimit ? progress : (h.succeeds(progress: progress) ? 1 : 0)))
+                let n = sums.count - 1
+                rolling = sums[n] - sums[max(0, n - scoring.denominator)]
+            }
             let completed: Double
             if scoring.isLimit {
                 let target = scoring.target

@@ -268,3 +268,4 @@ final class UndoTests: StoreTestCase {
         XCTAssertEqual([empty.count, end], [0, 1])
     }
 }
+

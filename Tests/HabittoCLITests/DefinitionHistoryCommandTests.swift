@@ -68,6 +68,24 @@ final class DefinitionHistoryCommandTests: XCTestCase {
                        + "from the start 2026-11-01, replacing the definition from 2026-11-03, 2026-11-05\n")
     }
 
+    /// Issue 39.14: undoing a dated edit and the edit before it leaves the definition the
+    /// habit had before both (the reported cases: a later dated edit, and one after a
+    /// correction from the start).
+    func testUndoingTwoEditsInTurnGivesBackTheFirstDefinition() {
+        for (first, second) in [(["--goal", "10", "--from", "2026-11-05"], ["--goal", "12", "--from", "2026-11-08"]),
+                                (["--goal", "10", "--from", "start"], ["--goal", "12", "--from", "2026-11-05"])] {
+            let box = waterBox()
+            XCTAssertEqual(box.run(["edit", "Water"] + first).status, 0)
+            XCTAssertEqual(box.run(["edit", "Water"] + second).status, 0)
+            box.ok("undo")
+            box.ok("undo")
+            XCTAssertFalse(box.ok("show", "Water").contains("earlier:"), "\(first) \(second)")
+            for d in ["2026-11-02", "2026-11-06", "2026-11-09"] {
+                XCTAssertEqual(box.listEntry("Water", ["--date", d])?["goal"] as? Int, 8, "\(first) \(second) on \(d)")
+            }
+        }
+    }
+
     func testEditFromAPastDayJudgesTheDaysFromItByTheNewGoal() throws {
         let box = waterBox()
         box.ok("edit", "Water", "--goal", "12", "--from", "2026-11-05")
