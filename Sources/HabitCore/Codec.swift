@@ -390,36 +390,38 @@ extension ByteWriter {
         varint(UInt64(e.restores.count)); for o in e.restores.sorted() { opID(o) }
     }
 
-    /// The canonical encoding of one habit's days, sorted by day. `mark` is told each day
-    /// and where its record starts in `bytes` (for an index).
-    public mutating func days(_ days: [LocalDay: DayRecord], mark: ((LocalDay, Int) -> Void)? = nil) {
-        self.days(days, amountScale: 1, mark: mark)
-    }
+    /// The canonical encoding of one habit's days: their count, then each day's record
+    /// (`dayRecord`) sorted by day.
+    public mutating func days(_ days: [LocalDay: DayRecord]) { self.days(days, amountScale: 1) }
 
     /// The days, each progress change stored as `amountScale` thousandths (`StateFormat`).
-    mutating func days(_ days: [LocalDay: DayRecord], amountScale: Int, mark: ((LocalDay, Int) -> Void)?) {
+    mutating func days(_ days: [LocalDay: DayRecord], amountScale: Int) {
         varint(UInt64(days.count))
-        for (day, rec) in days.sorted(by: { $0.key < $1.key }) {
-            mark?(day, bytes.count)
-            self.day(day)
-            let ops = rec.progressOps
-            varint(UInt64(ops.count))
-            // A "set" step is written as a 0 (which no other change is) and its total.
-            for op in ops {
-                stamp(op.stamp)
-                if op.setsTotal { int(0) }
-                int(op.delta / amountScale)
-            }
-            // Bit 0: a skip register follows; bit 1: a "not done" register. A day without the
-            // latter is written as before it existed (0 or 1), so digests taken then match.
-            u8((rec.skip != nil ? 1 : 0) | (rec.notDoneRegister != nil ? 2 : 0))
-            if let s = rec.skip { bool(s.value); stamp(s.stamp) }
-            if let n = rec.notDoneRegister { bool(n.value); stamp(n.stamp) }
-            bool(rec.difficulty != nil)
-            if let r = rec.difficulty { u8(UInt8(r.value ?? 0)); stamp(r.stamp) }
-            bool(rec.noteRegister != nil)
-            if let n = rec.noteRegister { optionalString(n.value); stamp(n.stamp) }
+        for (day, rec) in days.sorted(by: { $0.key < $1.key }) { dayRecord(day, rec, amountScale: amountScale) }
+    }
+
+    /// One day's record as `days` writes each (what `ByteReader.dayRecord` reads).
+    public mutating func dayRecord(_ day: LocalDay, _ rec: DayRecord) { dayRecord(day, rec, amountScale: 1) }
+
+    mutating func dayRecord(_ day: LocalDay, _ rec: DayRecord, amountScale: Int) {
+        self.day(day)
+        let ops = rec.progressOps
+        varint(UInt64(ops.count))
+        // A "set" step is written as a 0 (which no other change is) and its total.
+        for op in ops {
+            stamp(op.stamp)
+            if op.setsTotal { int(0) }
+            int(op.delta / amountScale)
         }
+        // Bit 0: a skip register follows; bit 1: a "not done" register. A day without the
+        // latter is written as before it existed (0 or 1), so digests taken then match.
+        u8((rec.skip != nil ? 1 : 0) | (rec.notDoneRegister != nil ? 2 : 0))
+        if let s = rec.skip { bool(s.value); stamp(s.stamp) }
+        if let n = rec.notDoneRegister { bool(n.value); stamp(n.stamp) }
+        bool(rec.difficulty != nil)
+        if let r = rec.difficulty { u8(UInt8(r.value ?? 0)); stamp(r.stamp) }
+        bool(rec.noteRegister != nil)
+        if let n = rec.noteRegister { optionalString(n.value); stamp(n.stamp) }
     }
 }
 
@@ -440,16 +442,13 @@ extension ByteReader {
         return EntryMeta(created: created, fields: fields, fieldStamps: stamps, deletes: deletes, restores: restores)
     }
 
-    public mutating func days() throws -> [LocalDay: DayRecord] { try days(only: nil) }
-
-    /// The days' records, keeping only the days in `only` when it is given (the others are
-    /// read and checked all the same).
-    public mutating func days(only: Set<LocalDay>?) throws -> [LocalDay: DayRecord] {
+    /// The days' records, as `ByteWriter.days` writes them.
+    public mutating func days() throws -> [LocalDay: DayRecord] {
         let dayCount = try count(max: 1 << 24)
-        var days = [LocalDay: DayRecord](minimumCapacity: only == nil ? dayCount : only!.count)
+        var days = [LocalDay: DayRecord](minimumCapacity: dayCount)
         for _ in 0..<dayCount {
             let (d, rec) = try dayRecord()
-            if only?.contains(d) ?? true { days[d] = rec }
+            days[d] = rec
         }
         return days
     }
@@ -488,20 +487,6 @@ extension ByteReader {
     /// The same bytes as `days()`, read straight into the columns the rules use (no
     /// dictionary). Throws where `days()` would, and also when the days are not in
     /// ascending order, which a canonical encoding never has.
-    /// Day records up to the end of the bytes (no count before them: a stretch of a block
-    /// read from one of its index marks), as columns; throws like `dayColumns`.
-    public mutating func dayColumnsToEnd() throws -> DayColumns {
-        var columns = DayColumns()
-        while !isAtEnd {
-            let (d, rec) = try dayRecord()
-            guard columns.append(d, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating,
-                                 notDone: rec.isAnsweredNotDone) else {
-                throw DecodeError("days out of order")
-            }
-        }
-        return columns
-    }
-
     public mutating func dayColumns() throws -> DayColumns {
         let dayCount = try count(max: 1 << 24)
         var columns = DayColumns()
@@ -525,11 +510,6 @@ extension HabitEntry {
         self.days = days
     }
 
-    /// An entry whose days come from `source` when first needed.
-    public init(meta m: EntryMeta, source: DaySource) {
-        self.init(created: m.created, fields: m.fields, fieldStamps: m.fieldStamps, deletes: m.deletes,
-                  restores: m.restores, days: source)
-    }
 }
 
 extension HabitState {
@@ -566,7 +546,7 @@ extension ByteWriter {
         for (id, e) in s.entries.sorted(by: { $0.key < $1.key }) {
             habit(id)
             entryMeta(e, format)
-            days(e.days, amountScale: format.amountScale, mark: nil)
+            days(e.days, amountScale: format.amountScale)
         }
         if format.datedRegisters { datedRegisters(s.entries, amountScale: format.amountScale) }
     }

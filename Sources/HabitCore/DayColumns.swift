@@ -28,7 +28,7 @@ public struct DayColumns: Hashable, Sendable {
 
     /// Adds a day later than every day already here; false (and nothing added) otherwise.
     @discardableResult
-    mutating func append(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?, notDone: Bool = false) -> Bool {
+    public mutating func append(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?, notDone: Bool = false) -> Bool {
         guard let o = Int32(exactly: day.ordinal), ordinals.last.map({ $0 < o }) ?? true else { return false }
         ordinals.append(o)
         progresses.append(max(0, progress))
@@ -37,7 +37,7 @@ public struct DayColumns: Hashable, Sendable {
     }
 
     /// Sets one day's values, inserting the day where it belongs when it is not recorded.
-    mutating func set(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?, notDone: Bool = false) {
+    public mutating func set(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?, notDone: Bool = false) {
         let flag = DayColumns.flag(skipped: skipped, rating: rating, notDone: notDone)
         let i = lowerBound(day)
         if i < ordinals.count && Int(ordinals[i]) == day.ordinal {

@@ -149,155 +149,40 @@ public struct DayRecord: Hashable, Sendable {
     }
 }
 
-/// Where a habit's days come from before they are decoded (a snapshot block). Loading
-/// cannot fail: a source that finds its bytes damaged rebuilds the days another way.
-public protocol DaySource: AnyObject, Sendable {
-    func loadDays() -> [LocalDay: DayRecord]
-    /// The days as the rules read them; a source may decode these without building records.
-    func loadColumns() -> DayColumns
-    /// The records of a few days (those later changes touch), without keeping the rest.
-    func loadRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord]
-    /// The records of a few days as quickly as the source can read them, for a display that
-    /// must not cost more with a longer history (a snapshot skips its block checksum).
-    func peekRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord]
-    /// The columns of at least every day from `from` on (earlier days may be there too), as
-    /// quickly as the source can read them, for a display that must not cost more with a
-    /// longer history (a snapshot reads the block's index and its records from the mark
-    /// before `from`, without its checksum).
-    func peekColumns(from: LocalDay) -> DayColumns
-    /// False when decoded day records should not be kept: only their columns are (a
-    /// process then holds every habit's columns and one habit's records at a time).
-    var keepsDecodedDays: Bool { get }
-}
-
-extension DaySource {
-    public var keepsDecodedDays: Bool { true }
-    public func loadColumns() -> DayColumns { DayColumns(loadDays()) }
-    public func loadRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord] { loadDays().filter { days.contains($0.key) } }
-    public func peekRecords(_ days: Set<LocalDay>) -> [LocalDay: DayRecord] { loadRecords(days) }
-    public func peekColumns(from: LocalDay) -> DayColumns { loadColumns() }
-}
-
-/// A day-level change waiting to be applied on top of a source not decoded yet.
-struct PendingDay: Sendable {
-    let day: LocalDay
-    let change: Change
-    let stamp: Stamp
-}
-
-/// Days from a source plus later changes, decoded once on first use. Immutable apart
-/// from its cache, so copies of a state can share it.
-final class LazyDays: @unchecked Sendable {
-    let source: DaySource
-    private(set) var pending: [PendingDay]
-    private let lock = Lock()
-    private var cache: [LocalDay: DayRecord]?
-    private var columnsCache: DayColumns?
-
-    /// Columns computed before the newest pending changes (patched, not recomputed).
-    private var base: DayColumns?
-
-    init(source: DaySource, pending: [PendingDay], base: DayColumns? = nil) {
-        self.source = source; self.pending = pending; self.base = base
-    }
-
-    var days: [LocalDay: DayRecord] {
-        lock.lock()
-        defer { lock.unlock() }
-        return daysLocked()
-    }
-
-    /// The rules' view of the days, always kept once computed (it is small): the source's
-    /// columns with the days that later changes touched recomputed from their records.
-    var columns: DayColumns {
-        lock.lock()
-        defer { lock.unlock() }
-        if let columnsCache { return columnsCache }
-        let c = patched(base ?? source.loadColumns(), from: nil, read: source.loadRecords)
-        columnsCache = c
-        return c
-    }
-
-    /// `columns` with the days (from `from` on, when given) that pending changes touched
-    /// recomputed from their records (`read` gives the source's; the decoded days when
-    /// kept). Lock held.
-    private func patched(_ columns: DayColumns, from: LocalDay?,
-                         read: (Set<LocalDay>) -> [LocalDay: DayRecord]) -> DayColumns {
-        let wanted = { (day: LocalDay) in from.map { day >= $0 } ?? true }
-        let touched = Set(pending.lazy.map(\.day).filter(wanted))
-        guard !touched.isEmpty else { return columns }
-        var records: [LocalDay: DayRecord]
-        if let cache {
-            records = cache
-        } else {
-            records = read(touched)
-            for p in pending where wanted(p.day) { records[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
-        }
-        var c = columns
-        for day in touched {
-            let r = records[day] ?? DayRecord()
-            c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating, notDone: r.isAnsweredNotDone)
-        }
-        return c
-    }
-
-    /// The columns, when they were computed already.
-    var cachedColumns: DayColumns? {
-        lock.lock()
-        defer { lock.unlock() }
-        return columnsCache
-    }
-
-    /// The columns of at least the days from `from` on, without decoding the older ones
-    /// when nothing is decoded yet (through `DaySource.peekColumns`). Not kept: a later
-    /// `columns` reads every day.
-    func recentColumns(from: LocalDay) -> DayColumns {
-        lock.lock()
-        defer { lock.unlock() }
-        if let columnsCache { return columnsCache }
-        if let cache { return DayColumns(cache.filter { $0.key >= from }) }
-        return patched(base ?? source.peekColumns(from: from), from: from, read: source.peekRecords)
-    }
-
+/// A habit's days kept outside its entry until they are first needed (a snapshot's block,
+/// decoded on first use), with the day-level changes folded in since. The core only reads
+/// through it: the type behind it (HabitStore's `LazyDays`) decides what it decodes and keeps,
+/// and is safe to share between copies of a state, which share it.
+public protocol LoadableDays: AnyObject, Sendable {
+    /// Every recorded day, the later changes applied.
+    var days: [LocalDay: DayRecord] { get }
+    /// The rules' view of every day, kept once computed.
+    var columns: DayColumns { get }
+    /// `columns` when they were computed already (nothing is decoded to answer).
+    var cachedColumns: DayColumns? { get }
+    /// The columns of at least the days from `from` on (earlier days may be there too),
+    /// without decoding the older ones when nothing is decoded yet.
+    func recentColumns(from: LocalDay) -> DayColumns
     /// One day's record, without decoding the others when they are not decoded yet
-    /// (`peek`: through the source's quickest read, see `DaySource.peekRecords`).
-    func record(_ day: LocalDay, peek: Bool = false) -> DayRecord? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cache { return cache[day] }
-        var rec = (peek ? source.peekRecords([day]) : source.loadRecords([day]))[day]
-        for p in pending where p.day == day { rec = rec ?? DayRecord(); rec!.apply(p.change, stamp: p.stamp) }
-        return rec
-    }
-
-    private func daysLocked() -> [LocalDay: DayRecord] {
-        if let cache { return cache }
-        var d = source.loadDays()
-        for p in pending { d[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp) }
-        if source.keepsDecodedDays { cache = d }
-        return d
-    }
-
-    /// Adds a change in place, for an owner that holds the only reference (see
-    /// `HabitEntry.applyDay`): what `adding` gives, without copying every pending change
-    /// (applying a journal's tail one change at a time was quadratic in its length).
-    func append(_ p: PendingDay) {
-        lock.lock()
-        defer { lock.unlock() }
-        base = columnsCache ?? base
-        columnsCache = nil
-        pending.append(p)
-        cache?[p.day, default: DayRecord()].apply(p.change, stamp: p.stamp)
-    }
-
-    func adding(_ p: PendingDay) -> LazyDays {
-        lock.lock()
-        let computed = columnsCache
-        lock.unlock()
-        return LazyDays(source: source, pending: pending + [p], base: computed)
-    }
+    /// (`peek`: through the quickest read, for a display that runs often).
+    func record(_ day: LocalDay, peek: Bool) -> DayRecord?
+    /// Whether changes were folded in since the days were loaded.
+    var hasChanges: Bool { get }
+    /// Folds a change in place; only for an owner that holds the only reference (see
+    /// `HabitEntry.applyDay`).
+    func append(_ change: PendingDay)
+    /// These days with one more change folded in, leaving these unchanged (for an owner
+    /// that shares them with a copy of the state).
+    func adding(_ change: PendingDay) -> any LoadableDays
 }
 
+/// A day-level change waiting to be applied on top of days not decoded yet.
+public struct PendingDay: Sendable {
+    public let day: LocalDay
+    public let change: Change
+    public let stamp: Stamp
+    public init(day: LocalDay, change: Change, stamp: Stamp) { self.day = day; self.change = change; self.stamp = stamp }
+}
 /// Where a dated register of a rule field sits (see `Change.setFrom`): its first day and
 /// the field's register index. Ordered by day, then field.
 public struct DatedField: Hashable, Comparable, Sendable {
@@ -323,41 +208,52 @@ public struct HabitEntry: Sendable {
     public var deletes: Set<OpID> = []
     public var restores: Set<OpID> = []
     private var storedDays: [LocalDay: DayRecord] = [:]
-    private var lazyDays: LazyDays?
+    /// The days when they are still where they were loaded from (nil: in `storedDays`), in
+    /// an immutable box of this entry's own: a copy of the state shares the box, so the box's
+    /// uniqueness says whether the days may be changed in place (see `applyDay`).
+    private var loaded: Loaded?
+    private var lazyDays: (any LoadableDays)? { loaded?.days }
+
+    /// The box `loaded` holds (immutable: its days are replaced with a new box).
+    private final class Loaded: Sendable {
+        let days: any LoadableDays
+        init(_ days: any LoadableDays) { self.days = days }
+    }
 
     init() {
         fields = HabitFields(name: "", startDate: .earliest)
         fieldStamps = FieldStamps()
     }
 
-    /// An entry whose days are loaded from `source` when first needed.
+    /// An entry whose days are read through `days` when first needed (none: no days yet);
+    /// `days` is this entry's alone (later changes are folded into it in place).
     public init(created: Stamp?, fields: HabitFields, fieldStamps: FieldStamps, dated: [DatedField: Register<FieldValue>] = [:],
-                deletes: Set<OpID>, restores: Set<OpID>, days source: DaySource?) {
+                deletes: Set<OpID>, restores: Set<OpID>, days: (any LoadableDays)?) {
         self.created = created; self.fields = fields; self.fieldStamps = fieldStamps; self.dated = dated
         self.deletes = deletes; self.restores = restores
-        lazyDays = source.map { LazyDays(source: $0, pending: []) }
+        loaded = days.map(Loaded.init)
     }
 
     /// The habit's recorded days (decoded on first use when they come from a snapshot).
     public var days: [LocalDay: DayRecord] {
         get { lazyDays?.days ?? storedDays }
         _modify {
-            if let l = lazyDays { storedDays = l.days; lazyDays = nil }
+            if let l = lazyDays { storedDays = l.days; loaded = nil }
             yield &storedDays
         }
-        set { lazyDays = nil; storedDays = newValue }
+        set { loaded = nil; storedDays = newValue }
     }
 
     /// The days as the rules read them (kept once computed when they come from a source).
     public var columns: DayColumns { lazyDays?.columns ?? DayColumns(storedDays) }
 
-    /// The columns of at least the days from `from` on (see `LazyDays.recentColumns`).
+    /// The columns of at least the days from `from` on (see `LoadableDays.recentColumns`).
     public func recentColumns(from: LocalDay) -> DayColumns {
         lazyDays?.recentColumns(from: from) ?? DayColumns(storedDays.filter { $0.key >= from })
     }
 
     /// One day's record, without decoding the other days when they are not decoded yet.
-    public func record(_ day: LocalDay) -> DayRecord? { lazyDays.map { $0.record(day) } ?? storedDays[day] }
+    public func record(_ day: LocalDay) -> DayRecord? { lazyDays.map { $0.record(day, peek: false) } ?? storedDays[day] }
 
     /// One day's record read as quickly as its source allows (a snapshot block's checksum is
     /// not checked): for a display that runs often, such as the prompt segment.
@@ -372,7 +268,7 @@ public struct HabitEntry: Sendable {
             }
             // Not computed yet: the one record, read through the block's index (an edit
             // reads the day it changes without decoding years of others).
-            guard let r = l.record(day) else { return (0, false, nil) }
+            guard let r = l.record(day, peek: false) else { return (0, false, nil) }
             return (max(0, r.progress), r.isSkipped, r.rating)
         }
         guard let r = storedDays[day] else { return (0, false, nil) }
@@ -385,11 +281,11 @@ public struct HabitEntry: Sendable {
         return record(day)?.isAnsweredNotDone ?? false
     }
 
-    /// The untouched source of the days, when they were neither decoded into this entry
-    /// nor changed since loading (a snapshot can then copy its bytes as they are).
-    public var unchangedDaySource: DaySource? {
-        guard let l = lazyDays, l.pending.isEmpty else { return nil }
-        return l.source
+    /// The days as they were loaded, when they were neither decoded into this entry nor
+    /// changed since (a snapshot can then copy its bytes as they are).
+    public var unchangedDays: (any LoadableDays)? {
+        guard let l = lazyDays, !l.hasChanges else { return nil }
+        return l
     }
 
     /// The fields as every rule and screen reads them. Each register holds a valid value,
@@ -464,10 +360,10 @@ public struct HabitEntry: Sendable {
 
     /// Folds a day-level change without decoding days that were not decoded yet.
     mutating func applyDay(_ day: LocalDay, _ change: Change, _ stamp: Stamp) {
-        if lazyDays != nil {
+        if loaded != nil {
             let p = PendingDay(day: day, change: change, stamp: stamp)
             // Shared with a copy of the state: a new one; else changed in place.
-            if isKnownUniquelyReferenced(&lazyDays) { lazyDays!.append(p) } else { lazyDays = lazyDays!.adding(p) }
+            if isKnownUniquelyReferenced(&loaded) { loaded!.days.append(p) } else { loaded = Loaded(loaded!.days.adding(p)) }
         } else {
             storedDays[day, default: DayRecord()].apply(change, stamp: stamp)
         }

@@ -180,12 +180,13 @@ enum DayBlock {
     static let stride = 256
 
     static func encode(_ days: [LocalDay: DayRecord]) -> [UInt8] {
+        // As `ByteWriter.days` writes them, with every `stride`th record's position kept.
         var body = ByteWriter(capacity: 24 * days.count + 8)
         var kept: [(ordinal: Int, offset: Int)] = []
-        var k = 0
-        body.days(days) { day, offset in
-            if k % stride == 0 { kept.append((day.ordinal, offset)) }
-            k += 1
+        body.varint(UInt64(days.count))
+        for (k, (day, rec)) in days.sorted(by: { $0.key < $1.key }).enumerated() {
+            if k % stride == 0 { kept.append((day.ordinal, body.bytes.count)) }
+            body.dayRecord(day, rec)
         }
         var w = ByteWriter(capacity: body.bytes.count + 4 + 8 * kept.count)
         w.u32le(UInt32(kept.count))
@@ -499,6 +500,20 @@ public final class WarningSink: @unchecked Sendable {
 }
 
 extension ByteReader {
+    /// Day records up to the end of the bytes (no count before them: a stretch of a block
+    /// read from one of its index marks), as columns; throws like `dayColumns`.
+    mutating func dayColumnsToEnd() throws -> DayColumns {
+        var columns = DayColumns()
+        while !isAtEnd {
+            let (d, rec) = try dayRecord()
+            guard columns.append(d, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating,
+                                 notDone: rec.isAnsweredNotDone) else {
+                throw DecodeError("days out of order")
+            }
+        }
+        return columns
+    }
+
     /// A file offset stored as a u64; values no file can have are rejected, not trapped on.
     mutating func offset() throws -> Int {
         guard let v = Int(exactly: try u64le()), v <= 1 << 48 else { throw DecodeError("offset out of range") }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitStore
 
 /// Faults to inject into a remote, as read from `HABITTO_FAULTS`
 /// (for example `latency=200ms,fail=0.2,lostack=0.1,unreachable`).

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitStore
 
 /// The time as sync reads it, and every wait sync makes: a remote call's deadline, the
 /// background loop's pauses, the fault injection's latency. A test gives the engine a

@@ -97,16 +97,6 @@ final class TextWithoutFoundationTests: XCTestCase {
         }
     }
 
-    func testLockExcludes() {
-        let lock = Lock()
-        final class Counter: @unchecked Sendable { var value = 0 }
-        let counter = Counter()
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            for _ in 0..<10_000 { lock.withLock { counter.value += 1 } }
-        }
-        XCTAssertEqual(counter.value, 80_000)
-    }
-
     func testTrailingWhitespaceGoes() {
         XCTAssertEqual("a b \t\u{3000}\n".trimmingTrailingWhitespace, "a b")
         XCTAssertEqual("   ".trimmingTrailingWhitespace, "")

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import HabitCore
 import HabitSync
+import HabitStore
 
 /// Runs `body` until it returns, cancelling it after `seconds` of real time: a watchdog, so
 /// that a broken test fails instead of hanging. Returns what `body` returned (a cancelled
