@@ -135,7 +135,7 @@ public struct AppEnvironment: Sendable {
     /// Faults to inject into the sync remote: `HABITTO_FAULTS`, else the config's `faults`.
     public func faultPlan() throws -> FaultPlan? {
         guard let text = ProcessEnvironment.value("HABITTO_FAULTS") ?? config.faults else { return nil }
-        do { return try FaultPlan.parse(text) } catch let e as CoreError {
+        do { return try FaultPlan.parse(text) } catch let e as SyncSettingError {
             throw CLIError.invalid("faults '\(Sanitize.display(text))': \(e.description)")
         }
     }

@@ -36,7 +36,7 @@ extension RemoteCommand {
             if try RemoteKey.load(paths) != nil { return (RemoteSettings.age, false) }
             _ = try RemoteKey.generate(paths, tool: tool)
             return (RemoteSettings.age, true)
-        } catch let e as CoreError {
+        } catch let e as SyncSettingError {
             throw CLIError.invalid(e.description)
         } catch let e as AgeError {
             throw CLIError.invalid(e.description)
@@ -84,7 +84,7 @@ extension RemoteCommand {
     /// `remote key`: prints the identity (the only output that shows it).
     func printKey(_ paths: DataPaths) throws {
         let text: String?
-        do { text = try RemoteKey.text(paths) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+        do { text = try RemoteKey.text(paths) } catch let e as SyncSettingError { throw CLIError.invalid(e.description) }
         guard let text else {
             throw CLIError.invalid("this device has no remote key: 'habitto remote set SPEC --encrypt' makes one, 'habitto remote set SPEC --key FILE' brings one from another device")
         }

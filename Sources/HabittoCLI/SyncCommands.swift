@@ -54,10 +54,10 @@ struct RemoteCommand: Command {
             }
             if let spec {
                 // Checked before a key is made or stored.
-                do { _ = try makeRemote(spec, user: user, access: RemoteAccess(caFile: env.config.caFile)) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+                do { _ = try makeRemote(spec, user: user, access: RemoteAccess(caFile: env.config.caFile)) } catch let e as SyncSettingError { throw CLIError.invalid(e.description) }
             }
             let (encrypt, made) = try keyForRemoteSet(repo.paths, removing: spec == nil)
-            do { try await engine.setRemote(spec, account: account, user: user, encrypt: encrypt) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+            do { try await engine.setRemote(spec, account: account, user: user, encrypt: encrypt) } catch let e as SyncSettingError { throw CLIError.invalid(e.description) }
             guard let spec else { Output.line("Remote removed: data stays on this machine"); return }
             // Connecting is a migration: back up, push everything, read it back, record it done.
             if await repo.state.operationCount > 0 { _ = try await repo.backup(reason: "before-remote") }
