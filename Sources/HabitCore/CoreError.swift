@@ -107,8 +107,5 @@ public enum CoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A write that creates a habit was given no new id.
     case newHabitNeedsID
 
-    /// A refusal worded elsewhere (a remote's settings, a password source): `message`.
-    case invalid(String)
-
     public var description: String { Sanitize.display(text) }
 }

@@ -3,7 +3,6 @@ extension CoreError {
     /// The message before `description` makes it safe to print.
     var text: String {
         switch self {
-        case .invalid(let message): return message
         case .formField(let label, let problem): return "\(label): \(problem)"
         case .inDefinition(let error, let day): return "\(error.text) (the definition from \(day))"
         case .notAGroupName(let shown, let error): return "group \(shown) is not a group name: \(error.description)"

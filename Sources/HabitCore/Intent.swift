@@ -59,7 +59,7 @@ public enum Intent: Hashable, Sendable {
     /// that its habit no longer exists.
     public func changes(newID: HabitID? = nil, today: LocalDay, in state: HabitState) throws -> [Change] {
         func habit(_ id: HabitID) throws -> Habit {
-            guard let h = state.habit(id) else { throw CoreError.invalid("that habit no longer exists (deleted elsewhere?)") }
+            guard let h = state.habit(id) else { throw CoreError.habitGone }
             return h
         }
         switch self {
@@ -83,7 +83,7 @@ public enum Intent: Hashable, Sendable {
         case .answer(let id, let day, let answer):
             return try CatchUp.changes(answer, for: CatchUpItem(habit: try habit(id), day: day), today: today, in: state)
         case .add(let fields):
-            guard let newID else { throw CoreError.invalid("a new habit needs an id") }
+            guard let newID else { throw CoreError.newHabitNeedsID }
             return try Edits.add(newID, fields, in: state)
         case .edit(let id, let fields, let from): return try Edits.update(try habit(id), to: fields, from: from, in: state)
         case .archive(let id): return try Edits.archive(try habit(id), today: today, in: state)

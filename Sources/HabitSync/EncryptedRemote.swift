@@ -101,15 +101,15 @@ public struct RemoteKey: Equatable, Sendable {
             guard let read = try LocalTrust.read(file, what: "the key file", holds: .secret, inDataDirectory: true, limit: 64 << 10) else { return nil }
             bytes = read
         } catch StoreError.untrusted(let refusal) {
-            throw CoreError.invalid(refusal.description)
+            throw SyncSettingError.untrusted(refusal)
         } catch {
-            throw CoreError.invalid("the key file \(file) cannot be read (\(error)); join again with habitto remote set SPEC --key FILE (habitto remote key on a device that has it)")
+            throw SyncSettingError.keyFileUnreadable(file: file, detail: "\(error)")
         }
         let text = String(decoding: bytes, as: UTF8.self)
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(recipientComment) }),
               case let recipient = String(line.dropFirst(recipientComment.count)).trimmingWhitespace, AgeRecipient.isValid(recipient)
         else {
-            throw CoreError.invalid("the key file \(file) is not one habitto wrote (no '\(recipientComment)age1…' line); join again with habitto remote set SPEC --key FILE (habitto remote key on a device that has it)")
+            throw SyncSettingError.keyFileNotOurs(file: file)
         }
         return RemoteKey(path: file, recipient: recipient)
     }
@@ -131,25 +131,23 @@ public struct RemoteKey: Equatable, Sendable {
     /// and a recipient `age-keygen -y` derives from it.
     public static func store(_ bytes: [UInt8], in paths: DataPaths, tool: AgeTool, source: String) throws -> RemoteKey {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw CoreError.invalid("\(source) is not text; give the identity 'habitto remote key' printed on a device that has it")
+            throw SyncSettingError.identityNotText(source: source)
         }
         var secrets: [String] = []
         for raw in text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
             let line = raw.trimmingWhitespace
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard isSecretLine(line) else {
-                throw CoreError.invalid("\(source) holds a line that is not an age identity (AGE-SECRET-KEY-1…) or a comment; give the identity 'habitto remote key' printed on a device that has it")
+                throw SyncSettingError.identityLineNotUnderstood(source: source)
             }
             secrets.append(line)
         }
         guard secrets.count == 1, let secret = secrets.first else {
-            throw CoreError.invalid(secrets.isEmpty
-                ? "\(source) holds no age identity (an AGE-SECRET-KEY-1… line); give the identity 'habitto remote key' printed on a device that has it"
-                : "\(source) holds \(secrets.count) age identities; give the one of this remote ('habitto remote key' on a device that has it)")
+            throw SyncSettingError.identityCount(source: source, count: secrets.count)
         }
         let recipient: String
         do { recipient = try tool.recipient(of: Array((secret + "\n").utf8)) } catch let e as AgeError {
-            throw CoreError.invalid("\(source) holds no valid age identity (\(e.description)); give the identity 'habitto remote key' printed on a device that has it")
+            throw SyncSettingError.identityInvalid(source: source, detail: e.description)
         }
         let stored = """
         # The key of this data directory's encrypted remote (an age identity): keep it secret.
@@ -230,7 +228,7 @@ public struct EncryptedRemote: Remote {
     /// is missing.
     public static func keyAndTool(_ paths: DataPaths, spec: String) throws -> (RemoteKey, AgeTool) {
         let key: RemoteKey?
-        do { key = try RemoteKey.load(paths) } catch let e as CoreError { throw RemoteError.refused(e.description) }
+        do { key = try RemoteKey.load(paths) } catch let e as SyncSettingError { throw RemoteError.refused(e.description) }
         guard let key else {
             throw RemoteError.refused("this device is set to encrypt its remote, and its key file \(RemoteKey.path(paths)) is missing: join again with habitto remote set \(spec) --key FILE (habitto remote key on a device that has it)")
         }

@@ -42,19 +42,16 @@ public struct FaultPlan: Equatable, Sendable, CustomStringConvertible {
 
     /// Reads a comma-separated list of `latency=<N>ms` or `latency=<N>s`, `fail=<0–1>`,
     /// `lostack=<0–1>` and `unreachable`; an empty string means no faults. A part that is not
-    /// one of these throws `CoreError.invalid` naming it and the accepted keys. Empty parts are
+    /// one of these throws `SyncSettingError` naming it and the accepted keys. Empty parts are
     /// ignored; when a key is given twice, the last one counts.
     public static func parse(_ text: String) throws -> FaultPlan {
         var plan = FaultPlan()
         for raw in text.split(separator: ",", omittingEmptySubsequences: false) {
             let part = raw.trimmingBlanks
             if part.isEmpty { continue }
-            func bad(_ why: String = "") -> CoreError {
-                .invalid("HABITTO_FAULTS: '\(Sanitize.display(part))' is not understood\(why); use a comma-separated list of latency=<N>ms or latency=<N>s, fail=<0-1>, lostack=<0-1> and unreachable")
-            }
             if part == "unreachable" { plan.unreachable = true; continue }
             let kv = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard kv.count == 2 else { throw bad() }
+            guard kv.count == 2 else { throw SyncSettingError.faultNotUnderstood(part: part) }
             let key = kv[0].trimmingBlanks, value = kv[1].trimmingBlanks
             func number(_ s: Substring) -> Double? {
                 // Plain decimals only: no signs, exponents, hex, "nan" or "inf".
@@ -63,7 +60,7 @@ public struct FaultPlan: Equatable, Sendable, CustomStringConvertible {
                 return d
             }
             func rate() throws -> Double {
-                guard let r = number(Substring(value)), r <= 1 else { throw bad(" (a probability from 0 to 1)") }
+                guard let r = number(Substring(value)), r <= 1 else { throw SyncSettingError.faultNotAProbability(part: part) }
                 return r
             }
             switch key {
@@ -73,12 +70,12 @@ public struct FaultPlan: Equatable, Sendable, CustomStringConvertible {
                 else if value.hasSuffix("s") { seconds = number(value.dropLast(1)) }
                 else { seconds = nil }
                 guard let seconds, seconds <= maxLatency else {
-                    throw bad(" (a duration such as 200ms or 1.5s, at most \(Int(maxLatency))s)")
+                    throw SyncSettingError.faultNotADuration(part: part, maxSeconds: Int(maxLatency))
                 }
                 plan.latency = seconds
             case "fail": plan.failureRate = try rate()
             case "lostack": plan.lostAckRate = try rate()
-            default: throw bad()
+            default: throw SyncSettingError.faultNotUnderstood(part: part)
             }
         }
         return plan

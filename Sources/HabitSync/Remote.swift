@@ -106,6 +106,6 @@ public func validateAccount(_ name: String) throws {
     let ok = !name.isEmpty && name.count <= 64 && name.first != "."
         && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "_" || $0 == "-" }
     guard ok else {
-        throw CoreError.invalid("account '\(Sanitize.display(name))' is not valid: use 1 to 64 of a-z, 0-9, '.', '_' and '-', not starting with '.'")
+        throw SyncSettingError.accountInvalid(name)
     }
 }

@@ -75,9 +75,9 @@ public enum RemoteError: Error, Equatable, CustomStringConvertible, Sendable {
         return false
     }
 
-    /// Turns a `CoreError` of a check made on the way to the remote (an account name) into
+    /// Turns a `SyncSettingError` of a check made on the way to the remote (an account name) into
     /// the refusal it is.
     static func refusing(_ body: () throws -> Void) throws {
-        do { try body() } catch let e as CoreError { throw RemoteError.refused(e.description) }
+        do { try body() } catch let e as SyncSettingError { throw RemoteError.refused(e.description) }
     }
 }

@@ -104,7 +104,7 @@ public struct RemoteSettings: Equatable, Sendable {
         let file = RemoteSettings.path(paths)
         for value in [remote, user].compactMap({ $0 })
         where value.contains(where: \.isNewline) || value != value.trimmingBlanks {
-            throw CoreError.invalid("'\(Sanitize.display(value))' holds a line break or begins or ends with a space; a remote or user cannot")
+            throw SyncSettingError.valueNotWritable(value)
         }
         guard let text else {
             if RemoteSettings.exists(paths) { Sys.removeFile(file); try Sys.syncDirectory(paths.directory) }

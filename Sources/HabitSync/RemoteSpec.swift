@@ -14,24 +14,24 @@ public indirect enum RemoteSpec: Equatable, Sendable, CustomStringConvertible {
 
     /// Reads a remote setting: `dir:/abs/path`, `file:///abs/path`, or an `https://` (or
     /// loopback `http://`) URL, with the WebDAV user and whether it is encrypted. Throws
-    /// `CoreError.invalid` in one line saying what to write.
+    /// `SyncSettingError` in one line saying what to write.
     public init(_ setting: String, user: String? = nil, encrypted: Bool = false) throws {
         let plain: RemoteSpec
         if setting.hasPrefix("https://") || setting.hasPrefix("http://") {
-            guard let url = URL(string: setting) else { throw CoreError.invalid("remote '\(Sanitize.display(setting))' is not a valid URL") }
+            guard let url = URL(string: setting) else { throw SyncSettingError.remoteNotAURL(setting: setting) }
             plain = .webDAV(url: url, user: user)
         } else if setting.hasPrefix("dir:") {
             let path = String(setting.dropFirst(4))
             guard path.hasPrefix("/") else {
-                throw CoreError.invalid("remote '\(Sanitize.display(setting))': use an absolute path, like dir:/mnt/sync/habitto")
+                throw SyncSettingError.remoteDirNotAbsolute(setting: setting)
             }
             plain = .folder(path: path)
         } else if setting.hasPrefix("file://") {
             let path = String(setting.dropFirst(7))
-            guard path.hasPrefix("/") else { throw CoreError.invalid("remote '\(Sanitize.display(setting))': use file:///absolute/path") }
+            guard path.hasPrefix("/") else { throw SyncSettingError.remoteFileNotAbsolute(setting: setting) }
             plain = .folder(path: path.percentDecoded ?? path)
         } else {
-            throw CoreError.invalid("remote '\(Sanitize.display(setting))' not understood: use dir:/path/to/folder, file:///path/to/folder, https://server/path or none")
+            throw SyncSettingError.remoteNotUnderstood(setting: setting)
         }
         self = encrypted ? .encrypted(plain) : plain
     }
@@ -67,7 +67,7 @@ public indirect enum RemoteSpec: Equatable, Sendable, CustomStringConvertible {
     public var description: String { setting }
 
     /// The plain remote it names, ready to use (the encryption is put over it once the
-    /// remote's format and this device's key agree: `Negotiation`). Throws `CoreError.invalid`
+    /// remote's format and this device's key agree: `Negotiation`). Throws `SyncSettingError`
     /// for a WebDAV setting that cannot work (plain http to another machine, a CA file that is
     /// not there).
     public func remote(access: RemoteAccess = RemoteAccess()) throws -> any Remote {
@@ -78,7 +78,7 @@ public indirect enum RemoteSpec: Equatable, Sendable, CustomStringConvertible {
             do {
                 return try WebDAVRemote(url: url, user: user, password: user == nil ? nil : try access.password(), caFile: access.caFile)
             } catch let e as RemoteError {
-                throw CoreError.invalid(e.message)
+                throw SyncSettingError.remoteUnusable(e)
             }
         case .encrypted(let inner):
             return try inner.remote(access: access)
@@ -97,7 +97,7 @@ struct RemoteCache {
                          existing: [String]) throws -> any Remote {
         if let kept, kept.spec == spec { return kept.remote }
         var r: any Remote
-        do { r = try spec.remote(access: access) } catch let e as CoreError { throw RemoteError.refused(e.description) }
+        do { r = try spec.remote(access: access) } catch let e as SyncSettingError { throw RemoteError.refused(e.description) }
         if let faults { r = FaultyRemote(r, plan: faults, clock: clock) }
         r.assumeExisting(Set(existing))
         kept = (spec, r)

@@ -294,7 +294,7 @@ public actor SyncEngine {
         do {
             guard let s = try state.remoteSpec() else { throw RemoteError.refused("no remote is set") }
             spec = s
-        } catch let e as CoreError { throw RemoteError.refused(e.description) }
+        } catch let e as SyncSettingError { throw RemoteError.refused(e.description) }
         return try remotes.remote(for: spec, access: access, faults: faults, clock: clock, existing: state.learntNow?.existing ?? [])
     }
 }

@@ -217,7 +217,7 @@ public struct SyncState: Codable, Equatable, Sendable {
     /// Where the data goes (nil: local only).
     public var target: SyncTarget? { remote.map { SyncTarget(remote: $0, account: account) } }
 
-    /// The remote the settings name, typed (nil: local only); throws `CoreError.invalid` for
+    /// The remote the settings name, typed (nil: local only); throws `SyncSettingError` for
     /// a setting that names none.
     public func remoteSpec() throws -> RemoteSpec? {
         try remote.map { try RemoteSpec($0, user: user, encrypted: encrypt != nil) }

@@ -71,7 +71,7 @@ struct AskCommand: Command {
             return
         }
         guard isatty(0) == 1 else {
-            throw CLIError.usage("ask needs a terminal to answer on (\(Plural.count(items.count, "habit-day")) to catch up); from a script use 'habitto check|skip HABIT --date DATE'")
+            throw CLIError.usage(.askNeedsTerminal(items: items.count))
         }
         var reader = LineReader(wake: try context.ui.watchSignals())
         // Today's apart, as the UI's catch-up screen gives them (its hint counts the days before today).

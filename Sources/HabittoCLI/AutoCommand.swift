@@ -31,13 +31,13 @@ struct AutoCommand: Command {
         let args = invocation.arguments
         let path = AutoHabits.commandsPath(configPath: env.configPath)
         let modes = [OptionName.clear, .list, .run].filter(invocation.flag)
-        if modes.count > 1 { throw CLIError.usage("\(modes.map(\.rawValue).joined(separator: " and ")) contradict each other; give one") }
+        if modes.count > 1 { throw CLIError.usage(.contradict(modes)) }
         switch modes.first {
         case .list?:
-            guard args.isEmpty else { throw CLIError.usage("--list takes no habit: 'habitto auto --list'") }
+            guard args.isEmpty else { throw CLIError.usage(.autoModeTakesNoHabit(.list)) }
             try await list(path: path)
         case .run?:
-            guard args.isEmpty else { throw CLIError.usage("--run takes no habit: 'habitto auto --run' runs them all") }
+            guard args.isEmpty else { throw CLIError.usage(.autoModeTakesNoHabit(.run)) }
             let report = try await AutoRun(env: env, repo: try openRepository()).runAll()
             if report.isEmpty { Output.line("No auto habits on this machine; 'habitto auto HABIT COMMAND' makes one"); return }
             for line in report {
@@ -45,19 +45,17 @@ struct AutoCommand: Command {
             }
             if report.contains(where: \.failed) { context.status = ExitCode.invalid.rawValue }
         case .clear?:
-            guard args.count == 1 else { throw CLIError.usage("--clear takes one habit: 'habitto auto HABIT --clear'") }
+            guard args.count == 1 else { throw CLIError.usage(.autoClearTakesOneHabit) }
             let habit = try Edits.find(args[0], in: await openRepository().state)
             var commands = try AutoHabits.commands(path: path)
             guard commands.removeValue(forKey: habit.id) != nil else {
-                throw CLIError.invalid("\(Output.title(habit)) is not an auto habit on this machine; 'habitto auto --list' shows them")
+                throw CLIError.invalid(.notAnAutoHabit(habit))
             }
             try AutoHabits.save(commands, path: path)
             Output.line("\(Output.title(habit)) is checked in by hand again on this machine")
         default:
             guard args.count == 2 else {
-                throw CLIError.usage(args.count == 1
-                    ? "give the command too: habitto auto HABIT 'COMMAND' (or --clear)"
-                    : "habitto auto HABIT 'COMMAND', or auto HABIT --clear, auto --list, auto --run")
+                throw CLIError.usage(.autoNeedsCommand(habitGiven: args.count == 1))
             }
             let habit = try Edits.find(args[0], in: await openRepository().state)
             try AutoHabits.validate(args[1])

@@ -95,6 +95,9 @@ public enum CLI {
         case let e as CoreError:
             Output.err("habitto: \(e.description)")
             return ExitCode.invalid.rawValue
+        case let e as SyncSettingError:
+            Output.err("habitto: \(e.description)")
+            return ExitCode.invalid.rawValue
         case let e as StoreError:
             Output.err("habitto: \(e.description)")
             return e.isConfigProblem ? ExitCode.invalid.rawValue : ExitCode.storage.rawValue

@@ -1,4 +1,7 @@
 import HabitCore
+import HabitImport
+import HabitStore
+import HabitSync
 
 /// An error the command line reports: one line (`message`, worded here), with an exit code.
 public enum CLIError: Error {
@@ -13,8 +16,8 @@ public enum CLIError: Error {
     case unexpectedArgument(String, usage: String)
     /// Argument `index` is not UTF-8.
     case notUTF8(index: Int)
-    /// Another usage error, worded where it is found.
-    case usage(String)
+    /// A command's own usage error (`Usage`: its data, worded below).
+    case usage(Usage)
 
     // Values (exit 1).
     case invalidDate(String)
@@ -27,8 +30,8 @@ public enum CLIError: Error {
     case amountOutOfRange(option: OptionName, text: String, minimum: Int, maximum: Int)
     /// `orClear`: the command (`rate`) also takes `clear`.
     case invalidDifficulty(String, orClear: Bool)
-    /// Another refusal of input, worded where it is found.
-    case invalid(String)
+    /// A command's own refusal of input (`Refusal`: its data, worded below).
+    case invalid(Refusal)
 
     // Outcomes that end a command with their own status.
     /// A sync failed or was not made (exit 4).
@@ -68,7 +71,9 @@ public enum CLIError: Error {
             return "\(CoreError.difficultyOutOfRange(given: text).description)\(orClear ? " or clear" : "")"
         case .problemsFound(let count): return "doctor found \(Plural.count(count, "problem"))"
         case .interrupted(let answered, _): return "interrupted: \(Plural.count(answered, "answer")) kept"
-        case .usage(let m), .invalid(let m), .syncFailed(let m): return m
+        case .usage(let u): return u.text
+        case .invalid(let r): return r.text
+        case .syncFailed(let m): return m
         }
     }
 
@@ -117,3 +122,190 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     }
 }
 
+
+extension CLIError {
+    /// A usage error of one command (exit 2), with what it is about; `text` words it.
+    public enum Usage: Sendable {
+        // Options that do not go together, or go only with others.
+        /// `options` contradict each other: one of them, or none, is given.
+        case contradict([OptionName])
+        /// `move` with no place, or with several (`given`).
+        case movePlace(given: [OptionName])
+        case fromWithoutRuleChange
+        case spanOrByWithoutChart
+        case byWithoutHistory
+        case jsonWithTimer
+        case jsonWithOneLine
+        case encryptionWithoutRemote
+        case restoreNeedsOneWay
+        case editNeedsOption
+        case deleteNeedsYes
+
+        // A command's arguments.
+        /// `backup ACTION ID` for an action other than restore.
+        case backupTakesNoID(action: String)
+        case backupAction
+        case restoreNeedsID
+        /// `auto --list`/`--run` (`mode`) with a habit.
+        case autoModeTakesNoHabit(OptionName)
+        case autoClearTakesOneHabit
+        /// `auto` without `--list`, `--run` or `--clear`, and not a habit and a command (`habitGiven`: one habit).
+        case autoNeedsCommand(habitGiven: Bool)
+        case noteTextAndClear
+        case noteNeedsText
+        case remoteKeyTakesNoArgument
+        case remoteSetNeedsRemote
+        case remoteAction
+        case offlineValue
+        case completeWhat
+
+        // Values not among their choices, or missing.
+        case importNeedsFormat
+        case unknownImportFormat(String)
+        case exportFormat(String)
+        case completionsShell(String)
+        /// `option`'s `text` is not one of `choices`; `nearest`: the one close to it.
+        case notAChoice(option: OptionName, text: String, choices: [String], nearest: String?)
+        /// `--output` empty (`folder`: for csv, a folder).
+        case outputNeedsName(folder: Bool)
+        case homeNeedsDirectory
+        case invalidFrom(String)
+        case fromInFuture(LocalDay, today: LocalDay)
+        case formatLonePercent
+        /// `placeholder` after a % in `--format`; `known`: the placeholders there are.
+        case unknownPlaceholder(Character, known: [String])
+
+        // Where the command runs.
+        case timeLimits(TimeLimits.Problem)
+        case nowNotUnderstood(String)
+        /// `ask` without a terminal, with `items` habit-days to catch up.
+        case askNeedsTerminal(items: Int)
+        case uiNeedsTerminal
+        /// TERM names a terminal the UI cannot run on: the words of the terminal library's
+        /// error (HabitTerminal, which this module does not link), so text from outside.
+        case unsuitableTerminal(String)
+
+        var text: String {
+            switch self {
+            case .contradict(let options): return "\(Self.and(options)) contradict each other; give one"
+            case .movePlace(let given):
+                let why = given.isEmpty ? "move needs where to" : "\(Self.and(given)) contradict each other"
+                return "\(why): give exactly one of --before OTHER, --after OTHER, --top, --bottom"
+            case .fromWithoutRuleChange: return "--from goes with --goal, --unit, --limit, --build or --schedule: it says from which day they count"
+            case .spanOrByWithoutChart: return "--span and --by go with --chart; e.g. 'habitto show HABIT --chart history --by month'"
+            case .byWithoutHistory: return "--by goes with --chart history"
+            case .jsonWithTimer: return "--json is for reminders, not with --install or --uninstall"
+            case .jsonWithOneLine: return "--short and --format print one line; leave out --json"
+            case .encryptionWithoutRemote: return "remote set none takes no --encrypt or --key"
+            case .restoreNeedsOneWay: return "backup restore needs exactly one of --replace (make the data the backup's) or --merge (add what it has)"
+            case .editNeedsOption: return "edit needs at least one option to change; see 'habitto edit --help'"
+            case .deleteNeedsYes: return "delete removes a habit and all its history: add --yes to confirm ('habitto undo' brings it back)"
+            case .backupTakesNoID(let action): return "'backup \(Sanitize.display(action))' takes no ID"
+            case .backupAction: return "backup takes create, list, restore ID (--replace | --merge) or prune"
+            case .restoreNeedsID: return "backup restore needs an ID: 'habitto backup list' shows them"
+            case .autoModeTakesNoHabit(let mode):
+                return "\(mode.rawValue) takes no habit: 'habitto auto \(mode.rawValue)'\(mode == .run ? " runs them all" : "")"
+            case .autoClearTakesOneHabit: return "--clear takes one habit: 'habitto auto HABIT --clear'"
+            case .autoNeedsCommand(true): return "give the command too: habitto auto HABIT 'COMMAND' (or --clear)"
+            case .autoNeedsCommand(false): return "habitto auto HABIT 'COMMAND', or auto HABIT --clear, auto --list, auto --run"
+            case .noteTextAndClear: return "note takes TEXT or --clear, not both"
+            case .noteNeedsText: return "missing TEXT: usage: habitto note HABIT TEXT, or habitto note HABIT --clear"
+            case .remoteKeyTakesNoArgument: return "remote key takes no argument"
+            case .remoteSetNeedsRemote: return "remote set needs a remote: dir:/path/to/folder, file:///path or none"
+            case .remoteAction: return "remote takes 'set SPEC', 'show' or 'key'"
+            case .offlineValue: return "offline takes on or off"
+            case .completeWhat: return "__complete takes habits or themes"
+            default: return valueText
+            }
+        }
+
+        /// The words of a value's and a place's usage errors.
+        private var valueText: String {
+            switch self {
+            case .importNeedsFormat: return "import needs --from: \(Self.importFormats)"
+            case .unknownImportFormat(let name): return "unknown import format '\(Sanitize.display(name))': use \(Self.importFormats)"
+            case .exportFormat(let format): return "export format '\(Sanitize.display(format))' is not supported: use --format json or csv"
+            case .completionsShell(let shell): return "completions for '\(Sanitize.display(shell))' are not available: use bash, zsh or fish"
+            case .notAChoice(let option, let text, let choices, let nearest):
+                let hint = nearest.map { " (did you mean '\($0)'?)" } ?? ""
+                return "\(option.rawValue) '\(Sanitize.display(text))' is not one of \(choices.joined(separator: ", "))\(hint)"
+            case .outputNeedsName(let folder): return "--output needs a \(folder ? "folder" : "file") name"
+            case .homeNeedsDirectory: return "--home needs a directory"
+            case .invalidFrom(let text):
+                return "invalid --from '\(Sanitize.display(text))': use YYYY-MM-DD, -N for N days ago, today, yesterday or start"
+            case .fromInFuture(let day, let today):
+                return "--from \(day) is in the future (today is \(today)): a change counts from today or an earlier day"
+            case .formatLonePercent: return "--format ends with a lone %: write %% for a percent sign"
+            case .unknownPlaceholder(let p, let known):
+                return "unknown placeholder '%\(Sanitize.display(String(p)))' in --format: use \(known.joined(separator: " "))"
+            case .timeLimits(let problem): return problem.description
+            case .nowNotUnderstood(let text):
+                return "HABITTO_NOW='\(Sanitize.display(text))' is not an ISO-8601 date-time such as 2026-11-21T09:30:00; unset it to use the clock"
+            case .askNeedsTerminal(let items):
+                return "ask needs a terminal to answer on (\(Plural.count(items, "habit-day")) to catch up); from a script use 'habitto check|skip HABIT --date DATE'"
+            case .uiNeedsTerminal: return "the full-screen UI needs a terminal (standard input and output are not one); try 'habitto list'"
+            case .unsuitableTerminal(let message): return message
+            default: return "" // not reached: `text` words the others
+            }
+        }
+
+        private static func and(_ options: [OptionName]) -> String { options.map(\.rawValue).joined(separator: " and ") }
+        private static var importFormats: String { ImportFormat.allCases.map(\.rawValue).joined(separator: ", ") }
+    }
+
+    /// A refusal of a command's input (exit 1), with what it is about; `text` words it.
+    public enum Refusal: Sendable {
+        /// An import that failed (`nothingWritten`: while reading, before any write).
+        case importFailed(ImportError, nothingWritten: Bool)
+        /// An export's `output` (absolute) inside the data directory `home`.
+        case exportInsideData(output: String, home: String)
+        /// The fault list `text` (`HABITTO_FAULTS` or the config's `faults`) is not understood.
+        case faults(text: String, SyncSettingError)
+        case notAnAutoHabit(Habit)
+        case passwordInURL
+        /// A sync setting `remote set` cannot use.
+        case setting(SyncSettingError)
+        /// `sync` with nothing to sync with (`skip`: `.noRemote`).
+        case notSynced(SyncReport.Skip)
+        /// `--key` or `--encrypt` (`option`) without the age program.
+        case ageMissing(OptionName)
+        case age(AgeError)
+        case keyInputTooLarge
+        /// `--key FILE` names no file.
+        case keyFileMissing(String)
+        case keyFileUnreadable(String, StoreError)
+        case noRemoteKey
+        /// Reminders notify-send could not show: `count` of them, the first and its problem.
+        case remindersNotShown(first: DueReminder, problem: String, count: Int)
+        case dataPathHasLineBreak
+
+        var text: String {
+            switch self {
+            case .importFailed(let e, let before): return e.message + (before ? "; nothing was written" : "")
+            case .exportInsideData(let output, let home):
+                return "--output \(Sanitize.display(output)) is inside the data directory \(Sanitize.display(home)), where an export could replace Habitto's own files (such as the journal); write it somewhere else"
+            case .faults(let text, let e): return "faults '\(Sanitize.display(text))': \(e.description)"
+            case .notAnAutoHabit(let habit): return "\(Output.title(habit)) is not an auto habit on this machine; 'habitto auto --list' shows them"
+            case .passwordInURL:
+                return "the remote URL contains a password: remove it, and supply the password with HABITTO_WEBDAV_PASSWORD, password_command or password_file"
+            case .setting(let e): return e.description
+            case .notSynced(let skip): return skip.description
+            case .ageMissing(let option):
+                return "\(option.rawValue) needs the age program (age and age-keygen), which is not installed: \(AgeTool.install)"
+            case .age(let e): return e.description
+            case .keyInputTooLarge: return "standard input holds more than 64 KiB, which no age identity is; give the identity 'habitto remote key' printed"
+            case .keyFileMissing(let file):
+                return "--key \(Sanitize.display(file)): no such file; give the file holding what 'habitto remote key' printed on a device that has the key"
+            case .keyFileUnreadable(let file, let e): return "--key \(Sanitize.display(file)): \(e)"
+            case .noRemoteKey:
+                return "this device has no remote key: 'habitto remote set SPEC --encrypt' makes one, 'habitto remote set SPEC --key FILE' brings one from another device"
+            case .remindersNotShown(let first, let problem, let count):
+                let which = "the \(first.time) reminder for \(Output.title(first.habit))"
+                return count == 1
+                    ? "remind: \(which) was not shown: notify-send \(problem); it is tried again at the next run"
+                    : "remind: \(Plural.count(count, "reminder")) \(Plural.noun(count, "was", "were")) not shown (\(which), first: notify-send \(problem)); they are tried again at the next run"
+            case .dataPathHasLineBreak: return "the data directory's path contains a line break; a timer cannot name it"
+            }
+        }
+    }
+}

@@ -107,8 +107,7 @@ extension Command {
         guard let text = invocation.value(option) else { return nil }
         guard let v = T(rawValue: text.lowercased()) else {
             let all = T.allCases.map(\.rawValue)
-            let hint = Suggest.nearest(text, among: all).map { " (did you mean '\($0)'?)" } ?? ""
-            throw CLIError.usage("\(option.rawValue) '\(Sanitize.display(text))' is not one of \(all.joined(separator: ", "))\(hint)")
+            throw CLIError.usage(.notAChoice(option: option, text: text, choices: all, nearest: Suggest.nearest(text, among: all)))
         }
         return v
     }
@@ -121,10 +120,10 @@ extension ShowCommand {
         let spanOption = try choice(.span, ChartSpan.self)
         let by = try choice(.by, ChartBucket.self)
         guard let kind else {
-            if spanOption != nil || by != nil { throw CLIError.usage("--span and --by go with --chart; e.g. 'habitto show HABIT --chart history --by month'") }
+            if spanOption != nil || by != nil { throw CLIError.usage(.spanOrByWithoutChart) }
             return false
         }
-        if by != nil && kind != .history { throw CLIError.usage("--by goes with --chart history") }
+        if by != nil && kind != .history { throw CLIError.usage(.byWithoutHistory) }
         let repo = try openRepository()
         let state = await repo.state
         let habit = try Edits.find(invocation.arguments[0], in: state)

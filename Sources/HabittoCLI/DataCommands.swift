@@ -36,7 +36,7 @@ struct BackupCommand: Command {
     @MainActor func run() async throws {
         let action = invocation.arguments[0]
         let id = invocation.arguments.count > 1 ? invocation.arguments[1] : nil
-        if action != "restore", id != nil { throw CLIError.usage("'backup \(action)' takes no ID") }
+        if action != "restore", id != nil { throw CLIError.usage(.backupTakesNoID(action: action)) }
         let paths = DataPaths(directory: env.home)
         switch action {
         case "create":
@@ -77,14 +77,14 @@ struct BackupCommand: Command {
             Output.line(removed.isEmpty ? "Nothing to prune: every backup is newer than \(keep) days (or the newest)"
                                         : "Deleted \(Plural.count(removed.count, "backup")) older than \(Plural.count(keep, "day")): \(removed.joined(separator: ", "))")
         default:
-            throw CLIError.usage("backup takes create, list, restore ID (--replace | --merge) or prune")
+            throw CLIError.usage(.backupAction)
         }
     }
 
     @MainActor func restore(paths: DataPaths, id: String?) async throws {
-        guard let id else { throw CLIError.usage("backup restore needs an ID: 'habitto backup list' shows them") }
+        guard let id else { throw CLIError.usage(.restoreNeedsID) }
         let replace = invocation.flag(.replace), merge = invocation.flag(.merge)
-        guard replace != merge else { throw CLIError.usage("backup restore needs exactly one of --replace (make the data the backup's) or --merge (add what it has)") }
+        guard replace != merge else { throw CLIError.usage(.restoreNeedsOneWay) }
         let path = try Backups.path(of: id, in: paths)
         // Validate the whole backup before touching anything.
         let loaded = try Backups.load(path: path)
@@ -151,22 +151,22 @@ struct ImportCommand: Command {
 
     @MainActor func run() async throws {
         guard let name = invocation.value(.from) else {
-            throw CLIError.usage("import needs --from: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw CLIError.usage(.importNeedsFormat)
         }
         guard let format = ImportFormat(rawValue: name) else {
-            throw CLIError.usage("unknown import format '\(Sanitize.display(name))': use \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw CLIError.usage(.unknownImportFormat(name))
         }
         var path = invocation.arguments[0]
         if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
         let plan: ImportPlan
-        do { plan = try Importer.read(format, path: path) } catch let e as ImportError { throw CLIError.invalid(e.message + "; nothing was written") }
+        do { plan = try Importer.read(format, path: path) } catch let e as ImportError { throw CLIError.invalid(.importFailed(e, nothingWritten: true)) }
         let repo = try openRepository()
         let dryRun = invocation.flag(.dryRun)
         let fault = ProcessEnvironment.value("HABITTO_IMPORT_FAULT") == "verify"
         let report: ImportReport
         do {
             report = try await Importer.run(plan, repo: repo, today: today, dryRun: dryRun, settings: settings, failVerification: fault)
-        } catch let e as ImportError { throw CLIError.invalid(e.message) }
+        } catch let e as ImportError { throw CLIError.invalid(.importFailed(e, nothingWritten: false)) }
         if invocation.flag(.json) { Output.raw(Self.json(report).serialized()); return }
         for line in Self.text(report) { Output.line(line) }
     }
@@ -231,13 +231,13 @@ struct ExportCommand: Command {
     @MainActor func run() async throws {
         let format = invocation.value(.format) ?? "json"
         guard format == "json" || format == "csv" else {
-            throw CLIError.usage("export format '\(Sanitize.display(format))' is not supported: use --format json or csv")
+            throw CLIError.usage(.exportFormat(format))
         }
         let repo = try openRepository()
         if format == "csv" { try exportCSV(await repo.state); return }
         let text = Export.document(await repo.state, today: today).serialized()
         if let path = invocation.value(.output) {
-            guard !path.isEmpty else { throw CLIError.usage("--output needs a file name") }
+            guard !path.isEmpty else { throw CLIError.usage(.outputNeedsName(folder: false)) }
             let full = try outputPath(path)
             try Sys.writeAtomically(Array(text.utf8), to: full, mode: 0o600)
             Output.err("Exported \(Plural.count(await repo.state.habits.count, "habit")) to \(full)")
@@ -250,7 +250,7 @@ struct ExportCommand: Command {
         let habits = state.habits
         let (h, c) = Export.csv(state)
         if let out = invocation.value(.output) {
-            guard !out.isEmpty else { throw CLIError.usage("--output needs a folder name") }
+            guard !out.isEmpty else { throw CLIError.usage(.outputNeedsName(folder: true)) }
             let dir = try outputPath(out)
             try Sys.makeDirectories(dir)
             try Sys.writeAtomically(Array(h.utf8), to: dir + "/habits.csv", mode: 0o600)
@@ -267,7 +267,7 @@ struct ExportCommand: Command {
     func outputPath(_ path: String) throws -> String {
         let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         if Sys.isInside(full, folder: env.home) {
-            throw CLIError.invalid("--output \(Sanitize.display(full)) is inside the data directory \(Sanitize.display(env.home)), where an export could replace Habitto's own files (such as the journal); write it somewhere else")
+            throw CLIError.invalid(.exportInsideData(output: full, home: env.home))
         }
         return full
     }

@@ -103,7 +103,7 @@ struct NoteCommand: Command {
         let text = invocation.arguments.count > 1 ? invocation.arguments[1] : nil
         let clear = invocation.flag(.clear)
         if clear == (text != nil) {
-            throw CLIError.usage(clear ? "note takes TEXT or --clear, not both" : "missing TEXT: usage: habitto note HABIT TEXT, or habitto note HABIT --clear")
+            throw CLIError.usage(clear ? .noteTextAndClear : .noteNeedsText)
         }
         let value: String? = clear ? nil : text
         let date = try day(invocation.value(.date))

@@ -70,10 +70,10 @@ public struct AppEnvironment: Sendable {
         func nonEmpty(_ k: String) -> String? { env(k).flatMap { $0.isEmpty ? nil : $0 } }
         var home = flag ?? nonEmpty("HABITTO_HOME")
             ?? ((nonEmpty("XDG_DATA_HOME") ?? userHome + "/.local/share") + "/habitto")
-        if home.isEmpty { throw CLIError.usage("--home needs a directory") }
+        if home.isEmpty { throw CLIError.usage(.homeNeedsDirectory) }
         if home.hasPrefix("~/") { home = userHome + home.dropFirst() }
         if !home.hasPrefix("/") { home = FileManager.default.currentDirectoryPath + "/" + home }
-        do { try TimeLimits.start(env(TimeLimits.variable)) } catch { throw CLIError.usage(error.description) }
+        do { try TimeLimits.start(env(TimeLimits.variable)) } catch { throw CLIError.usage(.timeLimits(error)) }
         let configDir = (nonEmpty("XDG_CONFIG_HOME") ?? userHome + "/.config") + "/habitto"
         let configPath = configDir + "/config"
         let config: Config
@@ -81,7 +81,7 @@ public struct AppEnvironment: Sendable {
         let clock: @Sendable () -> Date
         if let fixed = env("HABITTO_NOW") {
             guard let date = parseNow(fixed) else {
-                throw CLIError.usage("HABITTO_NOW='\(Sanitize.display(fixed))' is not an ISO-8601 date-time such as 2026-11-21T09:30:00; unset it to use the clock")
+                throw CLIError.usage(.nowNotUnderstood(fixed))
             }
             clock = { date }
         } else {
@@ -135,8 +135,8 @@ public struct AppEnvironment: Sendable {
     /// Faults to inject into the sync remote: `HABITTO_FAULTS`, else the config's `faults`.
     public func faultPlan() throws -> FaultPlan? {
         guard let text = ProcessEnvironment.value("HABITTO_FAULTS") ?? config.faults else { return nil }
-        do { return try FaultPlan.parse(text) } catch let e as CoreError {
-            throw CLIError.invalid("faults '\(Sanitize.display(text))': \(e.description)")
+        do { return try FaultPlan.parse(text) } catch let e as SyncSettingError {
+            throw CLIError.invalid(.faults(text: text, e))
         }
     }
 

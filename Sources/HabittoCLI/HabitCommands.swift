@@ -55,22 +55,22 @@ struct EditCommand: Command {
     func fromDay() throws -> LocalDay? {
         guard let text = invocation.value(.from) else { return today }
         guard !askedRuleFields.isEmpty else {
-            throw CLIError.usage("--from goes with --goal, --unit, --limit, --build or --schedule: it says from which day they count")
+            throw CLIError.usage(.fromWithoutRuleChange)
         }
         if text.lowercased() == "start" { return nil }
         let d: LocalDay
         do { d = try day(text) } catch {
-            throw CLIError.usage("invalid --from '\(Sanitize.display(text))': use YYYY-MM-DD, -N for N days ago, today, yesterday or start")
+            throw CLIError.usage(.invalidFrom(text))
         }
         guard d <= today else {
-            throw CLIError.usage("--from \(d) is in the future (today is \(today)): a change counts from today or an earlier day")
+            throw CLIError.usage(.fromInFuture(d, today: today))
         }
         return d
     }
 
     @MainActor func run() async throws {
         let optionsGiven = invocation.hasOptions
-        guard optionsGiven else { throw CLIError.usage("edit needs at least one option to change; see 'habitto edit --help'") }
+        guard optionsGiven else { throw CLIError.usage(.editNeedsOption) }
         let query = invocation.arguments[0]
         let from = try fromDay(), asked = askedRuleFields
         let runner = self
@@ -186,11 +186,8 @@ struct MoveCommand: Command {
 
     @MainActor func run() async throws {
         let query = invocation.arguments[0]
-        let places = [OptionName.before, .after, .top, .bottom].filter(invocation.given).map(\.rawValue)
-        guard places.count == 1 else {
-            let why = places.isEmpty ? "move needs where to" : "\(places.joined(separator: " and ")) contradict each other"
-            throw CLIError.usage("\(why): give exactly one of --before OTHER, --after OTHER, --top, --bottom")
-        }
+        let places = [OptionName.before, .after, .top, .bottom].filter(invocation.given)
+        guard places.count == 1 else { throw CLIError.usage(.movePlace(given: places)) }
         let before = invocation.value(.before), after = invocation.value(.after)
         let today = self.today
         let repo = try openRepository()
@@ -201,7 +198,7 @@ struct MoveCommand: Command {
                 let o = try Edits.find(other, in: state)
                 target = before != nil ? .before(o.id) : .after(o.id)
             } else {
-                target = places[0] == "--top" ? .top : .bottom
+                target = places[0] == .top ? .top : .bottom
             }
             return try Intent.move(habit.id, target).changes(today: today, in: state)
         }
@@ -229,7 +226,7 @@ struct DeleteCommand: Command {
     @MainActor func run() async throws {
         let query = invocation.arguments[0]
         guard invocation.flag(.yes) else {
-            throw CLIError.usage("delete removes a habit and all its history: add --yes to confirm ('habitto undo' brings it back)")
+            throw CLIError.usage(.deleteNeedsYes)
         }
         let repo = try openRepository()
         let before = await repo.state, today = self.today
@@ -244,7 +241,7 @@ extension Command {
     /// Applies the field options of add/edit onto `fields`.
     func applyFieldOptions(_ fields: inout HabitFields) throws {
         let inv = invocation
-        if inv.flag(.limit) && inv.flag(.build) { throw CLIError.usage("--limit and --build contradict each other") }
+        if inv.flag(.limit) && inv.flag(.build) { throw CLIError.usage(.contradict([.limit, .build])) }
         if inv.flag(.limit) { fields.kind = .limit }
         if inv.flag(.build) { fields.kind = .build }
         if let g = inv.value(.goal) { fields.goal = try amount(g, .goal, minimum: 0, maximum: Limits.maxGoal) }

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import HabitCore
 import HabitStore
+import HabitSync
 
 /// The WebDAV password from the config's `password_command` or `password_file`: the first
 /// line (without its line break) of what the command prints or the file holds. Each refusal
@@ -20,13 +21,12 @@ enum PasswordSource {
     static func run(_ command: String, configPath: String) throws -> String {
         let result = OutsideProgram("/bin/sh", ["-c", command], timeLimit: commandTimeLimit, outputLimit: sizeLimit,
                                     errors: .collect).run()
-        let check = "check password_command in \(configPath)"
-        if let problem = result.problem { throw CoreError.invalid("password_command \(problem); \(check)") }
+        if let problem = result.problem { throw SyncSettingError.passwordCommandFailed(problem: problem, config: configPath) }
         guard !result.outputCut || result.output.contains(UInt8(ascii: "\n")) else {
-            throw CoreError.invalid("password_command printed over \(sizeLimit >> 10) KiB without a line break; it must print the password on its first line: \(check)")
+            throw SyncSettingError.passwordCommandNoLineBreak(limitKiB: sizeLimit >> 10, config: configPath)
         }
         guard let password = firstLine(result.output) else {
-            throw CoreError.invalid("password_command printed no password (its first line is empty); \(check)")
+            throw SyncSettingError.passwordCommandPrintedNothing(config: configPath)
         }
         return password
     }
@@ -34,28 +34,27 @@ enum PasswordSource {
     /// Reads `path`, which must be a regular file of this user's that neither group nor
     /// others can read (`LocalTrust`: a secret).
     static func read(_ path: String, configPath: String) throws -> String {
-        let fix = "point password_file in \(configPath) at the file that holds the password"
         guard let st = Sys.status(followingLinks: path) else {
-            throw CoreError.invalid("password_file \(path) cannot be read: \(String(cString: strerror(errno))); \(fix)")
+            throw SyncSettingError.passwordFileUnreadable(path: path, reason: String(cString: strerror(errno)), config: configPath)
         }
         guard st.st_mode & S_IFMT == S_IFREG else {
-            throw CoreError.invalid("password_file \(path) is \(Sys.kind(st.st_mode)), not a regular file; \(fix)")
+            throw SyncSettingError.passwordFileNotRegular(path: path, kind: Sys.kind(st.st_mode), config: configPath)
         }
         guard st.st_mode & 0o077 == 0 else {
-            throw CoreError.invalid("password_file \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))); run chmod 600 on it")
+            throw SyncSettingError.passwordFileReadableByOthers(path: path, mode: String(st.st_mode & 0o777, radix: 8))
         }
         let bytes: [UInt8]
         do {
             bytes = try LocalTrust.read(path, what: "password_file", holds: .secret, limit: sizeLimit) ?? []
         } catch StoreError.untrusted(let refusal) {
-            throw CoreError.invalid(refusal.description)
+            throw SyncSettingError.untrusted(refusal)
         } catch StoreError.unreadable(_, let detail) {
-            throw CoreError.invalid("password_file \(path) \(detail); \(fix)")
+            throw SyncSettingError.passwordFileProblem(path: path, detail: detail, config: configPath)
         } catch StoreError.io(_, _, let e) {
-            throw CoreError.invalid("password_file \(path) cannot be read: \(String(cString: strerror(e))); \(fix)")
+            throw SyncSettingError.passwordFileUnreadable(path: path, reason: String(cString: strerror(e)), config: configPath)
         }
         guard let password = firstLine(bytes) else {
-            throw CoreError.invalid("password_file \(path) holds no password (its first line is empty); put the password on its first line")
+            throw SyncSettingError.passwordFileEmpty(path: path)
         }
         return password
     }

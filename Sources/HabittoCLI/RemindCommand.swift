@@ -34,9 +34,9 @@ struct RemindCommand: Command {
     @MainActor func run() async throws {
         let process = ProcessEnvironment.current
         let installing = invocation.flag(.install), uninstalling = invocation.flag(.uninstall)
-        if installing && uninstalling { throw CLIError.usage("--install and --uninstall contradict each other") }
+        if installing && uninstalling { throw CLIError.usage(.contradict([.install, .uninstall])) }
         if installing || uninstalling {
-            if invocation.flag(.json) { throw CLIError.usage("--json is for reminders, not with --install or --uninstall") }
+            if invocation.flag(.json) { throw CLIError.usage(.jsonWithTimer) }
             let timer = RemindTimer(env: process, home: env.home)
             try installing ? timer.install() : timer.uninstall()
             return
@@ -121,10 +121,7 @@ struct RemindCommand: Command {
             try await shown([d])
         }
         guard let first = failed.first else { return }
-        let which = "the \(first.reminder.time) reminder for \(Output.title(first.reminder.habit))"
-        throw CLIError.invalid(failed.count == 1
-            ? "remind: \(which) was not shown: notify-send \(first.problem); it is tried again at the next run"
-            : "remind: \(Plural.count(failed.count, "reminder")) \(Plural.noun(failed.count, "was", "were")) not shown (\(which), first: notify-send \(first.problem)); they are tried again at the next run")
+        throw CLIError.invalid(.remindersNotShown(first: first.reminder, problem: first.problem, count: failed.count))
     }
 }
 
@@ -256,7 +253,7 @@ struct RemindTimer {
 
     func install() throws {
         if home.contains(where: \.isNewline) {
-            throw CLIError.invalid("the data directory's path contains a line break; a timer cannot name it")
+            throw CLIError.invalid(.dataPathHasLineBreak)
         }
         if systemctlPath == nil {
             Output.line("systemctl is not installed (Debian package systemd), so no systemd timer was installed.")

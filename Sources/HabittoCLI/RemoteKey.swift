@@ -23,9 +23,9 @@ extension RemoteCommand {
     func keyForRemoteSet(_ paths: DataPaths, removing: Bool) throws -> (encrypt: String?, made: Bool) {
         let file = invocation.value(.key)
         guard invocation.flag(.encrypt) || file != nil else { return (nil, false) }
-        guard !removing else { throw CLIError.usage("remote set none takes no --encrypt or --key") }
+        guard !removing else { throw CLIError.usage(.encryptionWithoutRemote) }
         guard let tool = AgeTool.find() else {
-            throw CLIError.invalid("\(file != nil ? "--key" : "--encrypt") needs the age program (age and age-keygen), which is not installed: \(AgeTool.install)")
+            throw CLIError.invalid(.ageMissing(file != nil ? .key : .encrypt))
         }
         do {
             if let file {
@@ -36,10 +36,10 @@ extension RemoteCommand {
             if try RemoteKey.load(paths) != nil { return (RemoteSettings.age, false) }
             _ = try RemoteKey.generate(paths, tool: tool)
             return (RemoteSettings.age, true)
-        } catch let e as CoreError {
-            throw CLIError.invalid(e.description)
+        } catch let e as SyncSettingError {
+            throw CLIError.invalid(.setting(e))
         } catch let e as AgeError {
-            throw CLIError.invalid(e.description)
+            throw CLIError.invalid(.age(e))
         }
     }
 
@@ -53,16 +53,16 @@ extension RemoteCommand {
                 guard let n = try? sysCall("read", { read(0, &chunk, chunk.count) }), n > 0 else { break }
                 bytes += chunk[..<n]
             }
-            guard bytes.count <= limit else { throw CLIError.invalid("standard input holds more than 64 KiB, which no age identity is; give the identity 'habitto remote key' printed") }
+            guard bytes.count <= limit else { throw CLIError.invalid(.keyInputTooLarge) }
             return bytes
         }
         do {
             guard let bytes = try Sys.readFile(file, limit: limit) else {
-                throw CLIError.invalid("--key \(Sanitize.display(file)): no such file; give the file holding what 'habitto remote key' printed on a device that has the key")
+                throw CLIError.invalid(.keyFileMissing(file))
             }
             return bytes
         } catch let e as StoreError {
-            throw CLIError.invalid("--key \(Sanitize.display(file)): \(e)")
+            throw CLIError.invalid(.keyFileUnreadable(file, e))
         }
     }
 
@@ -84,9 +84,9 @@ extension RemoteCommand {
     /// `remote key`: prints the identity (the only output that shows it).
     func printKey(_ paths: DataPaths) throws {
         let text: String?
-        do { text = try RemoteKey.text(paths) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+        do { text = try RemoteKey.text(paths) } catch let e as SyncSettingError { throw CLIError.invalid(.setting(e)) }
         guard let text else {
-            throw CLIError.invalid("this device has no remote key: 'habitto remote set SPEC --encrypt' makes one, 'habitto remote set SPEC --key FILE' brings one from another device")
+            throw CLIError.invalid(.noRemoteKey)
         }
         Output.raw(text)
     }

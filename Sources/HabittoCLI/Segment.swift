@@ -35,7 +35,7 @@ struct Segment {
         while let c = it.next() {
             guard c == "%" else { out.append(c); continue }
             guard let p = it.next() else {
-                throw CLIError.usage("--format ends with a lone %: write %% for a percent sign")
+                throw CLIError.usage(.formatLonePercent)
             }
             switch p {
             case "d": out += String(v.done)
@@ -50,8 +50,7 @@ struct Segment {
                 out += part.isEmpty ? "" : " " + part
             case "%": out += "%"
             default:
-                let known = placeholders.map(\.0).joined(separator: " ")
-                throw CLIError.usage("unknown placeholder '%\(Sanitize.display(String(p)))' in --format: use \(known)")
+                throw CLIError.usage(.unknownPlaceholder(p, known: placeholders.map(\.0)))
             }
         }
         return out
@@ -68,7 +67,7 @@ extension Segment {
     /// The checks of `status --short`/`--format` that need no data: --json refused, the
     /// format checked before anything is read so that a typo fails fast. The format to use.
     static func format(_ invocation: Invocation) throws -> String {
-        if invocation.flag(.json) { throw CLIError.usage("--short and --format print one line; leave out --json") }
+        if invocation.flag(.json) { throw CLIError.usage(.jsonWithOneLine) }
         let format = invocation.value(.format) ?? defaultFormat
         _ = try render(format, Values(), glyphs: Output.glyphs)
         return format

@@ -36,7 +36,7 @@ struct CompletionsCommand: DocumentCommand {
     static func document(_ invocation: Invocation) throws -> String? {
         let shell = invocation.arguments[0]
         guard let script = Completions.script(shell, specs: Specs.all, globals: Specs.globalOptions) else {
-            throw CLIError.usage("completions for '\(Sanitize.display(shell))' are not available: use bash, zsh or fish")
+            throw CLIError.usage(.completionsShell(shell))
         }
         return script
     }
@@ -67,7 +67,7 @@ struct CompleteCommand: Command {
                 listFiles: ThemeCatalog.live.listFiles, readFile: ThemeCatalog.live.readFile)
             for name in catalog.names { Output.line(name) }
         default:
-            throw CLIError.usage("__complete takes habits or themes")
+            throw CLIError.usage(.completeWhat)
         }
     }
 }

@@ -30,10 +30,10 @@ struct RemoteCommand: Command {
             Output.line(state.migratedTo == state.target ? "All of this device's data was pushed and verified." : "The first full push has not been verified yet: run 'habitto sync'.")
             if let line = encryptionLine(state, repo.paths) { Output.line(line) }
         case "key":
-            guard invocation.arguments.count == 1 else { throw CLIError.usage("remote key takes no argument") }
+            guard invocation.arguments.count == 1 else { throw CLIError.usage(.remoteKeyTakesNoArgument) }
             try printKey(repo.paths)
         case "set":
-            guard invocation.arguments.count == 2 else { throw CLIError.usage("remote set needs a remote: dir:/path/to/folder, file:///path or none") }
+            guard invocation.arguments.count == 2 else { throw CLIError.usage(.remoteSetNeedsRemote) }
             var spec: String? = invocation.arguments[1]
             if spec == "none" { spec = nil }
             if let s = spec, s.hasPrefix("dir:"), !s.dropFirst(4).hasPrefix("/") {
@@ -45,7 +45,7 @@ struct RemoteCommand: Command {
             // A password never goes in the URL (it would be stored and shown); a user may.
             if let s = spec, s.hasPrefix("http://") || s.hasPrefix("https://"), var c = URLComponents(string: s) {
                 if c.password != nil {
-                    throw CLIError.invalid("the remote URL contains a password: remove it, and supply the password with HABITTO_WEBDAV_PASSWORD, password_command or password_file")
+                    throw CLIError.invalid(.passwordInURL)
                 }
                 if let u = c.user { user = user ?? u.percentDecoded ?? u; c.user = nil; spec = c.string }
             }
@@ -54,10 +54,10 @@ struct RemoteCommand: Command {
             }
             if let spec {
                 // Checked before a key is made or stored.
-                do { _ = try makeRemote(spec, user: user, access: RemoteAccess(caFile: env.config.caFile)) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+                do { _ = try makeRemote(spec, user: user, access: RemoteAccess(caFile: env.config.caFile)) } catch let e as SyncSettingError { throw CLIError.invalid(.setting(e)) }
             }
             let (encrypt, made) = try keyForRemoteSet(repo.paths, removing: spec == nil)
-            do { try await engine.setRemote(spec, account: account, user: user, encrypt: encrypt) } catch let e as CoreError { throw CLIError.invalid(e.description) }
+            do { try await engine.setRemote(spec, account: account, user: user, encrypt: encrypt) } catch let e as SyncSettingError { throw CLIError.invalid(.setting(e)) }
             guard let spec else { Output.line("Remote removed: data stays on this machine"); return }
             // Connecting is a migration: back up, push everything, read it back, record it done.
             if await repo.state.operationCount > 0 { _ = try await repo.backup(reason: "before-remote") }
@@ -75,7 +75,7 @@ struct RemoteCommand: Command {
             // Where the key is and how to bring it to the other devices, once it opened the remote.
             if encrypt != nil { Output.line(keyAdvice(repo.paths, made: made, spec: Sanitize.display(spec))) }
         default:
-            throw CLIError.usage("remote takes 'set SPEC', 'show' or 'key'")
+            throw CLIError.usage(.remoteAction)
         }
     }
 }
@@ -92,7 +92,7 @@ struct SyncCommand: Command {
         let engine = try engine(repo)
         let report = await engine.syncOnce()
         if let skipped = report.skipped {
-            if report.error == nil && skipped == .noRemote { throw CLIError.invalid(skipped.description) }
+            if report.error == nil && skipped == .noRemote { throw CLIError.invalid(.notSynced(skipped)) }
             if skipped == .offline { throw CLIError.syncFailed(SyncInfo.offlineHint + " ('habitto offline off' from a shell)") }
             // Not synced by this process: a script must not read it as done.
             if skipped == .anotherProcessSyncing {
@@ -180,7 +180,7 @@ struct OfflineCommand: Command {
 
     @MainActor func run() async throws {
         let value = invocation.arguments[0].lowercased()
-        guard value == "on" || value == "off" else { throw CLIError.usage("offline takes on or off") }
+        guard value == "on" || value == "off" else { throw CLIError.usage(.offlineValue) }
         let repo = try openRepository()
         let engine = try engine(repo)
         try await engine.setOffline(value == "on")

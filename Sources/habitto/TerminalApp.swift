@@ -52,7 +52,7 @@ enum TerminalApp {
 
     static func run(env: AppEnvironment, options: Options) async throws -> Int32 {
         guard Terminal.isInteractive() else {
-            throw CLIError.usage("the full-screen UI needs a terminal (standard input and output are not one); try 'habitto list'")
+            throw CLIError.usage(.uiNeedsTerminal)
         }
         // The screen redraws from each habit's day columns, which stay decoded; a habit's
         // full day records are decoded for a write and not kept (see DayColumns).
@@ -70,7 +70,7 @@ enum TerminalApp {
             terminal = try Terminal(theme: theme)
         } catch let e as TerminalError where e.isUnsuitableTerminal {
             // TERM names a terminal that cannot run the UI: a usage error (exit 2), not storage.
-            throw CLIError.usage(e.message)
+            throw CLIError.usage(.unsuitableTerminal(e.message))
         }
         defer { terminal.shutdown() }
 

@@ -494,8 +494,8 @@ final class FaultPlanTests: XCTestCase {
         for bad in ["latency=200", "latency=fast", "latency=-1s", "latency=1e3ms", "latency=61s", "fail=1.5", "fail=-0.1",
                     "fail=nan", "fail=inf", "lostack=", "speed=3", "unreachable=yes", "fail", "fail=0.2,oops"] {
             XCTAssertThrowsError(try FaultPlan.parse(bad), bad) { error in
-                guard case CoreError.invalid(let message)? = error as? CoreError else {
-                    return XCTFail("expected CoreError.invalid, got \(error)")
+                guard let message = (error as? SyncSettingError)?.description else {
+                    return XCTFail("expected a SyncSettingError, got \(error)")
                 }
                 let part = bad.split(separator: ",").last.map(String.init) ?? bad
                 XCTAssertTrue(message.contains("'\(part)'"), "'\(message)' does not name '\(part)'")

@@ -249,7 +249,7 @@ final class ReducerTests: XCTestCase {
         let after = World.state(World.changes + [.skip(World.read, World.today, true)])
         _ = reduce(&app, .written(skip.outcome(changed: true, state: after, today: World.today)))
         XCTAssertEqual(app.message, Message("Skipped 'Read' on 2026-11-21: the day neither counts nor breaks the streak"))
-        _ = reduce(&app, .refused(.invalid("'Read' is archived from 2026-11-21; unarchive it first")))
+        _ = reduce(&app, .refused(.archivedFrom(habit: "Read", from: World.today)))
         XCTAssertEqual(app.message, Message("'Read' is archived from 2026-11-21; unarchive it first", .error))
         _ = reduce(&app, .undone(nil))
         XCTAssertEqual(app.message, Message("Nothing to undo on this device"))
