@@ -56,7 +56,7 @@ public enum CLIError: Error {
             return "unexpected argument '\(Sanitize.display(argument))': usage: \(usage) (quote names that contain spaces)"
         case .notUTF8(let i): return "argument \(i) is not valid UTF-8 text; check your terminal's character encoding"
         case .invalidDate(let text):
-            return "invalid date '\(Sanitize.display(text))': use YYYY-MM-DD (1900 to 9999), -N for N days ago, today or yesterday"
+            return "invalid date '\(Sanitize.display(text))': use \(TypedDay.forms)"
         case .notAWholeNumber(let option, let text, let range):
             return "\(option.rawValue) '\(Sanitize.display(text))' must be a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .negativeAmount(let text, let opposite):
