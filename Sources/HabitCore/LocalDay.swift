@@ -28,12 +28,11 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
         ordinal = era * 146097 + doe - 719468
     }
 
-    /// A day as a person types it, in the form and on the command line alike: a
-    /// `YYYY-MM-DD` key, or `-N` for N days before `today` (N from 0 to 36,500).
+    /// A day as a person types it, in the form and on the command line alike, in any of
+    /// the forms `TypedDay` reads (`2026-11-21`, `yesterday`, `-3`, `+1`, `mon`).
     public init?(typed text: String, today: LocalDay) {
-        if let day = LocalDay(text) { self = day; return }
-        guard text.hasPrefix("-"), let n = Int(text.dropFirst()), (0...36_500).contains(n) else { return nil }
-        self = today.adding(-n)
+        guard let day = TypedDay.parse(text, today: today) else { return nil }
+        self = day
     }
 
     /// Parses a strict `YYYY-MM-DD` key between 1900-01-01 and 9999-12-31.

@@ -160,12 +160,13 @@ public enum Importer {
         if dryRun { return report }
         report.resumed = previous.map { [.backingUp, .importing, .verifying].contains($0.phase) } ?? false
 
-        let now = Date()
+        // The program's clock (HABITTO_NOW when set), as the backup's id and the operations use.
+        let now = repo.clock()
         var record = ImportRecord(format: plan.format.rawValue, digest: plan.digest, source: plan.files.first ?? "",
                                   phase: .backingUp, started: previous?.started ?? now, updated: now,
                                   backup: previous?.backup, changes: nil, error: nil)
         func step(_ phase: ImportPhase, error: String? = nil) throws {
-            record.phase = phase; record.updated = Date(); record.error = error
+            record.phase = phase; record.updated = repo.clock(); record.error = error
             log.set(record)
             try log.save(paths)
             report.phase = phase
@@ -189,7 +190,7 @@ public enum Importer {
         try step(.verifying)
         // Read the journal back from disk, as a new process would, and check that nothing is
         // left to write.
-        let fresh = try HabitRepository(directory: paths.directory)
+        let fresh = try HabitRepository(directory: paths.directory, now: repo.clock)
         let left = Reconcile.plan(current: await fresh.state, targets: targets, mode: mode).changes.count
         if left != 0 || failVerification {
             let why = failVerification ? "verification failed (injected fault)" : "verification failed: \(left) changes did not read back"

@@ -352,7 +352,7 @@ public enum Doctor {
         }
         guard let moved else { return "\(name): already a regular file" }
         if cache == paths.snapshot {
-            try await rebuildSnapshot(paths: paths)
+            try await rebuildSnapshot(paths: paths, now: { now })
             return "\(name): \(moved); the snapshot was rebuilt from the journal"
         }
         return "\(name): \(moved); Habitto makes it again when needed"
@@ -365,9 +365,9 @@ public enum Doctor {
 
     /// Rebuilds the snapshot from the journal (the repository replays it when the snapshot
     /// is gone, then writes a new one).
-    public static func rebuildSnapshot(paths: DataPaths) async throws {
+    public static func rebuildSnapshot(paths: DataPaths, now: @escaping @Sendable () -> Date) async throws {
         try Sys.removeIfPresent(paths.snapshot)
-        let repo = try HabitRepository(directory: paths.directory)
+        let repo = try HabitRepository(directory: paths.directory, now: now)
         try await repo.writeSnapshot()
     }
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitSys
 
 /// What the repository tells its subscribers.
 public enum RepositoryEvent: Sendable {
@@ -45,6 +46,8 @@ public actor HabitRepository {
 
     private let store: LocalStore
     private let now: @Sendable () -> Date
+    /// The clock the repository stamps its operations with (the program's one clock).
+    public nonisolated var clock: @Sendable () -> Date { now }
     /// The UI's event streams (a command has none): a list, whose empty value costs a
     /// command nothing, where a dictionary's type was set up at every start.
     private var subscribers: [(id: UUID, continuation: AsyncStream<RepositoryEvent>.Continuation)] = []
@@ -56,7 +59,7 @@ public actor HabitRepository {
     /// With `onMainThread`, its work runs on the main thread's executor: a one-shot command
     /// that runs on the main actor then never starts the thread pool. The main thread must
     /// not block while it awaits.
-    public init(directory: String, now: @escaping @Sendable () -> Date = { Date() }, io: FileIO = .live,
+    public init(directory: String, now: @escaping @Sendable () -> Date = SystemClock.now, io: FileIO = .live,
                 snapshotEvery: Int = HabitRepository.snapshotInterval, keepDecodedDays: Bool = true,
                 onMainThread: Bool = false) throws {
         home = onMainThread ? nil : ExecutorHome()
@@ -64,7 +67,7 @@ public actor HabitRepository {
         self.now = now
         let sink = WarningSink()
         let (store, device, warnings) = try LocalStore.open(paths: paths, io: io, snapshotEvery: snapshotEvery, sink: sink,
-                                                            keepDecodedDays: keepDecodedDays)
+                                                            keepDecodedDays: keepDecodedDays, now: now)
         self.warnings = sink
         self.store = store
         self.device = device

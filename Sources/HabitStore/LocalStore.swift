@@ -32,15 +32,19 @@ final class LocalStore {
     static let undoLimit = 1000
     static let undoChangeLimit = 10_000
 
-    init(paths: DataPaths, journal: Journal, lockFD: Int32, device: DeviceID, snapshotEvery: Int, sink: WarningSink) {
+    /// The program's clock (for the names of saved torn tails).
+    let now: @Sendable () -> Date
+
+    init(paths: DataPaths, journal: Journal, lockFD: Int32, device: DeviceID, snapshotEvery: Int, sink: WarningSink,
+         now: @escaping @Sendable () -> Date) {
         self.paths = paths; self.journal = journal; self.lockFD = lockFD; self.device = device
-        self.snapshotEvery = snapshotEvery; self.sink = sink
+        self.snapshotEvery = snapshotEvery; self.sink = sink; self.now = now
     }
 
     deinit { Sys.close(lockFD) }
 
     static func open(paths: DataPaths, io: FileIO, snapshotEvery: Int, sink: WarningSink,
-                     keepDecodedDays: Bool = true) throws -> (LocalStore, DeviceID, [Warning]) {
+                     keepDecodedDays: Bool = true, now: @escaping @Sendable () -> Date) throws -> (LocalStore, DeviceID, [Warning]) {
         try Sys.makeDirectories(paths.directory)
         let lockFD = try lockedDescriptor(paths)
         // From here the lock is held; on failure it is released before the descriptor closes.
@@ -56,7 +60,7 @@ final class LocalStore {
         }
         // The store owns the descriptor now and closes it when it goes away.
         let store = LocalStore(paths: paths, journal: journal, lockFD: lockFD, device: device, snapshotEvery: snapshotEvery,
-                               sink: sink)
+                               sink: sink, now: now)
         // Unlock before the store (which owns the descriptor) can be released.
         defer { withExtendedLifetime(store) { Sys.unlock(lockFD) } }
         // What a process killed with kill -9 left behind (its process is gone).
@@ -221,7 +225,7 @@ final class LocalStore {
                 // A real folder of the data directory: a link there is refused, never written through.
                 try Sys.makeOwnFolder(paths.recovered)
                 // Never replace an earlier saved tail (same offset, same second): the lock is held.
-                let stem = "\(paths.recovered)/torn-at-\(offset)-\(Int(Date().timeIntervalSince1970))"
+                let stem = "\(paths.recovered)/torn-at-\(offset)-\(Int(now().timeIntervalSince1970))"
                 var name = stem + ".bin"
                 var n = 1
                 while try Sys.entryStatus(name) != nil { n += 1; name = "\(stem)-\(n).bin" }

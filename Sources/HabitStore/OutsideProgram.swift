@@ -207,8 +207,8 @@ public struct OutsideProgram: Sendable {
     /// that its id, which is the session's and the group's, names no other process meanwhile.
     private func wait(for child: pid_t, reading streams: inout [Stream]) -> Outcome {
         let endAll = { Sys.killAll(group: child, session: self.isolation == .session) }
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .milliseconds(Int64(max(0, timeLimit) * 1000)))
+        // A time limit: on the monotonic clock, which HABITTO_NOW does not stop.
+        let deadline = SystemClock.monotonicSeconds() + max(0, timeLimit)
         // The child's end shows as the end of its output, or (when something it started keeps
         // the output open) by asking; the pause between asks grows while nothing happens.
         var pause: Int32 = 1
@@ -220,14 +220,14 @@ public struct OutsideProgram: Sendable {
                 for i in streams.indices { streams[i].drainWithoutWaiting() }
                 return status
             }
-            let left = clock.now.duration(to: deadline)
-            if left <= .zero {
+            let left = deadline - SystemClock.monotonicSeconds()
+            if left <= 0 {
                 endAll()
                 _ = try? sysCall("kill") { kill(child, SIGKILL) }
                 _ = Self.reap(child, blocking: true)
                 return .killedAfterTimeLimit
             }
-            let leftMilliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+            let leftMilliseconds = Int64(min(left, 86_400) * 1000) + 1
             let open = streams.indices.filter { !streams[$0].ended }
             var fds = open.map { pollfd(fd: streams[$0].fd, events: Int16(POLLIN), revents: 0) }
             let ready = (try? sysCall("poll") { poll(&fds, nfds_t(fds.count), Int32(min(Int64(pause), leftMilliseconds))) }) ?? 0

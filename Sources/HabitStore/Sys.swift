@@ -144,11 +144,7 @@ public enum Sys {
     }
 
     /// Seconds on the monotonic clock (which no change of the wall clock moves).
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func monotonicSeconds() -> Double { SystemClock.monotonicSeconds() }
 
     /// Who holds the `flock` lock of the file open as `fd`, from `/proc/locks`: "NAME (process
     /// PID)", or "another process" when it is not listed there (another machine on a

@@ -296,7 +296,8 @@ public struct DirectoryRemote: Remote {
     /// synced folder. Only regular files named as `createFile` names them.
     private func removeStaleTemporaries(in folder: Folder) {
         guard let names = try? Sys.entries(of: folder.fd, path: folder.path) else { return }
-        let cutoff = time(nil) - 15 * 60
+        // The system's own time, not the program's clock: file times are the kernel's.
+        let cutoff = Int(SystemClock.now().timeIntervalSince1970) - 15 * 60
         for name in names where RemoteEntries.isTemporary(name, .file) && name.hasPrefix(".tmp-") {
             if let st = try? Sys.entryStatus(in: folder.fd, name, path: folder.child(name)),
                st.st_mode & S_IFMT == S_IFREG, st.st_mtim.tv_sec < cutoff {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
+import HabitSys
 
 /// The time as sync reads it, and every wait sync makes: a remote call's deadline, the
 /// background loop's pauses, the fault injection's latency. A test gives the engine a
@@ -19,7 +20,7 @@ public struct LiveClock: SyncClock {
     private let reading: @Sendable () -> Date
 
     /// A clock that reads the time from `now` and sleeps in real time.
-    public init(now: @escaping @Sendable () -> Date = { Date() }) { reading = now }
+    public init(now: @escaping @Sendable () -> Date = SystemClock.now) { reading = now }
 
     public func now() -> Date { reading() }
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HabitCore
+import HabitSys
 import WebDAVWire
 
 /// How a WebDAV request that failed, or got an unexpected status, becomes one of the error
@@ -84,7 +85,8 @@ extension WebDAVRemote {
     func retryAfter(_ value: String?) -> Double? {
         guard let v = value?.trimmingBlanks, !v.isEmpty else { return nil }
         if let seconds = Double(v) { return max(0, min(seconds, 3600)) }
-        let now = Date()
+        // The system's own time, not the program's clock: the date is the server's.
+        let now = SystemClock.now()
         return UTCTime.httpDate(v, now: now).map { max(0, min($0.timeIntervalSince(now), 3600)) }
     }
 }

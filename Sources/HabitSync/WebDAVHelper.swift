@@ -157,16 +157,16 @@ final class WebDAVHelper: @unchecked Sendable {
     private func readPayload() throws -> [UInt8] {
         // The helper ends every request at `timeout`; one that says nothing for longer is
         // stuck (it is then stopped).
-        let deadline = Date().addingTimeInterval(timeout + 10)
+        let deadline = SystemClock.monotonicSeconds() + timeout + 10
         var buf = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             var pfd = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let left = deadline.timeIntervalSinceNow
+            let left = deadline - SystemClock.monotonicSeconds()
             guard left > 0 else {
                 throw RemoteError.unreachable("the WebDAV helper did not answer within \(Int(timeout + 10)) seconds")
             }
             // Each try waits only what is left (a signal may cut one short).
-            let ready = try? sysCall("poll") { poll(&pfd, 1, Int32(min(max(deadline.timeIntervalSinceNow, 0), 3600) * 1000) + 1) }
+            let ready = try? sysCall("poll") { poll(&pfd, 1, Int32(min(max(left, 0), 3600) * 1000) + 1) }
             guard let ready, ready > 0 else { continue }
             guard let n = try? sysCall("read", { read(socket, &buf, buf.count) }), n > 0 else { throw stopped() }
             let payloads = try decoder.feed(Array(buf[0..<n]))

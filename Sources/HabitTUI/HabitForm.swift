@@ -29,7 +29,7 @@ public struct HabitForm: Hashable, Sendable {
             case .goal: "an amount, up to 3 decimals (typing replaces it)"
             case .unit: "e.g. glasses, optional"
             case .schedule: "daily, weekdays, weekends, mon,wed,fri, every:3, 3/week"
-            case .start: "YYYY-MM-DD, or -3 for 3 days ago (past days can be filled in)"
+            case .start: "YYYY-MM-DD, -3 for 3 days ago, yesterday, mon… (past days can be filled in)"
             case .color: "#RRGGBB or a name, optional"
             case .group: "e.g. Health, optional; right/left: existing groups"
             case .reminders: "HH:MM, e.g. 08:00,20:00, up to 8 (habitto remind)"
@@ -61,14 +61,15 @@ public struct HabitForm: Hashable, Sendable {
         HabitForm(editing: nil, values: [.goal: "1", .schedule: "daily", .start: today.description], kind: .build, today: today)
     }
 
-    /// A form filled with a habit's fields.
-    public static func edit(_ habit: Habit) -> HabitForm {
+    /// A form filled with a habit's fields, opened on `today` (for a start date typed as
+    /// `-3` or `mon`; without it only `YYYY-MM-DD` is read).
+    public static func edit(_ habit: Habit, today: LocalDay? = nil) -> HabitForm {
         let f = habit.fields
         return HabitForm(editing: habit.id, values: [
             .name: f.name, .icon: f.icon ?? "", .goal: Amount.format(f.goal), .unit: f.unit ?? "",
             .schedule: f.schedule.description, .start: f.startDate.description, .color: f.color ?? "",
             .group: f.group ?? "", .reminders: ReminderTime.format(f.reminders), .notes: f.notes ?? "",
-        ], kind: f.kind)
+        ], kind: f.kind, today: today)
     }
 
     public func text(_ field: Field) -> String { field == .kind ? kind.rawValue : values[field] ?? "" }
@@ -90,7 +91,7 @@ public struct HabitForm: Hashable, Sendable {
                 try Validate.goal(try Amount.parse(v), kind: kind)
             case .unit: if !v.isEmpty { try Validate.unit(v) }
             case .schedule: _ = try Schedule(parsing: v)
-            case .start: if startDate == nil { return today == nil ? "use YYYY-MM-DD" : "use YYYY-MM-DD, or -N for N days ago" }
+            case .start: if startDate == nil { return today == nil ? "use YYYY-MM-DD" : "use YYYY-MM-DD, today, yesterday, -N, +N or a weekday such as mon" }
             case .color: if !v.isEmpty { try Validate.color(v) }
             case .group: if !v.isEmpty { try Validate.group(v) }
             case .reminders: _ = try ReminderTime.parseList(v)
@@ -126,11 +127,11 @@ public struct HabitForm: Hashable, Sendable {
         return .success(fields)
     }
 
-    /// The start date as typed: `YYYY-MM-DD`, or `-N` (N days before the day the form
-    /// was opened) in a new habit's form.
+    /// The start date as typed, in any of `TypedDay`'s forms counted from the day the form
+    /// was opened (only `YYYY-MM-DD` in a form opened without one).
     public var startDate: LocalDay? {
         let v = text(.start).trimmingBlanks
-        return today.map { LocalDay(typed: v, today: $0) } ?? LocalDay(v)
+        return today.map { TypedDay.parse(v, today: $0) } ?? LocalDay(v)
     }
 
     /// Types a character into the focused field. In the kind field space switches, `b`

@@ -274,7 +274,7 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .edit:
         guard let row else { return noHabit(&state) }
         // The habit as it is now (a row holds it as defined on the day shown).
-        state.overlay = .form(.edit(state.habits.habit(row.habit.id) ?? row.habit))
+        state.overlay = .form(.edit(state.habits.habit(row.habit.id) ?? row.habit, today: state.today))
         return []
     case .archive:
         guard let row else { return noHabit(&state) }

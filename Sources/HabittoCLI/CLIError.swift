@@ -59,7 +59,7 @@ public enum CLIError: Error {
             return "unexpected argument '\(Sanitize.display(argument))': usage: \(usage) (quote names that contain spaces)"
         case .notUTF8(let i): return "argument \(i) is not valid UTF-8 text; check your terminal's character encoding"
         case .invalidDate(let text):
-            return "invalid date '\(Sanitize.display(text))': use YYYY-MM-DD (1900 to 9999), -N for N days ago, today or yesterday"
+            return "invalid date '\(Sanitize.display(text))': use \(TypedDay.forms)"
         case .notAWholeNumber(let option, let text, let range):
             return "\(option.rawValue) '\(Sanitize.display(text))' must be a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .negativeAmount(let text, let opposite):
@@ -232,7 +232,7 @@ extension CLIError {
             case .outputNeedsName(let folder): return "--output needs a \(folder ? "folder" : "file") name"
             case .homeNeedsDirectory: return "--home needs a directory"
             case .invalidFrom(let text):
-                return "invalid --from '\(Sanitize.display(text))': use YYYY-MM-DD, -N for N days ago, today, yesterday or start"
+                return "invalid --from '\(Sanitize.display(text))': use start (the habit's first day), \(TypedDay.forms)"
             case .fromInFuture(let day, let today):
                 return "--from \(day) is in the future (today is \(today)): a change counts from today or an earlier day"
             case .formatLonePercent: return "--format ends with a lone %: write %% for a percent sign"

@@ -61,17 +61,11 @@ extension Command {
         return (result, habit, outcome)
     }
 
+    /// The day a date option names (`TypedDay`'s forms), today when it is not given.
     func day(_ text: String?) throws -> LocalDay {
         guard let text else { return today }
-        switch text.lowercased() {
-        case "today": return today
-        case "yesterday": return today.adding(-1)
-        default:
-            guard let d = LocalDay(typed: text, today: today) else {
-                throw CLIError.invalidDate(text)
-            }
-            return d
-        }
+        guard let d = TypedDay.parse(text, today: today) else { throw CLIError.invalidDate(text) }
+        return d
     }
 
     func wholeNumber(_ text: String, _ option: OptionName, _ range: ClosedRange<Int>) throws -> Int {
@@ -168,7 +162,7 @@ enum Specs {
         OptionSpec(name: "--limit", value: nil, help: "a limit habit: stay at or under the goal"),
         OptionSpec(name: "--schedule", value: "SPEC", help: "daily (default), weekdays, weekends, mon,wed,fri, every:3, 3/week, 10/month",
                    completes: .words(["daily", "weekdays", "weekends", "mon,wed,fri", "every:2", "every:3", "3/week", "5/week", "10/month"])),
-        OptionSpec(name: "--start", value: "DATE", help: "first day tracked: YYYY-MM-DD, -N for N days ago, today or yesterday (default today)",
+        OptionSpec(name: "--start", value: "DATE", help: "first day tracked: \(Specs.dateForms) (default today)",
                    completes: Specs.dayWords),
         OptionSpec(name: "--icon", value: "C", help: "one character or emoji (\"\" clears it in edit)"),
         OptionSpec(name: "--color", value: "C", help: "#RRGGBB or a name: \(Validate.colorNames.joined(separator: ", "))",
@@ -177,9 +171,13 @@ enum Specs {
         OptionSpec(name: "--group", value: "NAME", help: "a group heading, e.g. Health (\"\" clears it in edit)"),
         OptionSpec(name: "--remind", value: "TIMES", help: "reminder times HH:MM, e.g. 08:00,20:00, at most 8 ('habitto remind'; \"\" clears them)"),
     ]
-    static let date = OptionSpec(name: "--date", value: "DATE", help: "YYYY-MM-DD, -N for N days ago, today or yesterday (default today)",
+    static let date = OptionSpec(name: "--date", value: "DATE", help: "\(dateForms) (default today)",
                                   completes: dayWords)
-    static let dayWords = ValueKind.words(["today", "yesterday"])
+    /// The forms of a date (`TypedDay`), as an option's help gives them.
+    static let dateForms = "YYYY-MM-DD, today, yesterday, tomorrow, -N or +N days, or a weekday such as mon for the latest one"
+    /// The words a date option's value completes to.
+    static let dayWordList = ["today", "yesterday", "tomorrow"] + Weekday.allCases.map(\.fullName)
+    static let dayWords = ValueKind.words(dayWordList)
     static let json = OptionSpec(name: "--json", value: nil, help: "print JSON")
 
     static var overview: String {
@@ -193,7 +191,8 @@ enum Specs {
         s += """
 
         HABIT is an id, an exact name (any case) or a unique prefix of a name.
-        Dates are YYYY-MM-DD. Data: --home DIR, else $HABITTO_HOME, else $XDG_DATA_HOME/habitto.
+        Dates are YYYY-MM-DD, today, yesterday, tomorrow, -N or +N days, or a weekday such as mon for
+        the latest one (today included). Data: --home DIR, else $HABITTO_HOME, else $XDG_DATA_HOME/habitto.
         Exit codes: 0 ok, 1 invalid input or unknown habit, 2 usage error, 3 storage error,
         4 sync failed, 5 the doctor found problems.
         Run 'habitto COMMAND --help' for a command's options.

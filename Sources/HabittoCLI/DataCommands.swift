@@ -309,7 +309,7 @@ struct DoctorCommand: Command {
                     try SyncState.startOver(paths)
                     repaired.append("journal: rebuilt from the snapshot under a new device id (\(count) operations written after the \(check.validRecords) intact records before the damage); the damaged journal, snapshot and device id are kept in \(saved)")
                 case "rebuild-snapshot"?:
-                    try await Doctor.rebuildSnapshot(paths: paths)
+                    try await Doctor.rebuildSnapshot(paths: paths, now: env.clock)
                     repaired.append("snapshot: rebuilt from the journal")
                 case let r? where r.hasPrefix("move-aside:"):
                     repaired.append("files: " + (try await Doctor.moveAside(paths: paths, repair: r, now: env.now)))

@@ -5,6 +5,7 @@ import Glibc
 import HabitCore
 import HabitStore
 import HabitSync
+import HabitSys
 
 /// Where data and config live, what time it is, and the settings in force.
 public struct AppEnvironment: Sendable {
@@ -85,7 +86,7 @@ public struct AppEnvironment: Sendable {
             }
             clock = { date }
         } else {
-            clock = { Date() }
+            clock = SystemClock.now
         }
         return AppEnvironment(home: home, configPath: configPath, config: config, now: clock(), clock: clock)
     }

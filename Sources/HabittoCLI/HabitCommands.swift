@@ -34,8 +34,8 @@ struct EditCommand: Command {
                     options: [OptionSpec(name: "--name", value: "NAME", help: "new name")] + Specs.fieldOptions
                         + [OptionSpec(name: "--build", value: nil, help: "make it a build habit (at least goal)"),
                            OptionSpec(name: "--from", value: "DATE",
-                                      help: "the first day a new goal, unit, kind or schedule counts: YYYY-MM-DD, -N for N days ago, today, yesterday or start (default today)",
-                                      completes: .words(["today", "yesterday", "start"]))],
+                                      help: "the first day a new goal, unit, kind or schedule counts: \(Specs.dateForms), or start (default today)",
+                                      completes: .words(["start"] + Specs.dayWordList))],
                     notes: "A new goal, unit, kind (--limit, --build) or schedule counts from today: the days before keep the\ndefinition they were judged by, so streaks, strength and XP earned stay. --from DATE makes it count from\nan earlier day, and --from start from the habit's start (to correct a mistake). Undo takes an edit back.")
     }
 

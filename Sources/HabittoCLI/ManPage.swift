@@ -65,7 +65,7 @@ enum ManPage {
         s += ".SH DESCRIPTION\n" + lines("""
         Habitto tracks habits: you check in on today's habits, rate how hard each one was, and watch streaks, habit strength and XP grow, in a full-screen UI (run without a command) or from scripts. Every change is written to a local, append-only, checksummed journal before Habitto says it is done, and can sync through a shared folder or a WebDAV server.
         """)
-        s += ".PP\n" + lines("HABIT is an id, an exact name (any case) or a unique prefix of a name. Dates are YYYY-MM-DD.")
+        s += ".PP\n" + lines("HABIT is an id, an exact name (any case) or a unique prefix of a name. A DATE is \(Specs.dateForms).")
         s += ".SH OPTIONS\n"
         for o in Specs.globalOptions { s += ".TP\n" + tag(o) + "\n" + escape(o.help) + "\n" }
         s += ".SH COMMANDS\n"

@@ -108,8 +108,8 @@ final class FaultProxy: @unchecked Sendable {
         // Ends the blocked accept; the accept thread closes the socket.
         LoopbackSocket.shutdown(listener, Int32(SHUT_RDWR))
         // Let handlers still relaying an answer finish (they hold their own sockets only).
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
+        let deadline = SystemClock.monotonicSeconds() + 5
+        while SystemClock.monotonicSeconds() < deadline {
             lock.lock(); let n = active; lock.unlock()
             if n == 0 { break }
             usleep(10_000)

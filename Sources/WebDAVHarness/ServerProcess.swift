@@ -35,8 +35,8 @@ enum ServerProcess {
         do { try sysCallReturningError("posix_spawn") { posix_spawn(&child, path, &actions, &attr, argv, environ) } } catch {
             throw HarnessError("cannot start \(path): \(error.reason)")
         }
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
+        let deadline = SystemClock.monotonicSeconds() + 20
+        while SystemClock.monotonicSeconds() < deadline {
             var status: Int32 = 0
             if (try? sysCall("waitpid") { waitpid(child, &status, WNOHANG) }) == child {
                 throw HarnessError("\(name) exited (status \(status)) instead of serving on port \(port):\n\(logs())")
@@ -51,17 +51,17 @@ enum ServerProcess {
     /// Stops the process group led by `leader` and waits until `port` refuses connections.
     static func stop(_ leader: pid_t, port: UInt16) {
         killGroup(leader)
-        let deadline = Date().addingTimeInterval(5)
-        while LoopbackSocket.canConnect(port: port) && Date() < deadline { usleep(20_000) }
+        let deadline = SystemClock.monotonicSeconds() + 5
+        while LoopbackSocket.canConnect(port: port) && SystemClock.monotonicSeconds() < deadline { usleep(20_000) }
     }
 
     /// SIGTERM to the group, SIGKILL after a few seconds; waits for the leader.
     static func killGroup(_ leader: pid_t) {
         signal(-leader, SIGTERM)
         var status: Int32 = 0
-        var deadline = Date().addingTimeInterval(8)
+        var deadline = SystemClock.monotonicSeconds() + 8
         var exited = false
-        while Date() < deadline {
+        while SystemClock.monotonicSeconds() < deadline {
             if (try? sysCall("waitpid") { waitpid(leader, &status, WNOHANG) }) == leader { exited = true; break }
             usleep(20_000)
         }
@@ -70,8 +70,8 @@ enum ServerProcess {
             _ = try? sysCall("waitpid") { waitpid(leader, &status, 0) }
         }
         // Workers left behind by a killed parent.
-        deadline = Date().addingTimeInterval(3)
-        while signal(-leader, 0) && Date() < deadline { usleep(20_000) }
+        deadline = SystemClock.monotonicSeconds() + 3
+        while signal(-leader, 0) && SystemClock.monotonicSeconds() < deadline { usleep(20_000) }
         if signal(-leader, 0) { signal(-leader, SIGKILL) }
     }
 

@@ -326,7 +326,7 @@ final class Bench {
 
     func localWrite(on dir: String) async throws {
         settle()
-        let repo = try HabitRepository(directory: dir, now: { Date() })
+        let repo = try HabitRepository(directory: dir, now: SystemClock.now)
         let habit = try unwrap(await repo.state.habits.first, "no habit in the data set")
         // The record one check-in writes, for the bare loop.
         let sample = JournalEntry(ops: [HabitOperation(id: OpID(device: repo.device, seq: 1), hlc: HLC(wallMillis: 1_795_000_000_000, counter: 0),

@@ -14,11 +14,7 @@ struct Run {
 }
 
 /// A monotonic clock reading in seconds.
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+func now() -> Double { SystemClock.monotonicSeconds() }
 
 /// Runs a program under GNU time, which reports its peak resident memory. (wait4's own
 /// figure is useless here: a child started by posix_spawn shares this process's memory

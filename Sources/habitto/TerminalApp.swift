@@ -5,6 +5,7 @@ import HabitSync
 import HabitTUI
 import HabitTerminal
 import HabittoCLI
+import HabitSys
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -262,10 +263,12 @@ final class UILoop: @unchecked Sendable {
     }
 
     func run(refresh: () -> Void) -> Int32 {
-        state.now = Date()
+        // The program's one clock (HABITTO_NOW when set), as sync stamps its rounds with.
+        state.now = env.clock()
         terminal.draw(render(state))
         if exitAfterFirstFrame { return ExitCode.ok.rawValue }
-        var lastRefresh = Date()
+        // The pause between refreshes is measured on the monotonic clock.
+        var lastRefresh = SystemClock.monotonicSeconds()
         while true {
             _ = terminal.wait(timeoutMilliseconds: 500, wakeFD: pipe.readFD)
             if let signal = pipe.pendingSignal { return ExitCode.interrupted(by: signal) }
@@ -277,11 +280,11 @@ final class UILoop: @unchecked Sendable {
             }
             actions += inbox.drain()
             // Other processes' writes, and the day rolling over, at least twice a second.
-            let now = Date()
-            if now.timeIntervalSince(lastRefresh) >= 0.5 {
-                lastRefresh = now
+            let now = env.clock(), elapsed = SystemClock.monotonicSeconds()
+            if elapsed - lastRefresh >= 0.5 {
+                lastRefresh = elapsed
                 refresh()
-                let today = AppEnvironment.localDay(env.clock(), dayStartHour: env.config.dayStartHour)
+                let today = AppEnvironment.localDay(now, dayStartHour: env.config.dayStartHour)
                 if today != state.today { actions.append(.dayChanged(today)) }
             }
             actions.append(.tick(now))

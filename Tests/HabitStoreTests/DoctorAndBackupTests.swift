@@ -4,6 +4,7 @@ import Glibc
 #endif
 import XCTest
 import HabitCore
+import HabitSys
 @testable import HabitStore
 
 final class DoctorAndBackupTests: StoreTestCase {
@@ -42,7 +43,7 @@ final class DoctorAndBackupTests: StoreTestCase {
         XCTAssertTrue(check.findings.first?.problem.contains("stale") ?? false, "\(check.findings)")
         XCTAssertEqual(check.findings.first?.repair, "rebuild-snapshot")
 
-        try await Doctor.rebuildSnapshot(paths: paths)
+        try await Doctor.rebuildSnapshot(paths: paths, now: SystemClock.now)
         XCTAssertEqual(Doctor.checkLocal(paths: paths, configPath: nil).findings, [])
         let reopened = try repository(dir)
         let a = await reopened.state, b = await repo.state

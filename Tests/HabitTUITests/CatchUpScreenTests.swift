@@ -106,7 +106,7 @@ final class CatchUpScreenTests: XCTestCase {
         for _ in 0..<10 { press(&app, .backspace) }
         type(&app, "-x")
         guard case .form(let bad)? = app.overlay else { return XCTFail("no form") }
-        XCTAssertEqual(bad.problem(.start, in: app.habits), "use YYYY-MM-DD, or -N for N days ago")
+        XCTAssertEqual(bad.problem(.start, in: app.habits), "use YYYY-MM-DD, today, yesterday, -N, +N or a weekday such as mon")
         press(&app, .backspace, .backspace)
         type(&app, "-3")
         let effects = press(&app, .enter)

@@ -120,6 +120,17 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertTrue(again.hasPrefix("Already imported"), again)
     }
 
+    /// The import log records the program's clock (HABITTO_NOW here), as the backup made
+    /// before the import is named by it (issue 39, point 5: the log had the real time).
+    func testAnImportRecordsTheClocksTimeLikeItsBackup() throws {
+        box.ok("import", fixtures + "/harsh", "--from", "harsh")
+        let log = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: box.home + "/imports.json"))) as? [String: Any])
+        let record = try XCTUnwrap((log["imports"] as? [[String: Any]])?.first)
+        XCTAssertEqual(record["started"] as? String, "2026-11-21T09:00:00Z", "HABITTO_NOW is \(box.now) in UTC")
+        XCTAssertEqual(record["updated"] as? String, "2026-11-21T09:00:00Z")
+        XCTAssertTrue((record["backup"] as? String ?? "").hasPrefix("20261121"), "\(record)")
+    }
+
     func testAFailedVerificationRollsBackAndARetryCompletes() throws {
         box.ok("add", "Mine")
         box.ok("check", "Mine")

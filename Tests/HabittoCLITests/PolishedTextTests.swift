@@ -78,7 +78,30 @@ final class PolishedTextTests: XCTestCase {
         XCTAssertTrue(box.ok("add", "Walk", "--start", "-3").contains("from 2026-11-17"))
         XCTAssertTrue(box.ok("check", "Walk", "--date", "-2").contains("on 2026-11-18"))
         let r = box.run("check", "Walk", "--date", "-x")
-        XCTAssertEqual(r.stderr, "habitto: invalid date '-x': use YYYY-MM-DD (1900 to 9999), -N for N days ago, today or yesterday\n")
+        XCTAssertEqual(r.stderr, "habitto: invalid date '-x': use YYYY-MM-DD (1900 to 9999), today, yesterday, tomorrow, -N or +N days from today, or a weekday such as mon (the latest, today included)\n")
+    }
+
+    /// Every date option takes the same forms through the one parser (issue 39, point 13);
+    /// today is Friday 2026-11-20 here, so `mon` is this week's Monday and `fri` today.
+    func testEveryDateOptionTakesWeekdaysTomorrowAndPlusN() {
+        XCTAssertTrue(box.ok("add", "Walk", "--start", "mon").contains("from 2026-11-16"))
+        XCTAssertTrue(box.ok("check", "Walk", "--date", "thu").contains("on 2026-11-19"))
+        XCTAssertTrue(box.ok("check", "Walk", "--date", "Fri").contains("today"))
+        XCTAssertTrue(box.ok("rate", "Walk", "2", "--date", "thursday").contains("2026-11-19"))
+        XCTAssertTrue(box.ok("skip", "Walk", "--date", "tomorrow").contains("2026-11-21"))
+        XCTAssertTrue(box.ok("skip", "Walk", "--date", "+2").contains("2026-11-22"))
+        XCTAssertTrue(box.ok("list", "--date", "yesterday").hasPrefix("Yesterday, Thursday 2026-11-19"))
+        XCTAssertTrue(box.ok("edit", "Walk", "--goal", "2", "--from", "wed").contains("counts from 2026-11-18"))
+        XCTAssertTrue(box.ok("edit", "Walk", "--start", "-10").contains("2026-11-10"))
+        let forms = "YYYY-MM-DD (1900 to 9999), today, yesterday, tomorrow, -N or +N days from today, or a weekday such as mon (the latest, today included)"
+        let bad = box.run("check", "Walk", "--date", "last monday")
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertEqual(bad.stderr, "habitto: invalid date 'last monday': use \(forms)\n")
+        let from = box.run("edit", "Walk", "--goal", "3", "--from", "+1x")
+        XCTAssertEqual(from.status, 2)
+        XCTAssertEqual(from.stderr, "habitto: invalid --from '+1x': use start (the habit's first day), \(forms)\n")
+        XCTAssertEqual(box.run("add", "Run", "--start", "sometime").status, 1)
+        XCTAssertTrue(box.ok("show", "Walk").contains("check-ins: 2 days"), "nothing refused was written")
     }
 
     func testACheckInThatCompletesSaysTheStreakWithItsUnit() {

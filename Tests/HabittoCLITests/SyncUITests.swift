@@ -48,6 +48,18 @@ final class SyncUITests: XCTestCase {
         return lines.count >= 3 ? String(lines[lines.count - 3]) : ""
     }
 
+    /// Right after a round the bar says it was just now by the program's one clock, which
+    /// HABITTO_NOW sets (issue 39, point 5: the bar read the real time against the round's
+    /// given one and said "synced 10d ago").
+    func testRightAfterARoundTheBarSaysSyncedJustNowByTheGivenClock() {
+        box.ok("add", "Read")
+        box.ok("remote", "set", "dir:" + folder)
+        let status = box.ok("status")
+        XCTAssertTrue(status.contains("Last sync: 2026-11-21T09:00:00Z"), status)
+        ui.start()
+        ui.waitFor("the bar after the round") { self.bar($0).contains("✓ online · queue 0 · synced 0s ago") }
+    }
+
     func testGoingOfflineWithARoundInFlightSendsNothingMoreAndOnlineDrainsTheQueue() {
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
         box.ok("remote", "set", "dir:" + folder)
