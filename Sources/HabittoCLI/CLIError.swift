@@ -2,6 +2,7 @@ import HabitCore
 import HabitImport
 import HabitStore
 import HabitSync
+import HabitTUI
 
 /// An error the command line reports: one line (`message`, worded here), with an exit code.
 public enum CLIError: Error {
@@ -35,7 +36,7 @@ public enum CLIError: Error {
 
     // Outcomes that end a command with their own status.
     /// A sync failed or was not made (exit 4).
-    case syncFailed(String)
+    case syncFailed(SyncFailure)
     /// The doctor found `count` problems (exit 5).
     case problemsFound(count: Int)
     /// `ask` was interrupted by `signal` after `answered` answers (exit 128 + signal).
@@ -73,7 +74,7 @@ public enum CLIError: Error {
         case .interrupted(let answered, _): return "interrupted: \(Plural.count(answered, "answer")) kept"
         case .usage(let u): return u.text
         case .invalid(let r): return r.text
-        case .syncFailed(let m): return m
+        case .syncFailed(let f): return f.text
         }
     }
 
@@ -308,4 +309,34 @@ extension CLIError {
             }
         }
     }
+
+    /// A sync that failed or was not made (exit 4); `text` words it. `error`: the round's
+    /// report of what failed (`SyncReport.error`, worded by the sync engine).
+    public enum SyncFailure: Sendable {
+        /// `remote set`'s first sync, to `spec` and `account`.
+        case firstSync(spec: String, account: String, error: String)
+        case offline
+        /// Not synced by this process (`skip`: another process's round).
+        case notSynced(SyncReport.Skip)
+        /// `sync`'s round, with what it did before it failed.
+        case round(error: String, SyncReport)
+        /// `offline off`'s sync.
+        case afterOnline(error: String)
+
+        var text: String {
+            switch self {
+            case .firstSync(let spec, let account, let error):
+                return "remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed"
+            case .offline: return SyncInfo.offlineHint + " ('habitto offline off' from a shell)"
+            case .notSynced(let skip): return "not synced: \(skip); run 'habitto sync' again when it is done"
+            case .round(let error, let report): return "sync: \(error) (\(report.counts)); 'habitto status' shows the details"
+            case .afterOnline(let error): return "online, but the sync failed: \(error)"
+            }
+        }
+    }
+}
+
+extension SyncReport {
+    /// What a round sent and read: "pushed 3 operations in 1 batch, pulled 2".
+    var counts: String { "pushed \(Plural.count(pushed, "operation")) in \(Plural.count(batches, "batch")), pulled \(pulled)" }
 }

@@ -69,7 +69,7 @@ struct RemoteCommand: Command {
                 return
             }
             if let error = report.error {
-                throw CLIError.syncFailed("remote set to \(Sanitize.display(spec)) (account \(account)), but the first sync failed: \(error); it resumes with 'habitto sync', nothing local was changed")
+                throw CLIError.syncFailed(.firstSync(spec: spec, account: account, error: error))
             }
             Output.line("Remote set to \(Sanitize.display(spec)) (account \(account))\(encrypt != nil ? ", encrypted with age" : ""): pushed \(Plural.count(report.pushed, "operation")), pulled \(report.pulled); verified")
             // Where the key is and how to bring it to the other devices, once it opened the remote.
@@ -93,20 +93,17 @@ struct SyncCommand: Command {
         let report = await engine.syncOnce()
         if let skipped = report.skipped {
             if report.error == nil && skipped == .noRemote { throw CLIError.invalid(.notSynced(skipped)) }
-            if skipped == .offline { throw CLIError.syncFailed(SyncInfo.offlineHint + " ('habitto offline off' from a shell)") }
+            if skipped == .offline { throw CLIError.syncFailed(.offline) }
             // Not synced by this process: a script must not read it as done.
             if skipped == .anotherProcessSyncing {
-                throw CLIError.syncFailed("not synced: \(skipped); run 'habitto sync' again when it is done")
+                throw CLIError.syncFailed(.notSynced(skipped))
             }
             Output.line("Not synced: \(skipped)")
             return
         }
-        let summary = "pushed \(Plural.count(report.pushed, "operation")) in \(Plural.count(report.batches, "batch")), pulled \(report.pulled)"
         warnNewRemoteProblems(report)
-        if let error = report.error {
-            throw CLIError.syncFailed("sync: \(error) (\(summary)); 'habitto status' shows the details")
-        }
-        Output.line("Synced: \(summary)")
+        if let error = report.error { throw CLIError.syncFailed(.round(error: error, report)) }
+        Output.line("Synced: \(report.counts)")
     }
 }
 /// `habitto status`: the sync state, or one short line for a prompt.
@@ -192,7 +189,7 @@ struct OfflineCommand: Command {
             if let skipped = report.skipped {
                 Output.line("Online; not synced now: \(skipped)")
             } else if let error = report.error {
-                throw CLIError.syncFailed("online, but the sync failed: \(error)")
+                throw CLIError.syncFailed(.afterOnline(error: error))
             } else {
                 Output.line("Online: pushed \(report.pushed), pulled \(report.pulled)")
             }
