@@ -205,7 +205,7 @@ public enum Output {
                 if d.missed { return states[.missed] ?? "x" }
                 return d.day == today && d.scheduled ? " " : states[.notDue] ?? "."
             }
-            lines.append("  last \(recent.count) days (oldest first): " + recent.map(mark).joined())
+            lines.append("  last \(Plural.count(recent.count, "day")) (oldest first): " + recent.map(mark).joined())
             lines.append("    \(g.done) done  \(g.partial) partly  \(states[.missed] ?? "x") missed  \(states[.notDue] ?? ".") not due  "
                          + "\(g.exceeded) over the limit  \(g.skipped) skipped")
         }

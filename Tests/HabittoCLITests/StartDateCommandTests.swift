@@ -59,3 +59,14 @@ final class FutureDayListTests: XCTestCase {
                        "Thursday 2026-12-10 (in 20 days; figures as of today) · level 6 · 500/600 XP · +100 XP today")
     }
 }
+
+/// Issue 39.9: a habit's first day is "last 1 day", not "last 1 days".
+final class ShowOneDayTests: XCTestCase {
+    func testAHabitOnItsFirstDayShowsTheLastDayInTheSingular() {
+        let box = Sandbox(inProcess: true)
+        box.now = "2026-11-20T10:00:00"
+        box.ok("add", "Read")
+        box.ok("check", "Read")
+        XCTAssertTrue(box.ok("show", "Read").contains("  last 1 day (oldest first): ✓\n"), box.ok("show", "Read"))
+    }
+}
