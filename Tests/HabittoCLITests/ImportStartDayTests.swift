@@ -86,14 +86,7 @@ final class ImportStartDayTests: XCTestCase {
 
         let other = Sandbox(inProcess: true)
         other.now = "2026-12-05T09:00:00Z"
-        let zip = other.root + "/loop.zip"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
-        p.arguments = ["-q", "-r", zip, "."]
-        p.currentDirectoryURL = URL(fileURLWithPath: fixtures + "/loop-csv-export")
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "zip failed")
+        let zip = try loopZip(at: other.root + "/loop.zip")
         let zipped = other.ok("import", zip, "--from", "loop-csv")
         XCTAssertTrue(zipped.contains("'Meditate' has no days in the source: it starts today, 2026-12-05"), zipped)
     }
