@@ -280,7 +280,7 @@ public struct AppState: Hashable, Sendable {
         switch overlay {
         case .rating: return .rating
         case .confirmArchive, .confirmDelete: return .confirm
-        case .form: return .form
+        case .form(let form): return form.asksDiscard ? .confirm : .form
         case .editFrom: return .editFrom
         case .amount: return .amount
         case .note: return .note
