@@ -30,7 +30,7 @@ private func detailChartTitle(_ b: inout ScreenBuffer, _ state: AppState, _ habi
     let width = state.width - 2
     let page = state.detailPage
     let pageNumber = "\(DetailPage.allCases.firstIndex(of: page)! + 1)/\(DetailPage.allCases.count)"
-    let name = Sanitize.display(habit.name)
+    let name = Sanitize.display(state.label(habit))
     var view: String
     var viewKeys = "[ ] "
     switch page {
@@ -173,7 +173,7 @@ struct OverviewLayout {
 
 func overviewLayout(_ state: AppState) -> OverviewLayout {
     let all = state.habits.habits.filter { $0.startDate <= state.today }
-    let nameWidth = TextChart.consistencyNameWidth(all.map { Sanitize.display($0.name) })
+    let nameWidth = TextChart.consistencyNameWidth(all.map { Sanitize.display(state.label($0)) })
     let days = state.width - 2 - nameWidth - 1
     let weeks = max(1, (days - 7) / 7 + 1)
     let count = state.habits.overviewHabits(today: state.today, weeks: weeks, settings: state.settings).count
@@ -202,7 +202,9 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     // The longest title and row range that fit whole (the range shortened before the title).
     let shown = "\(layout.first + 1)-\(layout.first + layout.visible)"
     let mores = layout.count > layout.visible ? ["  \(shown) of \(layout.count)", "  \(shown)/\(layout.count)"] : [""]
-    let titles = ["All habits, the last \(layout.weeks) weeks", "All habits, \(layout.weeks) weeks", "\(layout.weeks) weeks"]
+    // The weeks the days shown touch (fewer than fit when the first habit started later).
+    let weeks = Plural.count(o.xpWeeks.count, "week")
+    let titles = ["All habits, the last \(weeks)", "All habits, \(weeks)", weeks]
     let room = state.width - x - 1
     let (title, more) = titles.flatMap { t in mores.map { (t, $0) } }
         .first { TextWidth.of($0.0) + TextWidth.of($0.1) <= room } ?? (titles[titles.count - 1], "")
@@ -220,7 +222,7 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let roles: [DayState: Role] = [.done: .done, .partly: .partial, .missed: .missed, .skipped: .skipped,
                                    .notDue: .dim, .pending: .accent, .inactive: .dim]
     for row in o.rows.dropFirst(layout.first).prefix(layout.visible) {
-        b.put(TextWidth.fit(Sanitize.display(row.habit.name), layout.nameWidth), x: 1, y: y, role: .normal)
+        b.put(TextWidth.fit(Sanitize.display(state.label(row.habit)), layout.nameWidth), x: 1, y: y, role: .normal)
         let color = ThemeColor(habitColor: row.habit.fields.color)
         for (i, d) in row.days.enumerated() {
             let role = roles[d] ?? .dim

@@ -318,7 +318,8 @@ struct GraphCommand: Command {
         for l in Self.wrapped("Every habit, \(o.first) \(g.dash) \(o.last) (top: share of due days done)", width: width) {
             Output.line(l)
         }
-        let names = o.rows.map { Output.shown($0.habit.name) }
+        let tags = Edits.namesakeTags(state.habits)
+        let names = o.rows.map { Output.shown(Edits.label($0.habit, tags: tags)) }
         let cells = TextChart.consistencyNameWidth(names) + 1
         let states = Dictionary(g.states.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
         ChartColor.print(TextChart.consistency(names: names, rows: o.rows.map(\.days), completion: o.completion, first: o.first,
