@@ -165,6 +165,16 @@ public struct AppState: Hashable, Sendable {
     /// A habit's name as every row and title shows it: "Walk #1a2b" when it shares its name
     /// (see `Edits.label`), else its name.
     public func label(_ habit: Habit) -> String { Edits.label(habit, tags: namesakeTags) }
+
+    /// The label (sanitized, not padded) in at most `width` columns: the name gives way (cut
+    /// with `…`) before the tag that tells namesakes apart does.
+    public func label(_ habit: Habit, width: Int) -> String {
+        func cut(_ s: String, _ w: Int) -> String { TextWidth.of(s) <= w ? s : TextWidth.fit(s, w) }
+        let name = Sanitize.display(habit.name), tag = Edits.namesakeSuffix(habit.id, namesakeTags)
+        let room = width - TextWidth.of(tag)
+        guard !tag.isEmpty, TextWidth.of(name) > room, room >= 2 else { return cut(name + tag, max(0, width)) }
+        return cut(name, room) + tag
+    }
     /// This machine's auto habits (`habitto auto`) and each one's last result ("" before its
     /// first run): the today screen marks them, and `r` runs one's command.
     public var autoResults: [HabitID: String] = [:]

@@ -206,12 +206,14 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     switch state.overlay {
     case .rating(let h, _)?:
         // The question, then the answers that fit whole (the footer lists them too).
-        let name = state.habits.habit(h).map { Sanitize.display(state.label($0)) } ?? "it"
+        let habit = state.habits.habit(h)
+        let name = habit.map { Sanitize.display(state.label($0)) } ?? "it"
         let answers = state.keyMap.footer(for: .rating)
         let room = state.width - 2 - TextWidth.of("How hard was ? ")
         let all = answers.reduce(0) { $0 + TextWidth.of($1.key) + TextWidth.of($1.label) + 3 }
         let nameWidth = min(TextWidth.of(name), max(minimumNameWidth, room - all))
-        var x = 1 + b.put("How hard was \(TextWidth.fit(name, nameWidth))? ", x: 1, y: y, role: .accent)
+        let shown = habit.map { state.label($0, width: nameWidth) } ?? name
+        var x = 1 + b.put("How hard was \(shown)? ", x: 1, y: y, role: .accent)
         for (key, label) in answers {
             guard x + TextWidth.of(key) + 1 + TextWidth.of(label) <= state.width - 1 else { break }
             x += b.put(key, x: x, y: y, role: .key)
@@ -273,7 +275,7 @@ func amountPrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: AmountPrompt,
         errorLines = messageLines(error, width: state.width - 2)
     }
     let py = y - errorLines.count
-    var x = 1 + b.put("\(TextWidth.fit(name, min(TextWidth.of(name), max(minimumNameWidth, room))))\(on): add  ",
+    var x = 1 + b.put("\(state.label(habit, width: min(TextWidth.of(name), max(minimumNameWidth, room))))\(on): add  ",
                       x: 1, y: py, role: .accent)
     x += b.put(p.text + "_", x: x, y: py, role: .selection)
     x += b.put(unit, x: x, y: py, role: .normal, limit: max(0, state.width - x - 1))

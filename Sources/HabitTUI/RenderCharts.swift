@@ -30,7 +30,6 @@ private func detailChartTitle(_ b: inout ScreenBuffer, _ state: AppState, _ habi
     let width = state.width - 2
     let page = state.detailPage
     let pageNumber = "\(DetailPage.allCases.firstIndex(of: page)! + 1)/\(DetailPage.allCases.count)"
-    let name = Sanitize.display(state.label(habit))
     var view: String
     var viewKeys = "[ ] "
     switch page {
@@ -44,11 +43,13 @@ private func detailChartTitle(_ b: inout ScreenBuffer, _ state: AppState, _ habi
     if tall {
         var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
         x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
-        b.put(TextWidth.fit(name, state.width - x - 1), x: x, y: 0, role: .header)
+        b.put(state.label(habit, width: state.width - x - 1), x: x, y: 0, role: .header)
         y = 1
     }
     // The page line: "Score · last year  2/6" and the keys at the right when they fit.
-    let pageText = page.title + (view.isEmpty ? "" : " \(g.separator) \(view)") + (tall ? "" : " \(g.separator) \(name)")
+    let head = page.title + (view.isEmpty ? "" : " \(g.separator) \(view)")
+    // On a short screen the name follows, cut before its namesake tag is.
+    let pageText = head + (tall ? "" : " \(g.separator) " + state.label(habit, width: max(0, width - 5 - TextWidth.of(head) - 3)))
     var x = 1 + b.put(TextWidth.fit(pageText, min(TextWidth.of(pageText), width - 5)), x: 1, y: y, role: .accent)
     x += b.put("  " + pageNumber, x: x, y: y, role: .dim)
     if x + 2 + TextWidth.of(keys) <= state.width - 1 {
@@ -222,7 +223,7 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let roles: [DayState: Role] = [.done: .done, .partly: .partial, .missed: .missed, .skipped: .skipped,
                                    .notDue: .dim, .pending: .accent, .inactive: .dim]
     for row in o.rows.dropFirst(layout.first).prefix(layout.visible) {
-        b.put(TextWidth.fit(Sanitize.display(state.label(row.habit)), layout.nameWidth), x: 1, y: y, role: .normal)
+        b.put(state.label(row.habit, width: layout.nameWidth), x: 1, y: y, role: .normal)
         let color = ThemeColor(habitColor: row.habit.fields.color)
         for (i, d) in row.days.enumerated() {
             let role = roles[d] ?? .dim

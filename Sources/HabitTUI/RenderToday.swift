@@ -303,7 +303,7 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         }
         let right = rightText(item, unit: layout.unit)
         b.put(TextWidth.fit(right, rw), x: state.width - 2 - rw, y: y, role: role == .dim ? .dim : .normal)
-        b.put(TextWidth.fit(state.label(habit), max(0, state.width - 3 - rw - x)), x: x, y: y, role: .normal)
+        b.put(state.label(habit, width: max(0, state.width - 3 - rw - x)), x: x, y: y, role: .normal)
         if i == selected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
     }
     if items.count > listHeight {

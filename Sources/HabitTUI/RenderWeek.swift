@@ -27,7 +27,7 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let y = 4 + row - first
         let selected = row == cursor
         b.put(selected ? g.selected : " ", x: 0, y: y, role: .accent)
-        b.put(TextWidth.fit(state.label(habit), gridX - 2), x: 1, y: y, role: selected ? .header : .normal)
+        b.put(state.label(habit, width: gridX - 2), x: 1, y: y, role: selected ? .header : .normal)
         let history = state.habits.history(habit, through: min(end, state.today), today: state.today,
                                            settings: state.settings)
         let byDay = Dictionary(uniqueKeysWithValues: history.suffix(days.count).map { ($0.day, $0) })
