@@ -339,14 +339,14 @@ extension HabitState {
     }
 
     /// The overview of the last `weeks` weeks through `today` (the first starting on the
-    /// week's first day, or on the earliest start of the habits it lists when that is later:
-    /// no blank days before any habit started): every habit that was tracked in them, in the
-    /// listing order, one state per day; the completion per day; the XP earned per week (the
-    /// first from its week's first day) with the level reached.
-    public func overview(today: LocalDay, weeks: Int, settings: RuleSettings = .init()) -> Overview {
+    /// week's first day; with `fromFirstStart`, on the earliest start of the habits it lists
+    /// when that is later, so no blank days come before any habit started): every habit that
+    /// was tracked in them, in the listing order, one state per day; the completion per day;
+    /// the XP earned per week (the first from its week's first day) with the level reached.
+    public func overview(today: LocalDay, weeks: Int, settings: RuleSettings = .init(), fromFirstStart: Bool = false) -> Overview {
         let shown = overviewHabits(today: today, weeks: weeks, settings: settings)
         let window = overviewFirstDay(today: today, weeks: weeks, settings: settings)
-        let first = max(window, shown.map(\.startDate).min() ?? window)
+        let first = fromFirstStart ? max(window, shown.map(\.startDate).min() ?? window) : window
         let count = first.days(to: today) + 1
         var done = [Int](repeating: 0, count: count), counted = done
         var rows: [OverviewRow] = []

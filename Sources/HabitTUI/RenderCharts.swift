@@ -197,7 +197,7 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let g = state.glyphs
     let cg = ChartGlyphs.of(ascii: g == .ascii)
     let layout = overviewLayout(state)
-    let o = state.habits.overview(today: state.today, weeks: layout.weeks, settings: state.settings)
+    let o = state.habits.overview(today: state.today, weeks: layout.weeks, settings: state.settings, fromFirstStart: true)
     var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
     x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
     // The longest title and row range that fit whole (the range shortened before the title).

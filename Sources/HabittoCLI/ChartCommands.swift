@@ -289,13 +289,14 @@ struct GraphCommand: Command {
         let width = ChartWidth.current()
         let repo = try openRepository()
         let state = await repo.state
-        // Without --weeks: the weeks that fit, from the week the first habit started in at
-        // the earliest (no empty weeks before it).
+        // Without --weeks: the weeks that fit, from the first habit's start at the earliest
+        // (no empty days before it).
         let thisWeek = today.startOfWeek(settings.weekStart)
         let started = state.habits.map(\.startDate).min().map { $0.startOfWeek(settings.weekStart).days(to: thisWeek) / 7 + 1 }
         let fitting = min(max(1, (width - 17) / 7), max(1, started ?? .max))
-        let weeks = try invocation.value(.weeks).map { try wholeNumber($0, .weeks, 1...520) } ?? fitting
-        let o = state.overview(today: today, weeks: weeks, settings: settings)
+        let asked = try invocation.value(.weeks).map { try wholeNumber($0, .weeks, 1...520) }
+        // As the UI's overview, from the first start when the weeks are not asked for.
+        let o = state.overview(today: today, weeks: asked ?? fitting, settings: settings, fromFirstStart: asked == nil)
         if invocation.flag(.json) {
             Output.raw(JSON.object([
                 "first": .string(o.first.description), "last": .string(o.last.description),

@@ -257,14 +257,16 @@ final class ChartSeriesTests: XCTestCase {
         let walk = w.build("Walk", start: d(12))
         w.progress(walk, days: [d(12), d(13)])
         _ = w.build("Read", start: d(18))
-        let o = w.state.overview(today: today, weeks: 9)
+        let o = w.state.overview(today: today, weeks: 9, fromFirstStart: true)
         XCTAssertEqual(o.first, d(12))
         XCTAssertEqual(o.completion.count, 11)
         XCTAssertEqual(o.rows.map { $0.days.first }, [.done, .inactive], "no column before the first start")
         // XP per whole week, the first from its week's Monday.
         XCTAssertEqual(o.xpWeeks.map(\.weekStart), [d(9), d(16)])
         XCTAssertEqual(o.xpWeeks.map(\.totalXP).last, w.state.stats(today: today).xp)
-        // A window that starts after every start is kept as it is.
-        XCTAssertEqual(w.state.overview(today: today, weeks: 1).first, d(16))
+        // A window that starts after every start is kept as it is, and so are weeks asked
+        // for without `fromFirstStart` (`graph --weeks 9`).
+        XCTAssertEqual(w.state.overview(today: today, weeks: 1, fromFirstStart: true).first, d(16))
+        XCTAssertEqual(w.state.overview(today: today, weeks: 9).first, d(16).adding(-56))
     }
 }

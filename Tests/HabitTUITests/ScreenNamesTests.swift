@@ -136,7 +136,7 @@ final class ScreenNamesTests: XCTestCase {
             ])
             press(&app, .char("O"))
             let layout = overviewLayout(app)
-            let o = app.habits.overview(today: app.today, weeks: layout.weeks)
+            let o = app.habits.overview(today: app.today, weeks: layout.weeks, fromFirstStart: true)
             XCTAssertEqual(o.first, LocalDay("2026-11-10"), "\(w)x\(h)")
             XCTAssertEqual(o.completion.count, 12)
             XCTAssertEqual(o.xpWeeks.map(\.weekStart), [LocalDay("2026-11-09")!, LocalDay("2026-11-16")!], "whole weeks of XP")
