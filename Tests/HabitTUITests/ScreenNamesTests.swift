@@ -150,4 +150,21 @@ final class ScreenNamesTests: XCTestCase {
             XCTAssertFalse(text.contains("2026-11-09"), "no day before the first start: \(text)")
         }
     }
+
+    func testSnapshotsOfNamesakesAndAYoungOverviewAt40x10And80x24() {
+        for (w, h) in Self.sizes {
+            var app = Self.namesakes(width: w, height: h)
+            press(&app, .char("w"))
+            app.cursorHabit = Self.second
+            assertSnapshot(render(app), named: "namesakes-week-\(w)x\(h)")
+            var young = World.app(width: w, height: h, changes: [
+                .create(World.read, HabitFields(name: "Read", startDate: LocalDay("2026-11-10")!)),
+                .create(World.gym, HabitFields(name: "Gym", startDate: LocalDay("2026-11-12")!)),
+                .progress(World.read, LocalDay("2026-11-10")!, delta: Amount.scale),
+                .progress(World.gym, LocalDay("2026-11-20")!, delta: Amount.scale),
+            ])
+            press(&young, .char("O"))
+            assertSnapshot(render(young), named: "overview-young-\(w)x\(h)")
+        }
+    }
 }
