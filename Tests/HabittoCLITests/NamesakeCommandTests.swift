@@ -94,4 +94,22 @@ final class NamesakeCommandTests: XCTestCase {
         }
         XCTAssertNotEqual(rows[0].prefix(11), rows[1].prefix(11), "two rows told apart")
     }
+
+    func testAskNamesEachNamesakeWithItsTag() throws {
+        XCTAssertEqual(ids.count, 2)
+        let session = try AskSession(a, ["ask", "--days", "1"])
+        // Yesterday and today for each (both started before): four prompts, each with a tag.
+        for n in 1...4 {
+            session.waitFor("enter] ", count: n)
+            session.type("\n")
+        }
+        XCTAssertEqual(session.finish(), 0, session.transcript)
+        let t = session.transcript
+        for id in ids {
+            let other = try XCTUnwrap(ids.first { $0 != id })
+            let tag = try XCTUnwrap((4...16).map { String(id.prefix($0)) }.first { !other.hasPrefix($0) })
+            XCTAssertTrue(t.contains("today · Walk #\(tag) [y n s 1-5 enter]"), t)
+        }
+        XCTAssertFalse(t.contains("· Walk ["), "no untagged Walk: \(t)")
+    }
 }
