@@ -93,6 +93,11 @@ final class NamesakeCommandTests: XCTestCase {
             a.ok("show", tag)
         }
         XCTAssertNotEqual(rows[0].prefix(11), rows[1].prefix(11), "two rows told apart")
+        // A chart of one names it with its tag too.
+        for id in ids {
+            let chart = a.ok("show", id, "--chart", "score")
+            XCTAssertTrue(chart.hasPrefix("Score of 'Walk #\(id.prefix(4))"), chart)
+        }
     }
 
     func testAskNamesEachNamesakeWithItsTag() throws {
