@@ -93,8 +93,9 @@ let package = Package(
         .testTarget(name: "HabittoTests", dependencies: ["HabittoCLI", "HabitCore"], swiftSettings: strict),
         // Runs the habitto binary as a process (built with everything by `swift build`), or a
         // command in process against HabittoCLI (`Sandbox(inProcess: true)`).
-        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "HabittoCLI", "WebDAVHarness", "WebDAVWire",
-                                                            "SyncTestKit"],
+        // HabitTUI too: a test compares what `list` prints with the today screen's rows.
+        .testTarget(name: "HabittoCLITests", dependencies: ["HabitCore", "HabitStore", "HabittoCLI", "HabitTUI", "WebDAVHarness",
+                                                            "WebDAVWire", "SyncTestKit"],
                     swiftSettings: strict),
     ]
 )

@@ -14,7 +14,7 @@ public enum CatchUp {
     /// Every due build habit-day from `days` days before `today` through `today` that has nothing
     /// recorded (no progress, skip, rating or "not done" answer) and comes after the habit's last day before
     /// today with anything recorded (today is asked when nothing is recorded on it), oldest
-    /// day first and, within a day, habits in creation order.
+    /// day first and, within a day, habits in the listing order (`HabitState.listed`).
     /// Days before a habit's start date or from its archive date on are never asked.
     public static func items(_ state: HabitState, today: LocalDay, days: Int = defaultDays,
                              settings: RuleSettings = .init()) -> [CatchUpItem] {
@@ -36,7 +36,7 @@ public enum CatchUp {
                 d = d.adding(1)
             }
         }
-        let order = Dictionary(uniqueKeysWithValues: state.habits.enumerated().map { ($1.id, $0) })
+        let order = Dictionary(uniqueKeysWithValues: state.listed.enumerated().map { ($1.id, $0) })
         return out.sorted { $0.day != $1.day ? $0.day < $1.day : order[$0.habit.id]! < order[$1.habit.id]! }
     }
 

@@ -339,14 +339,18 @@ extension HabitState {
     }
 
     /// The overview of the last `weeks` weeks through `today` (the first starting on the
-    /// week's first day): every habit that was tracked in them, in `habits` order, one state
-    /// per day; the completion per day; the XP earned per week with the level reached.
-    public func overview(today: LocalDay, weeks: Int, settings: RuleSettings = .init()) -> Overview {
-        let first = overviewFirstDay(today: today, weeks: weeks, settings: settings)
+    /// week's first day; with `fromFirstStart`, on the earliest start of the habits it lists
+    /// when that is later, so no blank days come before any habit started): every habit that
+    /// was tracked in them, in the listing order, one state per day; the completion per day;
+    /// the XP earned per week (the first from its week's first day) with the level reached.
+    public func overview(today: LocalDay, weeks: Int, settings: RuleSettings = .init(), fromFirstStart: Bool = false) -> Overview {
+        let shown = overviewHabits(today: today, weeks: weeks, settings: settings)
+        let window = overviewFirstDay(today: today, weeks: weeks, settings: settings)
+        let first = fromFirstStart ? max(window, shown.map(\.startDate).min() ?? window) : window
         let count = first.days(to: today) + 1
         var done = [Int](repeating: 0, count: count), counted = done
         var rows: [OverviewRow] = []
-        for habit in overviewHabits(today: today, weeks: weeks, settings: settings) {
+        for habit in shown {
             let row = overviewRow(habit, first: first, today: today, settings: settings)
             for (i, s) in row.enumerated() {
                 switch s {
@@ -358,6 +362,12 @@ extension HabitState {
             rows.append(OverviewRow(habit: habit, days: row))
         }
         let completion = zip(done, counted).map { $1 > 0 ? Double($0) / Double($1) : nil }
+        return Overview(first: first, last: today, rows: rows, completion: completion,
+                        xpWeeks: xpWeeks(from: first.startOfWeek(settings.weekStart), today: today, settings: settings))
+    }
+
+    /// The XP earned in each week from the one starting on `first` through `today`.
+    func xpWeeks(from first: LocalDay, today: LocalDay, settings: RuleSettings) -> [XPWeek] {
         var xpWeeks: [XPWeek] = []
         if let ledger = xpLedger(today: today, settings: settings) {
             var total = 0
@@ -381,7 +391,7 @@ extension HabitState {
                 week = week.adding(7)
             }
         }
-        return Overview(first: first, last: today, rows: rows, completion: completion, xpWeeks: xpWeeks)
+        return xpWeeks
     }
 
     /// The first day of an overview of `weeks` weeks through `today`: a week's first day.
@@ -390,10 +400,10 @@ extension HabitState {
     }
 
     /// The habits an overview of `weeks` weeks through `today` lists: those started by today
-    /// and not archived before its first day, in `habits` order.
+    /// and not archived before its first day, in the listing order (`listed`).
     public func overviewHabits(today: LocalDay, weeks: Int, settings: RuleSettings = .init()) -> [Habit] {
         let first = overviewFirstDay(today: today, weeks: weeks, settings: settings)
-        return habits.filter { $0.startDate <= today && ($0.lastActiveDay.map { $0 >= first } ?? true) }
+        return listed.filter { $0.startDate <= today && ($0.lastActiveDay.map { $0 >= first } ?? true) }
     }
 
     /// One habit's day states from `first` through `today` (see `DayState`).

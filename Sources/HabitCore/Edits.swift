@@ -64,6 +64,16 @@ public enum Edits {
         return tags
     }
 
+    /// " #0de7" for a habit that shares its name (its tag from `namesakeTags`), "" for the others:
+    /// what follows the name wherever a habit is a row or a title.
+    public static func namesakeSuffix(_ id: HabitID, _ tags: [HabitID: String]) -> String {
+        tags[id].map { " #" + $0 } ?? ""
+    }
+
+    /// A habit's name as a row label or a title shows it: "Stretch", or "Stretch #0de7" when
+    /// another habit has the same name (`tags` from `namesakeTags`). Not sanitized.
+    public static func label(_ h: Habit, tags: [HabitID: String]) -> String { h.name + namesakeSuffix(h.id, tags) }
+
     /// "(group Health, from 2026-11-01)": what tells apart habits that share a name.
     public static func whereAndWhen(_ h: Habit) -> String {
         "(\(h.fields.group.map { "group \(Sanitize.display($0))" } ?? "no group"), from \(h.startDate))"

@@ -92,6 +92,29 @@ extension HabitState {
     }
 }
 
+extension HabitState {
+    /// Every existing habit (archived included) in the order every listing shows them: the
+    /// habits without a group first, then each group's habits, groups in the order of their
+    /// first habit; within each, the habit order (`habits`). `list`, `graph`, the today
+    /// screen, the week grid, the overview and catching up all show habits in this order
+    /// (or in this order with some left out).
+    public var listed: [Habit] { HabitState.listing(habits) }
+
+    /// `habits` (in the habit order) put in the listing order (see `listed`).
+    public static func listing(_ habits: [Habit]) -> [Habit] {
+        var groups: [String] = []
+        var members: [String: [Habit]] = [:]
+        var out: [Habit] = []
+        for h in habits {
+            guard let g = h.fields.group else { out.append(h); continue }
+            if members[g] == nil { groups.append(g) }
+            members[g, default: []].append(h)
+        }
+        for g in groups { out += members[g]! }
+        return out
+    }
+}
+
 extension Edits {
     /// The changes that move `id` to `target` in the order of all habits (archived ones
     /// included), as one command: the moved habit's new key first, then keys for the habits

@@ -151,8 +151,8 @@ public struct AppState: Hashable, Sendable {
     public var catchUp: [CatchUpItem] = []
     public var catchUpIndex = 0
 
-    /// Derived from the above: the rows of the today screen (ungrouped habits first, then
-    /// each group's, groups in the order of their first habit) and the account figures.
+    /// Derived from the above: the rows of the today screen, in the listing order
+    /// (`HabitState.listed`: ungrouped habits first, then each group's) and the account figures.
     public private(set) var rows: [HabitSummary] = []
     /// The lines of the today screen: the rows, with a heading before each group's (none
     /// when no row has a group), and without the rows of folded groups.
@@ -161,8 +161,21 @@ public struct AppState: Hashable, Sendable {
     /// The habit-days before today to catch up on, for the today screen's hint.
     public private(set) var missed: [CatchUpItem] = []
     /// The habits that share their name with another (a merge can leave two), each with the
-    /// id prefix that tells it apart (see `Edits.namesakeTags`): the today screen shows it.
+    /// id prefix that tells it apart (see `Edits.namesakeTags`): every screen shows it after the name.
     public private(set) var namesakeTags: [HabitID: String] = [:]
+    /// A habit's name as every row and title shows it: "Walk #1a2b" when it shares its name
+    /// (see `Edits.label`), else its name.
+    public func label(_ habit: Habit) -> String { Edits.label(habit, tags: namesakeTags) }
+
+    /// The label (sanitized, not padded) in at most `width` columns: the name gives way (cut
+    /// with `…`) before the tag that tells namesakes apart does.
+    public func label(_ habit: Habit, width: Int) -> String {
+        func cut(_ s: String, _ w: Int) -> String { TextWidth.of(s) <= w ? s : TextWidth.fit(s, w) }
+        let name = Sanitize.display(habit.name), tag = Edits.namesakeSuffix(habit.id, namesakeTags)
+        let room = width - TextWidth.of(tag)
+        guard !tag.isEmpty, TextWidth.of(name) > room, room >= 2 else { return cut(name + tag, max(0, width)) }
+        return cut(name, room) + tag
+    }
     /// This machine's auto habits (`habitto auto`) and each one's last result ("" before its
     /// first run): the today screen marks them, and `r` runs one's command.
     public var autoResults: [HabitID: String] = [:]
@@ -181,7 +194,7 @@ public struct AppState: Hashable, Sendable {
     /// Recomputes the derived rows and figures (the reducer changes inputs; this follows).
     mutating func recompute() {
         let all = showAll
-        let everyHabit = habits.habits
+        let everyHabit = habits.listed
         namesakeTags = Edits.namesakeTags(everyHabit)
         let due = everyHabit.compactMap { habit -> HabitSummary? in
             let s = habits.summary(habit, on: date, today: today, settings: settings)
@@ -269,10 +282,10 @@ public struct AppState: Hashable, Sendable {
     /// The days the week overview shows, oldest first.
     public var weekDays: [LocalDay] { (0..<weekDayCount).map { weekEnd.adding($0 - weekDayCount + 1) } }
 
-    /// The habits the week overview lists: those not archived before its first day.
+    /// The habits the week overview lists, in the listing order: those not archived before its first day.
     public var weekHabits: [Habit] {
         let first = weekEnd.adding(1 - weekDayCount)
-        return habits.habits.filter { ($0.fields.archivedFrom ?? .latest) > first }
+        return habits.listed.filter { ($0.fields.archivedFrom ?? .latest) > first }
     }
 
     /// The mode keys go to: the overlay's, else the screen's.

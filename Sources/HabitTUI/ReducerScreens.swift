@@ -47,7 +47,7 @@ func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
     if command.isDayCommand { return dayCommand(command, habit, max(habit.startDate, min(state.today, state.cursorDay)), &state) }
     switch command {
     case .moveDown, .moveUp:
-        let all = state.habits.habits
+        let all = state.habits.listed
         guard let i = all.firstIndex(where: { $0.id == id }), !all.isEmpty else { return [] }
         let next = all[(i + (command == .moveDown ? 1 : all.count - 1)) % all.count]
         state.screen = .detail(next.id)

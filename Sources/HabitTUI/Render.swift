@@ -179,7 +179,8 @@ func footer(_ b: inout ScreenBuffer, _ state: AppState) {
     let y = state.height - 1
     var entries = state.keyMap.footer(for: state.mode, archived: state.selectedIsArchived, applies: { footerApplies($0, state) })
     // The last entries (help, quit) always stay: drop from the middle when it is too narrow.
-    func width(_ e: [(key: String, label: String)]) -> Int { e.reduce(1) { $0 + TextWidth.of($1.key) + TextWidth.of($1.label) + 3 } }
+    // Each entry is "key label" and a gap of two; the last needs no gap after it.
+    func width(_ e: [(key: String, label: String)]) -> Int { e.reduce(1 - 2) { $0 + TextWidth.of($1.key) + TextWidth.of($1.label) + 3 } }
     while entries.count > 2 && width(entries) > state.width { entries.remove(at: entries.count - 3) }
     var x = 1
     for (key, label) in entries {
@@ -205,12 +206,14 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     switch state.overlay {
     case .rating(let h, _)?:
         // The question, then the answers that fit whole (the footer lists them too).
-        let name = state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it"
+        let habit = state.habits.habit(h)
+        let name = habit.map { Sanitize.display(state.label($0)) } ?? "it"
         let answers = state.keyMap.footer(for: .rating)
         let room = state.width - 2 - TextWidth.of("How hard was ? ")
         let all = answers.reduce(0) { $0 + TextWidth.of($1.key) + TextWidth.of($1.label) + 3 }
         let nameWidth = min(TextWidth.of(name), max(minimumNameWidth, room - all))
-        var x = 1 + b.put("How hard was \(TextWidth.fit(name, nameWidth))? ", x: 1, y: y, role: .accent)
+        let shown = habit.map { state.label($0, width: nameWidth) } ?? name
+        var x = 1 + b.put("How hard was \(shown)? ", x: 1, y: y, role: .accent)
         for (key, label) in answers {
             guard x + TextWidth.of(key) + 1 + TextWidth.of(label) <= state.width - 1 else { break }
             x += b.put(key, x: x, y: y, role: .key)
@@ -225,7 +228,7 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
         return
     case .confirmArchive(let h)?:
         let habit = state.habits.habit(h)
-        let name = habit.map { Sanitize.display($0.name) } ?? "it"
+        let name = habit.map { Sanitize.display(state.label($0)) } ?? "it"
         let question = habit?.fields.archivedFrom != nil ? "Unarchive '\(name)'? y yes, n no"
                                                          : "Archive '\(name)'? Its history stays. y yes, n no"
         b.put(question, x: 1, y: y, role: .statusWarn)
@@ -234,7 +237,7 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
         b.put(editFromQuestion(state, form, fields), x: 1, y: y, role: .statusWarn, limit: state.width - 2)
         return
     case .confirmDelete(let h)?:
-        b.put(deleteQuestion(state.habits.habit(h).map { Sanitize.display($0.name) } ?? "it", width: state.width - 2),
+        b.put(deleteQuestion(state.habits.habit(h).map { Sanitize.display(state.label($0)) } ?? "it", width: state.width - 2),
               x: 1, y: y, role: .statusError)
         return
     default:
@@ -262,7 +265,7 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
 func amountPrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: AmountPrompt, y: Int) {
     guard let habit = state.habits.habit(p.habit) else { return }
     let on = p.day == state.today ? "" : " on \(p.day)"
-    let name = Sanitize.display(habit.name)
+    let name = Sanitize.display(state.label(habit))
     let unit = habit.fields.unit.map { " " + TextWidth.fit(Sanitize.display($0), min(12, TextWidth.of($0))) } ?? ""
     let room = state.width - 2 - TextWidth.of("\(on): add  \(p.text)_\(unit)")
     let hint = "  " + (p.error ?? "-2 takes back, =8 sets the total")
@@ -272,7 +275,7 @@ func amountPrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: AmountPrompt,
         errorLines = messageLines(error, width: state.width - 2)
     }
     let py = y - errorLines.count
-    var x = 1 + b.put("\(TextWidth.fit(name, min(TextWidth.of(name), max(minimumNameWidth, room))))\(on): add  ",
+    var x = 1 + b.put("\(state.label(habit, width: min(TextWidth.of(name), max(minimumNameWidth, room))))\(on): add  ",
                       x: 1, y: py, role: .accent)
     x += b.put(p.text + "_", x: x, y: py, role: .selection)
     x += b.put(unit, x: x, y: py, role: .normal, limit: max(0, state.width - x - 1))
@@ -291,7 +294,7 @@ func notePrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: NotePrompt, y: 
     guard let habit = state.habits.habit(p.habit) else { return }
     let on = p.day == state.today ? "" : " on \(p.day)"
     // The habit and the day when they fit a third of the line (the screen shows them too).
-    let name = Sanitize.display(habit.name)
+    let name = Sanitize.display(state.label(habit))
     let label = ["\(name)\(on), note: ", "\(name), note: ", "Note: "].first { TextWidth.of($0) <= state.width / 3 } ?? "Note: "
     var x = 1 + b.put(label, x: 1, y: y, role: .accent)
     let hint = p.error ?? "enter saves \(state.glyphs.separator) empty clears \(state.glyphs.separator) esc cancels"

@@ -30,7 +30,6 @@ private func detailChartTitle(_ b: inout ScreenBuffer, _ state: AppState, _ habi
     let width = state.width - 2
     let page = state.detailPage
     let pageNumber = "\(DetailPage.allCases.firstIndex(of: page)! + 1)/\(DetailPage.allCases.count)"
-    let name = Sanitize.display(habit.name)
     var view: String
     var viewKeys = "[ ] "
     switch page {
@@ -44,11 +43,13 @@ private func detailChartTitle(_ b: inout ScreenBuffer, _ state: AppState, _ habi
     if tall {
         var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
         x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
-        b.put(TextWidth.fit(name, state.width - x - 1), x: x, y: 0, role: .header)
+        b.put(state.label(habit, width: state.width - x - 1), x: x, y: 0, role: .header)
         y = 1
     }
     // The page line: "Score · last year  2/6" and the keys at the right when they fit.
-    let pageText = page.title + (view.isEmpty ? "" : " \(g.separator) \(view)") + (tall ? "" : " \(g.separator) \(name)")
+    let head = page.title + (view.isEmpty ? "" : " \(g.separator) \(view)")
+    // On a short screen the name follows, cut before its namesake tag is.
+    let pageText = head + (tall ? "" : " \(g.separator) " + state.label(habit, width: max(0, width - 5 - TextWidth.of(head) - 3)))
     var x = 1 + b.put(TextWidth.fit(pageText, min(TextWidth.of(pageText), width - 5)), x: 1, y: y, role: .accent)
     x += b.put("  " + pageNumber, x: x, y: y, role: .dim)
     if x + 2 + TextWidth.of(keys) <= state.width - 1 {
@@ -173,7 +174,7 @@ struct OverviewLayout {
 
 func overviewLayout(_ state: AppState) -> OverviewLayout {
     let all = state.habits.habits.filter { $0.startDate <= state.today }
-    let nameWidth = TextChart.consistencyNameWidth(all.map { Sanitize.display($0.name) })
+    let nameWidth = TextChart.consistencyNameWidth(all.map { Sanitize.display(state.label($0)) })
     let days = state.width - 2 - nameWidth - 1
     let weeks = max(1, (days - 7) / 7 + 1)
     let count = state.habits.overviewHabits(today: state.today, weeks: weeks, settings: state.settings).count
@@ -196,13 +197,15 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let g = state.glyphs
     let cg = ChartGlyphs.of(ascii: g == .ascii)
     let layout = overviewLayout(state)
-    let o = state.habits.overview(today: state.today, weeks: layout.weeks, settings: state.settings)
+    let o = state.habits.overview(today: state.today, weeks: layout.weeks, settings: state.settings, fromFirstStart: true)
     var x = 1 + b.put("Habitto", x: 1, y: 0, role: .title)
     x += b.put(" \(g.separator) ", x: x, y: 0, role: .dim)
     // The longest title and row range that fit whole (the range shortened before the title).
     let shown = "\(layout.first + 1)-\(layout.first + layout.visible)"
     let mores = layout.count > layout.visible ? ["  \(shown) of \(layout.count)", "  \(shown)/\(layout.count)"] : [""]
-    let titles = ["All habits, the last \(layout.weeks) weeks", "All habits, \(layout.weeks) weeks", "\(layout.weeks) weeks"]
+    // The weeks the days shown touch (fewer than fit when the first habit started later).
+    let weeks = Plural.count(o.xpWeeks.count, "week")
+    let titles = ["All habits, the last \(weeks)", "All habits, \(weeks)", weeks]
     let room = state.width - x - 1
     let (title, more) = titles.flatMap { t in mores.map { (t, $0) } }
         .first { TextWidth.of($0.0) + TextWidth.of($0.1) <= room } ?? (titles[titles.count - 1], "")
@@ -220,7 +223,7 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let roles: [DayState: Role] = [.done: .done, .partly: .partial, .missed: .missed, .skipped: .skipped,
                                    .notDue: .dim, .pending: .accent, .inactive: .dim]
     for row in o.rows.dropFirst(layout.first).prefix(layout.visible) {
-        b.put(TextWidth.fit(Sanitize.display(row.habit.name), layout.nameWidth), x: 1, y: y, role: .normal)
+        b.put(state.label(row.habit, width: layout.nameWidth), x: 1, y: y, role: .normal)
         let color = ThemeColor(habitColor: row.habit.fields.color)
         for (i, d) in row.days.enumerated() {
             let role = roles[d] ?? .dim

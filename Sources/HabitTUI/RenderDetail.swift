@@ -33,8 +33,9 @@ func detailScreen(_ b: inout ScreenBuffer, _ state: AppState, _ id: HabitID) {
     // The page (the calendar, 1 of the pages tab goes through) at the right when it fits.
     let page = "Calendar 1/\(DetailPage.allCases.count)  tab charts"
     let nameRoom = state.width - x - 1
-    let withPage = TextWidth.of(icon + habit.name) + 2 + TextWidth.of(page) <= nameRoom
-    b.put(TextWidth.fit(icon + habit.name, nameRoom), x: x, y: 0, role: .header)
+    let title = icon + state.label(habit)
+    let withPage = TextWidth.of(title) + 2 + TextWidth.of(page) <= nameRoom
+    b.put(icon + state.label(habit, width: nameRoom - TextWidth.of(icon)), x: x, y: 0, role: .header)
     if withPage { b.put(page, x: state.width - 1 - TextWidth.of(page), y: 0, role: .dim) }
     // The room over the calendar: the cursor's day first, then the habit's description, then
     // the figures (which give way first), then a blank line.
@@ -62,7 +63,7 @@ private func detailBesideMonth(_ b: inout ScreenBuffer, _ state: AppState, _ hab
               habit: habit, byDay: byDay, today: state.today, cursor: cursor, glyphs: state.glyphs)
     let side = 24, sideWidth = state.width - side - 1
     var y = 0
-    let lines = [[Run(TextWidth.fit(icon + habit.name, sideWidth), .header)],
+    let lines = [[Run(icon + state.label(habit, width: sideWidth - TextWidth.of(icon)), .header)],
                  [Run("\(monthNames[cursor.components.month - 1]) \(cursor.components.year)", .title)]]
         + flow([[Run(dayDescription(habit, cursor, state, name: false, width: sideWidth), .accent)]], width: sideWidth)
     let about = flow(infoPhrases(info), width: sideWidth)

@@ -51,13 +51,10 @@ func helpLayout(_ state: AppState) -> (rows: Int, columns: Int, pages: Int) {
     return (rows, columns, pages)
 }
 
-/// Opens the help on the page where the keys of `mode` (the screen it came from) begin.
+/// Opens the help on its first page (the legend of the glyphs); `esc` goes back to `mode`.
 func openHelp(from mode: Mode, _ state: inout AppState) {
     state.screen = .help(from: mode)
-    let layout = helpLayout(state)
-    let lines = helpLines(state.keyMap, state.glyphs, archived: state.selectedIsArchived)
-    let title = lines.firstIndex { $0.isTitle && $0.keys == modeTitle(mode) } ?? 0
-    state.helpPage = title / (layout.rows * layout.columns)
+    state.helpPage = 0
 }
 
 func helpScreen(_ b: inout ScreenBuffer, _ state: AppState) {

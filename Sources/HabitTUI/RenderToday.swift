@@ -107,7 +107,7 @@ struct RowLayout {
 }
 
 /// " #1a2b" after the name of a habit that shares its name (see `AppState.namesakeTags`).
-func namesakeTag(_ id: HabitID, _ tags: [HabitID: String]) -> String { tags[id].map { " #" + $0 } ?? "" }
+func namesakeTag(_ id: HabitID, _ tags: [HabitID: String]) -> String { Edits.namesakeSuffix(id, tags) }
 
 /// " ⚙ 6" after the name of an auto habit (see `AppState.autoResults`): its mark and its
 /// command's last result, at most 24 cells (" [auto] 6" in ASCII).
@@ -303,7 +303,7 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         }
         let right = rightText(item, unit: layout.unit)
         b.put(TextWidth.fit(right, rw), x: state.width - 2 - rw, y: y, role: role == .dim ? .dim : .normal)
-        b.put(TextWidth.fit(habit.name, max(0, state.width - 3 - rw - x)), x: x, y: y, role: .normal)
+        b.put(state.label(habit, width: max(0, state.width - 3 - rw - x)), x: x, y: y, role: .normal)
         if i == selected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
     }
     if items.count > listHeight {

@@ -27,7 +27,7 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let y = 4 + row - first
         let selected = row == cursor
         b.put(selected ? g.selected : " ", x: 0, y: y, role: .accent)
-        b.put(TextWidth.fit(habit.name, gridX - 2), x: 1, y: y, role: selected ? .header : .normal)
+        b.put(state.label(habit, width: gridX - 2), x: 1, y: y, role: selected ? .header : .normal)
         let history = state.habits.history(habit, through: min(end, state.today), today: state.today,
                                            settings: state.settings)
         let byDay = Dictionary(uniqueKeysWithValues: history.suffix(days.count).map { ($0.day, $0) })
@@ -75,7 +75,7 @@ func dayDescription(_ habit: Habit, _ day: LocalDay, _ state: AppState, name: Bo
     let rating = s.difficulty.map { sep + "difficulty \($0)" } ?? ""
     let note = state.habits.note(habit.id, day).map { sep + Sanitize.display($0).replacingAll("\n", with: " / ") } ?? ""
     let title = dateTitle(day, today: state.today).0
-    let named = "\(Sanitize.display(habit.name))\(sep)\(title)"
+    let named = "\(Sanitize.display(state.label(habit)))\(sep)\(title)"
     let candidates = (name ? ["\(named): \(what)\(rating)\(note)"] : []) + [
         "\(title): \(what)\(rating)\(note)", "\(title): \(what)\(rating)", "\(shortDate(day)): \(what)\(rating)",
     ]

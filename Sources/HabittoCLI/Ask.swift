@@ -85,7 +85,7 @@ struct AskCommand: Command {
             while true {
                 let state = await repo.state
                 guard let habit = state.habit(item.habit.id) else { break }
-                Output.text(prompt(habit, item.day, today: today))
+                Output.text(prompt(habit, item.day, today: today, tags: Edits.namesakeTags(state.habits)))
                 fflush(nil)
                 let line: String
                 switch reader.next() {
@@ -114,10 +114,12 @@ struct AskCommand: Command {
         Output.line("Caught up: \(Plural.count(answered, "answer")) recorded")
     }
 
-    private func prompt(_ habit: Habit, _ day: LocalDay, today: LocalDay) -> String {
+    /// "Thu 2026-11-19 · Read [y n s 1-5 enter] "; a habit that shares its name is named with
+    /// its tag (`Walk #fb80`, from `tags`), as `list` names it.
+    private func prompt(_ habit: Habit, _ day: LocalDay, today: LocalDay, tags: [HabitID: String]) -> String {
         let when = day == today ? "today" : day.days(to: today) == 1 ? "yesterday" : "\(day.weekday.shortName.capitalized) \(day)"
         let icon = Output.icon(habit)
         let goal = habit.isYesNo ? "" : " (\(Output.describeGoal(habit)))"
-        return "\(when) · \(icon)\(Sanitize.display(habit.name))\(goal) [\(CatchUp.choices(for: habit))] "
+        return "\(when) · \(icon)\(Sanitize.display(Edits.label(habit, tags: tags)))\(goal) [\(CatchUp.choices(for: habit))] "
     }
 }

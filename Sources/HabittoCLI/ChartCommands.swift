@@ -159,6 +159,8 @@ struct HabitChart {
     let g: ChartGlyphs
     let json: Bool
     var spanText: String { "since \(span.firstDay(today: today, start: habit.startDate))" }
+    /// The habit as the title names it: 'Walk', or 'Walk #fb80' when it shares its name.
+    var named: String { "'\(Sanitize.display(Edits.label(habit, tags: Edits.namesakeTags(state.habits))))'" }
 
     /// The lines of a chart of `kind`, adding its fields to `doc`.
     func lines(_ kind: ChartKind, by: ChartBucket?, _ doc: inout [String: JSON]) -> [String] {
@@ -177,7 +179,7 @@ struct HabitChart {
         doc["span"] = .string(span.rawValue)
         let points = state.scoreSeries(habit, today: today, span: span, points: json ? Int.max : width - 6)
         doc["points"] = .array(points.map { .object(["date": .string($0.day.description), "score": .double(JSON.rounded($0.score, 4))]) })
-        lines = ["Score of \(Output.title(habit)), \(spanText) (Loop's habit strength; now \(Output.strengthText(points.last?.score ?? 0)))"]
+        lines = ["Score of \(named), \(spanText) (Loop's habit strength; now \(Output.strengthText(points.last?.score ?? 0)))"]
         if let last = points.last {
             // The first column stands for the span's first day onwards.
             let first = span.firstDay(today: last.day, start: habit.startDate)
@@ -207,7 +209,7 @@ struct HabitChart {
         case .uses: what = "uses" + (habit.fields.unit.map { " (\($0))" } ?? "")
         }
         let goalName = series.measure == .uses ? "the limit" : "the goal"
-        lines = ["History of \(Output.title(habit)) per \(bucket.rawValue), \(spanText): \(what), \(g.goal) \(goalName)"]
+        lines = ["History of \(named) per \(bucket.rawValue), \(spanText): \(what), \(g.goal) \(goalName)"]
         let format: (Double) -> String = isAmount ? { Amount.format(Int($0.rounded())) } : { String(Int($0.rounded())) }
         lines += TextChart.bars(series.buckets.map { Double($0.value) }, goals: series.buckets.map { $0.goal },
                                 labels: series.buckets.map { TextChart.periodLabel($0.start, bucket) }, width: width, height: 12,
@@ -225,7 +227,7 @@ struct HabitChart {
             .object(["month": .string(String(m.month.description.prefix(7))),
                      "weekdays": .array(m.weekdays.enumerated().map { weekdayJSON($0.offset, $0.element) })])
         })
-        lines = ["Days done by weekday, \(Output.title(habit)), \(spanText) (done / due)"]
+        lines = ["Days done by weekday, \(named), \(spanText) (done / due)"]
         lines += TextChart.weekdayBars(f.weekdays, width: width, glyphs: g)
         lines.append("")
         lines.append("By weekday and month:")
@@ -243,7 +245,7 @@ struct HabitChart {
             .object(["start": .string(r.start.description), "end": .string(r.end.description),
                      "length": .int(r.length), "current": .bool(r.isCurrent)])
         })
-        lines = ["Best streaks of \(Output.title(habit)) (\(unit))"]
+        lines = ["Best streaks of \(named) (\(unit))"]
         lines += TextChart.streakList(runs, unit: unit, width: width, glyphs: g)
         return lines
     }
@@ -257,7 +259,7 @@ struct HabitChart {
             .object(["weekStart": .string(w.weekStart.description), "average": .optional(w.average, places: 2),
                      "rated": .int(w.rated)])
         })
-        lines = ["Difficulty of \(Output.title(habit)) per week, \(spanText) (1 very easy … 5 very hard)"]
+        lines = ["Difficulty of \(named) per week, \(spanText) (1 very easy … 5 very hard)"]
         if weeks.allSatisfy({ $0.average == nil }) {
             lines.append("(no day rated yet: 'habitto rate HABIT 1-5' or 'check --difficulty')")
         } else {
@@ -289,13 +291,14 @@ struct GraphCommand: Command {
         let width = ChartWidth.current()
         let repo = try openRepository()
         let state = await repo.state
-        // Without --weeks: the weeks that fit, from the week the first habit started in at
-        // the earliest (no empty weeks before it).
+        // Without --weeks: the weeks that fit, from the first habit's start at the earliest
+        // (no empty days before it).
         let thisWeek = today.startOfWeek(settings.weekStart)
         let started = state.habits.map(\.startDate).min().map { $0.startOfWeek(settings.weekStart).days(to: thisWeek) / 7 + 1 }
         let fitting = min(max(1, (width - 17) / 7), max(1, started ?? .max))
-        let weeks = try invocation.value(.weeks).map { try wholeNumber($0, .weeks, 1...520) } ?? fitting
-        let o = state.overview(today: today, weeks: weeks, settings: settings)
+        let asked = try invocation.value(.weeks).map { try wholeNumber($0, .weeks, 1...520) }
+        // As the UI's overview, from the first start when the weeks are not asked for.
+        let o = state.overview(today: today, weeks: asked ?? fitting, settings: settings, fromFirstStart: asked == nil)
         if invocation.flag(.json) {
             Output.raw(JSON.object([
                 "first": .string(o.first.description), "last": .string(o.last.description),
@@ -318,7 +321,8 @@ struct GraphCommand: Command {
         for l in Self.wrapped("Every habit, \(o.first) \(g.dash) \(o.last) (top: share of due days done)", width: width) {
             Output.line(l)
         }
-        let names = o.rows.map { Output.shown($0.habit.name) }
+        let tags = Edits.namesakeTags(state.habits)
+        let names = o.rows.map { Output.shown(Edits.label($0.habit, tags: tags)) }
         let cells = TextChart.consistencyNameWidth(names) + 1
         let states = Dictionary(g.states.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
         ChartColor.print(TextChart.consistency(names: names, rows: o.rows.map(\.days), completion: o.completion, first: o.first,

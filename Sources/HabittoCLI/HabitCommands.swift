@@ -203,7 +203,8 @@ struct MoveCommand: Command {
             return try Intent.move(habit.id, target).changes(today: today, in: state)
         }
         let habit = try Edits.find(query, in: result.state)
-        let order = result.state.habits
+        // Where `list` shows it (the listing order).
+        let order = result.state.listed
         let i = order.firstIndex { $0.id == habit.id }!
         var place = i == 0 ? "first" : "after \(Output.title(order[i - 1]))"
         if i == order.count - 1 && i > 0 { place = "last, " + place }

@@ -135,7 +135,7 @@ public enum Output {
     /// The list's rows; a habit that shares its name with another is named with the id prefix
     /// that picks it (`Walk #1a2b`, from `tags`, see `Edits.namesakeTags`).
     static func table(_ rows: [HabitSummary], tags: [HabitID: String] = [:]) -> [String] {
-        func named(_ h: Habit) -> String { shown(h.name) + (tags[h.id].map { " #" + $0 } ?? "") }
+        func named(_ h: Habit) -> String { shown(Edits.label(h, tags: tags)) }
         let nameWidth = min(32, max(8, rows.map { TextWidth.of(named($0.habit)) }.max() ?? 8))
         let progressWidth = max(8, rows.map { TextWidth.of(shown(listProgressText($0))) }.max() ?? 8)
         return rows.map { s in

@@ -17,7 +17,8 @@ struct ListCommand: Command {
         let state = await repo.state
         let sync = invocation.flag(.json) ? try await syncStatus(repo) : nil
         let all = invocation.flag(.all)
-        let summaries = state.habits.compactMap { habit -> HabitSummary? in
+        // The listing order (`HabitState.listed`), as the UI's today screen shows them.
+        let summaries = state.listed.compactMap { habit -> HabitSummary? in
             let s = state.summary(habit, on: date, today: today, settings: settings)
             if all { return s }
             guard habit.isActive(on: date), s.scheduled || s.progress > 0 || s.skipped else { return nil }

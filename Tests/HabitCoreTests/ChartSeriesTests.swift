@@ -250,4 +250,23 @@ final class ChartSeriesTests: XCTestCase {
         XCTAssertEqual(w.state.scoreSeries(kept, today: today, span: .all, points: 100).last?.day, d(17))
         XCTAssertEqual(w.state.historySeries(kept, today: today, bucket: .week).buckets.last?.end, d(17))
     }
+
+    func testOverviewStartsOnTheEarliestStartOfItsHabitsNotOnBlankWeeks() {
+        var w = World()
+        // Thursday the 12th and Wednesday the 18th; nine weeks asked for.
+        let walk = w.build("Walk", start: d(12))
+        w.progress(walk, days: [d(12), d(13)])
+        _ = w.build("Read", start: d(18))
+        let o = w.state.overview(today: today, weeks: 9, fromFirstStart: true)
+        XCTAssertEqual(o.first, d(12))
+        XCTAssertEqual(o.completion.count, 11)
+        XCTAssertEqual(o.rows.map { $0.days.first }, [.done, .inactive], "no column before the first start")
+        // XP per whole week, the first from its week's Monday.
+        XCTAssertEqual(o.xpWeeks.map(\.weekStart), [d(9), d(16)])
+        XCTAssertEqual(o.xpWeeks.map(\.totalXP).last, w.state.stats(today: today).xp)
+        // A window that starts after every start is kept as it is, and so are weeks asked
+        // for without `fromFirstStart` (`graph --weeks 9`).
+        XCTAssertEqual(w.state.overview(today: today, weeks: 1, fromFirstStart: true).first, d(16))
+        XCTAssertEqual(w.state.overview(today: today, weeks: 9).first, d(16).adding(-56))
+    }
 }

@@ -254,9 +254,10 @@ final class NotesAndGroupsTests: XCTestCase {
         var app = Self.withGroups()
         press(&app, .char("j"), .char("z"), .char("G"))
         XCTAssertEqual(app.selectedID, World.gym)
-        // The detail screen's j/k move over every habit; back on today the hidden one's heading is selected.
-        press(&app, .enter, .char("j"))
-        XCTAssertEqual(app.screen, .detail(World.water))
+        // The detail screen's j/k move over every habit in the listing order (Read; Water, Sugar;
+        // Gym): k from Gym is Sugar, hidden; back on today the hidden one's heading is selected.
+        press(&app, .enter, .char("k"))
+        XCTAssertEqual(app.screen, .detail(World.sugar))
         press(&app, .escape)
         XCTAssertEqual(app.selectedGroup, "Health")
         XCTAssertNil(app.selectedIndex)

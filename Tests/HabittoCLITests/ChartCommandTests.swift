@@ -128,6 +128,22 @@ final class ChartCommandTests: XCTestCase {
         let show = box.ok("show", "--help")
         for o in ["--chart KIND", "--span SPAN", "--by PERIOD"] { XCTAssertTrue(show.contains(o), o) }
     }
+
+    func testGraphWithoutWeeksStartsOnTheFirstStartAndWithWeeksShowsThemAll() {
+        let fresh = Sandbox(inProcess: true)
+        fresh.now = "2026-11-21T09:00:00"
+        // Thursday 2026-11-12 and Saturday 11-14.
+        fresh.ok("add", "Walk", "--start", "2026-11-14")
+        fresh.ok("add", "Read", "--start", "2026-11-12")
+        fresh.ok("check", "Read", "--date", "2026-11-12")
+        let o = fresh.json("graph", "--json") as? [String: Any] ?? [:]
+        XCTAssertEqual(o["first"] as? String, "2026-11-12")
+        XCTAssertEqual((o["completion"] as? [Any])?.count, 10)
+        XCTAssertEqual((o["xpWeeks"] as? [[String: Any]])?.compactMap { $0["weekStart"] as? String }, ["2026-11-09", "2026-11-16"])
+        XCTAssertTrue(fresh.ok("graph").hasPrefix("Every habit, 2026-11-12 – 2026-11-21 "), fresh.ok("graph"))
+        let asked = fresh.json("graph", "--weeks", "3", "--json") as? [String: Any] ?? [:]
+        XCTAssertEqual(asked["first"] as? String, "2026-11-02", "--weeks is as asked")
+    }
 }
 
 /// On a terminal the charts take its width (TIOCGWINSZ), in tmux at 40 and 120 columns.

@@ -77,4 +77,44 @@ final class NamesakeCommandTests: XCTestCase {
         a.ok("check", "Walk", "--date", "2026-11-20")
         a.ok("check", "Walk 2", "--date", "2026-11-20")
     }
+
+    func testGraphNamesEachNamesakesRowWithTheTagThatPicksIt() throws {
+        XCTAssertEqual(ids.count, 2)
+        let graph = a.ok("graph", "--weeks", "3")
+        let rows = graph.split(separator: "\n").filter { $0.hasPrefix("Walk") }
+        XCTAssertEqual(rows.count, 2, graph)
+        // Each row's tag is the id prefix that picks the habit, as list shows it.
+        let table = a.ok("list", "--all")
+        for id in ids {
+            let other = try XCTUnwrap(ids.first { $0 != id })
+            let tag = try XCTUnwrap((4...16).map { String(id.prefix($0)) }.first { !other.hasPrefix($0) })
+            XCTAssertEqual(rows.filter { $0.hasPrefix("Walk #\(tag) ") }.count, 1, graph)
+            XCTAssertTrue(table.contains("Walk #\(tag) "), table)
+            a.ok("show", tag)
+        }
+        XCTAssertNotEqual(rows[0].prefix(11), rows[1].prefix(11), "two rows told apart")
+        // A chart of one names it with its tag too.
+        for id in ids {
+            let chart = a.ok("show", id, "--chart", "score")
+            XCTAssertTrue(chart.hasPrefix("Score of 'Walk #\(id.prefix(4))"), chart)
+        }
+    }
+
+    func testAskNamesEachNamesakeWithItsTag() throws {
+        XCTAssertEqual(ids.count, 2)
+        let session = try AskSession(a, ["ask", "--days", "1"])
+        // Yesterday and today for each (both started before): four prompts, each with a tag.
+        for n in 1...4 {
+            session.waitFor("enter] ", count: n)
+            session.type("\n")
+        }
+        XCTAssertEqual(session.finish(), 0, session.transcript)
+        let t = session.transcript
+        for id in ids {
+            let other = try XCTUnwrap(ids.first { $0 != id })
+            let tag = try XCTUnwrap((4...16).map { String(id.prefix($0)) }.first { !other.hasPrefix($0) })
+            XCTAssertTrue(t.contains("today · Walk #\(tag) [y n s 1-5 enter]"), t)
+        }
+        XCTAssertFalse(t.contains("· Walk ["), "no untagged Walk: \(t)")
+    }
 }
