@@ -44,6 +44,17 @@ final class AutoHabitScreenTests: XCTestCase {
         XCTAssertFalse(row(open, "Read").contains("✓"), row(open, "Read"))
     }
 
+    /// Exit 0 recorded the day done, then it was taken back by hand: the mark does not say
+    /// "done" beside an open row.
+    func testAnExit0NextToADayTakenBackSaysTheCommandExited0AndNotDone() {
+        var app = World.app()
+        _ = reduce(&app, .autoChanged([World.read: .measured(.done, on: World.today)]))
+        XCTAssertTrue(row(app, "Read").contains("Read ⚙ command exited 0"), row(app, "Read"))
+        var done = World.app(changes: World.changes + [.progress(World.read, World.today, delta: Amount.scale)])
+        _ = reduce(&done, .autoChanged([World.read: .measured(.done, on: World.today)]))
+        XCTAssertTrue(row(done, "Read").contains("Read ⚙ done"), row(done, "Read"))
+    }
+
     /// Another day's measure is not shown as this day's: the mark alone.
     func testAMeasureOfAnotherDayShowsOnlyTheMark() {
         var app = World.app()

@@ -15,18 +15,13 @@ final class NotDoneMarkCommandTests: XCTestCase {
         box.ok("add", "Walk")
         box.now = "2026-11-21T20:00:00"
         let ask = try AskSession(box, ["ask", "--days", "2"])
-        ask.waitFor("Thu 2026-11-19 · Read [y n s 1-5 enter] ", count: 1)
-        ask.type("n\n")
-        ask.waitFor("Thu 2026-11-19 · Walk [y n s 1-5 enter] ", count: 1)
-        ask.type("\n")
-        ask.waitFor("yesterday · Read [y n s 1-5 enter] ", count: 1)
-        ask.type("\n")
-        ask.waitFor("yesterday · Walk [y n s 1-5 enter] ", count: 1)
-        ask.type("\n")
-        ask.waitFor("today · Read [y n s 1-5 enter] ", count: 1)
-        ask.type("n\n")
-        ask.waitFor("today · Walk [y n s 1-5 enter] ", count: 1)
-        ask.type("\u{4}")
+        // Each question, oldest first, and what is typed (n: not done, enter: leave it, ^D: stop).
+        let answers = [("Thu 2026-11-19 · Read", "n\n"), ("Thu 2026-11-19 · Walk", "\n"), ("yesterday · Read", "\n"),
+                       ("yesterday · Walk", "\n"), ("today · Read", "n\n"), ("today · Walk", "\u{4}")]
+        for (question, typed) in answers {
+            ask.waitFor(question + " [y n s 1-5 enter] ", count: 1)
+            ask.type(typed)
+        }
         XCTAssertEqual(ask.finish(), 0, ask.transcript)
         XCTAssertTrue(ask.transcript.contains("⊘ 'Read' on 2026-11-19: 0/1 · streak 0 days · answered not done"), ask.transcript)
         return box
