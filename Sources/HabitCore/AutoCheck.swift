@@ -61,3 +61,52 @@ public enum AutoCheck {
         return changes
     }
 }
+
+extension AutoMeasure {
+    /// How a screen or a command shows a reading: "done", "not done", "3.5".
+    public var summary: String {
+        switch self {
+        case .done: "done"
+        case .notDone: "not done"
+        case .total(let t): Amount.format(t)
+        }
+    }
+}
+
+/// What one run of an auto habit's command came to (`auto --run`, `remind`, the today
+/// screen's `r`), worded once by `sentence` for the command line and the UI.
+public struct AutoRunReport: Equatable, Sendable {
+    public enum Result: Equatable, Sendable {
+        /// The command gave a reading; `recorded` says whether it changed the day.
+        case measured(AutoMeasure, recorded: Bool)
+        /// The command gave no result: why, in words that follow "the command " ("failed (exit 2)").
+        case commandFailed(String)
+        /// The rules refused the reading (nothing was recorded).
+        case refused(CoreError)
+        /// The habit is not tracked today (archived, not started): its command did not run.
+        case notTracked
+    }
+    public let habit: HabitID
+    /// The habit's name as shown (its icon, if any, is the caller's `icon`).
+    public let name: String
+    public let result: Result
+    public init(habit: HabitID, name: String, result: Result) { self.habit = habit; self.name = name; self.result = result }
+
+    /// Whether the run gave no reading that could be recorded.
+    public var failed: Bool {
+        if case .measured = result { return false }
+        return true
+    }
+
+    /// The report's one line: "Water: 3 (recorded)", "auto: 'Steps': the command failed
+    /// (exit 2); nothing was recorded". `icon` goes before the name of a reading.
+    public func sentence(icon: String = "") -> String {
+        let shown = Sanitize.display(name)
+        switch result {
+        case .measured(let m, let recorded): return "\(icon)\(shown): \(m.summary)\(recorded ? " (recorded)" : "")"
+        case .commandFailed(let why): return "auto: '\(shown)': the command \(Sanitize.display(why)); nothing was recorded"
+        case .refused(let e): return "auto: '\(shown)': \(e.description); nothing was recorded"
+        case .notTracked: return "auto: '\(shown)': its command did not run: the habit is not tracked today"
+        }
+    }
+}

@@ -52,15 +52,14 @@ public enum HarshReader {
 
     /// The imported habits with their days and start dates.
     ///
-    /// A habit with no log lines starts on the earliest day in the whole log; when the log
-    /// has no usable lines it starts on 1970-01-01. Neither adds any check-in, and the
-    /// start date can be moved later with `habitto edit`.
+    /// A habit starts on its first log line; one with no log lines starts on the day of the
+    /// import (`ImportedHabit.startsOnImportDay`), so no missed days are invented.
     private static func build(_ definitions: [HarshHabit], log: HarshLog, notes: inout ImportNotes) -> [ImportedHabit] {
-        let earliest = log.first.values.min() ?? LocalDay(ordinal: 0)
         var habits: [ImportedHabit] = []
         for definition in definitions {
+            let first = log.first[definition.sourceName]
             var fields = HabitFields(name: definition.name, schedule: definition.schedule,
-                                     startDate: log.first[definition.sourceName] ?? earliest)
+                                     startDate: first ?? LocalDay(ordinal: 0))
             fields.kind = .build
             fields.goal = Amount.scale
             do {
@@ -69,8 +68,10 @@ public enum HarshReader {
                 notes.skip(definition.location, "\(error); habit not imported")
                 continue
             }
-            habits.append(ImportedHabit(sourceKey: definition.sourceName, fields: fields, group: definition.group,
-                                        days: log.days[definition.sourceName] ?? [:], location: definition.location))
+            var habit = ImportedHabit(sourceKey: definition.sourceName, fields: fields, group: definition.group,
+                                      days: log.days[definition.sourceName] ?? [:], location: definition.location)
+            habit.startsOnImportDay = first == nil
+            habits.append(habit)
         }
         return habits
     }

@@ -32,6 +32,10 @@ public struct ImportedHabit: Hashable, Sendable {
     public var definitions: [DatedRule] = []
     /// Where the habit was read (`Habits.csv:3`, `SavedHabits[1]`), for the report.
     public var location: String
+    /// The source gives no day for the habit (no log lines or checkmarks, no start date):
+    /// it starts on the day of the import rather than on an invented day, and the report
+    /// says so. `fields.startDate` is then only a placeholder.
+    public var startsOnImportDay = false
     public init(sourceKey: String, id: HabitID? = nil, fields: HabitFields, group: String? = nil,
                 days: [LocalDay: ImportedDay] = [:], location: String) {
         self.sourceKey = sourceKey; self.id = id; self.fields = fields; self.group = group

@@ -81,6 +81,17 @@ public struct ImportReport: Sendable {
     public var disagreements: [ImportNote]
     /// The source's stored XP, level and streaks against what the imported data gives.
     public var comparisons: [String]
+    /// The habits the source gives no day for (`ImportedHabit.startsOnImportDay`).
+    var withoutDays: [(id: HabitID, name: String)] = []
+    /// The habits this import creates that the source gives no day for, by name: they start
+    /// on the day of the import.
+    public var startingToday: [String] {
+        withoutDays.filter { habit in
+            reconciliation.changes.contains { if case .create(let id, _) = $0 { id == habit.id } else { false } }
+        }.map(\.name)
+    }
+    /// The day of the import (the program's clock).
+    public var today: LocalDay
 
     /// Changes by kind, for the report.
     public var checkIns: Int { reconciliation.changes.filter { if case .progress = $0 { return true } else { return false } }.count }
@@ -112,6 +123,12 @@ public enum Importer {
             var days: [LocalDay: TargetDay] = [:]
             var fields = h.fields
             if fields.group == nil { fields.group = h.group }
+            if h.startsOnImportDay {
+                // No day in the source: it starts on the day of the import, archived (if the
+                // source archived it) from that day, so none of its days is a miss.
+                fields.startDate = today
+                if fields.archivedFrom != nil { fields.archivedFrom = today }
+            }
             for (day, d) in h.days.sorted(by: { $0.key < $1.key }) {
                 if day > today && plan.format == .json && (d.progress > 0 || d.difficulty != nil || d.note != nil) {
                     throw ImportError("\(plan.files.first.map(Sanitize.display) ?? "the export"): \(h.location): \(day) is in the future (today is \(today)) and holds a check-in, rating or note; nothing was imported: import it on or after \(day), or remove that day")
@@ -151,7 +168,10 @@ public enum Importer {
                                   reconciliation: Reconcile.plan(current: state, targets: targets,
                                                                  mode: previous?.phase == .rolledBack ? .merge : .importing),
                                   skipped: plan.skipped + futureNotes, disagreements: plan.disagreements,
-                                  comparisons: comparisons(plan, targets: targets, settings: settings))
+                                  comparisons: comparisons(plan, targets: targets, settings: settings), today: today)
+        report.withoutDays = plan.habits.filter(\.startsOnImportDay).map {
+            ($0.id ?? ImportSupport.habitID(format: plan.format, sourceKey: $0.sourceKey), $0.fields.name)
+        }
         if let previous, previous.phase == .completed {
             report.alreadyDone = previous
             report.reconciliation = Reconciliation()

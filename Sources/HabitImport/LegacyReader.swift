@@ -141,6 +141,7 @@ struct LegacyDump {
         // Dates: the start never after the first recorded day, the archive never before the last.
         let firstDay = days.keys.min(), lastDay = days.keys.max()
         var start: LocalDay
+        var startsToday = false
         if let given = dateField(h, "startDate", at: at) {
             start = given
         } else if let created = dateField(h, "createdAt", at: at, quiet: true) {
@@ -150,7 +151,9 @@ struct LegacyDump {
             start = firstDay
             disagree("\(at).startDate", "no usable startDate or createdAt; the habit starts on its first recorded day, \(firstDay)")
         } else {
-            throw fatal("\(at).startDate", "missing, and the habit has no createdAt and no recorded days to start from")
+            // Nothing to start from: the day of the import (`startsOnImportDay`), set by the importer.
+            start = LocalDay(ordinal: 0)
+            startsToday = true
         }
         if let firstDay, firstDay < start {
             disagree("\(at).startDate", "\(start) is after the first recorded day, \(firstDay); the habit starts on \(firstDay)")
@@ -182,7 +185,9 @@ struct LegacyDump {
         let fields = HabitFields(name: name, icon: icon, color: color, kind: kind, goal: goal * Amount.scale, unit: unit,
                                  schedule: schedule, startDate: start, archivedFrom: archivedFrom, notes: notes)
         do { try fields.validate() } catch { throw fatal(at, "\(error)") }
-        return ImportedHabit(sourceKey: id, fields: fields, days: days, location: at)
+        var habit = ImportedHabit(sourceKey: id, fields: fields, days: days, location: at)
+        habit.startsOnImportDay = startsToday
+        return habit
     }
 
     /// The name, with control characters replaced by spaces, invisible ones removed, and cut

@@ -77,16 +77,14 @@ public enum LoopCSVReader {
 
     /// The imported habits, with start and archive dates from the days read.
     ///
-    /// A habit with no Checkmarks rows starts on the earliest day of any habit in the
-    /// export; when the whole export has no rows it starts on 1970-01-01. Neither date
-    /// adds any check-in, and the start date can be moved later with `habitto edit`.
+    /// A habit starts on its first Checkmarks row; one with no rows starts on the day of
+    /// the import (`ImportedHabit.startsOnImportDay`), so no missed days are invented.
     private static func build(_ read: [(row: LoopHabitRow, marks: LoopCheckmarks)],
                               notes: inout ImportNotes) -> [ImportedHabit] {
-        let earliest = read.compactMap(\.marks.first).min() ?? LocalDay(ordinal: 0)
         var habits: [ImportedHabit] = []
         for (row, marks) in read {
             var fields = row.fields
-            fields.startDate = marks.first ?? earliest
+            fields.startDate = marks.first ?? LocalDay(ordinal: 0)
             if row.archived { fields.archivedFrom = (marks.last ?? fields.startDate).adding(1) }
             if marks.autoDays > 0 {
                 notes.skip(marks.file, "\(Plural.count(marks.autoDays, "YES_AUTO day")) (filled in by Loop from the frequency) not imported as check-ins; Habitto works such days out from the schedule")
@@ -97,7 +95,9 @@ public enum LoopCSVReader {
                 notes.skip(row.location, "\(error); habit not imported")
                 continue
             }
-            habits.append(ImportedHabit(sourceKey: row.sourceKey, fields: fields, days: marks.days, location: row.location))
+            var habit = ImportedHabit(sourceKey: row.sourceKey, fields: fields, days: marks.days, location: row.location)
+            habit.startsOnImportDay = marks.first == nil
+            habits.append(habit)
         }
         return habits
     }

@@ -144,9 +144,7 @@ public struct AutoResult: Hashable, Sendable {
     /// How a screen or a command shows it: "done", "not done", "3.5", "error: failed (…)".
     public var summary: String {
         switch outcome {
-        case .measured(.done): "done"
-        case .measured(.notDone): "not done"
-        case .measured(.total(let t)): Amount.format(t)
+        case .measured(let m): m.summary
         case .failed(let why): "error: " + Sanitize.display(why)
         }
     }

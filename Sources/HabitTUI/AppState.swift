@@ -70,9 +70,10 @@ public enum Action: Equatable, Sendable {
     case refused(CoreError)
     /// An undo finished: the label of what it undid, nil when there was nothing to undo.
     case undone(String?)
-    /// An auto habit's command ran (`Effect.runAuto`): its result, and whether it failed.
-    case autoRan(String, failed: Bool)
-    /// A write, an undo or a sync switch failed outside the rules (storage); nothing changed.
+    /// An auto habit's command ran (`Effect.runAuto`): what it came to, nil when the habit is gone.
+    case autoRan(AutoRunReport?)
+    /// A write, an undo, an auto run or a sync switch failed outside the rules (storage):
+    /// the storage's own one-line description of it; nothing changed.
     case failed(String)
     case warning(String)
     /// A theme was loaded (with its problems, if any).
@@ -279,7 +280,7 @@ public struct AppState: Hashable, Sendable {
         switch overlay {
         case .rating: return .rating
         case .confirmArchive, .confirmDelete: return .confirm
-        case .form: return .form
+        case .form(let form): return form.asksDiscard ? .confirm : .form
         case .editFrom: return .editFrom
         case .amount: return .amount
         case .note: return .note

@@ -26,7 +26,7 @@ public struct HabitForm: Hashable, Sendable {
             case .name: "1-64 characters"
             case .icon: "one character or emoji, optional"
             case .kind: "space switches, b build (at least), l limit (at most)"
-            case .goal: "an amount, up to 3 decimals (typing replaces it)"
+            case .goal: "an amount, up to 3 decimals"
             case .unit: "e.g. glasses, optional"
             case .schedule: "daily, weekdays, weekends, mon,wed,fri, every:3, 3/week"
             case .start: "YYYY-MM-DD, -3 for 3 days ago, yesterday, mon… (past days can be filled in)"
@@ -45,9 +45,28 @@ public struct HabitForm: Hashable, Sendable {
     public var focus: Field = .name
     /// Set after a failed save: the message of the whole form (e.g. a duplicate name).
     public var formError: String?
-    /// The focused number field still shows what it had when it got the focus: the first
-    /// character typed replaces it (typing 8 into a goal of 1 gives 8, not 18).
+    /// The focused field still shows what it had when it got the focus (a pre-filled value
+    /// or one typed before): the first character typed replaces it (typing 8 into a goal of 1
+    /// gives 8, not 18; `w` into a schedule of `daily` gives `w`), while backspace first
+    /// edits it. Every field but the kind behaves so.
     public var replacesOnType = false
+    /// `esc` was pressed on a form with changes: the form asks "Discard the changes?" and
+    /// `y` closes it, any other key goes back to it as it was.
+    public var asksDiscard = false
+    /// The fields as the form was opened, to tell whether anything was changed.
+    private var opened: [Field: String] = [:]
+    private var openedKind: HabitKind = .build
+
+    init(editing: HabitID?, values: [Field: String], kind: HabitKind, today: LocalDay?) {
+        self.editing = editing; self.values = values; self.kind = kind; self.today = today
+        opened = values; openedKind = kind
+        replacesOnType = !(values[.name] ?? "").isEmpty
+    }
+
+    /// Whether any field differs from what the form was opened with (what `esc` would throw away).
+    public var hasChanges: Bool {
+        kind != openedKind || Field.allCases.contains { $0 != .kind && text($0) != (opened[$0] ?? "") }
+    }
 
     /// A field's label, as the kind reads it: a limit habit's goal is "At most per day".
     public func label(_ field: Field) -> String {
@@ -159,11 +178,16 @@ public struct HabitForm: Hashable, Sendable {
         values[focus] = v
     }
 
+    /// Whether the focused field would be replaced by the next character typed: it shows
+    /// a value it had when it got the focus.
+    public var showsReplaceable: Bool { replacesOnType && focus != .kind && !text(focus).isEmpty }
+
     /// Puts the next (or, with a negative step, the previous) of `groups` into the group
     /// field: the first one that starts with what is typed, then each in turn.
     public mutating func pickGroup(_ groups: [String], _ step: Int) {
         guard focus == .group, !groups.isEmpty else { return }
         formError = nil
+        replacesOnType = false
         let v = text(.group)
         if let i = groups.firstIndex(of: v) {
             values[.group] = groups[(i + step % groups.count + groups.count) % groups.count]
@@ -173,9 +197,11 @@ public struct HabitForm: Hashable, Sendable {
         }
     }
 
+    /// Moves the focus to the next (or previous) field; its value, if any, is then replaced
+    /// by the first character typed (`replacesOnType`).
     public mutating func move(_ step: Int) {
         let all = Field.allCases
         focus = all[(focus.rawValue + step + all.count) % all.count]
-        replacesOnType = focus == .goal
+        replacesOnType = focus != .kind && !text(focus).isEmpty
     }
 }

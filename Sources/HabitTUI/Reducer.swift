@@ -83,7 +83,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if mode == .note, case .note(let prompt) = state.overlay {
         return promptKey(key, prompt, .note, &state, cancelled: "Cancelled: the note is as it was", overlay: Overlay.note, submit: submitNote)
     }
-    if mode == .form, case .form(let form) = state.overlay { return formKey(key, form, &state) }
+    if case .form(let form) = state.overlay { return formKey(key, form, &state) }
     if mode == .editFrom, case .editFrom(let form, let fields) = state.overlay {
         return editFromKey(state.keyMap.command(for: key, in: mode), form, fields, &state)
     }
@@ -134,6 +134,17 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
 /// form's fields as one write; a problem stays on the form).
 func formKey(_ key: Key, _ form: HabitForm, _ state: inout AppState) -> [Effect] {
     var form = form
+    if form.asksDiscard {
+        // "Discard the changes?": yes closes the form, any other key goes back to it.
+        form.asksDiscard = false
+        if state.keyMap.command(for: key, in: .confirm) == .confirm {
+            state.overlay = nil
+            state.message = Message("Cancelled: nothing changed")
+        } else {
+            state.overlay = .form(form)
+        }
+        return []
+    }
     let command = state.keyMap.command(for: key, in: .form)
     switch command {
     case .nextField?: form.move(1)
@@ -141,6 +152,7 @@ func formKey(_ key: Key, _ form: HabitForm, _ state: inout AppState) -> [Effect]
     case .erase?: form.erase()
     case .nextChoice?, .previousChoice?: form.pickGroup(state.habits.groups, command == .nextChoice ? 1 : -1)
     case .cancel?:
+        guard !form.hasChanges else { form.asksDiscard = true; break }
         state.overlay = nil
         state.message = Message("Cancelled")
         return []

@@ -9,7 +9,10 @@ func finished(_ action: Action, _ state: inout AppState) {
     case .written(let outcome): state.message = Message(confirmation(outcome, state))
     case .refused(let error): state.message = Message(error.description, .error)
     case .undone(let label): state.message = Message(label.map { "Undid: " + $0 } ?? "Nothing to undo on this device")
-    case .autoRan(let text, let failed): state.message = Message(text, failed ? .error : .info)
+    case .autoRan(let report?):
+        let icon = state.habits.habit(report.habit)?.fields.icon.map { Sanitize.display($0) + " " } ?? ""
+        state.message = Message(report.sentence(icon: state.glyphs.showsIcons ? icon : ""), report.failed ? .error : .info)
+    case .autoRan(nil): state.message = Message("That habit is gone: its command did not run", .error)
     case .failed(let text): state.message = Message(text, .error)
     default: break
     }

@@ -25,12 +25,17 @@ func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
     b.put(form.editing == nil ? " New habit " : " Edit habit ", x: x0 + 2, y: y0, role: .title)
     let compact = h < full
     let inner = w - 4
-    // The bottom of the box: the form's error, or (when compact) the focused field's problem,
-    // else the keys; wrapped, never cut.
+    // The bottom of the box: the question before discarding, the form's error, or (when
+    // compact) the focused field's problem, else the keys; wrapped onto as many lines as it
+    // takes (leaving the focused field's row), never cut.
     let focusProblem = form.problem(form.focus, in: state.habits)
-    let bottomText = form.formError ?? (compact ? focusProblem : nil)
-    let hints = ["enter saves · tab next field · esc cancels", "enter saves · esc cancels"]
-    let bottomLines = bottomText.map { text in Array(flow(text.split(separator: " ").map { [Run(" " + $0, .statusError)] }, width: inner).prefix(2)) }
+    let bottomText = form.asksDiscard ? "Discard the changes? y yes, n no" : form.formError ?? (compact ? focusProblem : nil)
+    // A value the next key replaces says so where the keys are.
+    let hints = form.showsReplaceable
+        ? ["typing replaces it · backspace edits it · enter saves · esc cancels", "typing replaces · backspace edits"]
+        : ["enter saves · tab next field · esc cancels", "enter saves · esc cancels"]
+    let role: Role = form.asksDiscard ? .statusWarn : .statusError
+    let bottomLines = bottomText.map { wrappedKeepingTheEnd($0, role: role, width: inner, lines: max(2, h - 3)) }
         ?? [[Run(hints.first { TextWidth.of($0) <= inner } ?? hints[hints.count - 1], .dim)]]
     let valueX = x0 + 19
     let labelWidth = valueX - x0 - 4
@@ -46,7 +51,10 @@ func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
         b.put(focused ? state.glyphs.selected : " ", x: x0 + 1, y: y, role: .accent)
         b.put(label, x: x0 + 3, y: y, role: focused ? .header : .dim)
         // Line breaks (in the notes) show as " / ".
-        let value = oneLine(form.text(field)) + (focused && field != .kind ? "_" : "")
+        // A value the next key replaces shows selected, without the cursor after it ("daily");
+        // one being typed shows the cursor ("dai_").
+        let replaceable = focused && form.showsReplaceable
+        let value = oneLine(form.text(field)) + (focused && field != .kind && !replaceable ? "_" : "")
         let room = x0 + w - 2 - valueX
         // A long value shows its end (where the typing is).
         let shownValue = TextWidth.of(value) > room ? "…" + String(value.suffix(max(0, room - 1))) : value
@@ -69,4 +77,21 @@ func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
     for (i, line) in bottomLines.enumerated() {
         put(&b, line, x: x0 + 2, y: y0 + h - 1 - bottomLines.count + i)
     }
+}
+
+/// `text` wrapped at spaces to `width`, in at most `lines` rows. When it takes more, its
+/// first row and its end (where a message says what to do) show, with `…` where words were
+/// left out.
+func wrappedKeepingTheEnd(_ text: String, role: Role, width: Int, lines: Int) -> [[Run]] {
+    let words = text.split(separator: " ").map { [Run(" " + $0, role)] }
+    let all = flow(words, width: width)
+    guard all.count > lines, lines >= 2 else { return Array(all.prefix(lines)) }
+    // The end: as many last words as fill the rows after the first, after a "…".
+    var tail: [[Run]] = []
+    for count in 1...words.count {
+        let rows = flow([[Run(" …", .dim)]] + words.suffix(count), width: width)
+        guard rows.count <= lines - 1 else { break }
+        tail = rows
+    }
+    return [all[0]] + tail
 }

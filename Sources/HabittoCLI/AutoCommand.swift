@@ -39,10 +39,12 @@ struct AutoCommand: Command {
             try await list(path: path)
         case .run?:
             guard args.isEmpty else { throw CLIError.usage(.autoModeTakesNoHabit(.run)) }
-            let report = try await AutoRun(env: env, repo: try openRepository()).runAll()
+            let repo = try openRepository()
+            let report = try await AutoRun(env: env, repo: repo).runAll()
             if report.isEmpty { Output.line("No auto habits on this machine; 'habitto auto HABIT COMMAND' makes one"); return }
+            let icons = Dictionary(await repo.state.habits.map { ($0.id, Output.icon($0)) }, uniquingKeysWith: { a, _ in a })
             for line in report {
-                if line.failed { Output.err(line.text) } else { Output.line(line.text) }
+                if line.failed { Output.err(line.sentence()) } else { Output.line(line.sentence(icon: icons[line.habit] ?? "")) }
             }
             if report.contains(where: \.failed) { context.status = ExitCode.invalid.rawValue }
         case .clear?:
@@ -91,30 +93,25 @@ struct AutoRun {
     let env: AppEnvironment
     let repo: HabitRepository
 
-    /// One line of the report: a habit and what its command said, or why it said nothing.
-    struct Line: Sendable {
-        let habit: HabitID
-        let text: String
-        let failed: Bool
-    }
-
     /// Runs every auto habit's command for today (or only `only`'s), one after the other, and
     /// writes each result as its own journal entry (one undo step). Habits not tracked today
     /// (archived, not started) are left alone. Every result, an error included, is kept as
     /// the habit's last result.
-    func runAll(only: HabitID? = nil) async throws -> [Line] {
+    func runAll(only: HabitID? = nil) async throws -> [AutoRunReport] {
         let commands = try AutoHabits.commands(path: AutoHabits.commandsPath(configPath: env.configPath))
         let today = env.today
         let state = await repo.state
-        var lines: [Line] = []
+        var lines: [AutoRunReport] = []
         var results: [HabitID: AutoResult] = [:]
         for habit in state.habits where commands[habit.id] != nil && (only == nil || only == habit.id) {
-            guard Edits.isRecordable(habit, today, today: today) else { continue }
-            let name = Output.icon(habit) + Sanitize.display(habit.name)
+            guard Edits.isRecordable(habit, today, today: today) else {
+                if only == habit.id { lines.append(AutoRunReport(habit: habit.id, name: habit.name, result: .notTracked)) }
+                continue
+            }
             switch AutoHabits.run(commands[habit.id]!, for: habit) {
             case .failure(let problem):
                 results[habit.id] = AutoResult(day: today, outcome: .failed(problem.description))
-                lines.append(Line(habit: habit.id, text: "auto: \(Output.title(habit)): the command \(problem); nothing was recorded", failed: true))
+                lines.append(AutoRunReport(habit: habit.id, name: habit.name, result: .commandFailed(problem.description)))
             case .success(let measure):
                 let id = habit.id
                 do {
@@ -124,10 +121,10 @@ struct AutoRun {
                     }
                     let result = AutoResult(day: today, outcome: .measured(measure))
                     results[habit.id] = result
-                    lines.append(Line(habit: id, text: "\(name): \(result.summary)\(commit.operations.isEmpty ? "" : " (recorded)")", failed: false))
+                    lines.append(AutoRunReport(habit: id, name: habit.name, result: .measured(measure, recorded: !commit.operations.isEmpty)))
                 } catch let e as CoreError {
                     results[habit.id] = AutoResult(day: today, outcome: .failed(e.description))
-                    lines.append(Line(habit: id, text: "auto: \(Output.title(habit)): \(e.description); nothing was recorded", failed: true))
+                    lines.append(AutoRunReport(habit: id, name: habit.name, result: .refused(e)))
                 }
             }
         }
@@ -169,16 +166,9 @@ public enum AutoHabitsView {
         return out
     }
 
-    /// Runs one auto habit's command now and records its result: the line that says what it
-    /// did, and whether it failed.
-    public static func run(_ id: HabitID, env: AppEnvironment, repo: HabitRepository) async -> (text: String, failed: Bool) {
-        do {
-            guard let line = try await AutoRun(env: env, repo: repo).runAll(only: id).first else {
-                return ("Its command did not run: the habit is not tracked today", true)
-            }
-            return (line.text, line.failed)
-        } catch {
-            return ("\(error)", true)
-        }
+    /// Runs one auto habit's command now and records its result: what it came to, or nil
+    /// when the habit is gone. A storage failure (the commands file, the journal) is thrown.
+    public static func run(_ id: HabitID, env: AppEnvironment, repo: HabitRepository) async throws -> AutoRunReport? {
+        try await AutoRun(env: env, repo: repo).runAll(only: id).first
     }
 }

@@ -189,6 +189,7 @@ struct ImportCommand: Command {
                        + "\(Plural.count(rec.daysChanged, "day")) (\(Plural.count(r.checkIns, "check-in")), \(Plural.count(r.skips, "skip")), "
                        + "\(Plural.count(r.ratings, "rating")), \(Plural.count(r.notes, "note")))")
         }
+        if let line = startingTodayLine(r) { out.append(line) }
         if r.dryRun { out.append("Dry run: nothing was written") } else if let b = r.backup { out.append("Backup before the import: \(b) ('habitto backup restore \(b) --replace' undoes it; so does 'habitto undo')") }
         func section(_ title: String, _ items: [String]) {
             guard !items.isEmpty else { return }
@@ -202,6 +203,20 @@ struct ImportCommand: Command {
         return out
     }
 
+    /// The line naming the new habits without a day in the source, which start on the day
+    /// of the import (the first 20 names; `--json` lists them all).
+    static func startingTodayLine(_ r: ImportReport) -> String? {
+        let names = r.startingToday.map { "'\(Sanitize.display($0))'" }
+        let start = "\(r.dryRun ? "would start" : "start\(names.count == 1 ? "s" : "")") today, \(r.today)"
+        switch names.count {
+        case 0: return nil
+        case 1: return "\(names[0]) has no days in the source: it \(start)"
+        default:
+            let more = names.count > 20 ? ", and \(names.count - 20) more (--json lists them)" : ""
+            return "\(names.count) habits have no days in the source: they \(start): " + names.prefix(20).joined(separator: ", ") + more
+        }
+    }
+
     static func json(_ r: ImportReport) -> JSON {
         let rec = r.reconciliation
         func notes(_ n: [ImportNote]) -> JSON { .array(n.map { .object(["location": .string($0.location), "message": .string($0.message)]) }) }
@@ -213,6 +228,7 @@ struct ImportCommand: Command {
             "skips": .int(r.skips), "ratings": .int(r.ratings), "notes": .int(r.notes), "operations": .int(rec.changes.count),
             "skipped": notes(r.skipped), "disagreements": notes(r.disagreements),
             "kept": .array((rec.kept + rec.renamed).map(JSON.string)), "comparisons": .array(r.comparisons.map(JSON.string)),
+            "startingToday": .array(r.startingToday.map(JSON.string)), "today": .string(r.today.description),
         ])
     }
 }

@@ -90,7 +90,7 @@ struct RemindCommand: Command {
     /// back no reminder, and the run still fails.
     @MainActor private func runAutoHabits(_ repo: HabitRepository) async throws {
         do {
-            for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.text) }
+            for line in try await AutoRun(env: env, repo: repo).runAll() where line.failed { Output.err(line.sentence()) }
         } catch let e as StoreError where e.isConfigProblem {
             Output.err("remind: \(e.description)")
             context.status = ExitCode.invalid.rawValue

@@ -344,9 +344,13 @@ final class EffectRunner: @unchecked Sendable {
             later { [self] in await engine.retryNow() }
         case .runAuto(let id):
             later { [self] in
-                let (text, failed) = await AutoHabitsView.run(id, env: env, repo: repo)
-                inbox.post(.autoChanged(await AutoHabitsView.results(env: env, repo: repo)))
-                inbox.post(.autoRan(text, failed: failed))
+                do {
+                    let report = try await AutoHabitsView.run(id, env: env, repo: repo)
+                    inbox.post(.autoChanged(await AutoHabitsView.results(env: env, repo: repo)))
+                    inbox.post(.autoRan(report))
+                } catch {
+                    inbox.post(failure(error))
+                }
             }
         }
         return []

@@ -92,8 +92,9 @@ final class ImportReaderTests: XCTestCase {
         XCTAssertNil(meditate.fields.unit)
         XCTAssertNil(meditate.fields.archivedFrom)
         XCTAssertTrue(meditate.days.isEmpty)
-        // No rows: the earliest day of the export.
-        XCTAssertEqual(meditate.fields.startDate, day("2015-01-16"))
+        // No rows: it starts on the day of the import, not on a day the export invents.
+        XCTAssertTrue(meditate.startsOnImportDay)
+        XCTAssertEqual(try Importer.targets(plan, today: day("2026-12-04")).0.first?.fields.startDate, day("2026-12-04"))
 
         let wake = try habit(plan, "Wake up early")
         XCTAssertEqual(wake.fields.schedule, .perWeek(5)) // 2 in 3 days ≈ 4.67 a week
@@ -406,9 +407,13 @@ final class ImportReaderTests: XCTestCase {
         XCTAssertEqual(plan.habits.map(\.fields.name), ["Walk", "walk (2)", String(repeating: "x", count: 64)])
         XCTAssertEqual(plan.habits.map(\.fields.schedule), [.everyNDays(2), .daily, .perWeek(6)])
         XCTAssertEqual(plan.habits.map(\.sourceKey), ["001 Walk", "002 walk", "003 " + long])
-        // No rows anywhere: 1970-01-01; archived the day after.
-        XCTAssertEqual(plan.habits[1].fields.startDate, day("1970-01-01"))
-        XCTAssertEqual(plan.habits[1].fields.archivedFrom, day("1970-01-02"))
+        // No rows anywhere: each starts on the day of the import; the archived one is
+        // archived from that day, so it has no day at all (none missed).
+        XCTAssertEqual(plan.habits.map(\.startsOnImportDay), [true, true, true])
+        let targets = try Importer.targets(plan, today: day("2026-12-04")).0
+        XCTAssertEqual(targets.map(\.fields.startDate), Array(repeating: day("2026-12-04"), count: 3))
+        XCTAssertEqual(targets[1].fields.archivedFrom, day("2026-12-04"))
+        XCTAssertNil(targets[0].fields.archivedFrom)
         XCTAssertEqual(plan.skipped.map(\.location), ["Habits.csv:5", "Habits.csv:2", "Habits.csv:3", "Habits.csv:4"])
         XCTAssertTrue(plan.skipped[0].message.hasPrefix("Position 'x' is not a whole number"), plan.skipped[0].message)
         XCTAssertTrue(plan.skipped[1].message.contains("without days"), plan.skipped[1].message)
@@ -459,7 +464,10 @@ final class ImportReaderTests: XCTestCase {
         XCTAssertTrue(plan.disagreements.first?.message.contains("habitto edit") == true)
         XCTAssertEqual(plan.skipped, [])
         XCTAssertEqual(try habit(plan, "Call family").fields.startDate, day("2025-01-03"))
-        XCTAssertEqual(try habit(plan, "Sprint planning").fields.startDate, day("2025-01-01"), "no log lines: earliest log day")
+        XCTAssertEqual(plan.habits.filter(\.startsOnImportDay).map(\.fields.name), ["Sprint planning"], "no log lines")
+        let targets = try Importer.targets(plan, today: day("2026-12-04")).0
+        XCTAssertEqual(targets[2].fields.startDate, day("2026-12-04"), "Sprint planning starts on the day of the import")
+        XCTAssertEqual(targets[0].fields.startDate, day("2025-01-01"), "Daily standup starts on its first log line")
         XCTAssertEqual(try habit(plan, "Sprint planning").days, [:])
     }
 

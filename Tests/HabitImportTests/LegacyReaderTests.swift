@@ -542,4 +542,16 @@ final class LegacyReaderTests: XCTestCase {
                                              day("2026-10-12"): ImportedDay(progress: 0, skipped: true)])
         XCTAssertNoThrow(try Importer.targets(plan, today: day("2026-10-08")))
     }
+
+    func testAHabitWithNoStartDateCreatedAtOrDayStartsOnTheDayOfTheImport() throws {
+        let plan = try readLegacy([
+            legacyHabit("a", "Walk", ["startDate": NSNull()]),
+            legacyHabit("b", "Run", ["startDate": NSNull(), "endDate": "2025-10-05T00:00:00Z"]),
+            legacyHabit("c", "Read"),
+        ])
+        XCTAssertEqual(plan.habits.map(\.startsOnImportDay), [true, true, false])
+        let targets = try Importer.targets(plan, today: day("2026-12-04")).0
+        XCTAssertEqual(targets.map(\.fields.startDate), [day("2026-12-04"), day("2026-12-04"), day("2025-09-22")])
+        XCTAssertEqual(targets[1].fields.archivedFrom, day("2026-12-04"), "archived from its start: no day of it is missed")
+    }
 }

@@ -74,4 +74,20 @@ final class AutoHabitScreenTests: XCTestCase {
         XCTAssertEqual(press(&app, .char("r")), [])
         XCTAssertEqual(app.message?.text, "'Read' is not an auto habit on this machine; 'habitto auto Read COMMAND' makes it one")
     }
+
+    /// A finished run comes back as its typed report and is worded by `AutoRunReport.sentence`,
+    /// the command line's words; a failure is an error, a reading is not.
+    func testAFinishedRunIsWordedFromItsReport() {
+        var app = World.app()
+        _ = reduce(&app, .autoRan(AutoRunReport(habit: World.water, name: "Drink water", result: .measured(.total(3000), recorded: true))))
+        XCTAssertEqual(app.message, Message("💧 Drink water: 3 (recorded)", .info))
+        _ = reduce(&app, .autoRan(AutoRunReport(habit: World.water, name: "Drink water", result: .measured(.total(3000), recorded: false))))
+        XCTAssertEqual(app.message, Message("💧 Drink water: 3", .info))
+        _ = reduce(&app, .autoRan(AutoRunReport(habit: World.read, name: "Read", result: .commandFailed("failed (exit status 2)"))))
+        XCTAssertEqual(app.message, Message("auto: 'Read': the command failed (exit status 2); nothing was recorded", .error))
+        _ = reduce(&app, .autoRan(AutoRunReport(habit: World.read, name: "Read", result: .notTracked)))
+        XCTAssertEqual(app.message, Message("auto: 'Read': its command did not run: the habit is not tracked today", .error))
+        _ = reduce(&app, .autoRan(nil))
+        XCTAssertEqual(app.message?.kind, .error)
+    }
 }

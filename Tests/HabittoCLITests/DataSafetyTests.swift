@@ -8,16 +8,20 @@ import Glibc
 /// Loop's fixture export zipped with a password (`secret`) into the sandbox, with the
 /// system's zip (installed by `.ci/test.sh`; its absence fails the test).
 func encryptedLoopZip(in box: Sandbox, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    try loopZip(at: box.root + "/locked.zip", password: "secret", file: file, line: line)
+}
+
+/// Loop's fixture export zipped (with a password when given) to `zip`, with the system's zip.
+func loopZip(at zip: String, password: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> String {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zip") else {
         struct Missing: Error, CustomStringConvertible {
             var description: String { "/usr/bin/zip is not installed; run the suite with 'bash .ci/test.sh', which installs it" }
         }
         throw Missing()
     }
-    let zip = box.root + "/locked.zip"
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
-    p.arguments = ["-q", "-r", "-P", "secret", zip, "."]
+    p.arguments = ["-q", "-r"] + (password.map { ["-P", $0] } ?? []) + [zip, "."]
     p.currentDirectoryURL = URL(fileURLWithPath: fixtures + "/loop-csv-export")
     try p.run()
     p.waitUntilExit()
@@ -283,13 +287,7 @@ final class DataSafetyTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         box.extraEnv["TMPDIR"] = tmp
         // Imports of a zip killed with kill -9 at random moments leave their unpacking folder.
-        let zip = box.root + "/loop.zip"
-        let z = Process()
-        z.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
-        z.arguments = ["-q", "-r", zip, "."]
-        z.currentDirectoryURL = URL(fileURLWithPath: fixtures + "/loop-csv-export")
-        try z.run()
-        z.waitUntilExit()
+        let zip = try loopZip(at: box.root + "/loop.zip")
         var rng = SystemRandomNumberGenerator()
         var killedPID: pid_t = 0
         for _ in 0..<10 {

@@ -153,6 +153,32 @@ final class DocExamples: XCTestCase {
 
 /// The parts of the runner that decide, apart from any run.
 final class DocExampleParserTests: XCTestCase {
+    func testAScreenHeaderItsKeysAndItsRowsWithoutBlankOnes() {
+        let text = """
+        <!-- screen: now=2026-11-21T09:30:00 setup=today size=40x10 keys=w,h,Enter home=/tmp/other -->
+        ```
+         Habitto · Sat 21 Nov 2026   \("")
+
+        ▶ ◐  Drink water
+        ```
+
+        <!-- screen: now=2026-11-21T09:30:00 size=10x3 -->
+        ```
+        x
+        ```
+        <!-- screen: setup=today -->
+        ```
+        y
+        ```
+        """
+        let (screens, failures) = DocExampleParser.screens(in: text, file: "ui.md")
+        XCTAssertEqual(screens, [DocScreen(file: "ui.md", line: 2, now: "2026-11-21T09:30:00", setup: "today", width: 40, height: 10,
+                                           keys: ["w", "h", "Enter"], rows: [" Habitto · Sat 21 Nov 2026", "▶ ◐  Drink water"],
+                                           home: "/tmp/other")])
+        XCTAssertEqual(failures.map(\.description), ["ui.md:9: size=10x3 is not WIDTHxHEIGHT (20 to 400 by 5 to 200)",
+                                                      "ui.md:13: the screen header names no clock; add now=YYYY-MM-DDTHH:MM:SS"])
+    }
+
     func testAHeaderItsHiddenStepsAndTheOutputOfEachCommand() throws {
         let text = """
         Some text.
