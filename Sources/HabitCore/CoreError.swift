@@ -33,6 +33,8 @@ public enum CoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case dayFull(habit: String, progress: Int, day: LocalDay)
     case nothingToTakeBack(habit: String, day: LocalDay)
     case negativeTotal
+    /// A day's total (thousandths) asked for above `Limits.maxDayProgress`.
+    case totalTooLarge(Int)
     /// A progress change outside ±`Limits.maxChange`, or of 0.
     case changeOutOfRange
     /// A day's total outside 0…`Limits.maxDayProgress`.

@@ -59,6 +59,8 @@ extension CoreError {
             return "\(Self.title(name)) has \(Amount.format(progress)) on \(day): a day holds at most \(Amount.format(Limits.maxDayProgress))"
         case .nothingToTakeBack(let name, let day): return "nothing to take back: \(Self.title(name)) has no progress on \(day)"
         case .negativeTotal: return "a day's total cannot be negative"
+        case .totalTooLarge(let total):
+            return "a day's total of \(Amount.format(total)) is too large: a day holds at most \(Amount.format(Limits.maxDayProgress))"
         case .changeOutOfRange: return "a progress change must be from 0.001 to \(Amount.format(Limits.maxChange)) (or its negative)"
         case .totalOutOfRange: return "a day's total must be from 0 to \(Amount.format(Limits.maxDayProgress))"
         case .difficultyOutOfRange(let given):

@@ -234,6 +234,7 @@ public enum Edits {
     public static func setTotal(_ habit: Habit, on day: LocalDay, _ total: Int, today: LocalDay,
                                 in state: HabitState) throws -> [Change] {
         guard total >= 0 else { throw CoreError.negativeTotal }
+        guard total <= Limits.maxDayProgress else { throw CoreError.totalTooLarge(total) }
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
         if total > progress { return try checkIn(habit, on: day, amount: total - progress, today: today, in: state) }

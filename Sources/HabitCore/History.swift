@@ -5,6 +5,8 @@ public struct DaySummary: Hashable, Sendable {
     public let progress: Int
     public let completed: Bool
     public let skipped: Bool
+    /// Answered as not done (see `DayLine.notDone`).
+    public let notDone: Bool
     public let exceeded: Bool
     public let difficulty: Int?
     /// Counts against the habit (see `DayVerdict.missed`): drawn as a miss. An N-per-week
@@ -29,10 +31,12 @@ extension HabitState {
         var k = columns.lowerBound(habit.startDate)
         judgeDays(habit, table, through: last, today: today ?? end, settings: settings) { d, v in
             while k < columns.count && columns.day(at: k) < d { k += 1 }
-            let rating = k < columns.count && columns.day(at: k) == d ? columns.rating(at: k) : nil
+            let here = k < columns.count && columns.day(at: k) == d
+            let rating = here ? columns.rating(at: k) : nil
             let i = table.start.days(to: d)
             out.append(DaySummary(day: d, scheduled: v.scheduled, progress: table.progress[i], completed: v.completed,
-                                  skipped: table.skipped[i], exceeded: v.exceeded, difficulty: rating,
+                                  skipped: table.skipped[i], notDone: here && columns.isAnsweredNotDone(at: k),
+                                  exceeded: v.exceeded, difficulty: rating,
                                   missed: v.missed))
         }
         return out

@@ -17,6 +17,9 @@ public struct DayLine: Hashable, Sendable {
     public let progress: Int
     public let completed: Bool
     public let skipped: Bool
+    /// Answered as not done (`Change.notDone`; see `DayRecord.isAnsweredNotDone`): decided,
+    /// where a day with nothing is still open.
+    public let notDone: Bool
     public let difficulty: Int?
     /// For limit habits: progress above the ceiling.
     public let exceeded: Bool
@@ -168,7 +171,8 @@ extension HabitState {
                                  scheduled: started && isDue(habit, on: day, settings: settings, days: days))
         return DayLine(habit: defined, day: day, scheduled: verdict.scheduled, progress: progress,
                        completed: verdict.completed && started,
-                       skipped: skipped, difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
+                       skipped: skipped, notDone: at.map { days.isAnsweredNotDone(at: $0) } ?? false,
+                       difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
                        streak: streak, streakUnit: defined.schedule.streakUnit)
     }
 

@@ -212,14 +212,15 @@ public enum Backups {
     public static func path(of id: String, in paths: DataPaths) throws -> String {
         let name = id.hasSuffix(fileExtension) ? String(id.dropLast(fileExtension.count)) : id
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
-            throw StoreError.unreadable(path: id, detail: "is not a backup id; 'habitto backup list' shows them")
+            throw StoreError.noSuchBackup(id: Sanitize.display(id), malformed: true)
         }
         if let st = try Sys.entryStatus(directory(paths)), st.st_mode & S_IFMT != S_IFDIR {
-            throw StoreError.unreadable(path: directory(paths), detail: st.st_mode & S_IFMT == S_IFLNK ? Sys.linkRefused : "is not a folder; move it away")
+            if st.st_mode & S_IFMT == S_IFLNK { throw StoreError.link(path: directory(paths)) }
+            throw StoreError.unreadable(path: directory(paths), detail: "is not a folder; move it away")
         }
         let path = "\(directory(paths))/\(name)\(fileExtension)"
         guard try Sys.entryStatus(path) != nil else {
-            throw StoreError.unreadable(path: Sanitize.display(name), detail: "no such backup; 'habitto backup list' shows them")
+            throw StoreError.noSuchBackup(id: Sanitize.display(name), malformed: false)
         }
         return path
     }

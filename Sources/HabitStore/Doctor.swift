@@ -262,8 +262,12 @@ public enum Doctor {
                 out.findings.append(Finding(check: "permissions", problem: "the data directory \(paths.directory) can be written by other users (mode \(String(st.st_mode & 0o777, radix: 8)))",
                                             fix: "run chmod go-w '\(paths.directory)'"))
             }
-            if !Sys.canAccess(paths.directory, W_OK) {
-                out.findings.append(Finding(check: "permissions", problem: "the data directory \(paths.directory) is not writable", fix: "fix its owner or permissions, or use another --home"))
+            if let e = Sys.accessError(paths.directory, W_OK) {
+                // A read-only file system: no owner or mode makes it writable.
+                out.findings.append(e == EROFS
+                    ? Finding(check: "permissions", problem: "the data directory \(paths.directory) is on a read-only file system, so nothing can be recorded",
+                              fix: "remount that file system read-write (mount -o remount,rw), or use another --home")
+                    : Finding(check: "permissions", problem: "the data directory \(paths.directory) is not writable", fix: "fix its owner or permissions, or use another --home"))
             }
         }
         // lstat: a link is never followed for a check or an advice (a chmod would change what

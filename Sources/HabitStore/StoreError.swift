@@ -20,6 +20,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// it ("the data lock"), `holder` says who holds it ("habitto (process 4242)", or "another
     /// process" when that cannot be told), `seconds` is how long was waited.
     case lockBusy(path: String, lock: String, holder: String, seconds: Double)
+    /// A file or folder inside the data directory is a symbolic link: never followed, so
+    /// nothing was read or written through it.
+    case link(path: String)
+    /// `backup restore`'s id (as typed) names no backup; `malformed`: it cannot be one (a
+    /// path, `.`, `..`, empty).
+    case noSuchBackup(id: String, malformed: Bool)
 
     /// Whether this is a lock held by another process for longer than the wait allowed.
     public var isLockBusy: Bool {
@@ -32,6 +38,15 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     public var isConfigProblem: Bool {
         switch self {
         case .config, .untrusted: return true
+        default: return false
+        }
+    }
+
+    /// Whether this refuses what the user asked for (a setting to fix, or a backup id that
+    /// names none) rather than being a failure of the storage: the command exits 1.
+    public var isRefusal: Bool {
+        switch self {
+        case .config, .untrusted, .noSuchBackup: return true
         default: return false
         }
     }
@@ -60,6 +75,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .lockBusy(let path, let lock, let holder, let seconds):
             let waited = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
             return "\(holder) has held \(lock) \(path) for more than \(waited) s; close it or try again"
+        case .link(let path):
+            return "\(path): is a symbolic link; Habitto never follows links inside its data directory (they could send its files elsewhere). Remove the link, or put what it points to there in its place"
+        case .noSuchBackup(let id, let malformed):
+            return "'\(id)' \(malformed ? "is not a backup id" : "names no backup"); 'habitto backup list' shows the ids"
         }
     }
 }

@@ -317,7 +317,7 @@ public enum Sys {
             guard let opened = try openIfPresent(path, O_RDONLY | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW)) else { return nil }
             fd = opened
         } catch StoreError.io(_, _, let e) where e == ELOOP && !followLinks {
-            throw StoreError.unreadable(path: path, detail: linkRefused)
+            throw StoreError.link(path: path)
         }
         do {
             let st = try status(fd, path: path)
@@ -330,9 +330,6 @@ public enum Sys {
             throw error
         }
     }
-
-    /// Why a symbolic link inside the data directory is refused.
-    static let linkRefused = "is a symbolic link; Habitto never follows links inside its data directory (they could send its files elsewhere). Remove the link, or put what it points to there in its place"
 
     /// The status of an open file.
     public static func status(_ fd: Int32, path: String) throws -> stat {
@@ -364,7 +361,7 @@ public enum Sys {
             if let st = try entryStatus(path) {
                 switch st.st_mode & S_IFMT {
                 case S_IFDIR: return
-                case S_IFLNK: throw StoreError.unreadable(path: path, detail: linkRefused)
+                case S_IFLNK: throw StoreError.link(path: path)
                 default: throw StoreError.unreadable(path: path, detail: "is \(kind(st.st_mode)), not a folder; move it away")
                 }
             }
@@ -382,7 +379,13 @@ public enum Sys {
 
     /// Whether this process may use `path` as `mode` says (`R_OK`, `W_OK`, `X_OK`, `F_OK`).
     public static func canAccess(_ path: String, _ mode: Int32) -> Bool {
-        (try? sysCall("access") { access(path, mode) }) != nil
+        accessError(path, mode) == nil
+    }
+
+    /// Why this process may not use `path` as `mode` says (the error number: `EACCES`,
+    /// `EROFS` for a write on a read-only file system, …), or nil when it may.
+    public static func accessError(_ path: String, _ mode: Int32) -> Int32? {
+        do { try sysCall("access") { access(path, mode) }; return nil } catch { return error.errno }
     }
 
     /// The status of the entry at `path` itself (a link is not followed), or nil when there is none.
@@ -403,7 +406,7 @@ public enum Sys {
         } catch StoreError.io(_, _, let e) where e == ENOENT {
             return nil
         } catch StoreError.io(_, _, let e) where (e == ENOTDIR || e == ELOOP) && !followLinks {
-            if let st = try entryStatus(path), st.st_mode & S_IFMT == S_IFLNK { throw StoreError.unreadable(path: path, detail: linkRefused) }
+            if let st = try entryStatus(path), st.st_mode & S_IFMT == S_IFLNK { throw StoreError.link(path: path) }
             throw StoreError.unreadable(path: path, detail: "is not a folder; move it away")
         }
         defer { close(fd) }

@@ -30,6 +30,8 @@ public struct AmountPrompt: LinePrompt {
             throw CoreError.amountPromptUnreadable
         }
         let rest = String(t.dropFirst())
+        // A sign alone asks for an amount, as an empty entry does.
+        if "+-=".contains(first), rest.trimmingBlanks.isEmpty { throw CoreError.amountPromptUnreadable }
         let entry: Entry
         switch first {
         case "+": entry = .add(try Amount.parse(rest))

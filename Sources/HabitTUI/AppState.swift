@@ -82,8 +82,8 @@ public enum Action: Equatable, Sendable {
     case syncChanged(SyncInfo)
     /// Time passed (for countdowns while idle).
     case tick(Date)
-    /// This machine's auto habits and each one's last result ("" before its first run).
-    case autoChanged([HabitID: String])
+    /// This machine's auto habits and each one's last result.
+    case autoChanged([HabitID: AutoLast])
 }
 
 /// Everything the screen shows, and nothing else: `render` is a function of this.
@@ -176,9 +176,9 @@ public struct AppState: Hashable, Sendable {
         guard !tag.isEmpty, TextWidth.of(name) > room, room >= 2 else { return cut(name + tag, max(0, width)) }
         return cut(name, room) + tag
     }
-    /// This machine's auto habits (`habitto auto`) and each one's last result ("" before its
-    /// first run): the today screen marks them, and `r` runs one's command.
-    public var autoResults: [HabitID: String] = [:]
+    /// This machine's auto habits (`habitto auto`) and each one's last result: the today
+    /// screen marks them, and `r` runs one's command.
+    public var autoResults: [HabitID: AutoLast] = [:]
 
     public init(habits: HabitState, today: LocalDay, settings: RuleSettings = .init(), width: Int = 80,
                 height: Int = 24, glyphs: Glyphs = .unicode, keyMap: KeyMap = .defaults,

@@ -2,6 +2,8 @@
 /// `--ascii`). The ASCII set uses no letter or digit, so a glyph never reads as a key.
 public struct Glyphs: Hashable, Sendable {
     public let done, partial, notYet, exceeded, skipped, unscheduled: String
+    /// A day answered "not done" (the catch-up's `n`): decided, where `notYet` is open.
+    public let notDone: String
     public let selected, barFull, barEmpty, syncLocal, syncPending, syncSyncing, syncSynced, syncFailed: String
     public let streak, separator: String
     /// The today row's mark for a day with a note (one cell).
@@ -16,13 +18,13 @@ public struct Glyphs: Hashable, Sendable {
     public let showsIcons: Bool
 
     public static let unicode = Glyphs(done: "✓", partial: "◐", notYet: "·", exceeded: "✗", skipped: "~",
-                                       unscheduled: " ", selected: "▶", barFull: "█", barEmpty: "░",
+                                       unscheduled: " ", notDone: "⊘", selected: "▶", barFull: "█", barEmpty: "░",
                                        syncLocal: "⌂", syncPending: "↑", syncSyncing: "⟳", syncSynced: "✓",
                                        syncFailed: "!", streak: "🔥", separator: "·", note: "✎", groupOpen: "▾",
                                        groupFolded: "▸", atMost: "≤", times: "×",
                                        heat: ["·", "░", "▒", "▓", "█"], showsIcons: true)
     public static let ascii = Glyphs(done: "+", partial: "%", notYet: ".", exceeded: "*", skipped: "~",
-                                     unscheduled: " ", selected: ">", barFull: "#", barEmpty: "-",
+                                     unscheduled: " ", notDone: "/", selected: ">", barFull: "#", barEmpty: "-",
                                      syncLocal: "_", syncPending: "^", syncSyncing: "@", syncSynced: "+",
                                      syncFailed: "!", streak: "*", separator: "|", note: "\"", groupOpen: "-",
                                      groupFolded: "+", atMost: "<=", times: "x",
@@ -35,6 +37,7 @@ public struct Glyphs: Hashable, Sendable {
         let days: Set<Mode> = rows.union([.detail])
         return [
             (done, "done", days), (partial, "partly done", days), (notYet, "not done (yet)", days),
+            (notDone, "answered not done", [.today, .catchUp, .rating, .amount, .note, .confirm]),
             (exceeded, "over the limit", days), (skipped, "skipped", days.union([.detail])),
             (selected, "selected", rows.union([.form])),
             (note, "the day has a note", [.today, .rating, .amount, .note, .confirm]),

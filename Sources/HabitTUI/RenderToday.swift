@@ -7,16 +7,18 @@ import HabitCore
 /// is neutral (dim): it is not a miss (see `DaySummary.missed`).
 func dayGlyph(_ s: HabitSummary, _ g: Glyphs) -> (String, Role) {
     dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed, progress: s.progress,
-             kind: s.habit.kind, scheduled: s.scheduled && !s.habit.schedule.isQuota, g)
+             kind: s.habit.kind, scheduled: s.scheduled && !s.habit.schedule.isQuota, notDone: s.notDone, g)
 }
 
-/// The glyph and role of a habit's day; `scheduled` draws an open day in the missed role.
+/// The glyph and role of a habit's day; `scheduled` draws an open day in the missed role; a
+/// day answered not done (`notDone`) has its own mark, in the missed role.
 func dayGlyph(skipped: Bool, exceeded: Bool, completed: Bool, progress: Int, kind: HabitKind, scheduled: Bool,
-              _ g: Glyphs) -> (String, Role) {
+              notDone: Bool = false, _ g: Glyphs) -> (String, Role) {
     if skipped { return (g.skipped, .skipped) }
     if exceeded { return (g.exceeded, .exceeded) }
     if completed && (progress > 0 || kind == .limit) { return (g.done, .done) }
     if progress > 0 { return (g.partial, .partial) }
+    if notDone { return (g.notDone, .missed) }
     return (g.notYet, scheduled ? .missed : .dim)
 }
 
@@ -66,7 +68,7 @@ struct RowLayout {
     var columns: [RowColumn: (x: Int, width: Int)] = [:]
     func has(_ c: RowColumn) -> Bool { columns[c] != nil }
 
-    init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs, tags: [HabitID: String] = [:], auto: [HabitID: String] = [:]) {
+    init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs, tags: [HabitID: String] = [:], auto: [HabitID: AutoLast] = [:]) {
         func widest(_ text: (HabitSummary) -> String) -> Int { rows.map { TextWidth.of(text($0)) }.max() ?? 0 }
         let fullText = widest { rowProgressText($0, g) }, shortText = widest { rowProgressText($0, g, unit: false) }
         let anyIcon = g.showsIcons && rows.contains { $0.habit.fields.icon != nil }
@@ -95,7 +97,7 @@ struct RowLayout {
         }
         // The name takes what is left, but no more than the longest name needs (the columns
         // after it stay near it on a wide screen).
-        let longest = max(minimumNameWidth, widest { $0.habit.name + namesakeTag($0.habit.id, tags) + autoTag($0.habit.id, auto, g) })
+        let longest = max(minimumNameWidth, widest { $0.habit.name + namesakeTag($0.habit.id, tags) + autoTag($0, auto, g) })
         var x = 0
         for (column, w, gap) in specs {
             x += gap
@@ -110,9 +112,10 @@ struct RowLayout {
 func namesakeTag(_ id: HabitID, _ tags: [HabitID: String]) -> String { Edits.namesakeSuffix(id, tags) }
 
 /// " ⚙ 6" after the name of an auto habit (see `AppState.autoResults`): its mark and its
-/// command's last result, at most 24 cells (" [auto] 6" in ASCII).
-func autoTag(_ id: HabitID, _ results: [HabitID: String], _ g: Glyphs) -> String {
-    results[id].map { autoMark(g) + ($0.isEmpty ? "" : " " + TextWidth.fit($0, 24)) } ?? ""
+/// command's last result as the row shows it (`AutoLast.text`), at most 24 cells
+/// (" [auto] 6" in ASCII).
+func autoTag(_ s: HabitSummary, _ results: [HabitID: AutoLast], _ g: Glyphs) -> String {
+    results[s.habit.id].map { autoMark(g) + ($0.text(on: s).isEmpty ? "" : " " + TextWidth.fit($0.text(on: s), 24)) } ?? ""
 }
 
 /// The mark alone, which a row keeps even where the result does not fit.
@@ -190,7 +193,7 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
         case .name:
             // A habit that shares its name with another gets the id prefix that picks it
             // ("Walk #1a2b"), so that the two rows differ and the command line can name it.
-            let tag = namesakeTag(s.habit.id, state.namesakeTags), auto = autoTag(s.habit.id, state.autoResults, g)
+            let tag = namesakeTag(s.habit.id, state.namesakeTags), auto = autoTag(s, state.autoResults, g)
             let room = max(0, at.width - TextWidth.of(tag) - (auto.isEmpty ? 0 : TextWidth.of(autoMark(g))))
             b.put(TextWidth.fit(s.habit.name, room), x: at.x, y: y, role: archived ? .dim : .normal,
                   color: ThemeColor(habitColor: s.habit.fields.color))
@@ -198,7 +201,7 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
             if !tag.isEmpty { b.put(tag, x: nx, y: y, role: .statusWarn, limit: at.x + at.width - nx) }
             // An auto habit's mark and last result; an error in the error role.
             let ax = nx + TextWidth.of(tag)
-            let failed = state.autoResults[s.habit.id]?.hasPrefix("error") == true
+            let failed = state.autoResults[s.habit.id]?.isFailure == true
             if !auto.isEmpty { b.put(TextWidth.fit(auto, max(0, at.x + at.width - ax)), x: ax, y: y, role: failed ? .statusError : .dim) }
         case .progress:
             let unit = layout.columns[.unit]
@@ -295,7 +298,7 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let date = layout.dateWidth < 11 ? "\(weekdayNames[item.day.weekday.rawValue - 1]) \(item.day.components.day)" : shortDate(item.day)
         x += b.put(TextWidth.fit(date, layout.dateWidth), x: x, y: y, role: item.day == state.today ? .accent : .dim) + 1
         let (glyph, role) = dayGlyph(skipped: skipped, exceeded: false, completed: completed, progress: progress,
-                                     kind: habit.kind, scheduled: true, g)
+                                     kind: habit.kind, scheduled: true, notDone: s.isAnsweredNotDone(habit.id, item.day), g)
         x += b.put(glyph, x: x, y: y, role: role, limit: 1) + 1
         if layout.icons {
             b.put(habit.fields.icon ?? "", x: x + 1, y: y, role: .normal, limit: 2)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HabitCore
 import HabitStore
+import HabitTUI
 
 /// `habitto auto`: habits a command checks in, the commands kept on this machine only.
 struct AutoCommand: Command {
@@ -148,14 +149,20 @@ extension AutoRun {
 
 /// The auto habits as the terminal UI shows and runs them.
 public enum AutoHabitsView {
-    /// This machine's auto habits that exist here, each with its last result ("" before its
-    /// first run; "error: …" when it gave none). Empty when the commands file cannot be read.
-    public static func results(env: AppEnvironment, repo: HabitRepository) async -> [HabitID: String] {
+    /// This machine's auto habits that exist here, each with its last result (`notRun`
+    /// before its first run). Empty when the commands file cannot be read.
+    public static func results(env: AppEnvironment, repo: HabitRepository) async -> [HabitID: AutoLast] {
         guard let commands = try? AutoHabits.commands(path: AutoHabits.commandsPath(configPath: env.configPath)),
               !commands.isEmpty else { return [:] }
         let last = (try? await repo.autoResults()) ?? [:]
-        var out: [HabitID: String] = [:]
-        for id in commands.keys { out[id] = last[id].map(\.summary) ?? "" }
+        var out: [HabitID: AutoLast] = [:]
+        for id in commands.keys {
+            guard let r = last[id] else { out[id] = .notRun; continue }
+            switch r.outcome {
+            case .measured(let m): out[id] = .measured(m, on: r.day)
+            case .failed(let why): out[id] = .failed(Sanitize.display(why), on: r.day)
+            }
+        }
         return out
     }
 

@@ -100,7 +100,7 @@ public enum CLI {
             return ExitCode.invalid.rawValue
         case let e as StoreError:
             Output.err("habitto: \(e.description)")
-            return e.isConfigProblem ? ExitCode.invalid.rawValue : ExitCode.storage.rawValue
+            return e.isRefusal ? ExitCode.invalid.rawValue : ExitCode.storage.rawValue
         default:
             Output.err("habitto: \(error)")
             return ExitCode.storage.rawValue

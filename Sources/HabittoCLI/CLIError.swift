@@ -25,6 +25,8 @@ public enum CLIError: Error {
     case notAWholeNumber(option: OptionName, text: String, range: ClosedRange<Int>)
     /// A negative `--amount` (`text`) to `check` or `uncheck`; `opposite` does what it means.
     case negativeAmount(text: String, opposite: CommandName)
+    /// A negative `--goal` (`text`): a number, but a goal counts up from 0.
+    case negativeGoal(text: String)
     /// An amount option's text is not an amount.
     case notAnAmount(option: OptionName, CoreError)
     /// An amount option outside `minimum`…`maximum` (thousandths).
@@ -65,6 +67,8 @@ public enum CLIError: Error {
             return "\(option.rawValue) '\(Sanitize.display(text))' must be a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .negativeAmount(let text, let opposite):
             return "--amount '\(Sanitize.display(text))' must be positive: '\(opposite.rawValue) --amount \(text.dropFirst())' does the opposite"
+        case .negativeGoal(let text):
+            return "--goal '\(Sanitize.display(text))' must be positive: a goal is how much a day asks for, such as 8 (a limit habit may have 0)"
         case .notAnAmount(let option, let error): return "\(option.rawValue): \(error.description)"
         case .amountOutOfRange(let option, let text, let minimum, let maximum):
             return "\(option.rawValue) '\(Sanitize.display(text))' must be from \(Amount.format(minimum)) to \(Amount.format(maximum))"
@@ -84,7 +88,7 @@ public enum CLIError: Error {
         case .unknownCommand, .unknownOption, .needsValue, .givenTwice, .takesNoValue, .missingArgument, .unexpectedArgument,
              .notUTF8, .usage:
             return ExitCode.usage.rawValue
-        case .invalidDate, .notAWholeNumber, .negativeAmount, .notAnAmount, .amountOutOfRange, .invalidDifficulty, .invalid:
+        case .invalidDate, .notAWholeNumber, .negativeAmount, .negativeGoal, .notAnAmount, .amountOutOfRange, .invalidDifficulty, .invalid:
             return ExitCode.invalid.rawValue
         case .syncFailed: return ExitCode.syncFailed.rawValue
         case .problemsFound: return ExitCode.problemsFound.rawValue

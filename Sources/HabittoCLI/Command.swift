@@ -79,7 +79,9 @@ extension Command {
     /// thousandths, from `minimum` (thousandths) to `maximum`.
     func amount(_ text: String, _ option: OptionName, minimum: Int, maximum: Int) throws -> Int {
         let n: Int
-        if option == .amount, text.hasPrefix("-"), (try? Amount.parse(String(text.dropFirst()))) != nil {
+        // A negative number is a number: refused as negative, not as unreadable.
+        if text.hasPrefix("-"), (try? Amount.parse(String(text.dropFirst()))) != nil {
+            if option == .goal { throw CLIError.negativeGoal(text: text) }
             throw CLIError.negativeAmount(text: text, opposite: invocation.command == .uncheck ? .check : .uncheck)
         }
         do { n = try Amount.parse(text) } catch let e as CoreError { throw CLIError.notAnAmount(option: option, e) }

@@ -393,6 +393,10 @@ struct DoctorCommand: Command {
         do { st = try SyncState.load(paths) } catch StoreError.config(let message) {
             return ([], [Finding(check: "sync", problem: "\(message), so sync, status, offline and remote fail",
                                  fix: "fix that line, or delete the file and connect the remote again with habitto remote set")])
+        } catch StoreError.link(let path) {
+            // A link in the place of sync.json or remote: the link is the cause, not damage.
+            return ([], [Finding(check: "sync", problem: "\(path) is a symbolic link, which Habitto never follows, so sync, status, offline and remote fail",
+                                 fix: "replace the link with a copy of the file itself (or remove it and connect the remote again with habitto remote set)")])
         } catch {
             return ([], [Finding(check: "sync", problem: "\(paths.directory)/sync.json is damaged (not sync settings), so sync, status, offline and remote fail",
                                  fix: "delete it: the remote setting is kept in \(paths.directory)/remote, and the next sync skips what the remote already has")])

@@ -87,13 +87,14 @@ public enum Output {
         return s.habit.isYesNo ? week : "\(progressText(s.line)), \(week)"
     }
 
-    /// The state glyph: done, partly done, not yet, limit exceeded, skipped.
+    /// The state glyph: done, partly done, not yet, answered not done, limit exceeded, skipped.
     static func glyph(_ s: DayLine) -> String {
         if s.isBeforeStart { return glyphs.unscheduled }
         if s.skipped { return glyphs.skipped }
         if s.exceeded { return glyphs.exceeded }
         if s.habit.kind == .limit || s.completed { return glyphs.done }
-        return s.progress > 0 ? glyphs.partial : glyphs.notYet
+        if s.progress > 0 { return glyphs.partial }
+        return s.notDone ? glyphs.notDone : glyphs.notYet
     }
 
     /// The glyph set of the output (the UI's, so both read the same).
@@ -183,7 +184,7 @@ public enum Output {
         var lines = ["\(icon(h))\(Sanitize.display(h.name))  (id \(h.id))"]
         lines.append("  \(h.kind.rawValue) habit, \(describeGoal(h)), \(h.schedule), since \(h.startDate)"
                      + (h.fields.archivedFrom.map { ", archived from \($0)" } ?? ""))
-        lines.append("  today: \(progressText(s.line))\(s.skipped ? " (skipped)" : "") · streak \(s.line.streakText), best \(s.bestStreak) · strength \(strengthText(s.strength))")
+        lines.append("  today: \(progressText(s.line))\(s.skipped ? " (skipped)" : s.notDone ? " (answered not done)" : "") · streak \(s.line.streakText), best \(s.bestStreak) · strength \(strengthText(s.strength))")
         func avg(_ v: Double?) -> String { v.map { Format.fixed($0, places: 1) } ?? "–" }
         // Days, and for a habit with an amount the amount in its own unit (never added to others').
         let amount = h.isYesNo ? "" : ", \(Amount.format(checkIns.amount))\(h.fields.unit.map { " " + Sanitize.display($0) } ?? "") in all"
@@ -202,12 +203,17 @@ public enum Output {
                 if d.exceeded { return g.exceeded }
                 if d.completed && (d.progress > 0 || h.kind == .limit) { return g.done }
                 if d.progress > 0 { return g.partial }
+                if d.notDone { return g.notDone }
                 if d.missed { return states[.missed] ?? "x" }
                 return d.day == today && d.scheduled ? " " : states[.notDue] ?? "."
             }
-            lines.append("  last \(Plural.count(recent.count, "day")) (oldest first): " + recent.map(mark).joined())
+            let marks = recent.map(mark)
+            lines.append("  last \(Plural.count(recent.count, "day")) (oldest first): " + marks.joined())
             lines.append("    \(g.done) done  \(g.partial) partly  \(states[.missed] ?? "x") missed  \(states[.notDue] ?? ".") not due  "
                          + "\(g.exceeded) over the limit  \(g.skipped) skipped")
+            // A day answered not done is rare: its legend, on a line of its own (the first
+            // would pass 80 columns), only where the graph shows one.
+            if marks.contains(g.notDone) { lines.append("    \(g.notDone) answered not done") }
         }
         return lines
     }

@@ -95,7 +95,7 @@ final class LeftoversAndLinksTests: StoreTestCase {
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: false)
         XCTAssertEqual(symlink(outside, Backups.directory(repo.paths)), 0)
         let error = await asyncStoreError { try await repo.backup(reason: "manual") }
-        XCTAssertEqual(error, .unreadable(path: Backups.directory(repo.paths), detail: Sys.linkRefused))
+        XCTAssertEqual(error, .link(path: Backups.directory(repo.paths)))
         XCTAssertThrowsError(try Backups.list(repo.paths))
         XCTAssertThrowsError(try Backups.path(of: "x", in: repo.paths))
         XCTAssertEqual(listing(outside), [], "nothing was written through the link")
@@ -133,7 +133,7 @@ final class LeftoversAndLinksTests: StoreTestCase {
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: false)
         XCTAssertEqual(symlink(outside, paths.recovered), 0)
         let error = storeError { try HabitRepository(directory: paths.directory, now: Fixture.clock) }
-        XCTAssertEqual(error, .unreadable(path: paths.recovered, detail: Sys.linkRefused))
+        XCTAssertEqual(error, .link(path: paths.recovered))
         XCTAssertEqual(listing(outside), [], "the tail's bytes did not go through the link")
         XCTAssertEqual(try fileBytes(paths.journal), history.journal + tail, "and the journal was not cut before they were saved")
         // A real folder again: the tail is saved there and cut off.
@@ -153,7 +153,7 @@ final class LeftoversAndLinksTests: StoreTestCase {
         try touch(path("file"))
         XCTAssertEqual(symlink(path("file"), path("link")), 0)
         XCTAssertEqual(try Sys.readFile(path("link")), [1, 2, 3], "links are followed unless asked")
-        XCTAssertEqual(storeError { try Sys.readFile(path("link"), followLinks: false) }, .unreadable(path: path("link"), detail: Sys.linkRefused))
+        XCTAssertEqual(storeError { try Sys.readFile(path("link"), followLinks: false) }, .link(path: path("link")))
         XCTAssertNil(try Sys.readFile(path("missing"), followLinks: false))
     }
 

@@ -183,7 +183,7 @@ final class AskNotDoneTests: XCTestCase {
         XCTAssertEqual(first.finish(), 0, first.transcript)
         let t = first.transcript
         XCTAssertTrue(t.hasPrefix("3 habit-days to catch up (2 before today, 1 today), oldest first"), t)
-        XCTAssertTrue(t.contains("· 'Read' on 2026-11-19: 0/1 · streak 0 days · answered not done"), t)
+        XCTAssertTrue(t.contains("⊘ 'Read' on 2026-11-19: 0/1 · streak 0 days · answered not done"), t)
         XCTAssertTrue(t.contains("Stopped: 1 answer kept"), t)
 
         // Asked again: the answered day is not.
