@@ -169,6 +169,7 @@ extension ByteWriter {
             for f in FieldValue.all(of: fields).prefix(n) { field(f) }
         case .set(let h, let f): habit(h); field(f)
         case .setFrom(let h, let d, let f): habit(h); day(d); field(f)
+        case .clearFrom(let h, let d, let index): habit(h); day(d); u8(UInt8(truncatingIfNeeded: index))
         case .delete(let h): habit(h)
         case .restore(let h, let op): habit(h); opID(op)
         case .progress(let h, let d, let delta): habit(h); day(d); int(delta)
@@ -238,8 +239,11 @@ extension ByteReader {
 
     /// A field; a goal is read in thousandths and multiplied by `amountScale` (its tag
     /// or the snapshot says whether it was stored in whole units).
-    public mutating func field(amountScale: Int) throws -> FieldValue {
-        switch try u8() {
+    public mutating func field(amountScale: Int) throws -> FieldValue { try field(index: try u8(), amountScale: amountScale) }
+
+    /// A field's value after its index (read already).
+    mutating func field(index: UInt8, amountScale: Int) throws -> FieldValue {
+        switch index {
         case 0: return .name(try string())
         case 1: return .icon(try optionalString())
         case 2: return .color(try optionalString())
@@ -294,8 +298,9 @@ extension ByteReader {
             return .set(h, f)
         case .setFrom:
             let h = try habit(), d = try day(), f = try field(amountScale: 1)
-            guard HabitRule.fieldIndices.contains(f.index) else { throw DecodeError("only kind, goal, unit and schedule are set from a day") }
+            guard HabitRule.fieldIndices.contains(f.index) else { throw DecodeError.notARuleField }
             return .setFrom(h, d, f)
+        case .clearFrom: return .clearFrom(try habit(), try day(), index: try ruleFieldIndex())
         case .delete: return .delete(try habit())
         case .restore: return .restore(try habit(), deleteOp: try opID())
         case .progress:
@@ -309,6 +314,13 @@ extension ByteReader {
         case .note: return .note(try habit(), try day(), try optionalString())
         case .notDone: return .notDone(try habit(), try day(), try bool())
         }
+    }
+
+    /// A rule field's register index (one of `HabitRule.fieldIndices`).
+    mutating func ruleFieldIndex() throws -> Int {
+        let index = Int(try u8())
+        guard HabitRule.fieldIndices.contains(index) else { throw DecodeError.notARuleField }
+        return index
     }
 
     /// A create's habit and its fields: `fieldCount` of them, or (nil) as many as the count

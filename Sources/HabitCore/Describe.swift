@@ -12,7 +12,7 @@ extension Change {
         case .set(_, .archivedFrom(let d)): return d == nil ? "unarchive \(name)" : "archive \(name)"
         case .set(_, .position): return "move \(name)"
         case .set: return "edit \(name)"
-        case .setFrom(_, let d, _): return "edit \(name) from \(d)"
+        case .setFrom(_, let d, _), .clearFrom(_, let d, _): return "edit \(name) from \(d)"
         case .delete: return "delete \(name)"
         case .restore: return "restore \(name)"
         case .progress(_, let d, let delta):
@@ -61,6 +61,8 @@ extension Change {
                 throw CoreError.notARuleField
             }
             try Change.set(habit, value).validate()
+        case .clearFrom(_, _, let index):
+            guard HabitRule.fieldIndices.contains(index) else { throw CoreError.notARuleField }
         case .set(_, let value):
             switch value {
             case .name(let s): try Validate.name(s)

@@ -159,7 +159,8 @@ public enum Edits {
             guard differs else { continue }
             changes.append(day.map { .setFrom(habit.id, $0, new) } ?? .set(habit.id, new))
             for (key, register) in dated.sorted(by: { $0.key < $1.key })
-            where key.index == new.index && key.day > (day ?? .earliest) && key.day != day && register.value != new {
+            where key.index == new.index && key.day > (day ?? .earliest) && key.day != day
+                && register.value != nil && register.value != new {
                 changes.append(.setFrom(habit.id, key.day, new))
             }
         }
@@ -176,6 +177,7 @@ public enum Edits {
             switch change {
             case .set(_, let value): entry.merge(value, newest)
             case .setFrom(_, let d, let value): entry.mergeDated(d, value, newest)
+            case .clearFrom(_, let d, let index): entry.mergeDated(d, index, nil, newest)
             default: break
             }
         }

@@ -193,6 +193,12 @@ public enum Change: Hashable, Sendable {
     /// a day on: the days from it up to the field's next dated setting read this value
     /// (last writer wins per habit, field and day).
     case setFrom(HabitID, LocalDay, FieldValue)
+    /// A rule field's dated register on a day cleared (`index`: one of
+    /// `HabitRule.fieldIndices`): a tombstone in the register's last-writer-wins order, so the
+    /// day reads past it to the field's dated setting before it (or the field's own value),
+    /// and a `setFrom` of the same day and field wins over it only when stamped later. What
+    /// undoing a dated edit writes where the edit made a register that did not exist.
+    case clearFrom(HabitID, LocalDay, index: Int)
     /// A tombstone: beats concurrent and later edits unless this exact delete is restored.
     case delete(HabitID)
     /// Cancels one delete operation (undo of a delete).
@@ -217,7 +223,8 @@ public enum Change: Hashable, Sendable {
     /// The habit the change is about.
     public var habit: HabitID {
         switch self {
-        case .create(let h, _), .set(let h, _), .setFrom(let h, _, _), .delete(let h), .restore(let h, _),
+        case .create(let h, _), .set(let h, _), .setFrom(let h, _, _), .clearFrom(let h, _, _),
+             .delete(let h), .restore(let h, _),
              .progress(let h, _, _), .setProgress(let h, _, _), .skip(let h, _, _), .rate(let h, _, _),
              .note(let h, _, _), .notDone(let h, _, _): return h
         }

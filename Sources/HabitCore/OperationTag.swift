@@ -13,6 +13,8 @@ public enum OperationTag: UInt8, CaseIterable, Sendable {
     case setGoal = 12
     /// A rule field set from a day on, a goal in thousandths.
     case setFrom = 20
+    /// A rule field's dated register cleared: the habit, the day, the field's index.
+    case clearFrom = 21
     case delete = 3
     case restore = 4
     /// A progress change in thousandths.
@@ -31,6 +33,7 @@ public enum OperationTag: UInt8, CaseIterable, Sendable {
         case .set(_, .goal): self = .setGoal
         case .set: self = .set
         case .setFrom: self = .setFrom
+        case .clearFrom: self = .clearFrom
         case .delete: self = .delete
         case .restore: self = .restore
         case .progress: self = .progress
@@ -59,4 +62,7 @@ extension DecodeError {
     static func unknownOperation(_ tag: UInt8) -> DecodeError {
         DecodeError("unknown operation kind \(tag) (written by a newer version of Habitto: update this one)")
     }
+
+    /// A dated setting or clearing of a field that is not a rule field.
+    static var notARuleField: DecodeError { DecodeError("only kind, goal, unit and schedule are set from a day") }
 }

@@ -201,9 +201,10 @@ public struct HabitEntry: Sendable {
     /// One stamp per field register (see `FieldValue.index`).
     public var fieldStamps: FieldStamps
     /// The rule fields' dated registers (`Change.setFrom`), last writer wins per field and
-    /// day: a day reads each rule field from the latest register dated on or before it, or
-    /// from `fields` when none is.
-    public var dated: [DatedField: Register<FieldValue>] = [:]
+    /// day; a nil value is a cleared register (`Change.clearFrom`), a tombstone that keeps its
+    /// stamp. A day reads each rule field from the latest register dated on or before it that
+    /// is not cleared, or from `fields` when none is.
+    public var dated: [DatedField: Register<FieldValue?>] = [:]
     /// Delete operations seen, and delete operations cancelled by a restore.
     public var deletes: Set<OpID> = []
     public var restores: Set<OpID> = []
@@ -227,7 +228,7 @@ public struct HabitEntry: Sendable {
 
     /// An entry whose days are read through `days` when first needed (none: no days yet);
     /// `days` is this entry's alone (later changes are folded into it in place).
-    public init(created: Stamp?, fields: HabitFields, fieldStamps: FieldStamps, dated: [DatedField: Register<FieldValue>] = [:],
+    public init(created: Stamp?, fields: HabitFields, fieldStamps: FieldStamps, dated: [DatedField: Register<FieldValue?>] = [:],
                 deletes: Set<OpID>, restores: Set<OpID>, days: (any LoadableDays)?) {
         self.created = created; self.fields = fields; self.fieldStamps = fieldStamps; self.dated = dated
         self.deletes = deletes; self.restores = restores
@@ -316,16 +317,17 @@ public struct HabitEntry: Sendable {
     /// changes nothing starts no definition.
     public func habit(_ id: HabitID) -> Habit {
         let base = effectiveFields
-        guard !dated.isEmpty else { return Habit(id: id, fields: base) }
+        // Cleared registers set nothing: the days read past them.
+        let sorted = dated.compactMap { key, r in r.value.map { (key: key, value: $0, stamp: r.stamp) } }.sorted { $0.key < $1.key }
+        guard !sorted.isEmpty else { return Habit(id: id, fields: base) }
         var raw = fields, stamps = fieldStamps
         var definitions = [DatedRule(from: .earliest, rule: base.rule)]
-        let sorted = dated.sorted { $0.key < $1.key }
         var i = 0
         while i < sorted.count {
             let day = sorted[i].key.day
             while i < sorted.count && sorted[i].key.day == day {
-                sorted[i].value.value.apply(to: &raw)
-                stamps[sorted[i].key.index] = sorted[i].value.stamp
+                sorted[i].value.apply(to: &raw)
+                stamps[sorted[i].key.index] = sorted[i].stamp
                 i += 1
             }
             let rule = Self.resolved(raw, stamps).rule
@@ -336,9 +338,10 @@ public struct HabitEntry: Sendable {
     }
 
     /// The value a rule field's registers give `day` (before the resolution of
-    /// `effectiveFields`): the latest dated register on or before it, else the field's own.
+    /// `effectiveFields`): the latest dated register on or before it that is not cleared,
+    /// else the field's own.
     public func ruleValue(index: Int, on day: LocalDay) -> FieldValue {
-        let key = dated.keys.filter { $0.index == index && $0.day <= day }.max()
+        let key = dated.filter { $0.key.index == index && $0.key.day <= day && $0.value.value != nil }.keys.max()
         return key.flatMap { dated[$0]?.value } ?? FieldValue.current(index: index, of: fields)
     }
 
@@ -352,9 +355,13 @@ public struct HabitEntry: Sendable {
     }
 
     /// Folds a rule field set from `day` on into its dated register (last writer wins).
-    mutating func mergeDated(_ day: LocalDay, _ value: FieldValue, _ stamp: Stamp) {
-        guard HabitRule.fieldIndices.contains(value.index) else { return }
-        let key = DatedField(day: day, index: value.index)
+    mutating func mergeDated(_ day: LocalDay, _ value: FieldValue, _ stamp: Stamp) { mergeDated(day, value.index, value, stamp) }
+
+    /// Folds a write of the dated register of field `index` on `day`: a value, or nil to
+    /// clear it (a tombstone that keeps its stamp); last writer wins either way.
+    mutating func mergeDated(_ day: LocalDay, _ index: Int, _ value: FieldValue?, _ stamp: Stamp) {
+        guard HabitRule.fieldIndices.contains(index) else { return }
+        let key = DatedField(day: day, index: index)
         if var r = dated[key] { r.merge(value, stamp); dated[key] = r } else { dated[key] = Register(value: value, stamp: stamp) }
     }
 
@@ -423,6 +430,8 @@ public struct HabitState: Hashable, Sendable {
             entries[h, default: HabitEntry()].merge(value, stamp)
         case .setFrom(let h, let day, let value):
             entries[h, default: HabitEntry()].mergeDated(day, value, stamp)
+        case .clearFrom(let h, let day, let index):
+            entries[h, default: HabitEntry()].mergeDated(day, index, nil, stamp)
         case .delete(let h):
             entries[h, default: HabitEntry()].deletes.insert(op.id)
         case .restore(let h, let deleteOp):

@@ -13,9 +13,14 @@ public struct StateFormat: Equatable, Sendable {
     /// Whether the encoding ends with the dated registers (`ByteWriter.datedRegisters`),
     /// which states written before those existed lack.
     public var datedRegisters: Bool
+    /// Whether a dated register may be cleared (`Change.clearFrom`): states written before
+    /// cleared registers existed hold none, and one found there is refused.
+    public var clearedRegisters: Bool
 
-    public init(amountScale: Int = 1, fieldCount: Int = FieldValue.count, datedRegisters: Bool = true) {
+    public init(amountScale: Int = 1, fieldCount: Int = FieldValue.count, datedRegisters: Bool = true,
+                clearedRegisters: Bool = true) {
         self.amountScale = amountScale; self.fieldCount = fieldCount; self.datedRegisters = datedRegisters
+        self.clearedRegisters = clearedRegisters
     }
 
     /// This version's format, the only one written to disk.

@@ -110,7 +110,7 @@ public actor HabitRepository {
             let warnings = try store.catchUp(locked: true)
             warnings.forEach(publishWarning)
             guard let item = try store.undo.last() else { return nil }
-            let ops = store.stamp(Edits.undoChanges(item.inverse, in: store.state), device: device, nowMillis: millis())
+            let ops = store.stamp(item.inverse, device: device, nowMillis: millis())
             try store.write(JournalEntry(ops: ops, undoes: item.firstSeq, label: "undo " + item.label), device: device)
             return item
         }

@@ -295,10 +295,9 @@ final class LocalStore {
             case .set(let h, let value):
                 if let e = state.entries[h] { inv.append(.set(h, FieldValue.current(index: value.index, of: e.fields))) }
             case .setFrom(let h, let d, let value):
-                // The day's register as it was, or (when there was none) the value the day read.
-                if let e = state.entries[h] {
-                    inv.append(.setFrom(h, d, e.dated[DatedField(day: d, index: value.index)]?.value ?? e.ruleValue(index: value.index, on: d)))
-                }
+                inv.append(Self.restoring(h, DatedField(day: d, index: value.index), in: state))
+            case .clearFrom(let h, let d, let index):
+                inv.append(Self.restoring(h, DatedField(day: d, index: index), in: state))
             case .delete(let h): inv.append(.restore(h, deleteOp: op.id))
             case .restore(let h, _): inv.append(.delete(h))
             case .progress(let h, let d, _), .setProgress(let h, let d, _):
@@ -312,6 +311,13 @@ final class LocalStore {
             }
         }
         return inv
+    }
+
+    /// The change that gives a dated register back as `state` holds it: its value, or a clear
+    /// when it is cleared or was never written (a cleared register reads as none).
+    static func restoring(_ h: HabitID, _ key: DatedField, in state: HabitState) -> Change {
+        if let value = state.entries[h]?.dated[key]?.value { return .setFrom(h, key.day, value) }
+        return .clearFrom(h, key.day, index: key.index)
     }
 
     /// Appends and fsyncs one entry, then folds it in. Nothing changes in memory on failure.

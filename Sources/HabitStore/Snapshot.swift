@@ -310,10 +310,13 @@ enum DayBlock {
 /// habit's days are first needed. So start-up and a check-in cost the same however long
 /// the history is, and a snapshot rewrite copies the blocks of unchanged habits as they are.
 struct Snapshot {
-    /// Version 8: every habit has the reminder times register (field 12).
-    static let magic = Array("HABITTO-SNAPSHOT\u{8}".utf8)
+    /// Version 9: a dated register may be cleared (`Change.clearFrom`).
+    static let magic = Array("HABITTO-SNAPSHOT\u{9}".utf8)
     /// The version of the snapshot format written (its magic's last byte).
     static var formatVersion: Int { Int(magic[magic.count - 1]) }
+    /// Version 8, read as well: every habit has the reminder times register (field 12), and
+    /// no dated register is cleared.
+    static let beforeClearedMagic = Array("HABITTO-SNAPSHOT\u{8}".utf8)
     /// Version 7, read as well: the order key register (field 11) but no reminder times.
     static let beforeRemindersMagic = Array("HABITTO-SNAPSHOT\u{7}".utf8)
     /// Version 6, read as well: goals and progress in thousandths (see `Amount`), eleven fields.
@@ -391,11 +394,11 @@ struct Snapshot {
                      repair: @escaping SnapshotBlock.Repair, keepDecodedDays: Bool = true) -> (Snapshot?, String?) {
         guard file.count >= headerSize else { return (nil, "unknown format") }
         let version = file.bytes(0..<magic.count)
-        guard version == magic || version == beforeRemindersMagic || version == beforePositionMagic || version == wholeUnitMagic else {
+        guard [magic, beforeClearedMagic, beforeRemindersMagic, beforePositionMagic, wholeUnitMagic].contains(version) else {
             return (nil, "unknown format")
         }
         let amountScale = version == wholeUnitMagic ? Amount.scale : 1
-        let fieldCount = version == magic ? FieldValue.count
+        let fieldCount = version == magic || version == beforeClearedMagic ? FieldValue.count
             : version == beforeRemindersMagic ? FieldValue.countBeforeReminders : FieldValue.countBeforePosition
         var h = ByteReader(file.bytes(magic.count..<headerSize))
         guard let metaLength = try? Int(h.u32le()), let metaCRC = try? h.u32le(),
@@ -415,6 +418,7 @@ struct Snapshot {
             var r = ByteReader(file.bytes(undoEnd..<metaRange.upperBound))
             r.format.amountScale = amountScale
             r.format.fieldCount = fieldCount
+            r.format.clearedRegisters = version == magic
             var entries: [HabitID: HabitEntry] = [:]
             let habitCount = try r.count(max: 1 << 24)
             entries.reserveCapacity(min(habitCount, 1 << 12))

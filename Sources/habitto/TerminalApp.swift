@@ -190,7 +190,7 @@ enum TerminalApp {
     static func kindName(_ c: Change) -> String {
         switch c {
         case .create: "new habit"
-        case .set, .setFrom: "edit"
+        case .set, .setFrom, .clearFrom: "edit"
         case .delete: "delete"
         case .restore: "restore"
         case .progress(_, _, let d): d > 0 ? "check-in" : "take back"

@@ -18,6 +18,7 @@ final class OperationTagTests: XCTestCase {
         case .set: return [.set(h, .name("Run")), .set(h, .schedule(.perWeek(3))), .set(h, .unit(nil))]
         case .setGoal: return [.set(h, .goal(0)), .set(h, .goal(1_500)), .set(h, .goal(Limits.maxGoal))]
         case .setFrom: return [.setFrom(h, day, .goal(7_250)), .setFrom(h, day, .kind(.limit)), .setFrom(h, day, .schedule(.perMonth(31)))]
+        case .clearFrom: return HabitRule.fieldIndices.map { .clearFrom(h, day, index: $0) }
         case .delete: return [.delete(h)]
         case .restore: return [.restore(h, deleteOp: OpID(device: deviceID(9), seq: 42))]
         case .progress: return [.progress(h, day, delta: 1), .progress(h, day, delta: -Limits.maxChange)]

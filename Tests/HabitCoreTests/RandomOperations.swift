@@ -76,7 +76,9 @@ struct RandomHistory {
             // A rule field from a day on: each of the four, on one of the ten days.
             let values: [FieldValue] = [.kind(Bool.random(using: &rng) ? .build : .limit), .goal(Int.random(in: 0...5, using: &rng)),
                                         .unit(["km", nil].randomElement(using: &rng)!), .schedule(schedules.randomElement(using: &rng)!)]
-            return .setFrom(h, d, values.randomElement(using: &rng)!)
+            let value = values.randomElement(using: &rng)!
+            // Now and then the register cleared instead (`Change.clearFrom`).
+            return Int.random(in: 0..<3, using: &rng) == 0 ? .clearFrom(h, d, index: value.index) : .setFrom(h, d, value)
         case 22..<26: return .delete(h)
         case 26..<30:
             if let op = deletes[h]?.randomElement(using: &rng) { return .restore(h, deleteOp: op) }

@@ -132,6 +132,8 @@ enum Seeds {
         // Rule fields from a day on (dated registers), and an N-per-month schedule.
         [.setFrom(water, day0.adding(5), .goal(10)), .setFrom(water, day0.adding(5), .unit("cups"))],
         [.setFrom(read, day0.adding(7), .schedule(.perMonth(4))), .setFrom(read, day0.adding(9), .kind(.build))],
+        // Dated registers cleared: one that was set, one that never was.
+        [.clearFrom(water, day0.adding(5), index: 4), .clearFrom(read, day0.adding(8), index: 3)],
     ]
 
     /// The changes as this device's operations, in order.

@@ -135,6 +135,42 @@ final class UndoTests: StoreTestCase {
         assertSameHabits(afterSecond, states[1])
     }
 
+    /// Issue 39, point 14: undo gives back the dated registers exactly, clearing one the edit
+    /// made; the cleared registers are in the snapshot (version 9) and read back from it.
+    func testUndoOfDatedEditsGivesBackTheRegistersAndASnapshotKeepsTheClearedOnes() async throws {
+        let dir = path("dated")
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock, snapshotEvery: 1)
+        let goal = FieldValue.goal(0).index, d2 = day.adding(2), d5 = day.adding(5)
+        _ = try await repo.commit(label: "create") { _, _ in [.create(Fixture.water, Fixture.fields("Water"))] }
+        let first = try await repo.commit(label: "from day 5") { _, _ in [.setFrom(Fixture.water, d5, .goal(10_000))] }.state
+        _ = try await repo.commit(label: "from day 2") { _, _ in
+            [.setFrom(Fixture.water, d2, .goal(12_000)), .setFrom(Fixture.water, d5, .goal(12_000))]
+        }
+        let item = try await repo.undo()
+        XCTAssertEqual(item?.inverse, [.setFrom(Fixture.water, d5, .goal(10_000)), .clearFrom(Fixture.water, d2, index: goal)])
+        let undone = await repo.state
+        let registers: [DatedField: FieldValue?] = [DatedField(day: d2, index: goal): nil, DatedField(day: d5, index: goal): .goal(10_000)]
+        XCTAssertEqual(undone.entries[Fixture.water]?.dated.mapValues(\.value), registers)
+        XCTAssertEqual(undone.habit(Fixture.water)?.definitions, first.habit(Fixture.water)?.definitions)
+        let snapshot = try fileBytes(repo.paths.snapshot)
+        XCTAssertEqual(Array(snapshot.prefix(Snapshot.magic.count)), Snapshot.magic)
+        XCTAssertEqual(Snapshot.formatVersion, 9)
+        let reopened = try HabitRepository(directory: dir, now: Fixture.clock, snapshotEvery: 1)
+        XCTAssertEqual(reopened.openingWarnings, [])
+        let state = await reopened.state
+        XCTAssertEqual(state, undone)
+        // The same bytes labelled version 8 (before cleared registers) are refused, and the
+        // state is rebuilt from the journal.
+        try writeFile(Snapshot.beforeClearedMagic + snapshot.dropFirst(Snapshot.magic.count), to: repo.paths.snapshot)
+        let (none, why) = Snapshot.load(try fileBytes(repo.paths.snapshot), journal: try Journal(path: repo.paths.journal))
+        XCTAssertNil(none)
+        XCTAssertEqual(why, "a cleared dated register in a format without them")
+        let rebuilt = try HabitRepository(directory: dir, now: Fixture.clock, snapshotEvery: 1)
+        XCTAssertEqual(rebuilt.openingWarnings.count, 1)
+        let again = await rebuilt.state
+        XCTAssertEqual(again, undone)
+    }
+
     func testUndoOfADeleteRestoresTheHabitWithItsHistory() async throws {
         let repo = try HabitRepository(directory: path("delete"), now: Fixture.clock)
         let states = try await prepare(repo)
