@@ -29,8 +29,8 @@ public enum CoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case archivedBeforeStart(archived: LocalDay, start: LocalDay)
 
     // Amounts and difficulties.
-    /// A check-in would take the day (holding `progress`) past `Limits.maxDayProgress`.
-    case dayFull(habit: String, progress: Int, day: LocalDay)
+    /// A check-in of `adding` would take the day (holding `progress`) past `Limits.maxDayProgress`.
+    case dayFull(habit: String, progress: Int, adding: Int, day: LocalDay)
     case nothingToTakeBack(habit: String, day: LocalDay)
     case negativeTotal
     /// A day's total (thousandths) asked for above `Limits.maxDayProgress`.

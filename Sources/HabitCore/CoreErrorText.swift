@@ -55,8 +55,11 @@ extension CoreError {
     /// Amounts and difficulties.
     private var amount: String? {
         switch self {
-        case .dayFull(let name, let progress, let day):
-            return "\(Self.title(name)) has \(Amount.format(progress)) on \(day): a day holds at most \(Amount.format(Limits.maxDayProgress))"
+        case .dayFull(let name, let progress, let adding, let day):
+            let most = Amount.format(Limits.maxDayProgress)
+            guard progress > 0 else { return "adding \(Amount.format(adding)) is too much: a day holds at most \(most)" }
+            return "\(Self.title(name)) has \(Amount.format(progress)) on \(day): adding \(Amount.format(adding)) is too much, "
+                + "a day holds at most \(most) (\(Amount.format(Limits.maxDayProgress - progress)) more fit)"
         case .nothingToTakeBack(let name, let day): return "nothing to take back: \(Self.title(name)) has no progress on \(day)"
         case .negativeTotal: return "a day's total cannot be negative"
         case .totalTooLarge(let total):

@@ -208,7 +208,7 @@ public enum Edits {
             return try unskip + answer + (difficulty.map { try rate(habit, on: day, $0, today: today, in: state) } ?? [])
         }
         guard amount <= Limits.maxDayProgress - progress else {
-            throw CoreError.dayFull(habit: habit.name, progress: progress, day: day)
+            throw CoreError.dayFull(habit: habit.name, progress: progress, adding: amount, day: day)
         }
         var changes: [Change] = []
         if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }

@@ -32,4 +32,15 @@ final class PromptMessageTests: XCTestCase {
         XCTAssertEqual(submit("=1000000").effects, [.write(.setTotal(World.water, World.today, Limits.maxDayProgress))],
                        "the most a day holds is taken")
     }
+
+    /// An amount added that would take the day past what it holds says what was added, and
+    /// on a day holding nothing it says no "has 0".
+    func testAnAmountAddedAboveWhatADayHoldsSaysWhatWasAdded() {
+        let r = submit("+1000001")
+        XCTAssertEqual(r.effects, [])
+        XCTAssertEqual(r.message ?? r.prompt,
+                       "'Drink water' has 3 on \(World.today): adding 1000001 is too much, a day holds at most 1000000 (999997 more fit)")
+        let empty = CoreError.dayFull(habit: "Water", progress: 0, adding: 1_000_001 * Amount.scale, day: World.today)
+        XCTAssertEqual(empty.description, "adding 1000001 is too much: a day holds at most 1000000")
+    }
 }
