@@ -132,13 +132,15 @@ private func infoPhrases(_ info: String) -> [[Run]] {
     return parts.enumerated().map { i, part in [Run((i > 0 ? " " : "") + part + (i < parts.count - 1 ? "," : ""), .dim)] }
 }
 
-/// A calendar day with nothing that counts drawn as the graph draws it: a miss (×), a day
+/// A calendar day with nothing that counts drawn as the graph draws it: a day answered not
+/// done (the today row's ⊘), a miss (×), a day
 /// not due (·), a limit habit's day over its limit (the today row's ✗); today while still
 /// open is blank, as the days after it are. Nil for a day the heat map's lowest shade stands
 /// for (an N-per-week habit's open day, which the graph draws as not due too).
 func calendarMark(_ d: DaySummary, today: LocalDay, glyphs g: Glyphs) -> (String, Role)? {
     let states = ChartGlyphs.of(ascii: g == .ascii).states
     if d.exceeded { return (g.exceeded, .exceeded) }
+    if d.notDone && !d.completed { return (g.notDone, .missed) }
     if d.missed { return (states[.missed] ?? "x", .missed) }
     if d.day == today && d.scheduled && !d.completed { return (" ", .dim) }
     if !d.scheduled && !d.completed { return (states[.notDue] ?? ".", .dim) }
@@ -150,7 +152,7 @@ func calendarLegend(_ g: Glyphs, width: Int) -> String {
     let states = ChartGlyphs.of(ascii: g == .ascii).states
     let items = [(g.heat[4] + g.heat[4], "done"), (g.heat[2] + g.heat[2], "partly"), ((states[.missed] ?? "x") + (states[.missed] ?? "x"), "missed"),
                  ((states[.notDue] ?? ".") + (states[.notDue] ?? "."), "not due"), (g.exceeded + g.exceeded, "over the limit"),
-                 (g.skipped, "skipped")]
+                 (g.skipped, "skipped"), (g.notDone + g.notDone, "answered not done")]
     return TextChart.legendLines(items.map { "\($0.0) \($0.1)" }, width: width, maxLines: 1).first ?? ""
 }
 

@@ -40,8 +40,8 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
             // An N-per-week habit's open day is neutral (blank) unless its week fell short.
             let open = habit.on(d).schedule.isQuota ? s.missed : s.scheduled
             let (glyph, role) = dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed,
-                                         progress: s.progress, kind: habit.kind, scheduled: open, g)
-            b.put(open || s.progress > 0 || s.skipped ? glyph : g.unscheduled, x: gridX + i * 3, y: y,
+                                         progress: s.progress, kind: habit.kind, scheduled: open, notDone: s.notDone, g)
+            b.put(open || s.progress > 0 || s.skipped || s.notDone ? glyph : g.unscheduled, x: gridX + i * 3, y: y,
                   role: role, color: ThemeColor(habitColor: habit.fields.color))
         }
     }

@@ -51,4 +51,27 @@ final class NotDoneMarkTests: XCTestCase {
         XCTAssertTrue(Glyphs.unicode.legend.contains { $0.glyph == "⊘" && $0.meaning == "answered not done" })
         XCTAssertTrue(Glyphs.ascii.legend.contains { $0.glyph == "/" && $0.meaning == "answered not done" })
     }
+
+    /// The week grid and the detail calendar draw the day with the same mark (twice in a
+    /// calendar cell, as every calendar mark is).
+    func testTheWeekGridAndTheCalendarMarkADayAnsweredNotDone() {
+        let yesterday = World.today.adding(-1)
+        let cleared = World.changes.filter { c in
+            switch c {
+            case .progress(let h, let d, _), .rate(let h, let d, _): return !(h == World.read && d == yesterday)
+            default: return true
+            }
+        }
+        var app = World.app(changes: cleared + [.notDone(World.read, yesterday, true)])
+        for _ in 0..<10 where app.selected?.habit.id != World.read { press(&app, .char("j")) }
+        XCTAssertEqual(app.selected?.habit.id, World.read)
+        var week = app
+        press(&week, .char("w"))
+        let readRow = render(week).text.split(separator: "\n").first { $0.contains("Read") }.map(String.init) ?? ""
+        let cells = readRow.split(separator: " ").suffix(2).map(String.init)
+        XCTAssertEqual(cells.first, "⊘", "yesterday's cell: \(readRow)")
+        press(&app, .enter)
+        let calendar = render(app).text
+        XCTAssertTrue(calendar.contains("⊘⊘"), calendar)
+    }
 }
