@@ -167,6 +167,7 @@ public enum Output {
         o["completed"] = .bool(s.completed)
         o["exceeded"] = .bool(s.exceeded)
         o["skipped"] = .bool(s.skipped)
+        o["notDone"] = .bool(s.notDone)
         o["difficulty"] = .optional(s.difficulty)
         o["streak"] = .int(s.streak)
         o["bestStreak"] = .int(s.bestStreak)

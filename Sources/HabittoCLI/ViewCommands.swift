@@ -80,7 +80,7 @@ struct ShowCommand: Command {
             guard case .object(var o) = Output.json(s) else { return }
             o["history"] = .array(history.map { h in
                 .object(["date": .string(h.day.description), "scheduled": .bool(h.scheduled), "progress": .amount(h.progress),
-                         "completed": .bool(h.completed), "skipped": .bool(h.skipped), "difficulty": .optional(h.difficulty),
+                         "completed": .bool(h.completed), "skipped": .bool(h.skipped), "notDone": .bool(h.notDone), "difficulty": .optional(h.difficulty),
                          "note": .optional(state.note(habit.id, h.day))])
             })
             let checkIns = state.checkIns(habit)

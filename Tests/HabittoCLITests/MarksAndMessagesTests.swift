@@ -37,6 +37,11 @@ final class NotDoneMarkCommandTests: XCTestCase {
         let ascii = box.ok("list", "--date", "2026-11-19", "--ascii").split(separator: "\n").map(String.init)
         XCTAssertTrue(ascii.contains { $0.hasPrefix("/ Read") }, "\(ascii)")
         XCTAssertTrue(ascii.contains { $0.hasPrefix(". Walk") }, "\(ascii)")
+        // And in JSON, for scripts: list's entry and show's history say it too.
+        XCTAssertEqual(box.listEntry("Read", ["--date", "2026-11-19"])?["notDone"] as? Bool, true)
+        XCTAssertEqual(box.listEntry("Walk", ["--date", "2026-11-19"])?["notDone"] as? Bool, false)
+        let history = (box.json("show", "Read", "--json") as? [String: Any])?["history"] as? [[String: Any]] ?? []
+        XCTAssertEqual(history.map { $0["notDone"] as? Bool }, [true, false, true], "the 19th, the 20th (missed), today")
     }
 
     func testShowMarksTheAnsweredDayInItsGraphAndLegendAndOnItsDay() throws {
