@@ -180,6 +180,12 @@ public struct Overview: Hashable, Sendable {
     /// Per day: done ÷ (done + partly + missed) over every habit, nil when no habit was due.
     public let completion: [Double?]
     public let xpWeeks: [XPWeek]
+
+    /// What the XP chart says instead of bars when no week shown earned any XP (a chart of
+    /// zeros has no scale); nil when some week did.
+    public var noXPLine: String? {
+        xpWeeks.contains { $0.xp != 0 } ? nil : "No XP earned in these weeks yet: a day that completes a habit earns it."
+    }
 }
 
 extension HabitState {

@@ -246,6 +246,10 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     if layout.xpChart {
         let level = o.xpWeeks.last?.level ?? 1
         b.put(TextWidth.fit("XP per week (\(cg.levelUp) a new level; level \(level) now)", state.width - 2), x: 1, y: y, role: .header)
+        if let none = o.noXPLine {
+            b.put(TextWidth.fit(none, state.width - 2), x: 1, y: y + 1, role: .dim)
+            return
+        }
         let lines = TextChart.bars(o.xpWeeks.map { Double($0.xp) }, goals: [], labels: o.xpWeeks.map { TextChart.periodLabel($0.weekStart, .week) },
                                    width: state.width - 2, height: max(7, state.height - 4 - y), glyphs: cg,
                                    format: { String(Int($0)) },

@@ -334,6 +334,10 @@ struct GraphCommand: Command {
         Output.line("")
         let level = o.xpWeeks.last?.level ?? 1
         for l in Self.wrapped("XP per week (\(g.levelUp) a new level; level \(level) now)", width: width) { Output.line(l) }
+        if let none = o.noXPLine {
+            for l in Self.wrapped(none, width: width) { Output.line(l) }
+            return
+        }
         ChartColor.print(TextChart.bars(o.xpWeeks.map { Double($0.xp) }, goals: [],
                                         labels: o.xpWeeks.map { TextChart.periodLabel($0.weekStart, .week) },
                                         width: width, height: 10, glyphs: g, format: { String(Int($0)) },

@@ -169,6 +169,18 @@ final class ChartPageTests: XCTestCase {
         XCTAssertEqual(app.screen, .today)
     }
 
+    func testTheOverviewSaysSoWhenNoWeekEarnedXP() {
+        let fresh = [Change.create(HabitID("00000000000000f1")!, HabitFields(name: "Walk", startDate: World.today.adding(-3)))]
+        var app = World.app(width: 120, height: 35, changes: fresh)
+        press(&app, .char("O"))
+        let text = render(app).text
+        XCTAssertTrue(text.contains("No XP earned in these weeks yet: a day that completes a habit earns it."), text)
+        XCTAssertFalse(text.contains(" 0 ┤"), "no axis of zeros: \(text)")
+        var full = World.app(width: 120, height: 35)
+        press(&full, .char("O"))
+        XCTAssertFalse(render(full).text.contains("No XP earned"))
+    }
+
     func testTheOverviewScrollsWhenThereAreMoreHabitsThanRows() {
         let extra = (1...6).map { i in
             Change.create(HabitID("00000000000000e\(i)")!, HabitFields(name: "Extra \(i)", startDate: World.start))

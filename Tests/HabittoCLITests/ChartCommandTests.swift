@@ -21,6 +21,17 @@ final class ChartCommandTests: XCTestCase {
         return ((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8))) as? [String: Any]) ?? [:]
     }
 
+    /// Weeks with no XP at all have no scale to draw: one line says so, in `graph` and the
+    /// UI's overview alike, where a chart of zeros was drawn.
+    func testGraphWithNoXPYetSaysSoInsteadOfAChartOfZeros() {
+        let fresh = Sandbox(inProcess: true)
+        fresh.now = "2026-11-21T09:00:00"
+        fresh.ok("add", "Walk", "--start", "2026-11-18")
+        let out = fresh.ok("graph", "--ascii")
+        XCTAssertTrue(out.hasSuffix("XP per week (^ a new level; level 1 now)\nNo XP earned in these weeks yet: a day that completes a habit earns it.\n"), out)
+        XCTAssertFalse(box.ok("graph").contains("No XP earned"), "Read earned XP")
+    }
+
     func testStreaksJSONHasTheRunAcrossTheSkippedDayBrokenByTheMissedOne() {
         let o = chart("--chart", "streaks")
         XCTAssertEqual(o["chart"] as? String, "streaks")
