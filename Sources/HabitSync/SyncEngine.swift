@@ -235,8 +235,10 @@ public actor SyncEngine {
     /// after a permanent failure too (an explicit `habitto sync`), never while offline:
     /// going offline mid-round (here or in another process) stops it before its next
     /// remote call, with `skipped` `.offline`.
+    /// `waitingForOthers`: how long to wait for another process's round to end first (none:
+    /// skip at once with `.anotherProcessSyncing`).
     @discardableResult
-    public func syncOnce() async -> SyncReport {
+    public func syncOnce(waitingForOthers: Double? = nil) async -> SyncReport {
         var report = SyncReport()
         do {
             guard try SyncState.loadSettings(paths).remote != nil else { report.skipped = .noRemote; return report }
@@ -251,7 +253,7 @@ public actor SyncEngine {
         }
         let lock: RoundLock
         do {
-            guard let taken = try RoundLock.take(paths) else { report.skipped = .anotherProcessSyncing; return report }
+            guard let taken = try waitingForOthers.map({ try RoundLock.wait(paths, seconds: $0) }) ?? RoundLock.take(paths) else { report.skipped = .anotherProcessSyncing; return report }
             lock = taken
             state = try SyncState.load(paths)
         } catch {

@@ -8,6 +8,7 @@ import HabitTUI
 /// or `--key`), shows it, or prints its key.
 struct RemoteCommand: Command {
     let context: Context
+    static var sendsChangesAfter: Bool { false }
 
     static var spec: CommandSpec {
         CommandSpec(name: "remote", arguments: ["set|show|key"],
@@ -82,14 +83,18 @@ struct RemoteCommand: Command {
 /// `habitto sync`: pushes and pulls now.
 struct SyncCommand: Command {
     let context: Context
+    static var sendsChangesAfter: Bool { false }
 
     static var spec: CommandSpec {
-        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, while offline, or while another process syncs).", options: [])
+        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, while offline, or while another process syncs).",
+                    options: [OptionSpec(name: "--background", value: nil,
+                                         help: "a command's round after a change: waits for another process's round, prints nothing")])
     }
 
     @MainActor func run() async throws {
         let repo = try openRepository()
         let engine = try engine(repo)
+        if invocation.flag(.background) { await BackgroundRound.run(engine); return }
         let report = await engine.syncOnce()
         if let skipped = report.skipped {
             if report.error == nil && skipped == .noRemote { throw CLIError.invalid(.notSynced(skipped)) }
@@ -192,6 +197,7 @@ struct StatusCommand: Command {
 /// `habitto offline on|off`: pauses or resumes sync.
 struct OfflineCommand: Command {
     let context: Context
+    static var sendsChangesAfter: Bool { false }
 
     static var spec: CommandSpec {
         CommandSpec(name: "offline", arguments: ["on|off"], summary: "Pause sync (on) or resume it and sync at once (off).", options: [])
