@@ -34,6 +34,7 @@ public actor SyncEngine {
     private var watch: RemoteWatch?
     public private(set) var watchMode = WatchMode.off
     private var looping = false
+    private var watchingAllowed = true
 
     /// Backoff: full jitter on base · 2^attempts seconds, capped.
     public static let backoffBase = 1.0
@@ -115,6 +116,13 @@ public actor SyncEngine {
     }
 
     public func setPullInterval(_ seconds: Double) async { await scheduler.setPullInterval(seconds) }
+
+    /// Whether the loop watches a folder remote (on unless turned off: a test of the timer's
+    /// schedule turns it off, so that only its clock starts rounds).
+    public func setWatching(_ on: Bool) {
+        watchingAllowed = on
+        refreshWatch()
+    }
     public func setCallTimeout(_ seconds: Double) { calls.limit = seconds }
 
     // MARK: Status
@@ -195,7 +203,7 @@ public actor SyncEngine {
     /// (see `RemoteWatch`); none otherwise. Cheap when nothing changed: it runs after every
     /// round, so a folder the first round made is watched from then on.
     func refreshWatch() {
-        guard looping, !state.offline, let spec = try? state.remoteSpec() else { setWatch(nil, .off); return }
+        guard looping, watchingAllowed, !state.offline, let spec = try? state.remoteSpec() else { setWatch(nil, .off); return }
         let (root, mode) = RemoteWatch.mode(for: spec)
         guard let root, mode == .watching else { setWatch(nil, mode); return }
         if let w = watch, w.root == root, w.account == state.account { return }

@@ -11,7 +11,7 @@ import SyncTestKit
 final class LiveSyncTests: SyncTestCase {
     func testAnotherDevicesBatchIsPulledAtOnceWhileTheFolderIsWatched() async throws {
         let h = HabitID(value: 0x40)
-        let a = try await device("a"), b = try await device("b")
+        let a = try await device("a"), b = try await device("b", watching: true)
         try await checkIn(a.repo, h)
         await syncOK(a.engine)
         // The timer alone would pull in an hour: only the watch can bring A's next batch.
@@ -33,7 +33,7 @@ final class LiveSyncTests: SyncTestCase {
     }
 
     func testGoingOfflineStopsTheWatchAndGoingOnlineStartsIt() async throws {
-        let b = try await device("b")
+        let b = try await device("b", watching: true)
         await b.engine.setPullInterval(3600)
         let loop = Task { await b.engine.run() }
         defer { loop.cancel() }
@@ -45,7 +45,7 @@ final class LiveSyncTests: SyncTestCase {
         let on = await b.engine.watchMode
         XCTAssertEqual(on, .watching)
         // A command's engine runs no loop: nothing is watched.
-        let command = try await device("c")
+        let command = try await device("c", watching: true)
         await syncOK(command.engine)
         let none = await command.engine.watchMode
         XCTAssertEqual(none, .off)
