@@ -23,11 +23,15 @@ public struct Config: Sendable, Equatable {
     public var caFile: String?
     /// How many days backups are kept (the newest one is always kept).
     public var backupKeepDays = 30
+    /// Whether a change made by a command starts a sync round in the background
+    /// (`sync_after_change`; the environment's `HABITTO_SYNC_AFTER_CHANGE` wins over it).
+    public var syncAfterChange = true
 
     public init() {}
 
     /// The keys this version understands.
-    public static let keys = ["day_start_hour", "week_start", "theme", "faults", "password_command", "password_file", "ca_file", "backup_keep_days"]
+    public static let keys = ["day_start_hour", "week_start", "theme", "faults", "password_command", "password_file", "ca_file", "backup_keep_days",
+                                   "sync_after_change"]
 
     /// Parses config text; throws `StoreError.config` naming the line and what to write.
     public init(parsing text: String, path: String) throws {
@@ -70,9 +74,23 @@ public struct Config: Sendable, Equatable {
                     throw StoreError.config("\(at): backup_keep_days must be a whole number of days from 1 to 36500")
                 }
                 backupKeepDays = n
+            case "sync_after_change":
+                guard let on = Config.switchValue(value) else {
+                    throw StoreError.config("\(at): sync_after_change must be true or false")
+                }
+                syncAfterChange = on
             default:
                 throw StoreError.config("\(at): unknown setting '\(Sanitize.display(parts[0]))' (known: \(Config.keys.joined(separator: ", ")))")
             }
+        }
+    }
+
+    /// A switch's value: true, on or yes; false, off or no (any case); nil for anything else.
+    public static func switchValue(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "on", "yes": true
+        case "false", "off", "no": false
+        default: nil
         }
     }
 

@@ -80,6 +80,10 @@ public actor HabitRepository {
     /// This device's undoable changes, oldest first.
     public var undoStack: [UndoItem] { (try? store.undo.items()) ?? [] }
 
+    /// Journal entries of this device's own changes (commits and undos) this repository wrote:
+    /// a command that made some has something to send (`habitto sync --background`).
+    public private(set) var localWrites = 0
+
     /// Validates and writes one change made of several operations, atomically. `build`
     /// runs with the lock held, on the state that includes every other process's writes,
     /// and returns the changes (or throws to write nothing). `label` describes the change
@@ -97,6 +101,7 @@ public actor HabitRepository {
             let inverse = store.inverse(of: ops)
             let text = label ?? changes.describe(in: store.state)
             try store.write(JournalEntry(ops: ops, inverse: inverse, label: text), device: device)
+            localWrites += 1
             return CommitResult(state: store.state, operations: ops)
         }
         if !result.operations.isEmpty { publish() }
@@ -112,6 +117,7 @@ public actor HabitRepository {
             guard let item = try store.undo.last() else { return nil }
             let ops = store.stamp(item.inverse, device: device, nowMillis: millis())
             try store.write(JournalEntry(ops: ops, undoes: item.firstSeq, label: "undo " + item.label), device: device)
+            localWrites += 1
             return item
         }
         if item != nil { publish() }

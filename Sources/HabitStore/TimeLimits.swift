@@ -14,11 +14,14 @@ public struct TimeLimits: Sendable, Equatable {
         case unzip
         case age
         case lock
+        /// A command's background round (`habitto sync --background`) from start to end, the
+        /// wait for another process's round included.
+        case backgroundRound = "background_round"
     }
 
     /// The product's limits.
     public static let defaults = TimeLimits(values: [
-        .passwordCommand: 30, .systemctl: 15, .notifySend: 5, .auto: 10, .unzip: 60, .age: 30, .lock: 10,
+        .passwordCommand: 30, .systemctl: 15, .notifySend: 5, .auto: 10, .unzip: 60, .age: 30, .lock: 10, .backgroundRound: 120,
     ])
     /// The shortest limit the variable may set: still long enough for a program that answers at once.
     public static let shortest = 0.05

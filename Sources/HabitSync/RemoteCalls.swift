@@ -97,6 +97,21 @@ struct RoundLock {
         return RoundLock(fd: fd)
     }
 
+    /// The lock, waiting at most `seconds` while another process holds it; nil when it is
+    /// still held then.
+    static func wait(_ paths: DataPaths, seconds: Double) throws -> RoundLock? {
+        let path = paths.directory + "/sync.lock"
+        let fd: Int32
+        do { fd = try sysCall("open") { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) } } catch {
+            throw StoreError.config("cannot open \(path): \(error.reason)")
+        }
+        do { try Sys.lock(fd, path: path, name: "the sync lock", timeLimit: seconds) } catch {
+            Sys.close(fd)
+            return nil
+        }
+        return RoundLock(fd: fd)
+    }
+
     func release() {
         Sys.unlock(fd)
         Sys.close(fd)

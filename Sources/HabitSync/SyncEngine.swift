@@ -30,6 +30,11 @@ public actor SyncEngine {
     private var publisher = StatusPublisher()
     /// This device's last operation when the repository last said it changed.
     private var written: UInt64?
+    /// The folder remote's watch while the loop runs (`run`), and how changes are learnt.
+    private var watch: RemoteWatch?
+    public private(set) var watchMode = WatchMode.off
+    private var looping = false
+    private var watchingAllowed = true
 
     /// Backoff: full jitter on base · 2^attempts seconds, capped.
     public static let backoffBase = 1.0
@@ -84,6 +89,7 @@ public actor SyncEngine {
         }
         remotes = RemoteCache()
         queue = nil
+        refreshWatch()
         await publish()
     }
 
@@ -104,11 +110,19 @@ public actor SyncEngine {
             state.nextRetryAt = nil
             state.attempts = 0
         }
+        refreshWatch()
         await publish()
         if !on { await scheduler.poke() }
     }
 
     public func setPullInterval(_ seconds: Double) async { await scheduler.setPullInterval(seconds) }
+
+    /// Whether the loop watches a folder remote (on unless turned off: a test of the timer's
+    /// schedule turns it off, so that only its clock starts rounds).
+    public func setWatching(_ on: Bool) {
+        watchingAllowed = on
+        refreshWatch()
+    }
     public func setCallTimeout(_ seconds: Double) { calls.limit = seconds }
 
     // MARK: Status
@@ -116,7 +130,9 @@ public actor SyncEngine {
     /// The status now: made from the state, and from the queue as last counted (counted
     /// again, from the scan offset, only when the cursor or this device's operations moved).
     public func status() async -> SyncStatus {
-        SyncStatus(state: state, device: repository.device, queue: await countedQueue(), activity: activity)
+        var s = SyncStatus(state: state, device: repository.device, queue: await countedQueue(), activity: activity)
+        s.watch = watchMode
+        return s
     }
 
     private func countedQueue() async -> QueueSummary {
@@ -173,8 +189,47 @@ public actor SyncEngine {
 
     // MARK: Background
 
-    /// Runs rounds until cancelled (see `SyncScheduler`).
-    public func run() async { await scheduler.run(self) }
+    /// Runs rounds until cancelled (see `SyncScheduler`), watching a folder remote meanwhile.
+    public func run() async {
+        looping = true
+        refreshWatch()
+        await scheduler.run(self)
+        looping = false
+        refreshWatch()
+    }
+
+    /// Starts, keeps or stops the folder remote's watch for what the settings say now: a
+    /// watch while the loop runs, online, on a folder that reports other machines' changes
+    /// (see `RemoteWatch`); none otherwise. Cheap when nothing changed: it runs after every
+    /// round, so a folder the first round made is watched from then on.
+    func refreshWatch() {
+        guard looping, watchingAllowed, !state.offline, let spec = try? state.remoteSpec() else { setWatch(nil, .off); return }
+        let (root, mode) = RemoteWatch.mode(for: spec)
+        guard let root, mode == .watching else { setWatch(nil, mode); return }
+        if let w = watch, w.root == root, w.account == state.account { return }
+        let scheduler = self.scheduler
+        do {
+            let w = try RemoteWatch(root: root, account: state.account, own: repository.device) {
+                Task { await scheduler.nudge() }
+            }
+            setWatch(w, .watching)
+        } catch {
+            setWatch(nil, .timer("the folder cannot be watched yet (\(error))"))
+        }
+    }
+
+    /// How a loop on this remote learns of other devices' changes, whether or not one runs
+    /// now (`status` says it): watched, on its timer (and why), or off without a remote.
+    public func liveMode() -> WatchMode {
+        guard let spec = try? state.remoteSpec() else { return .off }
+        let mode = RemoteWatch.mode(for: spec).mode
+        return mode == .off ? .timer("") : mode
+    }
+
+    private func setWatch(_ w: RemoteWatch?, _ mode: WatchMode) {
+        if w !== watch { watch = w }
+        watchMode = mode
+    }
 
     /// Wakes the background loop soon (after a local write, or going online).
     public func poke() async { await scheduler.poke() }
@@ -188,8 +243,10 @@ public actor SyncEngine {
     /// after a permanent failure too (an explicit `habitto sync`), never while offline:
     /// going offline mid-round (here or in another process) stops it before its next
     /// remote call, with `skipped` `.offline`.
+    /// `waitingForOthers`: how long to wait for another process's round to end first (none:
+    /// skip at once with `.anotherProcessSyncing`).
     @discardableResult
-    public func syncOnce() async -> SyncReport {
+    public func syncOnce(waitingForOthers: Double? = nil) async -> SyncReport {
         var report = SyncReport()
         do {
             guard try SyncState.loadSettings(paths).remote != nil else { report.skipped = .noRemote; return report }
@@ -204,7 +261,7 @@ public actor SyncEngine {
         }
         let lock: RoundLock
         do {
-            guard let taken = try RoundLock.take(paths) else { report.skipped = .anotherProcessSyncing; return report }
+            guard let taken = try waitingForOthers.map({ try RoundLock.wait(paths, seconds: $0) }) ?? RoundLock.take(paths) else { report.skipped = .anotherProcessSyncing; return report }
             lock = taken
             state = try SyncState.load(paths)
         } catch {
@@ -250,6 +307,7 @@ public actor SyncEngine {
             if state.history.count > 20 { state.history.removeFirst(state.history.count - 20) }
         }
         do { state = try save(state) } catch { report.error = report.error ?? "\(error)" }
+        refreshWatch()
         await publish()
         return report
     }

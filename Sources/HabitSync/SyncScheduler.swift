@@ -20,10 +20,20 @@ public actor SyncScheduler {
     private var wake: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
     private var waits: UInt64 = 0
     private var wakeRequested = false
+    /// The remote said it changed (`nudge`) since the last round began.
+    private var remoteChanged = false
 
     public init(clock: any SyncClock) { self.clock = clock }
 
     public func setPullInterval(_ seconds: Double) { pullEvery = max(0.5, seconds) }
+
+    /// Wakes the loop soon for a change on the remote (a watched folder's event): a round
+    /// runs as for the pull timer, so a failure or a backoff is waited out as it would be.
+    public func nudge() {
+        remoteChanged = true
+        wake?.continuation.resume()
+        wake = nil
+    }
 
     /// Wakes the loop soon.
     public func poke() {
@@ -65,14 +75,16 @@ public actor SyncScheduler {
     func run(_ engine: SyncEngine) async {
         wakeRequested = true
         while !Task.isCancelled {
-            if !wakeRequested {
+            if !wakeRequested && !remoteChanged {
                 let facts = await engine.facts(reread: false)
                 await sleep(seconds: SyncScheduler.wait(facts, now: clock.now(), pullEvery: pullEvery))
             }
             if Task.isCancelled { return }
-            let poked = wakeRequested
+            let poked = wakeRequested, nudged = remoteChanged
             wakeRequested = false
-            if poked { try? await clock.sleep(seconds: SyncScheduler.gatherWrites) }
+            remoteChanged = false
+            // A burst of writes (here, or another device's batch written in steps) goes in one round.
+            if poked || nudged { try? await clock.sleep(seconds: SyncScheduler.gatherWrites) }
             guard SyncScheduler.runs(await engine.facts(reread: true), poked: poked, now: clock.now()) else { continue }
             // Another process is syncing: try again shortly, so the round asked for (and the
             // "Syncing…" waiting for it) ends soon after theirs, not a pull interval later.

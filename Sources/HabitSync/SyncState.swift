@@ -210,7 +210,7 @@ public struct SyncState: Codable, Equatable, Sendable {
     }
 
     /// The settings alone: the `remote` file, or `sync.json` where an older version kept them.
-    static func loadSettings(_ paths: DataPaths) throws -> RemoteSettings {
+    public static func loadSettings(_ paths: DataPaths) throws -> RemoteSettings {
         try RemoteSettings.load(paths) ?? load(paths).settings
     }
 

@@ -38,6 +38,8 @@ public struct SyncStatus: Equatable, Sendable {
     public var history: [SyncState.Attempt]
     /// Entries of the remote the last complete pull skipped, one line each (see `SyncState`).
     public var remoteProblems: [String]
+    /// How the loop learns of other devices' changes (watched, or on its timer).
+    public var watch = WatchMode.off
     /// The oldest operations waiting to be sent (at most `queueShown`), for the sync screen.
     public var queued: [HabitOperation] = []
     /// Consecutive rounds that could not reach the remote (the backoff's step).
@@ -55,6 +57,7 @@ public struct SyncStatus: Equatable, Sendable {
             && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
             && a.clockAhead.map(\.id) == b.clockAhead.map(\.id) && a.history == b.history
             && a.remoteProblems == b.remoteProblems && a.queued.map(\.id) == b.queued.map(\.id) && a.attempts == b.attempts
+            && a.watch == b.watch
     }
 
     /// A habit's part in sync; the raw value is the word `list --json` shows.

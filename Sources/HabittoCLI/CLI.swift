@@ -16,6 +16,13 @@ public protocol UserInterface: Sendable {
     func demo(_ env: AppEnvironment, homeGiven: Bool, _ options: UIOptions) async throws -> Int32
     /// The termination signals (Ctrl-C) from now on, as a descriptor to poll (`ask`).
     func watchSignals() throws -> any SignalWatch
+    /// The program a background round runs as (`habitto sync --background`): this very
+    /// binary, nil where there is none to run (the tests' in-process runs).
+    var backgroundProgram: String? { get }
+}
+
+extension UserInterface {
+    public var backgroundProgram: String? { nil }
 }
 
 /// Termination signals received, and a descriptor that becomes readable when one is.
@@ -111,6 +118,7 @@ public enum CLI {
 /// `habitto demo`: the UI on throwaway demo data with a second device and a slow remote.
 struct DemoCommand: Command {
     let context: Context
+    static var sendsChangesAfter: Bool { false }
 
     static var spec: CommandSpec {
         CommandSpec(name: "demo", arguments: [],

@@ -19,6 +19,9 @@ protocol Command: Sendable {
     static func document(_ invocation: Invocation) throws -> String?
     /// Whether the command runs with problems in the config file (the doctor reports them).
     static var allowsConfigProblems: Bool { get }
+    /// Whether a change the command makes is sent by a background round when it ends (not
+    /// for the commands that sync themselves, nor for the UI, whose loop sends its changes).
+    static var sendsChangesAfter: Bool { get }
     init(context: Context)
     var context: Context { get }
     /// Runs the command on the main thread (no worker thread starts unless it awaits the
@@ -29,6 +32,7 @@ protocol Command: Sendable {
 extension Command {
     static func document(_ invocation: Invocation) throws -> String? { nil }
     static var allowsConfigProblems: Bool { false }
+    static var sendsChangesAfter: Bool { true }
 
     var invocation: Invocation { context.invocation }
     var env: AppEnvironment { context.env }
@@ -104,6 +108,7 @@ final class Opened: @unchecked Sendable {
     private let lock = Lock()
     private var repositories: [HabitRepository] = []
     func add(_ r: HabitRepository) { lock.lock(); repositories.append(r); lock.unlock() }
+    var all: [HabitRepository] { lock.lock(); defer { lock.unlock() }; return repositories }
     func warnings() -> [Warning] {
         lock.lock()
         defer { lock.unlock() }
@@ -128,10 +133,18 @@ final class Context: Sendable {
         self.env = env; self.invocation = invocation; self.ui = ui
     }
 
-    /// Runs `command` and prints the warnings its repositories gathered on the way.
+    /// Runs `command` and prints the warnings its repositories gathered on the way; when it
+    /// changed something, starts a background round to send it (`BackgroundRound`), also
+    /// when it then failed.
     func run(_ command: any Command.Type) async throws -> Int32 {
         defer { for w in opened.warnings() { Output.warn(w) } }
-        try await command.init(context: self).run()
+        do {
+            try await command.init(context: self).run()
+        } catch {
+            if command.sendsChangesAfter { await BackgroundRound.startIfWanted(self) }
+            throw error
+        }
+        if command.sendsChangesAfter { await BackgroundRound.startIfWanted(self) }
         return status
     }
 }

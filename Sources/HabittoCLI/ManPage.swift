@@ -45,6 +45,7 @@ enum ManPage {
     static let environment: [(String, String)] = [
         ("HABITTO_HOME", "the data directory, when --home is not given"),
         ("HABITTO_NOW", "an ISO-8601 date-time that replaces the clock (tests and demos), e.g. 2026-11-21T09:30:00"),
+        (BackgroundRound.variable, "true or false: whether a change made by a command starts a sync round in the background (wins over sync_after_change in the config)"),
         ("HABITTO_THEMES_DIR", "a further directory of bundled themes"),
         (TimeLimits.variable, "NAME=SECONDS,… shortens the time limits of outside programs and lock waits (tests), never beyond the defaults; see the configuration manual"),
         ("HABITTO_WEBDAV_PASSWORD", "the WebDAV password (else password_command or password_file in the config)"),

@@ -7,6 +7,7 @@ public enum OptionName: String, CaseIterable, Sendable {
     case all = "--all"
     case amount = "--amount"
     case ascii = "--ascii"
+    case background = "--background"
     case before = "--before"
     case bottom = "--bottom"
     case build = "--build"

@@ -8,6 +8,7 @@ import HabitTUI
 /// or `--key`), shows it, or prints its key.
 struct RemoteCommand: Command {
     let context: Context
+    static var sendsChangesAfter: Bool { false }
 
     static var spec: CommandSpec {
         CommandSpec(name: "remote", arguments: ["set|show|key"],
@@ -82,14 +83,18 @@ struct RemoteCommand: Command {
 /// `habitto sync`: pushes and pulls now.
 struct SyncCommand: Command {
     let context: Context
+    static var sendsChangesAfter: Bool { false }
 
     static var spec: CommandSpec {
-        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, while offline, or while another process syncs).", options: [])
+        CommandSpec(name: "sync", arguments: [], summary: "Push and pull now (exit 4 when the remote is unreachable or failed, while offline, or while another process syncs).",
+                    options: [OptionSpec(name: "--background", value: nil,
+                                         help: "a command's round after a change: waits for another process's round, prints nothing")])
     }
 
     @MainActor func run() async throws {
         let repo = try openRepository()
         let engine = try engine(repo)
+        if invocation.flag(.background) { await BackgroundRound.run(engine); return }
         let report = await engine.syncOnce()
         if let skipped = report.skipped {
             if report.error == nil && skipped == .noRemote { throw CLIError.invalid(.notSynced(skipped)) }
@@ -119,6 +124,26 @@ struct StatusCommand: Command {
                         + "\nIt keeps its count in the data directory's file segment until the data, the day or the week start change.")
     }
 
+    /// How an open UI learns of other devices' changes, in `status`'s words (nil without a remote).
+    static func liveLine(_ mode: WatchMode) -> String? {
+        let every = "pulled every \(Int(SyncScheduler.pullInterval)) s while the UI is open"
+        switch mode {
+        case .off: return nil
+        case .watching: return "Other devices' changes: seen at once while the UI is open (the folder is watched)"
+        case .timer(let why) where why.isEmpty: return "Other devices' changes: \(every)"
+        case .timer(let why): return "Other devices' changes: \(every) (\(why))"
+        }
+    }
+
+    /// `status --json`'s `live`: "watched", "timer" or "off".
+    static func liveWord(_ mode: WatchMode) -> String {
+        switch mode {
+        case .off: "off"
+        case .watching: "watched"
+        case .timer: "timer"
+        }
+    }
+
     /// Whether a device that last ran `version` (nil: a version before markers) cannot read
     /// what this release writes.
     static func tooOld(_ version: String?) -> Bool {
@@ -131,7 +156,8 @@ struct StatusCommand: Command {
         if let line = try Segment.cachedLine(env: env, invocation: invocation) { Output.line(line); return }
         if invocation.flag(.short) || invocation.value(.format) != nil { try await statusShort(); return }
         let repo = try openRepository()
-        let st = await (try engine(repo)).status()
+        let engine = try engine(repo)
+        let st = await engine.status(), live = await engine.liveMode()
         func date(_ d: Date?) -> JSON { d.map { .string(UTCTime.iso8601($0)) } ?? .null }
         let autoProblems = try await AutoRun(env: env, repo: repo).problems()
         if invocation.flag(.json) {
@@ -139,7 +165,7 @@ struct StatusCommand: Command {
                 "mode": .string(st.mode.rawValue), "remote": .optional(st.remote), "account": .string(st.account),
                 "device": .string(st.device.rawValue), "pending": .int(st.pending), "inFlight": .int(st.inFlight),
                 "lastSyncAt": date(st.lastSyncAt), "lastError": .optional(st.lastError), "nextRetryAt": date(st.nextRetryAt),
-                "version": .string(HabittoVersion.current),
+                "version": .string(HabittoVersion.current), "live": .string(Self.liveWord(live)),
                 "devices": .array(st.devices.map {
                     .object(["id": .string($0.id.rawValue), "lastSeen": date($0.lastSeen), "version": .optional($0.version),
                              "tooOld": .bool(Self.tooOld($0.version))])
@@ -152,6 +178,7 @@ struct StatusCommand: Command {
         Output.line("Sync: \(st.mode.rawValue)\(st.remote.map { " · \($0) · account \(st.account)" } ?? " (no remote)")")
         Output.line("This device: \(st.device) · \(Plural.count(st.pending, "operation")) waiting to be sent")
         if let last = st.lastSyncAt { Output.line("Last sync: \(UTCTime.iso8601(last))") }
+        if let line = Self.liveLine(live) { Output.line(line) }
         if let e = st.lastError { Output.line("Last error: \(Sanitize.display(e))") }
         if let next = st.nextRetryAt { Output.line("Next retry: \(UTCTime.iso8601(next))") }
         for d in st.devices {
@@ -170,6 +197,7 @@ struct StatusCommand: Command {
 /// `habitto offline on|off`: pauses or resumes sync.
 struct OfflineCommand: Command {
     let context: Context
+    static var sendsChangesAfter: Bool { false }
 
     static var spec: CommandSpec {
         CommandSpec(name: "offline", arguments: ["on|off"], summary: "Pause sync (on) or resume it and sync at once (off).", options: [])

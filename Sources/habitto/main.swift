@@ -19,6 +19,9 @@ struct TerminalUI: UserInterface {
         try await Demo.run(env: env, homeGiven: homeGiven, options: .init(theme: options.theme, ascii: options.ascii))
     }
 
+    /// The running binary itself (the kernel's link to it, whatever its path or name).
+    var backgroundProgram: String? { "/proc/self/exe" }
+
     func watchSignals() throws -> any SignalWatch {
         let pipe = try WakePipe()
         pipe.routeTerminationSignals()

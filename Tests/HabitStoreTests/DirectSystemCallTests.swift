@@ -26,7 +26,7 @@ final class DirectSystemCallTests: XCTestCase {
         "connect": 3...3, "send": 4...4, "recv": 4...4, "setsockopt": 5...5, "getsockname": 3...3,
         "shutdown": 2...2, "kill": 2...2, "waitpid": 3...3, "waitid": 4...4, "wait4": 4...4,
         "posix_spawn": 6...6, "sigaction": 3...3, "getpwuid_r": 5...5, "nanosleep": 2...2,
-        "mkdtemp": 1...1, "pthread_create": 4...4,
+        "mkdtemp": 1...1, "pthread_create": 4...4, "inotify_init1": 1...1, "inotify_add_watch": 3...3,
     ]
 
     /// The helper's own file, which makes the calls.

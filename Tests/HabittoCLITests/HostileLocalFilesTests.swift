@@ -94,7 +94,7 @@ final class HostileLocalFilesTests: XCTestCase {
             ("lock=600", "habitto: HABITTO_TIME_LIMITS: lock=600 must be from 0.05 to 10 seconds (its default); unset it to run with the default limits\n"),
             ("lock=0", "habitto: HABITTO_TIME_LIMITS: lock=0 must be from 0.05 to 10 seconds (its default); unset it to run with the default limits\n"),
             ("age=nan", "habitto: HABITTO_TIME_LIMITS: age=nan must be from 0.05 to 30 seconds (its default); unset it to run with the default limits\n"),
-            ("sleep=1", "habitto: HABITTO_TIME_LIMITS: 'sleep=1' is not NAME=SECONDS with a NAME of password_command, systemctl, notify-send, auto, unzip, age, lock; unset it to run with the default limits\n"),
+            ("sleep=1", "habitto: HABITTO_TIME_LIMITS: 'sleep=1' is not NAME=SECONDS with a NAME of password_command, systemctl, notify-send, auto, unzip, age, lock, background_round; unset it to run with the default limits\n"),
         ]
         for (value, message) in cases {
             box.extraEnv[TimeLimits.variable] = value

@@ -37,7 +37,7 @@ open class SyncTestCase: XCTestCase {
     /// remote is a `FaultyRemote` wrapping the folder.
     public func device(_ name: String, now: (@Sendable () -> Date)? = nil, faults: FaultPlan? = nil,
                        clock: (any SyncClock)? = nil, remote: String? = nil, user: String? = nil,
-                       password: String? = nil) async throws -> (repo: HabitRepository, engine: SyncEngine) {
+                       password: String? = nil, watching: Bool = false) async throws -> (repo: HabitRepository, engine: SyncEngine) {
         let repo: HabitRepository, reading: any SyncClock
         if let now {
             repo = try HabitRepository(directory: root + "/" + name, now: now)
@@ -47,6 +47,8 @@ open class SyncTestCase: XCTestCase {
             reading = clock ?? LiveClock()
         }
         let engine = try SyncEngine(repository: repo, clock: reading, faults: faults, access: RemoteAccess(password: { password }))
+        // Rounds start by the test's clock and pokes alone; LiveSyncTests turn the watch on.
+        await engine.setWatching(watching)
         try await engine.setRemote(remote ?? "dir:" + root + "/remote", account: "me", user: user)
         return (repo, engine)
     }

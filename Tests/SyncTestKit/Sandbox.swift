@@ -114,6 +114,9 @@ public final class Sandbox {
         env["HABITTO_HOME"] = home
         env["XDG_CONFIG_HOME"] = config
         env["HABITTO_NOW"] = now
+        // A change made by a command is sent by a background round only where a test asks for
+        // it (extraEnv), so that a test's own `habitto sync` sees what it expects.
+        env["HABITTO_SYNC_AFTER_CHANGE"] = "false"
         env["TZ"] = env["TZ"] ?? "UTC"
         // A UTF-8 locale, whatever the machine running the tests has (tests of ASCII output set their own).
         env["LANG"] = "C.UTF-8"

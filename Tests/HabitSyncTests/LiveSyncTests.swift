@@ -1,0 +1,90 @@
+import Foundation
+import XCTest
+import HabitCore
+import HabitStore
+import SyncTestKit
+@testable import HabitSync
+@testable import HabitSys
+
+/// Issue 40: while a loop runs (an open UI), a folder remote is watched, so another device's
+/// batch is pulled at once rather than at the next timed pull.
+final class LiveSyncTests: SyncTestCase {
+    func testAnotherDevicesBatchIsPulledAtOnceWhileTheFolderIsWatched() async throws {
+        let h = HabitID(value: 0x40)
+        let a = try await device("a"), b = try await device("b", watching: true)
+        try await checkIn(a.repo, h)
+        await syncOK(a.engine)
+        // The timer alone would pull in an hour: only the watch can bring A's next batch.
+        await b.engine.setPullInterval(3600)
+        let loop = Task { await b.engine.run() }
+        defer { loop.cancel() }
+        await waitForStatus(b.engine, "the folder watched after the first round") { $0.watch == .watching && $0.roundsEnded >= 1 }
+        let bRepo = b.repo
+        let first = await progress(bRepo, h)
+        XCTAssertEqual(first, 1, "the first round pulled A's first batch")
+        let changes = await bRepo.events()
+        try await checkIn(a.repo, h)
+        await syncOK(a.engine)
+        let pulled = await within(5) {
+            for await _ in changes where await progress(bRepo, h) == 2 { return true }
+            return false
+        }
+        XCTAssertTrue(pulled, "B did not pull A's batch within 5 s while watching")
+    }
+
+    func testGoingOfflineStopsTheWatchAndGoingOnlineStartsIt() async throws {
+        let b = try await device("b", watching: true)
+        await b.engine.setPullInterval(3600)
+        let loop = Task { await b.engine.run() }
+        defer { loop.cancel() }
+        await waitForStatus(b.engine, "watching") { $0.watch == .watching }
+        try await b.engine.setOffline(true)
+        let off = await b.engine.watchMode
+        XCTAssertEqual(off, .off)
+        try await b.engine.setOffline(false)
+        let on = await b.engine.watchMode
+        XCTAssertEqual(on, .watching)
+        // A command's engine runs no loop: nothing is watched.
+        let command = try await device("c", watching: true)
+        await syncOK(command.engine)
+        let none = await command.engine.watchMode
+        XCTAssertEqual(none, .off)
+    }
+
+    /// The events a read gives are parsed whole; a record cut short ends them.
+    func testInotifyRecordsAreParsedAndACutRecordIsDropped() {
+        func record(_ wd: Int32, _ mask: UInt32, _ name: String, padTo: Int) -> [UInt8] {
+            var name = Array(name.utf8)
+            name += [UInt8](repeating: 0, count: padTo - name.count)
+            func le(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+            return le(UInt32(bitPattern: wd)) + le(mask) + le(0) + le(UInt32(name.count)) + name
+        }
+        let two = record(3, 0x100, "1-4.batch", padTo: 16) + record(4, 0x4000_0100, "ops", padTo: 16)
+        XCTAssertEqual(FolderWatch.parse(two[...]), [FolderWatch.Raw(wd: 3, mask: 0x100, name: "1-4.batch"),
+                                                    FolderWatch.Raw(wd: 4, mask: 0x4000_0100, name: "ops")])
+        XCTAssertEqual(FolderWatch.parse(two.dropLast(1)), [FolderWatch.Raw(wd: 3, mask: 0x100, name: "1-4.batch")])
+        XCTAssertEqual(FolderWatch.parse([1, 2, 3][...]), [])
+    }
+
+    /// Network and FUSE file systems do not report other machines' changes: the loop then
+    /// pulls on its timer and says why.
+    func testAFileSystemThatDoesNotReportChangesFallsBackToTheTimer() throws {
+        let mounts = """
+        /dev/vda / ext4 rw,relatime 0 0
+        server:/export /mnt/share nfs4 rw 0 0
+        sshfs#me@host: /home/me/remote\\040dir fuse.sshfs rw 0 0
+        tmpfs /mnt/share/local tmpfs rw 0 0
+        """
+        XCTAssertEqual(RemoteWatch.fileSystemType(of: "/mnt/share/habitto", mounts: mounts), "nfs4")
+        XCTAssertEqual(RemoteWatch.fileSystemType(of: "/mnt/share/local/x", mounts: mounts), "tmpfs", "the longest mount point")
+        XCTAssertEqual(RemoteWatch.fileSystemType(of: "/mnt/shared", mounts: mounts), "ext4", "a prefix of a name is not a folder")
+        XCTAssertEqual(RemoteWatch.fileSystemType(of: "/home/me/remote dir/h", mounts: mounts), "fuse.sshfs")
+        XCTAssertEqual(RemoteWatch.nonReporting("nfs4"), "NFS")
+        XCTAssertEqual(RemoteWatch.nonReporting("fuse.sshfs"), "FUSE (fuse.sshfs)")
+        XCTAssertNil(RemoteWatch.nonReporting("ext4"))
+        XCTAssertNil(RemoteWatch.nonReporting("tmpfs"))
+        XCTAssertEqual(RemoteWatch.mode(for: .webDAV(url: URL(string: "https://example.org/dav")!, user: nil)).mode, .off)
+        XCTAssertEqual(RemoteWatch.mode(for: .folder(path: root + "/gone")).mode, .timer("the folder cannot be read"))
+        XCTAssertEqual(RemoteWatch.mode(for: .encrypted(.folder(path: root))).mode, .watching, "the test's folder is local")
+    }
+}
