@@ -356,6 +356,12 @@ struct SyncRound {
     /// Records that `device` was seen, the version it last ran, and how far ahead its clock is.
     mutating func record(_ device: DeviceID, _ listing: Listing<BatchName>, newest: Int64) {
         state.devicesSeen[device] = clock.now()
+        if newest > 0 {
+            let at = Date(timeIntervalSince1970: Double(newest) / 1000)
+            var last = state.devicesLastChange ?? [:]
+            if last[device].map({ $0 < at }) ?? true { last[device] = at }
+            state.devicesLastChange = last
+        }
         if let version = listing.versions.last { state.devicesVersion = (state.devicesVersion ?? [:]).merging([device: version]) { $1 } }
         if let ahead = PullPlan.clockAhead(newestMillis: newest, now: clock.now()) {
             state.clockAhead[device] = ahead

@@ -69,6 +69,10 @@ public struct SyncState: Codable, Equatable, Sendable {
     public var remoteKeychecked: Bool?
     /// The version of Habitto each device last ran, from its marker in its `ops` folder.
     public var devicesVersion: [DeviceID: String]?
+    /// When each other device made the newest of its changes this device holds (the wall
+    /// clock of that operation's stamp, as that device's clock read it). Absent (nil) before
+    /// any was pulled.
+    public var devicesLastChange: [DeviceID: Date]?
     /// For each other device, the most of it that another device's batch said it had seen
     /// (kept from round to round, as each batch is read once): a listing of that device that
     /// ends before it is reported. Absent (nil) when no batch said so.

@@ -29,7 +29,8 @@ public struct SyncStatus: Equatable, Sendable {
     public var nextRetryAt: Date?
     /// Other devices: when they were last seen, and the version of Habitto each last ran
     /// (nil when it left no marker: an earlier version).
-    public var devices: [(id: DeviceID, lastSeen: Date, version: String?)]
+    /// `lastChange`: when the device made its newest change this device holds (nil before any).
+    public var devices: [(id: DeviceID, lastSeen: Date, version: String?, lastChange: Date?)]
     /// Habits with unacknowledged operations, and those in the batch being sent.
     public var pendingHabits: Set<HabitID>
     public var syncingHabits: Set<HabitID>
@@ -53,7 +54,7 @@ public struct SyncStatus: Equatable, Sendable {
             && a.pending == b.pending && a.inFlight == b.inFlight && a.pulling == b.pulling && a.roundsEnded == b.roundsEnded && a.lastSyncAt == b.lastSyncAt
             && a.lastError == b.lastError && a.nextRetryAt == b.nextRetryAt
             && a.devices.map(\.id) == b.devices.map(\.id) && a.devices.map(\.lastSeen) == b.devices.map(\.lastSeen)
-            && a.devices.map(\.version) == b.devices.map(\.version)
+            && a.devices.map(\.version) == b.devices.map(\.version) && a.devices.map(\.lastChange) == b.devices.map(\.lastChange)
             && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
             && a.clockAhead.map(\.id) == b.clockAhead.map(\.id) && a.history == b.history
             && a.remoteProblems == b.remoteProblems && a.queued.map(\.id) == b.queued.map(\.id) && a.attempts == b.attempts
@@ -91,7 +92,8 @@ extension SyncStatus {
         self.init(mode: state.mode, remote: state.remote, account: state.account, device: device, pending: queue.count,
                   inFlight: activity.inFlight.count, pulling: activity.pulling, roundsEnded: activity.roundsEnded,
                   lastSyncAt: state.lastSyncAt, lastError: state.lastError, nextRetryAt: state.nextRetryAt,
-                  devices: state.devicesSeen.map { (id: $0.key, lastSeen: $0.value, version: state.devicesVersion?[$0.key]) }
+                  devices: state.devicesSeen.map { (id: $0.key, lastSeen: $0.value, version: state.devicesVersion?[$0.key],
+                                                    lastChange: state.devicesLastChange?[$0.key]) }
                       .sorted { $0.id < $1.id },
                   pendingHabits: queue.habits, syncingHabits: Set(activity.inFlight.map(\.change.habit)),
                   clockAhead: state.clockAhead.map { (id: $0.key, seconds: $0.value) }.sorted { $0.id < $1.id },

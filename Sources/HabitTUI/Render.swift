@@ -149,7 +149,8 @@ func syncSummary(_ state: AppState) -> (String, String, Role) {
     if sync.inFlight > 0 { parts.append("\(g.syncSyncing) syncing \(sync.inFlight)") }
     else if sync.pulling { parts.append("\(g.syncSyncing) pulling") }
     parts.append("queue \(sync.pending)")
-    if let last = sync.lastSyncAt { parts.append("synced \(span(state.now.timeIntervalSince(last))) ago") }
+    // When this device last heard from the remote: the end of its last round that reached it.
+    if let last = sync.lastSyncAt { parts.append("checked \(span(max(0, state.now.timeIntervalSince(last)))) ago") }
     if let error = sync.lastError { parts.append(error) }
     else if !sync.remoteProblems.isEmpty { parts.append("remote entries skipped (y)") }
     return (icon, parts.joined(separator: " \(g.separator) "), role)

@@ -136,7 +136,10 @@ func syncScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     if sync.devices.isEmpty { line("none yet", .dim, indent: 3) }
     for d in sync.devices {
         let skew = d.aheadSeconds.map { "  clock \(span($0)) ahead" } ?? ""
-        line("\(d.id.prefix(8))  last seen \(span(state.now.timeIntervalSince(d.lastSeen))) ago\(skew)", d.aheadSeconds == nil ? .normal : .statusWarn, indent: 3)
+        // Its newest change this device holds, then when its folder was last listed.
+        let change = d.lastChange.map { "last change \(span(max(0, state.now.timeIntervalSince($0)))) ago · " } ?? "no change yet · "
+        line("\(d.id.prefix(8))  \(change)seen \(span(state.now.timeIntervalSince(d.lastSeen))) ago\(skew)",
+             d.aheadSeconds == nil ? .normal : .statusWarn, indent: 3)
     }
 }
 

@@ -66,7 +66,11 @@ public struct SyncInfo: Hashable, Sendable {
         public var id: String
         public var lastSeen: Date
         public var aheadSeconds: Double?
-        public init(id: String, lastSeen: Date, aheadSeconds: Double?) { self.id = id; self.lastSeen = lastSeen; self.aheadSeconds = aheadSeconds }
+        /// When the device made its newest change this device holds (nil before any).
+        public var lastChange: Date?
+        public init(id: String, lastSeen: Date, aheadSeconds: Double?, lastChange: Date? = nil) {
+            self.id = id; self.lastSeen = lastSeen; self.aheadSeconds = aheadSeconds; self.lastChange = lastChange
+        }
     }
 
     /// What `S` (and `habitto sync`) says while offline.

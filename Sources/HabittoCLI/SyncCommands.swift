@@ -124,6 +124,17 @@ struct StatusCommand: Command {
                         + "\nIt keeps its count in the data directory's file segment until the data, the day or the week start change.")
     }
 
+    /// A time since, in the largest whole unit: "0 s ago", "5 min ago", "3 h ago", "2 d ago".
+    static func ago(_ seconds: Double) -> String {
+        let s = Int(max(0, seconds))
+        switch s {
+        case ..<60: return "\(s) s ago"
+        case ..<3600: return "\(s / 60) min ago"
+        case ..<86_400: return "\(s / 3600) h ago"
+        default: return "\(s / 86_400) d ago"
+        }
+    }
+
     /// How an open UI learns of other devices' changes, in `status`'s words (nil without a remote).
     static func liveLine(_ mode: WatchMode) -> String? {
         let every = "pulled every \(Int(SyncScheduler.pullInterval)) s while the UI is open"
@@ -167,7 +178,7 @@ struct StatusCommand: Command {
                 "lastSyncAt": date(st.lastSyncAt), "lastError": .optional(st.lastError), "nextRetryAt": date(st.nextRetryAt),
                 "version": .string(HabittoVersion.current), "live": .string(Self.liveWord(live)),
                 "devices": .array(st.devices.map {
-                    .object(["id": .string($0.id.rawValue), "lastSeen": date($0.lastSeen), "version": .optional($0.version),
+                    .object(["id": .string($0.id.rawValue), "lastSeen": date($0.lastSeen), "lastChange": date($0.lastChange), "version": .optional($0.version),
                              "tooOld": .bool(Self.tooOld($0.version))])
                 }),
                 "clockAhead": .array(st.clockAhead.map { .object(["id": .string($0.id.rawValue), "seconds": .double(JSON.rounded($0.seconds, 0))]) }),
@@ -177,14 +188,16 @@ struct StatusCommand: Command {
         }
         Output.line("Sync: \(st.mode.rawValue)\(st.remote.map { " · \($0) · account \(st.account)" } ?? " (no remote)")")
         Output.line("This device: \(st.device) · \(Plural.count(st.pending, "operation")) waiting to be sent")
-        if let last = st.lastSyncAt { Output.line("Last sync: \(UTCTime.iso8601(last))") }
+        // When this device last heard from the remote (the end of its last round that reached it).
+        if let last = st.lastSyncAt { Output.line("Last checked: \(UTCTime.iso8601(last)) (\(Self.ago(env.clock().timeIntervalSince(last))))") }
         if let line = Self.liveLine(live) { Output.line(line) }
         if let e = st.lastError { Output.line("Last error: \(Sanitize.display(e))") }
         if let next = st.nextRetryAt { Output.line("Next retry: \(UTCTime.iso8601(next))") }
         for d in st.devices {
             let ran = d.version.map { ", ran habitto \($0)" } ?? ", ran habitto before 0.2.0"
             let old = Self.tooOld(d.version) ? " (too old to read this device's changes: update habitto there)" : ""
-            Output.line("Device \(d.id.rawValue.prefix(8)): last seen \(UTCTime.iso8601(d.lastSeen))\(ran)\(old)")
+            let change = d.lastChange.map { "last change \(UTCTime.iso8601($0)), " } ?? ""
+            Output.line("Device \(d.id.rawValue.prefix(8)): \(change)last seen \(UTCTime.iso8601(d.lastSeen))\(ran)\(old)")
         }
         for a in st.clockAhead { Output.line("Clock skew: device \(a.id.rawValue.prefix(8)) is \(Plural.count(Int(a.seconds / 60), "minute")) ahead of this machine") }
         if !st.remoteProblems.isEmpty {

@@ -183,7 +183,8 @@ enum TerminalApp {
                         lastSyncAt: st.lastSyncAt, nextRetryAt: st.nextRetryAt, lastError: st.lastError,
                         habitStatus: statuses, queue: queue, attempts: st.attempts,
                         history: st.history.map { SyncInfo.Attempt(at: $0.at, pushed: $0.pushed, pulled: $0.pulled, error: $0.error) },
-                        devices: st.devices.map { SyncInfo.Device(id: $0.id.rawValue, lastSeen: $0.lastSeen, aheadSeconds: ahead[$0.id]) },
+                        devices: st.devices.map { SyncInfo.Device(id: $0.id.rawValue, lastSeen: $0.lastSeen, aheadSeconds: ahead[$0.id],
+                                                                      lastChange: $0.lastChange) },
                         remoteProblems: st.remoteProblems.map(Sanitize.display))
     }
 

@@ -188,7 +188,7 @@ final class RenderTests: XCTestCase {
                                                lastSyncAt: now.addingTimeInterval(-120), nextRetryAt: now.addingTimeInterval(42),
                                                lastError: "cannot reach /mnt/shared", habitStatus: [World.water: .pending])))
         var bar = render(app).line(22)
-        XCTAssertTrue(bar.contains("unreachable · retry in 42s · queue 3 · synced 2m ago · cannot reach"), bar)
+        XCTAssertTrue(bar.contains("unreachable · retry in 42s · queue 3 · checked 2m ago · cannot reach"), bar)
         XCTAssertTrue(render(app).line(2).hasSuffix("↑"), "the pending habit's icon: \(render(app).line(2))")
         XCTAssertTrue(render(app).line(3).hasSuffix("✓"), render(app).line(3))
         _ = reduce(&app, .tick(now.addingTimeInterval(40)))
@@ -210,7 +210,8 @@ final class RenderTests: XCTestCase {
                                                attempts: 3,
                                                history: [SyncInfo.Attempt(at: now.addingTimeInterval(-300), pushed: 4, pulled: 1, error: nil),
                                                          SyncInfo.Attempt(at: now.addingTimeInterval(-20), pushed: 0, pulled: 0, error: "cannot reach /mnt/shared")],
-                                               devices: [SyncInfo.Device(id: "0123456789abcdef0123456789abcdef", lastSeen: now.addingTimeInterval(-300), aheadSeconds: 172_800)])))
+                                               devices: [SyncInfo.Device(id: "0123456789abcdef0123456789abcdef", lastSeen: now.addingTimeInterval(-300), aheadSeconds: 172_800,
+                                                                         lastChange: now.addingTimeInterval(-3_600))])))
         press(&app, .char("y"))
         XCTAssertEqual(app.screen, .sync)
         let screen = render(app).text
@@ -225,7 +226,7 @@ final class RenderTests: XCTestCase {
         _ = reduce(&app, .tick(now))
         let problems = (0..<12).map { "devices/eeeeeeee…/ops/\($0)-\($0).batch: a FIFO (named pipe), not a batch file" }
         _ = reduce(&app, .syncChanged(SyncInfo(mode: .online, remote: "dir:/mnt/shared", lastSyncAt: now, remoteProblems: problems)))
-        XCTAssertTrue(render(app).line(22).contains("online · queue 0 · synced 0s ago · remote entries skipped (y)"),
+        XCTAssertTrue(render(app).line(22).contains("online · queue 0 · checked 0s ago · remote entries skipped (y)"),
                       render(app).line(22))
         press(&app, .char("y"))
         let screen = render(app)

@@ -44,7 +44,7 @@ final class SyncBarTests: XCTestCase {
         _ = reduce(&app, .syncChanged(SyncInfo(mode: .online, remote: remote, roundsEnded: 1, lastSyncAt: now, history: earlier + [round(3, 5)])))
         XCTAssertEqual(app.message, Message("synced · sent 3, received 5"))
         XCTAssertTrue(render(app).line(21).contains("synced · sent 3, received 5"), render(app).line(21))
-        XCTAssertTrue(bar(app).contains("✓ online · queue 0 · synced 0s ago"), bar(app))
+        XCTAssertTrue(bar(app).contains("✓ online · queue 0 · checked 0s ago"), bar(app))
         XCTAssertFalse(bar(app).contains("⟳"), bar(app))
         // A later round of the background loop leaves the message alone.
         _ = reduce(&app, .undone("check 'Drink water' +1"))

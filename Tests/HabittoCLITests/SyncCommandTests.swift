@@ -46,10 +46,12 @@ final class SyncCommandTests: SyncCLITestCase {
         b.ok("remote", "set", "dir:" + folder)
         let deviceA = try XCTUnwrap(try status(a)["device"] as? String)
         var text = b.ok("status")
-        XCTAssertTrue(text.contains("Device \(deviceA.prefix(8)): last seen "), text)
+        // Its newest change B holds: A's add, at A's clock (HABITTO_NOW), then when B last listed it.
+        XCTAssertTrue(text.contains("Device \(deviceA.prefix(8)): last change 2026-11-21T09:00:00Z, last seen "), text)
         XCTAssertTrue(text.contains(", ran habitto \(HabittoVersion.current)\n"), text)
         var device = try XCTUnwrap((try status(b)["devices"] as? [[String: Any]])?.first)
         XCTAssertEqual(device["version"] as? String, HabittoVersion.current)
+        XCTAssertEqual(device["lastChange"] as? String, "2026-11-21T09:00:00Z")
         XCTAssertEqual(device["tooOld"] as? Bool, false)
         // The marker of a release before the oldest that reads this one's changes.
         let ops = folder + "/users/default/devices/\(deviceA)/ops/"

@@ -55,9 +55,9 @@ final class SyncUITests: XCTestCase {
         box.ok("add", "Read")
         box.ok("remote", "set", "dir:" + folder)
         let status = box.ok("status")
-        XCTAssertTrue(status.contains("Last sync: 2026-11-21T09:00:00Z"), status)
+        XCTAssertTrue(status.contains("Last checked: 2026-11-21T09:00:00Z (0 s ago)"), status)
         ui.start()
-        ui.waitFor("the bar after the round") { self.bar($0).contains("✓ online · queue 0 · synced 0s ago") }
+        ui.waitFor("the bar after the round") { self.bar($0).contains("✓ online · queue 0 · checked 0s ago") }
     }
 
     func testGoingOfflineWithARoundInFlightSendsNothingMoreAndOnlineDrainsTheQueue() {
@@ -100,7 +100,7 @@ final class SyncUITests: XCTestCase {
         box.ok("add", "Drink water", "--goal", "8", "--unit", "glasses")
         box.ok("remote", "set", "dir:" + folder)
         ui.start(env: ["HABITTO_FAULTS": "latency=600ms"])
-        ui.waitFor("the first round to end") { self.bar($0).contains("✓ online · queue 0 · synced") && !self.bar($0).contains("⟳") }
+        ui.waitFor("the first round to end") { self.bar($0).contains("✓ online · queue 0 · checked") && !self.bar($0).contains("⟳") }
         ui.send("S")
         ui.waitFor(text: "Syncing…")
         ui.waitFor("pulling shown as activity") { self.bar($0).contains("⟳ pulling") }
