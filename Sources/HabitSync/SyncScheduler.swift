@@ -70,16 +70,18 @@ public actor SyncScheduler {
     /// interval (a probe's, while active on a remote that answers probes), or until a retry
     /// is due when that is sooner.
     public static func wait(_ facts: Facts, now: Date, pullEvery: Double) -> Double {
-        let every = facts.probes && facts.active ? min(pullEvery, activeProbeInterval) : pullEvery
-        guard let next = facts.nextRetryAt else { return every }
-        return min(every, max(0, next.timeIntervalSince(now)))
+        // A backoff in progress waits for its retry as before: no probe until then.
+        guard let next = facts.nextRetryAt else {
+            return probesFirst(facts, now: now) && facts.active ? min(pullEvery, activeProbeInterval) : pullEvery
+        }
+        return min(pullEvery, max(0, next.timeIntervalSince(now)))
     }
 
     /// After a timed wait on a remote that answers probes: whether to probe first (and run a
-    /// round only when it finds a change) rather than run a round. Not while a retry is due
-    /// (the round is the retry) nor after a failure.
+    /// round only when it finds a change) rather than run a round. Not during a backoff (the
+    /// next round is the retry, when it is due) nor after a failure.
     public static func probesFirst(_ facts: Facts, now: Date) -> Bool {
-        facts.probes && !facts.failed && !facts.offline && facts.remote && (facts.nextRetryAt.map { $0 > now } ?? true)
+        facts.probes && !facts.failed && !facts.offline && facts.remote && facts.nextRetryAt == nil
     }
 
     /// Whether a round runs now: never local-only or offline; after a permanent failure, or

@@ -112,6 +112,15 @@ final class WebDAVProbeTests: SyncTestCase {
         var retry = quiet
         retry.nextRetryAt = now.addingTimeInterval(-1)
         XCTAssertFalse(SyncScheduler.probesFirst(retry, now: now), "a retry due is a round")
+        // An unreachable server backs off as before: no probe while the backoff runs.
+        var backoff = active
+        backoff.nextRetryAt = now.addingTimeInterval(40)
+        XCTAssertFalse(SyncScheduler.probesFirst(backoff, now: now))
+        XCTAssertEqual(SyncScheduler.wait(backoff, now: now, pullEvery: 30), 30, "not every 3 s while backing off")
+        var offline = active
+        offline.offline = true
+        XCTAssertEqual(SyncScheduler.wait(offline, now: now, pullEvery: 30), 30, "offline: no probing")
+        XCTAssertFalse(SyncScheduler.probesFirst(offline, now: now))
         XCTAssertFalse(SyncScheduler.probesFirst(folder, now: now))
     }
 
