@@ -189,6 +189,16 @@ public final class FaultyRemote: Remote, @unchecked Sendable {
         try await inner.unmarkVersion(account: account, device: device, version: version)
     }
 
+    public func touchChangeMarker(account: String, device: DeviceID) async throws {
+        _ = try await enter()
+        try await inner.touchChangeMarker(account: account, device: device)
+    }
+
+    public func probeChanges(account: String, since tag: String?) async throws -> ChangeProbe {
+        _ = try await enter()
+        return try await inner.probeChanges(account: account, since: tag)
+    }
+
     /// The wrapped remote's `remove`, after the injected latency and failures.
     public func remove(account: String, device: DeviceID, batch: BatchName) async throws {
         _ = try await enter()

@@ -54,6 +54,22 @@ public protocol Remote: Sendable {
     /// Forgets that the account's format file was checked, so that the next `prepare` reads
     /// it again (an encrypted remote's, every round).
     func forgetFormat(account: String)
+    /// Rewrites the account's change marker (`users/{account}/changed`, a line naming this
+    /// device), after a round wrote batches, so that a probe sees that something changed.
+    func touchChangeMarker(account: String, device: DeviceID) async throws
+    /// Whether the account's change marker changed since it read as `tag` (nil: never read),
+    /// in one small request (a conditional GET on WebDAV); `.unsupported` where the remote has
+    /// no such probe or no marker yet.
+    func probeChanges(account: String, since tag: String?) async throws -> ChangeProbe
+}
+
+/// What a probe of the account's change marker found (`Remote.probeChanges`).
+public enum ChangeProbe: Equatable, Sendable {
+    case unchanged
+    /// Changed since the tag given; the marker's new tag (its ETag).
+    case changed(String?)
+    /// No probe here (a folder, which is watched instead) or no marker written yet.
+    case unsupported
 }
 
 extension Remote {
@@ -69,6 +85,8 @@ extension Remote {
     public func assumeExisting(_ keys: Set<String>) {}
     public func forgetExisting() {}
     public func forgetFormat(account: String) {}
+    public func touchChangeMarker(account: String, device: DeviceID) async throws {}
+    public func probeChanges(account: String, since tag: String?) async throws -> ChangeProbe { .unsupported }
 
     /// The devices that have a folder in the account, sorted (skipped entries left out).
     public func devices(account: String) async throws -> [DeviceID] { try await listDevices(account: account).items }

@@ -37,6 +37,12 @@ public indirect enum RemoteSpec: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The remote under its encryption.
+    /// Whether the plain remote is a WebDAV server (which answers change probes).
+    public var isWebDAV: Bool {
+        if case .webDAV = plain { return true }
+        return false
+    }
+
     public var plain: RemoteSpec {
         if case .encrypted(let inner) = self { return inner.plain }
         return self

@@ -35,6 +35,14 @@ public actor SyncEngine {
     public private(set) var watchMode = WatchMode.off
     private var looping = false
     private var watchingAllowed = true
+    /// The change marker's tag as the last probe read it (`probe`).
+    private var markerTag: String?
+    /// Whether the remote answered the last probe (nil: not probed since the last round).
+    private var probeAnswered: Bool?
+    /// When the remote last answered a probe, and when a change was last seen here (a local
+    /// write, a round that moved something, a probe that found one).
+    private var probedAt: Date?
+    private var changeSeenAt: Date?
 
     /// Backoff: full jitter on base · 2^attempts seconds, capped.
     public static let backoffBase = 1.0
@@ -132,6 +140,7 @@ public actor SyncEngine {
     public func status() async -> SyncStatus {
         var s = SyncStatus(state: state, device: repository.device, queue: await countedQueue(), activity: activity)
         s.watch = watchMode
+        s.lastCheckedAt = [state.lastSyncAt, probedAt].compactMap { $0 }.max()
         return s
     }
 
@@ -174,7 +183,10 @@ public actor SyncEngine {
         let now = new.seen[repository.device] ?? 0, before = written
         written = max(before ?? 0, now)
         await publish()
-        if let before, now > before { await scheduler.poke() }
+        if let before, now > before {
+            changeSeenAt = clock.now()
+            await scheduler.poke()
+        }
     }
 
     /// What the scheduler decides from, read again from disk when `reread` and no round
@@ -184,7 +196,28 @@ public actor SyncEngine {
             state = fresh
             await publish()
         }
-        return SyncScheduler.Facts(state)
+        var facts = SyncScheduler.Facts(state)
+        facts.probes = probeAnswered != false && (try? state.remoteSpec())??.plain.isWebDAV == true
+        facts.active = changeSeenAt.map { clock.now().timeIntervalSince($0) < SyncScheduler.activeFor } ?? false
+        return facts
+    }
+
+    /// One probe of the remote's change marker (one request): what it found, nil when it
+    /// could not be made (offline, no remote, a failure: the next round reports it). A change
+    /// found makes the loop active; the bar's "checked" counts the answer.
+    func probe() async -> ChangeProbe? {
+        guard looping, !state.offline, !activity.running, let remote = try? remote() else { return nil }
+        let account = state.account, tag = markerTag
+        do {
+            let found = try await calls.run { try await remote.probeChanges(account: account, since: tag) }
+            probeAnswered = found != .unsupported
+            probedAt = clock.now()
+            if case .changed(let t) = found { markerTag = t; changeSeenAt = clock.now() }
+            await publish()
+            return found
+        } catch {
+            return nil
+        }
     }
 
     // MARK: Background
@@ -308,6 +341,9 @@ public actor SyncEngine {
         }
         do { state = try save(state) } catch { report.error = report.error ?? "\(error)" }
         refreshWatch()
+        // A round that moved something keeps the loop active; the marker may exist now.
+        if report.pushed > 0 || report.pulled > 0 { changeSeenAt = clock.now() }
+        probeAnswered = nil
         await publish()
         return report
     }

@@ -48,6 +48,11 @@ struct SyncRound {
         }
         try await pull(remote)
         if state.migratedTo != state.target, let markers = try await verify(remote) { try await markVersion(remote, markers) }
+        // Batches were written: the change marker tells probing devices (WebDAV) to pull.
+        if report.batches > 0 || report.refilledOthers > 0 {
+            let me = me, account = account
+            try await calls.run { try await plain.touchChangeMarker(account: account, device: me) }
+        }
     }
 
     mutating func save() async throws { state = try await engine.save(state) }

@@ -12,6 +12,11 @@ public actor SyncScheduler {
     public static let gatherWrites = 0.25
     /// How often the loop pulls when nothing else happens (seconds).
     public static let pullInterval = 30.0
+    /// On a remote that answers probes: how often one is made while active (a change seen in
+    /// the last `activeFor` seconds, here or by a probe); when quiet, every `pullEvery`, and a
+    /// round runs only when a probe says something changed.
+    public static let activeProbeInterval = 3.0
+    public static let activeFor = 300.0
 
     let clock: any SyncClock
     /// This loop's pull interval (the demo pulls more often).
@@ -48,19 +53,35 @@ public actor SyncScheduler {
         public var offline: Bool
         public var failed: Bool
         public var nextRetryAt: Date?
+        /// The remote answers cheap probes (`Remote.probeChanges`: WebDAV with a change marker).
+        public var probes = false
+        /// A change was seen in the last `activeFor` seconds (probes are quick then).
+        public var active = false
 
-        public init(remote: Bool, offline: Bool, failed: Bool, nextRetryAt: Date?) {
+        public init(remote: Bool, offline: Bool, failed: Bool, nextRetryAt: Date?, probes: Bool = false, active: Bool = false) {
             self.remote = remote; self.offline = offline; self.failed = failed; self.nextRetryAt = nextRetryAt
+            self.probes = probes; self.active = active
         }
 
         init(_ s: SyncState) { self.init(remote: s.remote != nil, offline: s.offline, failed: s.failed, nextRetryAt: s.nextRetryAt) }
     }
 
-    /// How long the loop waits for the next round when nothing pokes it: the pull interval,
-    /// or until a retry is due when that is sooner.
+    /// How long the loop waits for the next round (or probe) when nothing pokes it: the pull
+    /// interval (a probe's, while active on a remote that answers probes), or until a retry
+    /// is due when that is sooner.
     public static func wait(_ facts: Facts, now: Date, pullEvery: Double) -> Double {
-        guard let next = facts.nextRetryAt else { return pullEvery }
+        // A backoff in progress waits for its retry as before: no probe until then.
+        guard let next = facts.nextRetryAt else {
+            return probesFirst(facts, now: now) && facts.active ? min(pullEvery, activeProbeInterval) : pullEvery
+        }
         return min(pullEvery, max(0, next.timeIntervalSince(now)))
+    }
+
+    /// After a timed wait on a remote that answers probes: whether to probe first (and run a
+    /// round only when it finds a change) rather than run a round. Not during a backoff (the
+    /// next round is the retry, when it is due) nor after a failure.
+    public static func probesFirst(_ facts: Facts, now: Date) -> Bool {
+        facts.probes && !facts.failed && !facts.offline && facts.remote && facts.nextRetryAt == nil
     }
 
     /// Whether a round runs now: never local-only or offline; after a permanent failure, or
@@ -78,6 +99,10 @@ public actor SyncScheduler {
             if !wakeRequested && !remoteChanged {
                 let facts = await engine.facts(reread: false)
                 await sleep(seconds: SyncScheduler.wait(facts, now: clock.now(), pullEvery: pullEvery))
+                // A cheap probe instead of a timed round where the remote answers one.
+                if !Task.isCancelled && !wakeRequested && !remoteChanged && SyncScheduler.probesFirst(facts, now: clock.now()) {
+                    if await engine.probe() == .unchanged { continue }
+                }
             }
             if Task.isCancelled { return }
             let poked = wakeRequested, nudged = remoteChanged

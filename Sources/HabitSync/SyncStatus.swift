@@ -25,6 +25,9 @@ public struct SyncStatus: Equatable, Sendable {
     /// watcher tells a new round from an identical one.
     public var roundsEnded = 0
     public var lastSyncAt: Date?
+    /// When this device last heard from the remote: its last round that reached it, or a
+    /// probe it answered (`SyncEngine.probe`), whichever is later.
+    public var lastCheckedAt: Date?
     public var lastError: String?
     public var nextRetryAt: Date?
     /// Other devices: when they were last seen, and the version of Habitto each last ran
@@ -58,7 +61,7 @@ public struct SyncStatus: Equatable, Sendable {
             && a.pendingHabits == b.pendingHabits && a.syncingHabits == b.syncingHabits
             && a.clockAhead.map(\.id) == b.clockAhead.map(\.id) && a.history == b.history
             && a.remoteProblems == b.remoteProblems && a.queued.map(\.id) == b.queued.map(\.id) && a.attempts == b.attempts
-            && a.watch == b.watch
+            && a.watch == b.watch && a.lastCheckedAt == b.lastCheckedAt
     }
 
     /// A habit's part in sync; the raw value is the word `list --json` shows.

@@ -307,6 +307,29 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         guard (200...299).contains(r.status) || r.status == 412 else { throw failure(r, "PUT the version marker") }
     }
 
+    /// The account's change marker: `users/{account}/changed`, a line naming the device
+    /// that wrote last (its bytes say nothing else; its ETag is what a probe compares).
+    func changeMarkerURL(_ account: String) -> URL { url(["users", account, "changed"]) }
+
+    public func touchChangeMarker(account: String, device: DeviceID) async throws {
+        try RemoteError.refusing { try validateAccount(account) }
+        let r = try await send("PUT", changeMarkerURL(account), body: Data("\(device.rawValue)\n".utf8), headers: ["Content-Type": "text/plain"])
+        guard (200...299).contains(r.status) else { throw failure(r, "PUT the change marker") }
+    }
+
+    /// One conditional GET (`If-None-Match` with the tag read last): 304 is unchanged, 200
+    /// changed (with its new ETag), 404 no marker yet. At most 1 KiB of body is read.
+    public func probeChanges(account: String, since tag: String?) async throws -> ChangeProbe {
+        try RemoteError.refusing { try validateAccount(account) }
+        let r = try await send("GET", changeMarkerURL(account), headers: tag.map { ["If-None-Match": $0] } ?? [:], maxBody: 1024)
+        switch r.status {
+        case 304: return .unchanged
+        case 200: return .changed(r.headers["etag"].flatMap { $0.count <= 256 && $0.allSatisfy { $0.isASCII && !$0.isNewline } ? $0 : nil })
+        case 404: return .unsupported
+        default: throw failure(r, "GET the change marker")
+        }
+    }
+
     public func unmarkVersion(account: String, device: DeviceID, version: String) async throws {
         let r = try await send("DELETE", url(["users", account, "devices", device.rawValue, "ops", RemoteEntries.versionMarker(version)]))
         guard (200...299).contains(r.status) || r.status == 404 else { throw failure(r, "DELETE the version marker") }

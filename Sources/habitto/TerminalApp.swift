@@ -180,7 +180,7 @@ enum TerminalApp {
         let ahead = Dictionary(uniqueKeysWithValues: st.clockAhead.map { ($0.id, $0.seconds) })
         return SyncInfo(mode: SyncInfo.Mode(st.mode), remote: st.remote, pending: st.pending, inFlight: st.inFlight, pulling: st.pulling,
                         roundsEnded: st.roundsEnded,
-                        lastSyncAt: st.lastSyncAt, nextRetryAt: st.nextRetryAt, lastError: st.lastError,
+                        lastSyncAt: st.lastCheckedAt ?? st.lastSyncAt, nextRetryAt: st.nextRetryAt, lastError: st.lastError,
                         habitStatus: statuses, queue: queue, attempts: st.attempts,
                         history: st.history.map { SyncInfo.Attempt(at: $0.at, pushed: $0.pushed, pulled: $0.pulled, error: $0.error) },
                         devices: st.devices.map { SyncInfo.Device(id: $0.id.rawValue, lastSeen: $0.lastSeen, aheadSeconds: ahead[$0.id],

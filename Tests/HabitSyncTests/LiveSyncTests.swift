@@ -5,6 +5,7 @@ import HabitStore
 import SyncTestKit
 @testable import HabitSync
 @testable import HabitSys
+import WebDAVHarness
 
 /// Issue 40: while a loop runs (an open UI), a folder remote is watched, so another device's
 /// batch is pulled at once rather than at the next timed pull.
@@ -86,5 +87,98 @@ final class LiveSyncTests: SyncTestCase {
         XCTAssertEqual(RemoteWatch.mode(for: .webDAV(url: URL(string: "https://example.org/dav")!, user: nil)).mode, .off)
         XCTAssertEqual(RemoteWatch.mode(for: .folder(path: root + "/gone")).mode, .timer("the folder cannot be read"))
         XCTAssertEqual(RemoteWatch.mode(for: .encrypted(.folder(path: root))).mode, .watching, "the test's folder is local")
+    }
+}
+
+/// Issue 40, point 2: WebDAV is probed cheaply (one conditional GET of the account's change
+/// marker), quickly while active and at the pull interval when quiet; a round runs only when
+/// a probe finds a change.
+final class WebDAVProbeTests: SyncTestCase {
+    func testTheScheduleProbesQuicklyWhileActiveAndAtThePullIntervalWhenQuiet() {
+        typealias F = SyncScheduler.Facts
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let quiet = F(remote: true, offline: false, failed: false, nextRetryAt: nil, probes: true, active: false)
+        var active = quiet
+        active.active = true
+        XCTAssertEqual(SyncScheduler.wait(quiet, now: now, pullEvery: 30), 30)
+        XCTAssertEqual(SyncScheduler.wait(active, now: now, pullEvery: 30), SyncScheduler.activeProbeInterval)
+        var folder = active
+        folder.probes = false
+        XCTAssertEqual(SyncScheduler.wait(folder, now: now, pullEvery: 30), 30, "a remote without probes pulls on its timer")
+        XCTAssertTrue(SyncScheduler.probesFirst(quiet, now: now))
+        var failed = quiet
+        failed.failed = true
+        XCTAssertFalse(SyncScheduler.probesFirst(failed, now: now), "after a failure the timer's round is the one that may run")
+        var retry = quiet
+        retry.nextRetryAt = now.addingTimeInterval(-1)
+        XCTAssertFalse(SyncScheduler.probesFirst(retry, now: now), "a retry due is a round")
+        // An unreachable server backs off as before: no probe while the backoff runs.
+        var backoff = active
+        backoff.nextRetryAt = now.addingTimeInterval(40)
+        XCTAssertFalse(SyncScheduler.probesFirst(backoff, now: now))
+        XCTAssertEqual(SyncScheduler.wait(backoff, now: now, pullEvery: 30), 30, "not every 3 s while backing off")
+        var offline = active
+        offline.offline = true
+        XCTAssertEqual(SyncScheduler.wait(offline, now: now, pullEvery: 30), 30, "offline: no probing")
+        XCTAssertFalse(SyncScheduler.probesFirst(offline, now: now))
+        XCTAssertFalse(SyncScheduler.probesFirst(folder, now: now))
+    }
+
+    func testOnApacheAProbeIsOneSmallConditionalGetThatSeesAnotherDevicesPush() async throws {
+        if let missing = WebDAVServer.missingTools { XCTFail(missing); return }
+        let server = try WebDAVServer()
+        defer { server.stop() }
+        let remote = server.baseURL.absoluteString
+        let h = HabitID(value: 0x41)
+        let a = try await device("a", remote: remote, user: server.user, password: server.password)
+        let b = try await device("b", remote: remote, user: server.user, password: server.password)
+        let probing = try await b.engine.remote()
+        let none = try await probing.probeChanges(account: "me", since: nil)
+        XCTAssertEqual(none, .unsupported, "no marker before any push")
+        try await checkIn(a.repo, h)
+        await syncOK(a.engine)
+        let before = server.requests().count
+        guard case .changed(let tag?) = try await probing.probeChanges(account: "me", since: nil) else { return XCTFail("no tag") }
+        let again = try await probing.probeChanges(account: "me", since: tag)
+        XCTAssertEqual(again, .unchanged)
+        let probes = Array(server.requests().dropFirst(before))
+        XCTAssertEqual(probes.map(\.method), ["GET", "GET"], "\(probes)")
+        XCTAssertEqual(probes.map(\.status), [200, 304])
+        XCTAssertLessThanOrEqual(probes.map { $0.received + $0.sent }.max() ?? .max, 2048, "one probe costs at most 2 KiB")
+        try await checkIn(a.repo, h)
+        await syncOK(a.engine)
+        let after = try await probing.probeChanges(account: "me", since: tag)
+        guard case .changed(let newer) = after else { return XCTFail("A's second push not seen: \(after)") }
+        XCTAssertNotEqual(newer, tag)
+    }
+
+    func testOnApacheAnOpenLoopPullsAnotherDevicesPushWithinSecondsWhileActive() async throws {
+        if let missing = WebDAVServer.missingTools { XCTFail(missing); return }
+        let server = try WebDAVServer()
+        defer { server.stop() }
+        let remote = server.baseURL.absoluteString
+        let h = HabitID(value: 0x42)
+        let a = try await device("a", remote: remote, user: server.user, password: server.password)
+        let b = try await device("b", remote: remote, user: server.user, password: server.password)
+        try await checkIn(a.repo, h)
+        await syncOK(a.engine)
+        // An hour between timed rounds: only a probe can bring A's next push.
+        await b.engine.setPullInterval(3600)
+        let loop = Task { await b.engine.run() }
+        defer { loop.cancel() }
+        let bRepo = b.repo
+        let first = await within(10) {
+            for await _ in await bRepo.events() where await progress(bRepo, h) == 1 { return true }
+            return false
+        }
+        XCTAssertTrue(first, "B's first round pulled A's first check-in (and made B active)")
+        let changes = await bRepo.events()
+        try await checkIn(a.repo, h)
+        await syncOK(a.engine)
+        let pulled = await within(8) {
+            for await _ in changes where await progress(bRepo, h) == 2 { return true }
+            return false
+        }
+        XCTAssertTrue(pulled, "B did not pull A's push within 8 s while active")
     }
 }

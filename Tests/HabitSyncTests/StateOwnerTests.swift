@@ -106,6 +106,8 @@ final class StateOwnerTests: SyncTestCase {
     /// A on `remote` makes a habit and syncs; B, on a manual clock with its loop running and
     /// its repository followed as the UI follows it, pulls it in its first round, which asks
     /// for no second one. Then `body` goes on with both.
+    /// On WebDAV (`remote` given) the loop, active after its first round pulled, waits a
+    /// probe's interval between probes; on the folder, the pull interval between rounds.
     func withBsUIOpen(remote: String? = nil, user: String? = nil, password: String? = nil,
                       _ body: (_ a: (HabitRepository, SyncEngine), _ b: (HabitRepository, SyncEngine), _ h: HabitID, _ clock: ManualClock,
                                _ handled: AsyncStream<HabitState>) async throws -> Void) async throws {
@@ -121,7 +123,8 @@ final class StateOwnerTests: SyncTestCase {
         defer { loop.cancel() }
         await clock.waiting([SyncScheduler.gatherWrites])
         clock.advance(by: SyncScheduler.gatherWrites)
-        await settled(bEngine, clock, rounds: 1, handled: handled, holds: { $0.habit(h) != nil })
+        await settled(bEngine, clock, rounds: 1, handled: handled, waits: remote == nil ? SyncScheduler.pullInterval : SyncScheduler.activeProbeInterval,
+                      holds: { $0.habit(h) != nil })
         try await body((a, aEngine), (b, bEngine), h, clock, handled)
     }
 
@@ -151,30 +154,34 @@ final class StateOwnerTests: SyncTestCase {
             try await a.0.commit { _, _ in [.progress(h, ownerTestStart, delta: 1)] }
             await syncOK(a.1)
             let before = server.requests().count
-            clock.advance(by: SyncScheduler.pullInterval)
-            await settled(b.1, clock, rounds: 2, handled: handled, holds: { $0.progress(h, ownerTestStart) > 0 })
+            // The probe's wait ends (a quarter of a second of it passed in `settled`); the probe
+            // finds A's change, and the round runs at once, as a timed one does.
+            clock.advance(by: SyncScheduler.activeProbeInterval - SyncScheduler.gatherWrites)
+            await settled(b.1, clock, rounds: 2, handled: handled, waits: SyncScheduler.activeProbeInterval,
+                          holds: { $0.progress(h, ownerTestStart) > 0 })
             let round = server.requests().dropFirst(before)
-            XCTAssertEqual(round.map(\.method), ["PROPFIND", "PROPFIND", "GET"],
-                           "the devices, A's batches, A's new batch: \(round.map(\.description))")
+            XCTAssertEqual(round.map(\.method), ["GET", "PROPFIND", "PROPFIND", "GET"],
+                           "the probe, the devices, A's batches, A's new batch: \(round.map(\.description))")
         }
     }
 
     /// Waits until the UI's follower has handled a change after which the repository holds
     /// what `holds` checks, then checks that the loop ended exactly `rounds` rounds and waits
-    /// a whole pull interval (a round asked for would wait the gathering pause instead), also
+    /// `waits` (a pull interval, or a probe's on WebDAV; a round asked for would wait the gathering pause instead), also
     /// once the gathering pause has passed.
     func settled(_ engine: SyncEngine, _ clock: ManualClock, rounds: Int, handled: AsyncStream<HabitState>,
+                 waits: Double = SyncScheduler.pullInterval,
                  holds: @escaping @Sendable (HabitState) -> Bool, file: StaticString = #filePath, line: UInt = #line) async {
         let arrived = await within {
             for await s in handled where holds(s) { return true }
             return false
         }
         XCTAssertTrue(arrived, "the pulled change never reached the engine", file: file, line: line)
-        await clock.waiting([SyncScheduler.pullInterval], file: file, line: line)
+        await clock.waiting([waits], file: file, line: line)
         let ended = await engine.status().roundsEnded
         XCTAssertEqual(ended, rounds, file: file, line: line)
         clock.advance(by: SyncScheduler.gatherWrites)
-        await clock.waiting([SyncScheduler.pullInterval - SyncScheduler.gatherWrites], file: file, line: line)
+        await clock.waiting([waits - SyncScheduler.gatherWrites], file: file, line: line)
         let after = await engine.status().roundsEnded
         XCTAssertEqual(after, rounds, "no second round", file: file, line: line)
     }

@@ -678,7 +678,8 @@ final class WebDAVTests: SyncCLITestCase {
         let requestsBefore = server.requests().count
         XCTAssertEqual(ok(a, "sync"), "Synced: pushed 1 operation in 1 batch, pulled 0\n")
         let puts = server.requests().dropFirst(requestsBefore).filter { $0.method == "PUT" }
-        XCTAssertEqual(puts.map(\.path), ["/dav/users/default/devices/\(device)/ops/4-4.batch"], "one PUT, of the new batch only")
+        // One PUT of a batch, of the new one only, and the change marker that tells probing devices.
+        XCTAssertEqual(puts.map(\.path), ["/dav/users/default/devices/\(device)/ops/4-4.batch", "/dav/users/default/changed"])
         let after = try batchFiles(server, device)
         XCTAssertEqual(after, before + ["4-4.batch"])
         XCTAssertEqual(overlappingBatches(after), [])
@@ -703,7 +704,10 @@ final class WebDAVTests: SyncCLITestCase {
 
         let before = server.requests().count
         XCTAssertEqual(ok(a, "sync").hasPrefix("Synced: pushed 600 operations in "), true)
-        let puts = Array(server.requests().dropFirst(before)).filter { $0.method == "PUT" }
+        // The batches' PUTs (the round's last PUT is the change marker's, after them).
+        let all = Array(server.requests().dropFirst(before)).filter { $0.method == "PUT" }
+        XCTAssertEqual(all.last?.path, "/dav/users/default/changed")
+        let puts = all.filter { !$0.path.hasSuffix("/changed") }
         XCTAssertGreaterThan(puts.filter { $0.status == 413 }.count, 0, "the server refused nothing: \(puts)")
         XCTAssertEqual(puts.filter { $0.status != 413 && $0.status != 201 }, [], "\(puts)")
         let st = try status(a)
@@ -724,7 +728,7 @@ final class WebDAVTests: SyncCLITestCase {
         try await appendCheckIns(a, habit: "Big", count: 2 * size + 1)
         let again = server.requests().count
         XCTAssertEqual(ok(a, "sync"), "Synced: pushed \(2 * size + 1) operations in 3 batches, pulled 0\n")
-        let next = Array(server.requests().dropFirst(again)).filter { $0.method == "PUT" }
+        let next = Array(server.requests().dropFirst(again)).filter { $0.method == "PUT" && !$0.path.hasSuffix("/changed") }
         XCTAssertEqual(next.map(\.status), [201, 201, 201], "\(next)")
 
         // Pulling takes the batches of every size.
@@ -791,7 +795,8 @@ final class WebDAVTests: SyncCLITestCase {
         let ops = "/dav/users/default/devices/\(device)/ops/"
         let seq = try XCTUnwrap(a.stat("operations"))
         XCTAssertEqual(server.requests().dropFirst(before).map(\.description),
-                       ["PROPFIND \(ops) 207", "PUT \(ops)\(seq)-\(seq).batch 201", "PROPFIND /dav/users/default/devices/ 207"])
+                       ["PROPFIND \(ops) 207", "PUT \(ops)\(seq)-\(seq).batch 201", "PROPFIND /dav/users/default/devices/ 207",
+                        "PUT /dav/users/default/changed 204"])
 
         // Nothing to send: two listings.
         before = server.requests().count
