@@ -238,11 +238,11 @@ extension HabitState {
             if v.completed { cur!.done += 1 }
             // Each tracked day adds its share of the goal by its own definition: a due day
             // one, times its goal for amounts and uses. N per week (month): see below.
-            let h = v.habit
-            if h.schedule.isQuota { quotaPeriods[h.schedule.period.start(of: d, weekStart: settings.weekStart)] = h.schedule.period; return }
-            guard h.isScheduledDay(d) else { return }
+            let h = v.defined
+            if h.habit.schedule.isQuota { quotaPeriods[h.habit.schedule.period.start(of: d, weekStart: settings.weekStart)] = h.habit.schedule.period; return }
+            guard h.habit.isScheduledDay(d) else { return }
             cur!.due += 1
-            cur!.goal += measure == .completions ? 1 : h.goal
+            cur!.goal += measure == .completions ? 1 : h.habit.goal
         }
         flush()
         return HistorySeries(measure: measure, bucket: bucket,
@@ -269,11 +269,11 @@ extension HabitState {
             var cursor = DefinitionCursor(habit)
             var d = max(start, habit.startDate)
             while d <= end {
-                let h = cursor.at(d)
-                if h.schedule.period == period, h.schedule.isQuota, !table.skipped[start.days(to: d)] {
+                cursor.move(to: d)
+                if cursor.current.schedule.period == period, cursor.current.schedule.isQuota, !table.skipped[start.days(to: d)] {
                     let key = bucket.start(of: d, weekStart: weekStart)
                     counted[key, default: (0, 0)].days += 1
-                    counted[key, default: (0, 0)].goals += measure == .completions ? 1 : h.goal
+                    counted[key, default: (0, 0)].goals += measure == .completions ? 1 : cursor.current.goal
                     total += 1
                 }
                 d = d.adding(1)
@@ -302,8 +302,8 @@ extension HabitState {
             let c = d.components
             let month = LocalDay(year: c.year, month: c.month, day: 1) ?? d
             if months.last?.month != month { months.append((month, [WeekdayCount](repeating: WeekdayCount(), count: 7))) }
-            guard !skipped, v.habit.isScheduledDay(d) else { return }
-            guard d < today || (d == today && v.habit.kind == .build && v.completed) else { return }
+            guard !skipped, v.defined.habit.isScheduledDay(d) else { return }
+            guard d < today || (d == today && v.defined.habit.kind == .build && v.completed) else { return }
             let w = d.weekday.rawValue - 1
             total[w].due += 1
             months[months.count - 1].weekdays[w].due += 1
@@ -430,16 +430,16 @@ extension HabitState {
         }
         for (d, v, progress, skipped) in states {
             let state: DayState
-            let habit = v.habit
+            let defined = v.defined
             if skipped { state = .skipped }
-            else if habit.kind == .limit {
-                if v.exceeded && habit.isScheduledDay(d) { state = .missed }
+            else if defined.habit.kind == .limit {
+                if v.exceeded && defined.habit.isScheduledDay(d) { state = .missed }
                 else if d == today { state = .pending }
-                else { state = habit.isScheduledDay(d) ? .done : .notDue }
+                else { state = defined.habit.isScheduledDay(d) ? .done : .notDue }
             } else if v.completed { state = .done }
             else if progress > 0 { state = .partly }
             else if d == today { state = v.scheduled ? .pending : .notDue }
-            else if habit.schedule.isQuota { state = v.missed ? .missed : .notDue }
+            else if defined.habit.schedule.isQuota { state = v.missed ? .missed : .notDue }
             else { state = v.scheduled ? .missed : .notDue }
             row[first.days(to: d)] = state
         }

@@ -201,10 +201,10 @@ extension HabitState {
         var d = habit.startDate
         let count = last.map { min(days.progress.count, habit.startDate.days(to: $0) + 1) } ?? days.progress.count
         for i in 0..<max(0, count) {
-            let h = cursor.at(d)
+            cursor.move(to: d)
             let scheduled: Bool
-            if let n = h.schedule.quota {
-                let period = h.schedule.period
+            if let n = cursor.current.schedule.quota {
+                let period = cursor.current.schedule.period
                 let start = period.start(of: d, weekStart: settings.weekStart)
                 if currentPeriod.map({ $0 != (period, start) }) ?? true {
                     currentPeriod = (period, start); periodSuccesses = 0
@@ -220,11 +220,11 @@ extension HabitState {
                 scheduled = periodSuccesses < n
             } else {
                 currentPeriod = nil
-                scheduled = h.isScheduledDay(d)
+                scheduled = cursor.current.isScheduledDay(d)
             }
-            let v = DayVerdict(h, progress: days.progress[i], skipped: days.skipped[i], scheduled: scheduled,
+            let v = DayVerdict(cursor.shared, progress: days.progress[i], skipped: days.skipped[i], scheduled: scheduled,
                                over: d < today, weekShort: periodShort)
-            if h.schedule.isQuota && v.completed { periodSuccesses += 1 }
+            if cursor.current.schedule.isQuota && v.completed { periodSuccesses += 1 }
             body(d, v)
             d = d.adding(1)
         }
@@ -235,24 +235,44 @@ extension HabitState {
 /// searching its definitions again for each day of one definition.
 struct DefinitionCursor {
     let habit: Habit
-    private var current: Habit
+    /// The habit as defined on the day last moved to: read in place (`cursor.current.goal`),
+    /// since a copy of a `Habit` a day retains and releases every one of its fields, which
+    /// over years of days of many habits was most of the rules' time (docs/performance.md).
+    private(set) var current: Habit
+    /// `current`, for what keeps it (a day's verdict): made again only with another definition.
+    private(set) var shared: DefinedHabit
     private var valid: Range<Int>
 
     init(_ habit: Habit) {
-        self.habit = habit; current = habit
+        self.habit = habit; current = habit; shared = DefinedHabit(habit)
         valid = habit.hasHistory ? 0..<0 : Int.min..<Int.max
     }
 
-    /// The habit as defined on `day` (see `Habit.on`).
-    mutating func at(_ day: LocalDay) -> Habit {
-        if valid.contains(day.ordinal) { return current }
+    /// Makes `current` the habit as defined on `day` (see `Habit.on`); true when that is
+    /// another definition than before (always false for a habit with one definition).
+    @discardableResult
+    mutating func move(to day: LocalDay) -> Bool {
+        if valid.contains(day.ordinal) { return false }
         let defs = habit.definitions
         let i = defs.lastIndex(where: { $0.from <= day }) ?? 0
         let lower = i == 0 ? Int.min : defs[i].from.ordinal
         let upper = i + 1 < defs.count ? defs[i + 1].from.ordinal : Int.max
         current = habit.on(day)
+        shared = DefinedHabit(current)
         valid = min(lower, day.ordinal)..<max(upper, day.ordinal + 1)
+        return true
+    }
+
+    /// The habit as defined on `day`, a copy (for what is read once, not a day at a time).
+    mutating func at(_ day: LocalDay) -> Habit {
+        move(to: day)
         return current
+    }
+
+    /// The period of the schedule in force on `day`.
+    mutating func period(on day: LocalDay) -> SchedulePeriod {
+        move(to: day)
+        return current.schedule.period
     }
 }
 
@@ -280,9 +300,18 @@ struct DayTable {
 
 /// How the rules judge one habit-day: the one definition of completed, exceeded, due and
 /// earning XP, which the list, the history, streaks and XP all read.
-struct DayVerdict {
-    /// The habit as defined on that day (see `Habit.on`).
+/// A habit as defined over a run of days, shared by the verdicts of those days: a verdict
+/// holds one reference to it, where a copy of the habit in each day's verdict retained and
+/// released every one of its fields (most of the time of a chart over years of days).
+final class DefinedHabit: Sendable {
     let habit: Habit
+    init(_ habit: Habit) { self.habit = habit }
+}
+
+struct DayVerdict {
+    /// The habit as defined on that day (see `Habit.on`), shared with that definition's other days.
+    let defined: DefinedHabit
+    var habit: Habit { defined.habit }
     /// Due that day (N-per-week habits: while the week's quota was not met before it).
     let scheduled: Bool
     /// Succeeded and not skipped: a skipped day is never completed, whatever its progress.
@@ -300,14 +329,19 @@ struct DayVerdict {
     let missed: Bool
 
     init(_ habit: Habit, progress: Int, skipped: Bool, scheduled: Bool, over: Bool = false, weekShort: Bool = false) {
-        self.habit = habit
+        self.init(DefinedHabit(habit), progress: progress, skipped: skipped, scheduled: scheduled, over: over, weekShort: weekShort)
+    }
+
+    init(_ defined: DefinedHabit, progress: Int, skipped: Bool, scheduled: Bool, over: Bool = false, weekShort: Bool = false) {
+        self.defined = defined
+        // Read in place: a `let` copy of the habit would retain each of its fields.
         self.scheduled = scheduled
-        completed = !skipped && habit.succeeds(progress: progress)
-        exceeded = !skipped && habit.kind == .limit && progress > habit.goal
-        obligated = scheduled && !skipped && !habit.schedule.isQuota
+        completed = !skipped && defined.habit.succeeds(progress: progress)
+        exceeded = !skipped && defined.habit.kind == .limit && progress > defined.habit.goal
+        obligated = scheduled && !skipped && !defined.habit.schedule.isQuota
         earnsXP = scheduled && completed
         let open = over && !completed && !skipped
-        missed = open && (habit.schedule.isQuota ? weekShort : scheduled)
+        missed = open && (defined.habit.schedule.isQuota ? weekShort : scheduled)
     }
 }
 
@@ -327,9 +361,9 @@ func periodTally(_ habit: Habit, _ table: DayTable, period: SchedulePeriod, star
     let tracked = habit.lastActiveDay ?? periodEnd
     var cursor = DefinitionCursor(habit)
     while d <= periodEnd {
-        let h = cursor.at(d)
-        if h.schedule.period == period, let quota = h.schedule.quota {
-            let o = outcome(h, table, d)
+        cursor.move(to: d)
+        if cursor.current.schedule.period == period, let quota = cursor.current.schedule.quota {
+            let o = outcome(cursor.current, table, d)
             if !o.skipped {
                 available += 1
                 n = quota

@@ -73,8 +73,7 @@ extension HabitState {
         var cursor = DefinitionCursor(habit)
         var d = first
         while d <= end {
-            let h = cursor.at(d)
-            let period = h.schedule.period
+            let period = cursor.period(on: d)
             if period != .day {
                 let start = period.start(of: d, weekStart: settings.weekStart)
                 let periodEnd = period.end(of: d, weekStart: settings.weekStart)
@@ -87,14 +86,14 @@ extension HabitState {
                 // On to the period's end, or to the first day under a definition that counts
                 // something else (a day of it is judged on its own).
                 var next = d.adding(1)
-                while next <= min(periodEnd, end) && cursor.at(next).schedule.period == period { next = next.adding(1) }
+                while next <= min(periodEnd, end) && cursor.period(on: next) == period { next = next.adding(1) }
                 d = next
                 continue
             }
             // A limit day is settled only once it is over: today it neither counts nor breaks.
-            if h.isScheduledDay(d) {
-                let o = outcome(h, days, d)
-                if !o.skipped && (h.kind != .limit || d < today) {
+            if cursor.current.isScheduledDay(d) {
+                let o = outcome(cursor.current, days, d)
+                if !o.skipped && (cursor.current.kind != .limit || d < today) {
                     if o.success { succeed(d, d, .day) }
                     else if d < today { close(current: false) }
                 }

@@ -59,18 +59,18 @@ extension HabitState {
         for i in 0..<count {
             defer { d = d.adding(1) }
             if recorded.skipped[i] { body(i, score); continue }
-            let h = cursor.at(d)
-            if habit.hasHistory, h.fields.rule != defined.fields.rule { defined = h; scoring = Scoring(h) }
+            // Only a move to another definition can change the scoring.
+            if cursor.move(to: d), cursor.current.fields.rule != defined.fields.rule { defined = cursor.current; scoring = Scoring(defined) }
             let progress = recorded.progress[i]
             let rolling: Int
             if habit.hasHistory {
                 // Definitions may differ in kind: keep both sums.
-                sums.append(sums[sums.count - 1] + (h.succeeds(progress: progress) ? 1 : 0))
+                sums.append(sums[sums.count - 1] + (cursor.current.succeeds(progress: progress) ? 1 : 0))
                 progressSums.append(progressSums[progressSums.count - 1] + progress)
                 let n = sums.count - 1, from = max(0, n - scoring.denominator)
                 rolling = scoring.isLimit ? progressSums[n] - progressSums[from] : sums[n] - sums[from]
             } else {
-                sums.append(sums[sums.count - 1] + (scoring.isLimit ? progress : (h.succeeds(progress: progress) ? 1 : 0)))
+                sums.append(sums[sums.count - 1] + (scoring.isLimit ? progress : (cursor.current.succeeds(progress: progress) ? 1 : 0)))
                 let n = sums.count - 1
                 rolling = sums[n] - sums[max(0, n - scoring.denominator)]
             }

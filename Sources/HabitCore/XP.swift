@@ -97,7 +97,7 @@ extension HabitState {
             guard end >= habit.startDate else { continue }
             let days = DayTable(recorded, from: habit.startDate, to: end)
             judgeDays(habit, days, today: today, settings: settings) { d, v in
-                if d == today && v.habit.kind == .limit {
+                if d == today && v.defined.habit.kind == .limit {
                     if v.obligated { ledger.openObligated += 1; if v.completed { ledger.openMet += 1 } }
                     if v.earnsXP { ledger.openEarned += 1 }
                     return
@@ -130,8 +130,8 @@ extension HabitState {
             let p = days.progress(at: i)
             guard p > 0 else { continue }
             count += 1
-            let defined = cursor.at(day)
-            if defined.fields.unit == unit { amount += defined.isYesNo ? min(p, Amount.scale) : p }
+            cursor.move(to: day)
+            if cursor.current.fields.unit == unit { amount += cursor.current.isYesNo ? min(p, Amount.scale) : p }
         }
         return (count, amount)
     }
