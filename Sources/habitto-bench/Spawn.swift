@@ -39,14 +39,7 @@ func spawn(_ path: String, _ args: [String], env: [String: String], pty: Bool = 
     defer { posix_spawn_file_actions_destroy(&actions) }
     var master: Int32 = -1, slave: Int32 = -1
     if pty {
-        // /dev/ptmx, unlocked, and its pts number (Linux ioctls TIOCSPTLCK and TIOCGPTN).
-        master = (try? Sys.open("/dev/ptmx", O_RDWR | O_NOCTTY)) ?? -1
-        var unlock: Int32 = 0, number: UInt32 = 0
-        _ = try? sysCall("ioctl") { ioctl(master, 0x4004_5431, &unlock) }
-        _ = try? sysCall("ioctl") { ioctl(master, 0x8004_5430, &number) }
-        slave = (try? Sys.open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)) ?? -1
-        var size = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
-        _ = try? sysCall("ioctl") { ioctl(slave, UInt(TIOCSWINSZ), &size) }
+        (master, slave) = openPTY()
         for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_adddup2(&actions, slave, fd) }
     } else {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -76,6 +69,19 @@ func spawn(_ path: String, _ args: [String], env: [String: String], pty: Bool = 
     let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
     let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     return Run(seconds: seconds, peakKB: Int(usage.ru_maxrss), status: code, output: output)
+}
+
+/// A pseudo-terminal of 100×30: /dev/ptmx, unlocked, and its pts (Linux ioctls TIOCSPTLCK
+/// and TIOCGPTN): the master and the slave's descriptors (-1 when it could not be opened).
+func openPTY() -> (master: Int32, slave: Int32) {
+    let master = (try? Sys.open("/dev/ptmx", O_RDWR | O_NOCTTY)) ?? -1
+    var unlock: Int32 = 0, number: UInt32 = 0
+    _ = try? sysCall("ioctl") { ioctl(master, 0x4004_5431, &unlock) }
+    _ = try? sysCall("ioctl") { ioctl(master, 0x8004_5430, &number) }
+    let slave = (try? Sys.open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)) ?? -1
+    var size = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+    _ = try? sysCall("ioctl") { ioctl(slave, UInt(TIOCSWINSZ), &size) }
+    return (master, slave)
 }
 
 /// Whether a program is on the PATH.

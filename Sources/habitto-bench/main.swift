@@ -61,6 +61,7 @@ func benchMain() async -> Int32 {
         try await bench.sync(fullSet: years)
         try await bench.remoteGrowth()
         try await bench.encryptionCost()
+        try bench.propagation()
         try await bench.taskwarrior()
         print(bench.table(), terminator: "")
         return 0
