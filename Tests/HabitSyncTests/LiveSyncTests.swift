@@ -23,13 +23,7 @@ final class LiveSyncTests: SyncTestCase {
         let bRepo = b.repo
         let first = await progress(bRepo, h)
         XCTAssertEqual(first, 1, "the first round pulled A's first batch")
-        let changes = await bRepo.events()
-        try await checkIn(a.repo, h)
-        await syncOK(a.engine)
-        let pulled = await within(5) {
-            for await _ in changes where await progress(bRepo, h) == 2 { return true }
-            return false
-        }
+        let pulled = await pushed(from: a, reaches: bRepo, h, progress: 2, within: 5)
         XCTAssertTrue(pulled, "B did not pull A's batch within 5 s while watching")
     }
 
@@ -65,6 +59,23 @@ final class LiveSyncTests: SyncTestCase {
                                                     FolderWatch.Raw(wd: 4, mask: 0x4000_0100, name: "ops")])
         XCTAssertEqual(FolderWatch.parse(two.dropLast(1)), [FolderWatch.Raw(wd: 3, mask: 0x100, name: "1-4.batch")])
         XCTAssertEqual(FolderWatch.parse([1, 2, 3][...]), [])
+    }
+
+    /// Hostile bytes where the kernel's records or the mount table are read: nothing crashes,
+    /// every record parsed lies within the bytes, a cut record ends the list.
+    func testInotifyRecordsAndTheMountTableSurviveArbitraryBytes() {
+        var rng = SplitMix64(seed: 40)
+        for round in 0..<2_000 {
+            let count = Int(rng.next() % 200)
+            let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let records = FolderWatch.parse(bytes[...])
+            XCTAssertLessThanOrEqual(records.count * 16, count, "round \(round)")
+            XCTAssertLessThanOrEqual(records.map { $0.name.utf8.count }.reduce(0, +), count, "round \(round)")
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = RemoteWatch.fileSystemType(of: "/mnt/x", mounts: text + "\n" + text.replacingOccurrences(of: "\u{0}", with: " "))
+            _ = RemoteWatch.unescaped(Substring("\\" + text + "\\04"))
+        }
+        XCTAssertEqual(RemoteWatch.unescaped("a\\040b\\134c\\0"), "a b\\c\\0", "a cut escape stays as it is")
     }
 
     /// Network and FUSE file systems do not report other machines' changes: the loop then
@@ -172,13 +183,20 @@ final class WebDAVProbeTests: SyncTestCase {
             return false
         }
         XCTAssertTrue(first, "B's first round pulled A's first check-in (and made B active)")
-        let changes = await bRepo.events()
-        try await checkIn(a.repo, h)
-        await syncOK(a.engine)
-        let pulled = await within(8) {
-            for await _ in changes where await progress(bRepo, h) == 2 { return true }
-            return false
-        }
+        let pulled = await pushed(from: a, reaches: bRepo, h, progress: 2, within: 8)
         XCTAssertTrue(pulled, "B did not pull A's push within 8 s while active")
+    }
+}
+
+/// Checks in on `a` and pushes it, then waits (at most `seconds`) until `repo`, another
+/// device's, holds `progress` on habit `h`: whether it did.
+func pushed(from a: (repo: HabitRepository, engine: SyncEngine), reaches repo: HabitRepository, _ h: HabitID, progress wanted: Int,
+            within seconds: Double) async -> Bool {
+    let changes = await repo.events()
+    do { try await checkIn(a.repo, h) } catch { return false }
+    await syncOK(a.engine)
+    return await within(seconds) {
+        for await _ in changes where await progress(repo, h) == wanted { return true }
+        return false
     }
 }
