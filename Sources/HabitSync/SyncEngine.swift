@@ -237,9 +237,11 @@ public actor SyncEngine {
     /// round, so a folder the first round made is watched from then on.
     func refreshWatch() {
         guard looping, watchingAllowed, !state.offline, let spec = try? state.remoteSpec() else { setWatch(nil, .off); return }
+        // A watch on this folder and account already runs: nothing to read again (the mount
+        // table is read only when a watch is to be made).
+        if let w = watch, case .folder(let path) = spec.plain, w.root == path, w.account == state.account { return }
         let (root, mode) = RemoteWatch.mode(for: spec)
         guard let root, mode == .watching else { setWatch(nil, mode); return }
-        if let w = watch, w.root == root, w.account == state.account { return }
         let scheduler = self.scheduler
         do {
             let w = try RemoteWatch(root: root, account: state.account, own: repository.device) {
