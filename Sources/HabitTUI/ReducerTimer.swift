@@ -62,7 +62,7 @@ func stopTimerKey(_ command: Command, _ state: inout AppState) -> [Effect] {
             state.message = Message("Timer stopped after \(HabitTimer.clock(ran)): under a minute, nothing to record")
             return []
         }
-        return write(intent, &state)
+        return recordTimer(intent, habit, timer.day, &state)
     case .discard:
         endTimer(&state)
         state.message = Message("Timer stopped after \(HabitTimer.clock(ran)): nothing recorded")
@@ -80,11 +80,17 @@ func timerClock(_ now: Double, _ state: inout AppState) -> [Effect] {
     endTimer(&state)
     guard let habit = state.habits.habit(timer.habit),
           let intent = HabitTimer.intent(habit, day: timer.day, ran: Double(timer.duration)) else { return [] }
-    let written = write(intent, &state)
+    let written = recordTimer(intent, habit, timer.day, &state)
     guard !written.isEmpty else { return [] }
     let words = HabitTimer.recordWords(habit, ran: Double(timer.duration)) ?? ""
     return written + [.notify(title: "Habitto: " + Sanitize.display(habit.name),
                               body: "Timer done (\(HabitTimer.durationText(timer.duration))): \(words) recorded")]
+}
+
+/// Writes what a timer records as a check-in by a key is written: then "How hard was it?"
+/// when it completed the habit's day.
+func recordTimer(_ intent: Intent, _ habit: Habit, _ day: LocalDay, _ state: inout AppState) -> [Effect] {
+    recordProgress(intent, state.habits.summary(habit, on: day, today: state.today, settings: state.settings), &state)
 }
 
 /// The timer is gone: its screen (and help opened from it, and its question) go back to today.

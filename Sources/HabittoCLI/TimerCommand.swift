@@ -89,8 +89,11 @@ struct TimerCommand: Command {
             if timer.isFinished(at: now) { break }
             let left = timer.remaining(at: now)
             if onTerminal {
-                // One line, rewritten in place; the cursor stays at its end.
-                Output.text("\r\(name): \(HabitTimer.clock(left)) left\u{1B}[K")
+                // One line, rewritten in place (the name cut to the terminal's width, read
+                // each time, so a resize never wraps it); the cursor stays at its end.
+                let room = ChartWidth.current() - 2 - TextWidth.of(": \(HabitTimer.clock(left)) left")
+                let shown = TextWidth.of(name) <= room ? name : TextWidth.fit(name, max(1, room))
+                Output.text("\r\(shown): \(HabitTimer.clock(left)) left\u{1B}[K")
                 fflush(nil)
             } else if Int((left / 60).rounded(.up)) < lastMinute {
                 // A line as each minute starts (and one for the last).

@@ -90,6 +90,8 @@ final class TimerScreenTests: XCTestCase {
         ])
         XCTAssertNil(app.timer)
         XCTAssertEqual(app.screen, .today)
+        // It completed the day (2 + 10 of 10 min): how hard was it, as after a check-in by a key.
+        XCTAssertEqual(app.overlay, .rating(Self.meditate, today))
         // It ended once: the clock moving on asks for nothing more.
         XCTAssertEqual(reduce(&app, .timerClock(1000 + 700)), [])
     }
@@ -120,7 +122,7 @@ final class TimerScreenTests: XCTestCase {
         XCTAssertEqual(app.overlay, .stopTimer)
         XCTAssertEqual(press(&app, .char("r")), [.write(.checkIn(Self.meditate, today, amount: 12 * Amount.scale))])
         XCTAssertNil(app.timer)
-        XCTAssertNil(app.overlay)
+        XCTAssertEqual(app.overlay, .rating(Self.meditate, today), "2 + 12 of 10 min completes the day")
         XCTAssertEqual(app.screen, .today)
     }
 
