@@ -136,6 +136,24 @@ final class TimerCommandTests: XCTestCase {
         XCTAssertEqual(box.listEntry("Meditate")?["progress"] as? Int, 3)
     }
 
+    func testWhenItEndsANotificationGoesToNotifySendAndWithoutItAWarningNamesThePackage() throws {
+        let box = Sandbox()
+        box.ok("add", "Read", "--goal", "5")
+        box.useFakePrograms()
+        box.extraEnv["HABITTO_TIMER_SPEED"] = "600"
+        let log = box.root + "/notify.log"
+        try box.script(box.fakePrograms + "/notify-send", "for a in \"$@\"; do printf '%s\\n' \"$a\"; done >> '\(log)'")
+        let r = box.run(["timer", "Read", "1m"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "")
+        XCTAssertEqual(try String(contentsOfFile: log, encoding: .utf8), "--app-name=Habitto\nHabitto: Read\nTimer done (1m): +1 recorded\n")
+        try FileManager.default.removeItem(atPath: box.fakePrograms + "/notify-send")
+        let missing = box.run(["timer", "Read", "1m"])
+        XCTAssertEqual(missing.status, 0, missing.stderr)
+        XCTAssertEqual(missing.stderr, "habitto: timer: no notification: notify-send is not installed; install it with 'sudo apt install libnotify-bin'\n")
+        XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 2, "both timers checked in +1")
+    }
+
     func testBadDurationsHabitsAndSpeedsAreOneLineRefusals() {
         let box = Sandbox()
         box.ok("add", "Read")
