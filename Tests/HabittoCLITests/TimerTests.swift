@@ -83,6 +83,31 @@ extension TerminalUITests {
         XCTAssertEqual(box.listEntry("Read")?["progress"] as? Int, 0)
     }
 
+    func testATimerThatEndsInTheUISendsANotificationAndWithoutNotifySendTheMessageLineNamesThePackage() throws {
+        box.ok("add", "Read", "--goal", "5")
+        let log = box.root + "/notify.log"
+        try FileManager.default.createDirectory(atPath: box.fakePrograms, withIntermediateDirectories: true)
+        try box.script(box.fakePrograms + "/notify-send", "for a in \"$@\"; do printf '%s\\n' \"$a\"; done >> '\(log)'")
+        let desktop = ["PATH": box.fakePrograms + ":/usr/bin:/bin", "DISPLAY": ":0"]
+        ui.start(env: desktop.merging(["HABITTO_TIMER_SPEED": "600"]) { a, _ in a })
+        ui.waitFor(text: "Read")
+        startTimer(suggested: "25m")
+        ui.waitFor("the check-in") { $0.contains("1/5") }
+        ui.waitFor("the notification") { _ in (try? String(contentsOfFile: log, encoding: .utf8)) == "--app-name=Habitto\nHabitto: Read\nTimer done (25m): +1 recorded\n" }
+        ui.send("q")
+        XCTAssertEqual(ui.exitStatus().0, 0)
+        ui.kill()
+
+        try FileManager.default.removeItem(atPath: box.fakePrograms + "/notify-send")
+        ui = TmuxSession(box: box)
+        ui.start(env: desktop.merging(["HABITTO_TIMER_SPEED": "600"]) { a, _ in a })
+        ui.waitFor(text: "Read")
+        startTimer(suggested: "25m")
+        // On two rows of the message line at 80 columns.
+        ui.waitFor("the hint") { $0.contains("no notification: notify-send is not installed") && $0.contains("libnotify-bin") }
+        XCTAssertTrue(ui.screen().contains("2/5"), ui.screen())
+    }
+
     func testTheTimerCommandCountsDownOnOneLineAndChecksTheHabitIn() {
         box.ok("add", "Read")
         ui.start(["timer", "Read", "90s"], env: ["HABITTO_TIMER_SPEED": "30"])
