@@ -275,8 +275,10 @@ final class UILoop: @unchecked Sendable {
         // The pause between refreshes is measured on the monotonic clock.
         var lastRefresh = SystemClock.monotonicSeconds()
         while true {
-            // A running timer's seconds show as they pass (a wait of at most a quarter second).
-            _ = terminal.wait(timeoutMilliseconds: state.timer == nil ? 500 : 250, wakeFD: pipe.readFD)
+            // A running timer's seconds show as they pass (a wait of at most a quarter second);
+            // a paused one changes nothing on the screen.
+            let timing = state.timer.map { !$0.isPaused } ?? false
+            _ = terminal.wait(timeoutMilliseconds: timing ? 250 : 500, wakeFD: pipe.readFD)
             if let signal = pipe.pendingSignal { return ExitCode.interrupted(by: signal) }
             var actions: [Action] = terminal.readEvents().map { event in
                 switch event {
@@ -294,7 +296,7 @@ final class UILoop: @unchecked Sendable {
                 if today != state.today { actions.append(.dayChanged(today)) }
             }
             actions.append(.tick(now))
-            guard actions.count > 1 || state.sync.nextRetryAt != nil || state.sync.lastSyncAt != nil || state.timer != nil else { continue }
+            guard actions.count > 1 || state.sync.nextRetryAt != nil || state.sync.lastSyncAt != nil || timing else { continue }
             // First, so a key that starts or pauses a timer does so at this reading.
             actions.insert(.timerClock(timerClock.now()), at: 0)
             // The runner's immediate results (a theme loaded) are reduced after the others.
