@@ -103,6 +103,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         }
         return []
     }
+    if findCommand(command, &state) { return [] }
     switch mode {
     case .today: return today(command, &state)
     case .catchUp: return catchUp(command, &state)
@@ -111,7 +112,6 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     case .overview: return overview(command, &state)
     case .sync:
         switch command {
-        case .palette: openPalette(&state)
         case .back: state.screen = .today
         case .help: openHelp(from: .sync, &state)
         case .toggleOffline, .syncNow: return syncCommand(command, &state)
@@ -203,12 +203,6 @@ func editFromKey(_ command: Command?, _ form: HabitForm, _ fields: HabitFields, 
 
 /// The help screen: paging, and back to the screen it was opened from.
 func helpKey(_ command: Command, _ state: inout AppState) {
-    switch command {
-    case .filter: state.overlay = .filter; return
-    case .palette: openPalette(&state); return
-    case .back where !state.helpFilter.isEmpty: setFilter("", &state); return
-    default: break
-    }
     let pages = helpLayout(state).pages
     if command == .moveDown { state.helpPage = min(pages - 1, state.helpPage + 1) }
     if command == .moveUp { state.helpPage = max(0, state.helpPage - 1) }
@@ -281,6 +275,19 @@ func filterKey(_ key: Key, _ state: inout AppState) -> [Effect] {
     }
     setFilter(text, &state)
     return []
+}
+
+/// `/`, `:` and clearing the filter, the same on every screen that has them (`back` clears a
+/// filter before it goes back); false for any other command.
+func findCommand(_ command: Command, _ state: inout AppState) -> Bool {
+    switch command {
+    case .filter: state.overlay = .filter
+    case .palette: openPalette(&state)
+    case .clearFilter: setFilter("", &state)
+    case .back where !(shownFilter(state) ?? "").isEmpty: setFilter("", &state)
+    default: return false
+    }
+    return true
 }
 
 /// The most a filter holds.
@@ -404,15 +411,6 @@ func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .runAuto:
         guard let row else { return noHabit(&state) }
         return runAuto(row.habit, &state)
-    case .filter:
-        state.overlay = .filter
-        return []
-    case .clearFilter:
-        setFilter("", &state)
-        return []
-    case .palette:
-        openPalette(&state)
-        return []
     case .help:
         openHelp(from: .today, &state)
         return []

@@ -9,7 +9,6 @@ func catchUp(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .moveDown: state.catchUpIndex = min(last, state.catchUpIndex + 1); return []
     case .moveUp: state.catchUpIndex = max(0, state.catchUpIndex - 1); return []
     case .back: state.screen = .today; return []
-    case .palette: openPalette(&state); return []
     case .help: openHelp(from: .catchUp, &state); return []
     case .undo: return [.undo]
     case .markDone: answer = .done(difficulty: nil)
@@ -70,8 +69,6 @@ func detail(_ command: Command, _ state: inout AppState) -> [Effect] {
         chartView(command == .nextView ? 1 : -1, &state)
     case .undo:
         return [.undo]
-    case .palette:
-        openPalette(&state)
     case .back:
         state.screen = .today
     case .help:
@@ -106,9 +103,6 @@ func overview(_ command: Command, _ state: inout AppState) -> [Effect] {
     case .moveDown, .moveUp:
         let layout = overviewLayout(state)
         state.overviewScroll = max(0, min(layout.count - layout.visible, layout.first + (command == .moveDown ? 1 : -1)))
-    case .filter: state.overlay = .filter
-    case .palette: openPalette(&state)
-    case .back where !state.filter.isEmpty: setFilter("", &state)
     case .back: state.screen = .today
     case .help: openHelp(from: .overview, &state)
     case .nextTheme: return nextTheme(&state)
@@ -154,9 +148,6 @@ func week(_ command: Command, _ state: inout AppState) -> [Effect] {
         state.screen = .detail(id)
         state.cursorDay = max(habit.startDate, state.cursorDay)
     case .undo: return [.undo]
-    case .filter: state.overlay = .filter
-    case .palette: openPalette(&state)
-    case .back where !state.filter.isEmpty: setFilter("", &state)
     case .back: state.screen = .today
     case .help: openHelp(from: .week, &state)
     case .nextTheme: return nextTheme(&state)

@@ -172,7 +172,7 @@ func modeTitle(_ mode: Mode) -> String {
     case .note: "Note prompt"
     case .catchUp: "Catching up"
     case .overview: "Overview of all habits"
-    case .filter: "Find prompt (/)"
-    case .palette: "Actions palette (:)"
+    case .filter: "Find prompt"
+    case .palette: "Actions palette"
     }
 }

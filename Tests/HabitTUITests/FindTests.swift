@@ -215,6 +215,26 @@ final class FindTests: XCTestCase {
         XCTAssertEqual(app.cursorHabit, World.read)
     }
 
+    func testThePaletteRanksWordStartsAboveLettersTogetherInsideAWord() throws {
+        var app = Self.world()
+        press(&app, .char(":"))
+        type(&app, "nd")
+        let labels = try XCTUnwrap(palette(app)).entries(app.keyMap).map(\.label)
+        XCTAssertEqual(labels.first, "next day")
+        XCTAssertLessThan(try XCTUnwrap(labels.firstIndex(of: "next day")), try XCTUnwrap(labels.firstIndex(of: "undo")))
+    }
+
+    func testTheStatusBarCountsEveryDueHabitWhateverTheFilter() {
+        var app = Self.world()
+        let before = (app.dayDone, app.dayDue)
+        press(&app, .char("/"))
+        type(&app, "gym")
+        XCTAssertEqual(app.rows.count, 1)
+        XCTAssertEqual(app.dayDone, before.0)
+        XCTAssertEqual(app.dayDue, before.1)
+        XCTAssertTrue(render(app).line(app.height - 2).contains("\(before.0)/\(before.1) done"))
+    }
+
     func testArrowsMoveThroughThePaletteAndTypingNeverRunsABinding() throws {
         var app = Self.world()
         press(&app, .char(":"))
