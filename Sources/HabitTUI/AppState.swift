@@ -151,7 +151,7 @@ public struct AppState: Hashable, Sendable {
     public var foldedGroups: Set<String> = [] { didSet { recompute() } }
     /// What `/` typed on the today, week and overview screens: only the habits whose name,
     /// group or notes hold it (`Find.contains`) are shown there; empty: every habit.
-    public var filter = "" { didSet { if filter != oldValue { recompute() } } }
+    public var filter = "" { didSet { if filter != oldValue { recompute(figures: false) } } }
     /// What `/` typed on the help: only the keys whose label or command holds it are listed.
     public var helpFilter = ""
     /// The folded group whose heading the today screen's selection is on (then no habit is
@@ -250,8 +250,10 @@ public struct AppState: Hashable, Sendable {
         recompute()
     }
 
-    /// Recomputes the derived rows and figures (the reducer changes inputs; this follows).
-    mutating func recompute() {
+    /// Recomputes the derived rows and figures (the reducer changes inputs; this follows);
+    /// `figures: false` (a new filter) leaves the account figures and the missed days, which
+    /// do not depend on what is shown.
+    mutating func recompute(figures: Bool = true) {
         let all = showAll
         let everyHabit = habits.listed
         namesakeTags = Edits.namesakeTags(everyHabit)
@@ -276,8 +278,10 @@ public struct AppState: Hashable, Sendable {
             if !folded { lines += (rows.count..<rows.count + members.count).map(TodayLine.habit) }
             rows += members
         }
-        stats = habits.stats(today: today, settings: settings)
-        missed = CatchUp.missed(habits, today: today, settings: settings)
+        if figures {
+            stats = habits.stats(today: today, settings: settings)
+            missed = CatchUp.missed(habits, today: today, settings: settings)
+        }
         // The selection stays on its habit, or on its folded group's heading; else the first line.
         if let g = selectedGroup, !(foldedGroups.contains(g) && groups.contains(g)) { selectedGroup = nil }
         if let id = selectedID {
