@@ -24,6 +24,11 @@ public enum Mode: String, CaseIterable, Hashable, Sendable {
     case timerDuration = "timer-duration"
     /// "Stop the timer?": record what it ran, discard it, or keep going.
     case stopTimer = "stop-timer"
+    /// The find prompt (`/`, on the message line): what is typed filters the habits shown, or
+    /// the help's keys, as it is typed.
+    case filter
+    /// The palette (`:`): every action of the screen it was opened on, found by what is typed.
+    case palette
 }
 
 /// Everything a key can ask for.
@@ -73,6 +78,12 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case stopTimer = "stop-timer"
     /// Stops the timer and records what it ran; or stops it and records nothing.
     case record, discard
+    /// Opens the find prompt (`/`): the habits shown (or the help's keys) are filtered as it is typed.
+    case filter
+    /// Clears the filter (`esc` on the today screen; `back` does it first on the others).
+    case clearFilter = "clear-filter"
+    /// Opens the palette of the screen's actions (`:`).
+    case palette
 
     /// The commands that record a habit's day (check in, take back, amount, total, note,
     /// rate, skip), said once: the same on today's row, a week-grid cell and the detail
@@ -132,6 +143,12 @@ public struct KeyMap: Hashable, Sendable {
 
     /// The bindings of a mode, in table order.
     public func bindings(in mode: Mode) -> [Binding] { bindings.filter { $0.mode == mode } }
+
+    /// The name of the first key that runs `command` in `mode` ("esc"), for hints that name
+    /// a key; nil when nothing runs it there.
+    public func keyName(_ command: Command, in mode: Mode) -> String? {
+        bindings(in: mode).first { $0.command == command }?.keys.first?.description
+    }
 
     /// The footer's entries for a mode: the first key's name and the label (`archived`: the
     /// selected habit is archived), for the commands that `applies` keeps.
@@ -207,6 +224,9 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("y"), .syncScreen, "sync details"),
         Binding(.today, k("c"), .catchUp, "catch up"),
         Binding(.today, k("r"), .runAuto, "run auto habit"),
+        Binding(.today, k("/"), .filter, "find habits"),
+        Binding(.today, k("esc"), .clearFilter, "clear filter"),
+        Binding(.today, k(":"), .palette, "all actions"),
         Binding(.today, k("?"), .help, "help", footer: true),
         Binding(.today, k("q"), .quit, "quit", footer: true),
 
@@ -223,6 +243,7 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.detail, k("j", "down"), .moveDown, "next habit"),
         Binding(.detail, k("k", "up"), .moveUp, "previous habit"),
         Binding(.detail, k("T"), .nextTheme, "next theme"),
+        Binding(.detail, k(":"), .palette, "all actions"),
         Binding(.detail, k("?"), .help, "help", footer: true),
         Binding(.detail, k("esc", "q", "enter"), .back, "back", footer: true),
 
@@ -236,17 +257,22 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.week, k("t"), .today, "today"),
         Binding(.week, k("enter"), .detail, "details"),
         Binding(.week, k("T"), .nextTheme, "next theme"),
+        Binding(.week, k("/"), .filter, "find habits"),
+        Binding(.week, k(":"), .palette, "all actions"),
         Binding(.week, k("?"), .help, "help", footer: true),
         Binding(.week, k("esc", "q", "w"), .back, "back", footer: true),
 
         Binding(.overview, k("j", "down"), .moveDown, "scroll down", footer: true),
         Binding(.overview, k("k", "up"), .moveUp, "scroll up", footer: true),
         Binding(.overview, k("T"), .nextTheme, "next theme"),
+        Binding(.overview, k("/"), .filter, "find habits"),
+        Binding(.overview, k(":"), .palette, "all actions"),
         Binding(.overview, k("?"), .help, "help", footer: true),
         Binding(.overview, k("esc", "q", "O"), .back, "back", footer: true),
 
         Binding(.sync, k("o"), .toggleOffline, "offline/online", footer: true),
         Binding(.sync, k("S"), .syncNow, "sync now", footer: true),
+        Binding(.sync, k(":"), .palette, "all actions"),
         Binding(.sync, k("?"), .help, "help", footer: true),
         Binding(.sync, k("esc", "q", "y"), .back, "back", footer: true),
 
@@ -263,12 +289,15 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.catchUp, k("j", "down"), .moveDown, "next"),
         Binding(.catchUp, k("k", "up"), .moveUp, "previous"),
         Binding(.catchUp, k("u"), .undo, "undo"),
+        Binding(.catchUp, k(":"), .palette, "all actions"),
         Binding(.catchUp, k("?"), .help, "help", footer: true),
         Binding(.catchUp, k("esc", "q", "c"), .back, "back", footer: true),
 
         // Previous page first: on a narrow footer it gives way before next page does.
         Binding(.help, k("k", "up", "pageup"), .moveUp, "previous page", footer: true),
         Binding(.help, k("j", "down", "pagedown", "space"), .moveDown, "next page", footer: true),
+        Binding(.help, k("/"), .filter, "find keys"),
+        Binding(.help, k(":"), .palette, "all actions"),
         Binding(.help, k("esc", "q", "?"), .back, "back", footer: true),
 
         Binding(.rating, k("1"), .rate1, "very easy", footer: true),
@@ -293,6 +322,16 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.note, k("enter"), .submit, "save", footer: true),
         Binding(.note, k("backspace"), .erase, "erase"),
         Binding(.note, k("esc"), .cancel, "cancel", footer: true),
+
+        Binding(.filter, k("enter"), .submit, "keep filter", footer: true),
+        Binding(.filter, k("backspace"), .erase, "erase"),
+        Binding(.filter, k("esc"), .cancel, "clear filter", footer: true),
+
+        Binding(.palette, k("down", "ctrl-n"), .moveDown, "next action", footer: true),
+        Binding(.palette, k("up", "ctrl-p"), .moveUp, "previous action", footer: true),
+        Binding(.palette, k("enter"), .submit, "run it", footer: true),
+        Binding(.palette, k("backspace"), .erase, "erase"),
+        Binding(.palette, k("esc"), .cancel, "close", footer: true),
 
         Binding(.editFrom, k("t"), .fromToday, "from today", footer: true),
         Binding(.editFrom, k("s"), .fromStart, "from the start", footer: true),

@@ -95,6 +95,8 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         return promptKey(key, prompt, .timerDuration, &state, cancelled: "Cancelled: no timer started", overlay: Overlay.timerDuration,
                          submit: submitTimer)
     }
+    if mode == .filter { return filterKey(key, &state) }
+    if mode == .palette, case .palette(let palette) = state.overlay { return paletteKey(key, palette, &state) }
     if case .form(let form) = state.overlay { return formKey(key, form, &state) }
     if mode == .editFrom, case .editFrom(let form, let fields) = state.overlay {
         return editFromKey(state.keyMap.command(for: key, in: mode), form, fields, &state)
@@ -113,6 +115,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         }
         return []
     }
+    if findCommand(command, &state) { return [] }
     switch mode {
     case .today: return today(command, &state)
     case .catchUp: return catchUp(command, &state)
@@ -141,7 +144,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         return timerKey(command, &state)
     case .stopTimer:
         return stopTimerKey(command, &state)
-    case .form, .amount, .note, .editFrom, .timerDuration:
+    case .form, .amount, .note, .editFrom, .timerDuration, .filter, .palette:
         return []
     }
 }
@@ -266,6 +269,89 @@ func promptKey<P: LinePrompt>(_ key: Key, _ prompt: P, _ mode: Mode, _ state: in
         if case .char(let c) = key { prompt.type(c) }
     }
     state.overlay = overlay(prompt)
+    return []
+}
+
+/// A key in the find prompt: typing and erasing change the screen's filter at once (the
+/// list follows as each key arrives); enter keeps it and closes the prompt, esc clears it.
+/// A typed character is only ever text here, whatever it is bound to elsewhere.
+func filterKey(_ key: Key, _ state: inout AppState) -> [Effect] {
+    var text = state.screen.isHelp ? state.helpFilter : state.filter
+    switch state.keyMap.command(for: key, in: .filter) {
+    case .submit?:
+        state.overlay = nil
+        return []
+    case .cancel?:
+        state.overlay = nil
+        text = ""
+    case .erase?:
+        if !text.isEmpty { text.removeLast() }
+    default:
+        guard case .char(let c) = key, text.count < maxFilterLength, !c.isNewline else { return [] }
+        text.append(c)
+    }
+    setFilter(text, &state)
+    return []
+}
+
+/// `/`, `:` and clearing the filter, the same on every screen that has them (`back` clears a
+/// filter before it goes back); false for any other command.
+func findCommand(_ command: Command, _ state: inout AppState) -> Bool {
+    switch command {
+    case .filter: state.overlay = .filter
+    case .palette: openPalette(&state)
+    case .clearFilter: setFilter("", &state)
+    case .back where !(shownFilter(state) ?? "").isEmpty: setFilter("", &state)
+    default: return false
+    }
+    return true
+}
+
+/// The most a filter holds.
+let maxFilterLength = 40
+
+/// Sets the filter of the screen shown (the help's keys, or the habits of the other screens)
+/// and keeps what it shows in view: the help's first page, the overview's first rows, the
+/// week cursor on a habit that is listed (the today screen's selection follows in `recompute`).
+func setFilter(_ text: String, _ state: inout AppState) {
+    if state.screen.isHelp {
+        state.helpFilter = text
+        state.helpPage = 0
+        return
+    }
+    state.filter = text
+    state.overviewScroll = 0
+    if state.screen == .week { weekFollowsCursor(&state) }
+}
+
+/// Opens the palette on the actions of the mode keys go to now.
+func openPalette(_ state: inout AppState) {
+    state.overlay = .palette(Palette(from: state.mode))
+}
+
+/// A key in the palette: typing and erasing change what it finds (the selection back on the
+/// best match), up and down move the selection, enter closes it and presses the selected
+/// action's key (so it does exactly what that key does), esc closes it.
+func paletteKey(_ key: Key, _ palette: Palette, _ state: inout AppState) -> [Effect] {
+    var p = palette
+    let entries = p.entries(state.keyMap, archived: state.selectedIsArchived)
+    switch state.keyMap.command(for: key, in: .palette) {
+    case .moveDown?: p.index = max(0, min(entries.count - 1, p.index + 1))
+    case .moveUp?: p.index = max(0, p.index - 1)
+    case .erase?: p.erase()
+    case .cancel?:
+        state.overlay = nil
+        return []
+    case .submit?:
+        guard entries.indices.contains(p.index), let key = entries[p.index].keys.first else { break }
+        state.overlay = nil
+        // The screen under it may have gone (its habit deleted elsewhere): then only close.
+        guard state.mode == p.from else { return [] }
+        return handle(key, &state)
+    default:
+        if case .char(let c) = key { p.type(c) }
+    }
+    state.overlay = .palette(p)
     return []
 }
 

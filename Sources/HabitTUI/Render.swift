@@ -28,6 +28,7 @@ public func render(_ state: AppState) -> ScreenBuffer {
     footer(&b, state)
     if case .form(let form) = state.overlay { formBox(&b, state, form) }
     if case .editFrom(let form, _) = state.overlay { formBox(&b, state, form) }
+    if case .palette(let palette) = state.overlay { paletteBox(&b, state, palette) }
     return b
 }
 
@@ -101,8 +102,7 @@ func statusBar(_ b: inout ScreenBuffer, _ state: AppState) {
     let g = state.glyphs
     var x = 1
     let (icon, label, role) = syncSummary(state)
-    let doneCount = state.rows.filter { $0.scheduled && !$0.skipped && $0.completed && ($0.progress > 0 || $0.habit.kind == .limit) }.count
-    let due = state.rows.filter { $0.scheduled && !$0.skipped }.count
+    let doneCount = state.dayDone, due = state.dayDue
     // The sync part has priority: the right part shortens, then goes, to make room for it.
     let syncWidth = TextWidth.of("\(icon) \(label)")
     var right = "\(doneCount)/\(due) done  \(g.separator)  theme \(state.themeName)"
@@ -234,6 +234,11 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     case .stopTimer?:
         b.put(stopTimerQuestion(state), x: 1, y: y, role: .statusWarn, limit: state.width - 2)
         return
+    case .filter?:
+        filterLine(&b, state, y: y)
+        return
+    case .palette?:
+        return
     case .confirmArchive(let h)?:
         let habit = state.habits.habit(h)
         let name = habit.map { Sanitize.display(state.label($0)) } ?? "it"
@@ -252,6 +257,7 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
         break
     }
     guard let m = state.message else {
+        if filterLine(&b, state, y: y) { return }
         if state.screen == .today, let hint = catchUpHint(state.missed, today: state.today, width: state.width - 2,
                                                                    separator: state.glyphs.separator) {
             b.put(hint, x: 1, y: y, role: .statusWarn, limit: state.width - 2)

@@ -141,6 +141,7 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     if state.rows.isEmpty {
         let text = state.habits.habits.isEmpty
             ? "No habits yet. Press a to add your first one."
+            : !state.filter.isEmpty ? noMatch(state, mode: .today)
             : "Nothing is due on this day. v shows every habit."
         for (i, line) in messageLines(text, width: state.width - 4).enumerated() {
             b.put(line, x: 3, y: top + 1 + i, role: .dim)

@@ -49,7 +49,7 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         b.put("\(first + 1)-\(first + min(visible, habits.count - first)) of \(habits.count)", x: 1, y: 1, role: .dim)
     }
     if habits.isEmpty {
-        b.put("No habits yet.", x: 3, y: 5, role: .dim)
+        b.put(state.filter.isEmpty ? "No habits yet." : noMatch(state, mode: .week), x: 3, y: 5, role: .dim, limit: state.width - 4)
     } else if let id = state.cursorHabit, let habit = state.habits.habit(id) {
         let text = dayDescription(habit, state.cursorDay, state, width: state.width - 2)
         b.put(TextWidth.fit(text, state.width - 2), x: 1, y: bottom + 1, role: .normal)
