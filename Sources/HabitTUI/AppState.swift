@@ -13,6 +13,8 @@ public enum Screen: Hashable, Sendable {
     case overview
     /// Catching up: the habit-days with nothing recorded (`AppState.catchUp`), answered one by one.
     case catchUp
+    /// The running timer's countdown (`AppState.timer`).
+    case timer
 
     /// Whether it is the help screen (whose filter finds keys, not habits).
     public var isHelp: Bool { if case .help = self { true } else { false } }
@@ -34,6 +36,10 @@ public enum Overlay: Hashable, Sendable {
     case amount(AmountPrompt)
     /// "Read · Sat 21 Nov note: _": a habit's day's note, edited on the message line.
     case note(NotePrompt)
+    /// "Read: timer for  25m_": a timer's duration, typed for a habit's day.
+    case timerDuration(TimerPrompt)
+    /// "Stop the timer? r records 12 min, d discards, esc keeps going".
+    case stopTimer
     /// "find: rea_": the find prompt on the message line; what it holds is the screen's
     /// filter (`AppState.filter`, or `helpFilter` on the help), changed as each key arrives.
     case filter
@@ -104,6 +110,8 @@ public enum Effect: Hashable, Sendable {
     case syncNow
     /// Run an auto habit's command now and record its result (`habitto auto`).
     case runAuto(HabitID)
+    /// Show a desktop notification (`notify-send`, where it is), e.g. when a timer ends.
+    case notify(title: String, body: String)
     case quit
 }
 
@@ -135,6 +143,9 @@ public enum Action: Equatable, Sendable {
     case tick(Date)
     /// This machine's auto habits and each one's last result.
     case autoChanged([HabitID: AutoLast])
+    /// The timer clock read (seconds, monotonic: neither the wall clock nor `HABITTO_NOW`
+    /// moves it), before the keys of a round of the loop: a running timer counts down by it.
+    case timerClock(Double)
 }
 
 /// Everything the screen shows, and nothing else: `render` is a function of this.
@@ -206,6 +217,10 @@ public struct AppState: Hashable, Sendable {
     /// what was recorded), and the one selected.
     public var catchUp: [CatchUpItem] = []
     public var catchUpIndex = 0
+    /// The timer counting down (shown on the timer screen), nil when none runs.
+    public var timer: HabitTimer?
+    /// The timer clock's last reading (`Action.timerClock`): a timer starts from it.
+    public var timerNow = 0.0
 
     /// Derived from the above: the rows of the today screen, in the listing order
     /// (`HabitState.listed`: ungrouped habits first, then each group's) and the account figures.
@@ -364,6 +379,8 @@ public struct AppState: Hashable, Sendable {
         case .editFrom: return .editFrom
         case .amount: return .amount
         case .note: return .note
+        case .timerDuration: return .timerDuration
+        case .stopTimer: return .stopTimer
         case .filter: return .filter
         case .palette: return .palette
         case nil: break
@@ -376,6 +393,7 @@ public struct AppState: Hashable, Sendable {
         case .sync: return .sync
         case .catchUp: return .catchUp
         case .overview: return .overview
+        case .timer: return .timer
         }
     }
 }

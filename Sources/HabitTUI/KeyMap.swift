@@ -18,6 +18,12 @@ public enum Mode: String, CaseIterable, Hashable, Sendable {
     case amount
     /// The note prompt of a habit's day (on the message line).
     case note
+    /// The timer screen (a countdown for a habit).
+    case timer
+    /// The timer's duration prompt.
+    case timerDuration = "timer-duration"
+    /// "Stop the timer?": record what it ran, discard it, or keep going.
+    case stopTimer = "stop-timer"
     /// The find prompt (`/`, on the message line): what is typed filters the habits shown, or
     /// the help's keys, as it is typed.
     case filter
@@ -64,6 +70,14 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case confirm, cancel, dismiss
     /// An edit's new goal, unit, kind or schedule counts from today, or from the habit's start.
     case fromToday = "from-today", fromStart = "from-start"
+    /// Starts a timer for the selected habit (asks for its duration).
+    case timer
+    /// Pauses the running timer, or resumes it.
+    case pauseTimer = "pause-timer"
+    /// Asks whether to stop the running timer.
+    case stopTimer = "stop-timer"
+    /// Stops the timer and records what it ran; or stops it and records nothing.
+    case record, discard
     /// Opens the find prompt (`/`): the habits shown (or the help's keys) are filtered as it is typed.
     case filter
     /// Clears the filter (`esc` on the today screen; `back` does it first on the others).
@@ -191,7 +205,8 @@ public struct KeyMap: Hashable, Sendable {
     ] + recording(.today, footer: [.checkIn, .uncheck, .amount, .undo, .skip]) + [
         Binding(.today, k("h", "left"), .previousDay, "previous day", footer: true),
         Binding(.today, k("l", "right"), .nextDay, "next day"),
-        Binding(.today, k("t"), .today, "today"),
+        Binding(.today, k("0"), .today, "today"),
+        Binding(.today, k("t"), .timer, "timer"),
         Binding(.today, k("a"), .add, "add", footer: true),
         Binding(.today, k("e"), .edit, "edit"),
         Binding(.today, k("A"), .archive, "archive", archivedLabel: "unarchive"),
@@ -321,6 +336,18 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.editFrom, k("t"), .fromToday, "from today", footer: true),
         Binding(.editFrom, k("s"), .fromStart, "from the start", footer: true),
         Binding(.editFrom, k("esc"), .cancel, "back to the form", footer: true),
+
+        Binding(.timer, k("p", "space"), .pauseTimer, "pause/resume", footer: true),
+        Binding(.timer, k("?"), .help, "help", footer: true),
+        Binding(.timer, k("esc", "q"), .stopTimer, "stop", footer: true),
+
+        Binding(.timerDuration, k("enter"), .submit, "start", footer: true),
+        Binding(.timerDuration, k("backspace"), .erase, "erase"),
+        Binding(.timerDuration, k("esc"), .cancel, "cancel", footer: true),
+
+        Binding(.stopTimer, k("r"), .record, "record what it ran", footer: true),
+        Binding(.stopTimer, k("d"), .discard, "discard", footer: true),
+        Binding(.stopTimer, k("esc"), .cancel, "keep going", footer: true),
 
         Binding(.confirm, k("y"), .confirm, "yes", footer: true),
         Binding(.confirm, k("n", "esc"), .cancel, "no", footer: true),

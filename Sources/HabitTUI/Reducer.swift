@@ -30,7 +30,13 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
             if habits.habit(p.habit) == nil { state.overlay = nil }
         case .note(let p):
             if habits.habit(p.habit) == nil { state.overlay = nil }
+        case .timerDuration(let p):
+            if habits.habit(p.habit) == nil { state.overlay = nil }
         default: break
+        }
+        if let timer = state.timer, habits.habit(timer.habit) == nil {
+            endTimer(&state)
+            state.message = Message("The timer's habit is gone (deleted elsewhere): the timer stopped", .warning)
         }
         if case .detail(let h) = state.screen, habits.habit(h) == nil { state.screen = .today }
         if state.screen == .week { weekFollowsCursor(&state) }
@@ -72,6 +78,8 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .autoChanged(let results):
         state.autoResults = results
         return []
+    case .timerClock(let now):
+        return timerClock(now, &state)
     }
 }
 
@@ -82,6 +90,10 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     }
     if mode == .note, case .note(let prompt) = state.overlay {
         return promptKey(key, prompt, .note, &state, cancelled: "Cancelled: the note is as it was", overlay: Overlay.note, submit: submitNote)
+    }
+    if mode == .timerDuration, case .timerDuration(let prompt) = state.overlay {
+        return promptKey(key, prompt, .timerDuration, &state, cancelled: "Cancelled: no timer started", overlay: Overlay.timerDuration,
+                         submit: submitTimer)
     }
     if mode == .filter { return filterKey(key, &state) }
     if mode == .palette, case .palette(let palette) = state.overlay { return paletteKey(key, palette, &state) }
@@ -128,7 +140,11 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         return []
     case .confirm:
         return confirmKey(command, &state)
-    case .form, .amount, .note, .editFrom, .filter, .palette:
+    case .timer:
+        return timerKey(command, &state)
+    case .stopTimer:
+        return stopTimerKey(command, &state)
+    case .form, .amount, .note, .editFrom, .timerDuration, .filter, .palette:
         return []
     }
 }
@@ -213,6 +229,7 @@ func helpKey(_ command: Command, _ state: inout AppState) {
         case .sync: state.screen = .sync
         case .catchUp: state.screen = .catchUp
         case .overview: state.screen = .overview
+        case .timer: state.screen = state.timer == nil ? .today : .timer
         default: state.screen = .today
         }
     }
@@ -343,9 +360,10 @@ func reason(_ error: any Error) -> String { (error as? CoreError)?.description ?
 
 func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     let row = state.selected
-    if command.isDayCommand {
+    // The keys on the selected habit's day shown (a timer's check-in goes there too).
+    if command.isDayCommand || command == .timer {
         guard let row else { return noHabit(&state) }
-        return dayCommand(command, row.habit, state.date, &state)
+        return command == .timer ? askTimer(row.habit, state.date, &state) : dayCommand(command, row.habit, state.date, &state)
     }
     switch command {
     case .moveDown, .moveUp, .first, .last:

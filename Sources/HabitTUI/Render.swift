@@ -21,6 +21,7 @@ public func render(_ state: AppState) -> ScreenBuffer {
     case .sync: syncScreen(&b, state)
     case .catchUp: catchUpScreen(&b, state)
     case .overview: overviewScreen(&b, state)
+    case .timer: timerScreen(&b, state)
     }
     statusBar(&b, state)
     messageLine(&b, state)
@@ -226,6 +227,12 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
         return
     case .note(let p)?:
         notePrompt(&b, state, p, y: y)
+        return
+    case .timerDuration(let p)?:
+        timerPrompt(&b, state, p, y: y)
+        return
+    case .stopTimer?:
+        b.put(stopTimerQuestion(state), x: 1, y: y, role: .statusWarn, limit: state.width - 2)
         return
     case .filter?:
         filterLine(&b, state, y: y)

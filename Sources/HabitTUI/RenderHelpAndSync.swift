@@ -172,6 +172,9 @@ func modeTitle(_ mode: Mode) -> String {
     case .note: "Note prompt"
     case .catchUp: "Catching up"
     case .overview: "Overview of all habits"
+    case .timer: "Timer"
+    case .timerDuration: "Timer duration prompt"
+    case .stopTimer: "Stop the timer?"
     case .filter: "Find prompt"
     case .palette: "Actions palette"
     }
