@@ -270,6 +270,14 @@ public struct AppState: Hashable, Sendable {
     /// Whether the selected habit is archived (its archive key then unarchives it).
     public var selectedIsArchived: Bool { selected?.habit.fields.archivedFrom != nil }
 
+    /// The `count` recent days a today row shows, oldest first: the days to today, or, when
+    /// the day shown is before the first of them, the days from it (it is then the first).
+    public func recentDays(_ count: Int) -> [LocalDay] {
+        guard count > 0 else { return [] }
+        let end = date > today.adding(-count) ? today : date.adding(count - 1)
+        return (0..<count).map { end.adding($0 - count + 1) }
+    }
+
     /// The last of the days the week overview shows.
     public var weekEnd: LocalDay { date.adding(-weekOffset) }
 
