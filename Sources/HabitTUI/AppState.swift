@@ -59,6 +59,9 @@ public enum Effect: Hashable, Sendable {
 /// What can happen to the app.
 public enum Action: Equatable, Sendable {
     case key(Key)
+    /// A click of the mouse's left button on a cell (0-based column and row): what the
+    /// screen drew there decides (`ScreenBuffer.regions`).
+    case click(x: Int, y: Int)
     case resized(width: Int, height: Int)
     /// The repository's state changed (a write here, or another process's).
     case stateChanged(HabitState)

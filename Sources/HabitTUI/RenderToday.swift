@@ -175,6 +175,7 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let shown = state.lines[first..<min(state.lines.count, first + listHeight)]
     for (i, line) in zip(shown.indices, shown) {
         let y = top + (i - first)
+        b.region(.line(i), x: 0, y: y, width: state.width)
         guard case .habit(let index) = line else { groupHeading(&b, state, line, y: y, selected: i == selected); continue }
         todayRow(&b, state, state.rows[index], layout, y: y, selected: i == selected, line: i)
     }
@@ -207,6 +208,7 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
             b.put(selected ? g.selected : " ", x: at.x, y: y, role: .accent, limit: 1)
         case .glyph:
             b.put(glyph, x: at.x, y: y, role: role, limit: 1)
+            if let line { b.region(.mark(line), x: at.x, y: y, width: 1) }
         case .noteMark:
             if state.habits.note(s.habit.id, s.day) != nil { b.put(g.note, x: at.x, y: y, role: .accent, limit: 1) }
         case .unit:
@@ -276,6 +278,7 @@ func recentDays(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _
             mark.text = g.unscheduled
         }
         b.put(mark.text, x: x, y: y, role: mark.role, limit: 1, color: mark.color)
+        if let line { b.region(.day(line: line, day), x: x, y: y, width: 2) }
         if selected && day == state.date {
             b.put("[", x: x - 1, y: y, role: .accent)
             b.put("]", x: x + 1, y: y, role: .accent)

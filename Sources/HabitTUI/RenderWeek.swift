@@ -32,6 +32,7 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
                                            settings: state.settings)
         let byDay = Dictionary(uniqueKeysWithValues: history.suffix(days.count).map { ($0.day, $0) })
         for (i, d) in days.enumerated() {
+            b.region(.weekCell(habit.id, d), x: gridX + i * 3 - 1, y: y, width: 3)
             if selected && d == state.cursorDay {
                 b.put("[", x: gridX + i * 3 - 1, y: y, role: .accent)
                 b.put("]", x: gridX + i * 3 + 1, y: y, role: .accent)
