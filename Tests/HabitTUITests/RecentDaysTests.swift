@@ -15,6 +15,18 @@ final class RecentDaysTests: XCTestCase {
         var app = World.app(width: 120, height: 35)
         press(&app, .char("j"), .char("h"), .char("h"))
         assertSnapshot(render(app), named: "recent-days-cursor-120x35")
+        assertSnapshot(render(World.app(width: 120, height: 35, glyphs: .ascii)), named: "recent-days-ascii-120x35")
+    }
+
+    /// The week-start mark follows `week_start`.
+    func testTheMarkIsBeforeTheConfiguredWeeksFirstDay() {
+        var app = World.app(width: 120, height: 35)
+        app.settings = RuleSettings(weekStart: .sunday)
+        let layout = RowLayout(app.rows, width: 120, glyphs: app.glyphs)
+        let screen = render(app)
+        let marked = app.recentDays(layout.dayCount).enumerated().filter { screen[layout.dayX($0.offset) - 1, 3].text == "│" }
+        XCTAssertFalse(marked.isEmpty)
+        XCTAssertTrue(marked.allSatisfy { $0.element.weekday == .sunday }, "\(marked)")
     }
 
     func testAt40x10TheScreenIsAsBefore() {
