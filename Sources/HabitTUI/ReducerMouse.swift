@@ -7,7 +7,8 @@ import HabitCore
 /// A click on column `x` of row `y`: a footer entry presses its key; on the today screen a
 /// line selects it, a row's state mark checks in (as the check-in key: a second click on a
 /// yes/no habit takes it back), a recent day selects the habit and that day; in the week
-/// grid a cell gets the cursor. A click elsewhere, or under a form, prompt or question
+/// grid a cell (or a habit's name) gets the cursor, in the detail calendar a day, on the
+/// catch-up screen a habit-day is selected. A click elsewhere, or under a form, prompt or question
 /// (whose keys the footer lists), does nothing; the "how hard was it?" question goes, as
 /// with any other key.
 func click(x: Int, y: Int, _ state: inout AppState) -> [Effect] {
@@ -32,6 +33,12 @@ func click(x: Int, y: Int, _ state: inout AppState) -> [Effect] {
         guard state.screen == .week, day <= state.today else { return [] }
         state.cursorHabit = habit
         state.cursorDay = day
+    case .calendarDay(let day):
+        guard case .detail = state.screen, day <= state.today else { return [] }
+        state.cursorDay = day
+    case .catchUpItem(let i):
+        guard state.screen == .catchUp, state.catchUp.indices.contains(i) else { return [] }
+        state.catchUpIndex = i
     case .key:
         break
     }

@@ -239,6 +239,7 @@ func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, b
         if row >= y + 2 { // (else a week scrolled away to show the cursor's)
             let mark = heatMark(habit, day, byDay[day], today: today, glyphs: g)
             b.put(mark.twice ? mark.text + mark.text : mark.text, x: cellX, y: row, role: mark.role, color: mark.color)
+            if day <= today, day >= habit.startDate { b.region(.calendarDay(day), x: cellX - 1, y: row, width: 3) }
         }
         if day == cursor && row >= y + 2 {
             b.put("[", x: cellX - 1, y: row, role: .accent)

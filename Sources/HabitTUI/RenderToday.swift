@@ -351,6 +351,7 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let progress = habit.shown(progress: s.progress(habit.id, item.day))
         let skipped = s.isSkipped(habit.id, item.day)
         let completed = !skipped && habit.succeeds(progress: progress)
+        b.region(.catchUpItem(i), x: 0, y: y, width: state.width)
         var x = b.put(i == selected ? g.selected + " " : "  ", x: 0, y: y, role: .accent)
         let date = layout.dateWidth < 11 ? "\(weekdayNames[item.day.weekday.rawValue - 1]) \(item.day.components.day)" : shortDate(item.day)
         x += b.put(TextWidth.fit(date, layout.dateWidth), x: x, y: y, role: item.day == state.today ? .accent : .dim) + 1

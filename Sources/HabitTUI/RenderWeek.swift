@@ -26,6 +26,8 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     for (row, habit) in habits.enumerated().dropFirst(first).prefix(visible) {
         let y = 4 + row - first
         let selected = row == cursor
+        // A click on the name selects the habit on the cursor's day; on a cell, that day.
+        b.region(.weekCell(habit.id, state.cursorDay), x: 0, y: y, width: state.width)
         b.put(selected ? g.selected : " ", x: 0, y: y, role: .accent)
         b.put(state.label(habit, width: gridX - 2), x: 1, y: y, role: selected ? .header : .normal)
         let history = state.habits.history(habit, through: min(end, state.today), today: state.today,

@@ -23,8 +23,13 @@ public enum HitTarget: Hashable, Sendable {
     case mark(Int)
     /// One of a today row's recent days: a click selects the habit and the day.
     case day(line: Int, LocalDay)
-    /// A cell of the week grid: a click puts the cursor on it.
+    /// A cell of the week grid (or a habit's name there, with the cursor's day): a click puts
+    /// the cursor on it.
     case weekCell(HabitID, LocalDay)
+    /// A day of the detail calendar: a click puts its cursor there.
+    case calendarDay(LocalDay)
+    /// A habit-day of the catch-up screen (an index into `AppState.catchUp`): a click selects it.
+    case catchUpItem(Int)
     /// A footer entry: a click presses its key.
     case key(Key)
 }

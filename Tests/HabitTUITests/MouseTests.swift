@@ -106,6 +106,34 @@ final class MouseTests: XCTestCase {
         XCTAssertEqual(press(&app, .char("s")), [.write(.skip(World.gym, day, true))])
     }
 
+    func testAClickOnACalendarDayOrACatchUpRowSelectsIt() throws {
+        var app = World.app()
+        press(&app, .char("j"), .enter)
+        let day = World.today.adding(-9)
+        let (x, y) = try spot(app, .calendarDay(day))
+        XCTAssertEqual(reduce(&app, .click(x: x + 1, y: y)), [])
+        XCTAssertEqual(app.cursorDay, day)
+        XCTAssertEqual(press(&app, .char("s")), [.write(.skip(World.read, day, true))])
+        // A week-grid row's name: the habit, on the cursor's day.
+        var week = World.app()
+        press(&week, .char("w"), .char("h"))
+        let (nx, ny) = try spot(week, .weekCell(World.sugar, World.today.adding(-1)))
+        XCTAssertEqual(reduce(&week, .click(x: nx + 2, y: ny)), [])
+        XCTAssertEqual(week.cursorHabit, World.sugar)
+        XCTAssertEqual(week.cursorDay, World.today.adding(-1))
+        // The catch-up screen (its habit-days from the data's unrecorded ones).
+        var catchUp = World.app(changes: World.changes.filter {
+            if case .progress(_, let d, _) = $0 { return d < World.today.adding(-2) }
+            return true
+        })
+        press(&catchUp, .char("c"))
+        XCTAssertEqual(catchUp.screen, .catchUp)
+        XCTAssertGreaterThan(catchUp.catchUp.count, 2)
+        let (cx, cy) = try spot(catchUp, .catchUpItem(2))
+        XCTAssertEqual(reduce(&catchUp, .click(x: cx + 20, y: cy)), [])
+        XCTAssertEqual(catchUp.catchUpIndex, 2)
+    }
+
     /// The wheel is a pair of keys in the key map: it moves the selection on the today
     /// screen, pages the help, goes a month on in the calendar, and can be rebound.
     func testTheWheelScrollsThroughTheKeyMap() {
