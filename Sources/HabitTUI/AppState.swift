@@ -118,6 +118,9 @@ public enum Effect: Hashable, Sendable {
 /// What can happen to the app.
 public enum Action: Equatable, Sendable {
     case key(Key)
+    /// A click of the mouse's left button on a cell (0-based column and row): what the
+    /// screen drew there decides (`ScreenBuffer.regions`).
+    case click(x: Int, y: Int)
     case resized(width: Int, height: Int)
     /// The repository's state changed (a write here, or another process's).
     case stateChanged(HabitState)
@@ -351,6 +354,14 @@ public struct AppState: Hashable, Sendable {
 
     /// Whether the selected habit is archived (its archive key then unarchives it).
     public var selectedIsArchived: Bool { selected?.habit.fields.archivedFrom != nil }
+
+    /// The `count` recent days a today row shows, oldest first: the days to today, or, when
+    /// the day shown is before the first of them, the days from it (it is then the first).
+    public func recentDays(_ count: Int) -> [LocalDay] {
+        guard count > 0 else { return [] }
+        let end = date > today.adding(-count) ? today : date.adding(count - 1)
+        return (0..<count).map { end.adding($0 - count + 1) }
+    }
 
     /// The last of the days the week overview shows.
     public var weekEnd: LocalDay { date.adding(-weekOffset) }

@@ -198,8 +198,8 @@ public struct KeyMap: Hashable, Sendable {
 
     /// The default bindings.
     public static let defaults = KeyMap(bindings: [
-        Binding(.today, k("j", "down"), .moveDown, "down"),
-        Binding(.today, k("k", "up"), .moveUp, "up"),
+        Binding(.today, k("j", "down", "wheel-down"), .moveDown, "down"),
+        Binding(.today, k("k", "up", "wheel-up"), .moveUp, "up"),
         Binding(.today, k("g", "home"), .first, "first"),
         Binding(.today, k("G", "end"), .last, "last"),
     ] + recording(.today, footer: [.checkIn, .uncheck, .amount, .undo, .skip]) + [
@@ -237,8 +237,8 @@ public struct KeyMap: Hashable, Sendable {
     ] + recording(.detail, footer: [.checkIn, .uncheck, .amount]) + [
         Binding(.detail, k("h", "left"), .previousDay, "day before", footer: true),
         Binding(.detail, k("l", "right"), .nextDay, "day after"),
-        Binding(.detail, k("H", "pageup"), .previousMonth, "month before", footer: true),
-        Binding(.detail, k("L", "pagedown"), .nextMonth, "month after"),
+        Binding(.detail, k("H", "pageup", "wheel-up"), .previousMonth, "month before", footer: true),
+        Binding(.detail, k("L", "pagedown", "wheel-down"), .nextMonth, "month after"),
         Binding(.detail, k("t"), .today, "today"),
         Binding(.detail, k("j", "down"), .moveDown, "next habit"),
         Binding(.detail, k("k", "up"), .moveUp, "previous habit"),
@@ -248,8 +248,8 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.detail, k("esc", "q", "enter"), .back, "back", footer: true),
 
     ] + recording(.week, footer: [.checkIn, .uncheck, .amount, .skip]) + [
-        Binding(.week, k("j", "down"), .moveDown, "next habit"),
-        Binding(.week, k("k", "up"), .moveUp, "previous habit"),
+        Binding(.week, k("j", "down", "wheel-down"), .moveDown, "next habit"),
+        Binding(.week, k("k", "up", "wheel-up"), .moveUp, "previous habit"),
         Binding(.week, k("h", "left"), .previousDay, "day before"),
         Binding(.week, k("l", "right"), .nextDay, "day after"),
         Binding(.week, k("H", "pageup"), .previousWeek, "week before"),
@@ -262,8 +262,8 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.week, k("?"), .help, "help", footer: true),
         Binding(.week, k("esc", "q", "w"), .back, "back", footer: true),
 
-        Binding(.overview, k("j", "down"), .moveDown, "scroll down", footer: true),
-        Binding(.overview, k("k", "up"), .moveUp, "scroll up", footer: true),
+        Binding(.overview, k("j", "down", "wheel-down"), .moveDown, "scroll down", footer: true),
+        Binding(.overview, k("k", "up", "wheel-up"), .moveUp, "scroll up", footer: true),
         Binding(.overview, k("T"), .nextTheme, "next theme"),
         Binding(.overview, k("/"), .filter, "find habits"),
         Binding(.overview, k(":"), .palette, "all actions"),
@@ -286,16 +286,16 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.catchUp, k("4"), .rate4, "done, hard"),
         Binding(.catchUp, k("5"), .rate5, "done, very hard"),
         Binding(.catchUp, k("enter"), .leave, "leave it", footer: true),
-        Binding(.catchUp, k("j", "down"), .moveDown, "next"),
-        Binding(.catchUp, k("k", "up"), .moveUp, "previous"),
+        Binding(.catchUp, k("j", "down", "wheel-down"), .moveDown, "next"),
+        Binding(.catchUp, k("k", "up", "wheel-up"), .moveUp, "previous"),
         Binding(.catchUp, k("u"), .undo, "undo"),
         Binding(.catchUp, k(":"), .palette, "all actions"),
         Binding(.catchUp, k("?"), .help, "help", footer: true),
         Binding(.catchUp, k("esc", "q", "c"), .back, "back", footer: true),
 
         // Previous page first: on a narrow footer it gives way before next page does.
-        Binding(.help, k("k", "up", "pageup"), .moveUp, "previous page", footer: true),
-        Binding(.help, k("j", "down", "pagedown", "space"), .moveDown, "next page", footer: true),
+        Binding(.help, k("k", "up", "pageup", "wheel-up"), .moveUp, "previous page", footer: true),
+        Binding(.help, k("j", "down", "pagedown", "space", "wheel-down"), .moveDown, "next page", footer: true),
         Binding(.help, k("/"), .filter, "find keys"),
         Binding(.help, k(":"), .palette, "all actions"),
         Binding(.help, k("esc", "q", "?"), .back, "back", footer: true),

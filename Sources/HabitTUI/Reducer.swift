@@ -15,6 +15,8 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
             state.message = state.queuedMessages.removeFirst()
         }
         return effects
+    case .click(let x, let y):
+        return click(x: x, y: y, &state)
     case .resized(let width, let height):
         state.width = width
         state.height = height

@@ -187,8 +187,11 @@ func footer(_ b: inout ScreenBuffer, _ state: AppState) {
     var x = 1
     for (key, label) in entries {
         guard x + TextWidth.of(key) + TextWidth.of(label) + 1 <= state.width else { break }
+        let start = x
         x += b.put(key, x: x, y: y, role: .key)
         x += b.put(" " + label + "  ", x: x, y: y, role: .footer)
+        // A click on the entry presses its key.
+        if let k = Key(name: key) { b.region(.key(k), x: start, y: y, width: x - start - 2) }
     }
 }
 

@@ -82,7 +82,7 @@ enum ManPage {
                 s += ".RE\n"
             }
         }
-        s += ".SH KEYS\n" + lines("The keys of the full-screen UI, by screen (? there shows them too). They can be changed in $XDG_CONFIG_HOME/habitto/keys.")
+        s += ".SH KEYS\n" + lines("The keys of the full-screen UI, by screen (? there shows them too). They can be changed in $XDG_CONFIG_HOME/habitto/keys. The mouse wheel is the keys wheel-up and wheel-down; a click on a footer entry presses its key, a click on a row selects it, on its state mark checks in (mouse = false in the config turns the mouse off).")
         for mode in Mode.allCases {
             let bindings = keys.bindings(in: mode)
             guard !bindings.isEmpty else { continue }

@@ -69,7 +69,7 @@ enum TerminalApp {
         let inbox = Inbox(pipe: pipe)
         let terminal: Terminal
         do {
-            terminal = try Terminal(theme: theme)
+            terminal = try Terminal(theme: theme, mouse: env.config.mouse)
         } catch let e as TerminalError where e.isUnsuitableTerminal {
             // TERM names a terminal that cannot run the UI: a usage error (exit 2), not storage.
             throw CLIError.usage(.unsuitableTerminal(e.message))
@@ -283,6 +283,7 @@ final class UILoop: @unchecked Sendable {
             var actions: [Action] = terminal.readEvents().map { event in
                 switch event {
                 case .key(let k): return .key(k)
+                case .click(let x, let y): return .click(x: x, y: y)
                 case .resize(let w, let h): return .resized(width: w, height: h)
                 }
             }
