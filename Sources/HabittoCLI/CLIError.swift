@@ -287,6 +287,8 @@ extension CLIError {
         /// Reminders notify-send could not show: `count` of them, the first and its problem.
         case remindersNotShown(first: DueReminder, problem: String, count: Int)
         case dataPathHasLineBreak
+        /// `status --watch` could not watch the data directory `path` (inotify's `reason`).
+        case cannotWatch(path: String, reason: String)
 
         var text: String {
             switch self {
@@ -314,6 +316,8 @@ extension CLIError {
                     ? "remind: \(which) was not shown: notify-send \(problem); it is tried again at the next run"
                     : "remind: \(Plural.count(count, "reminder")) \(Plural.noun(count, "was", "were")) not shown (\(which), first: notify-send \(problem)); they are tried again at the next run"
             case .dataPathHasLineBreak: return "the data directory's path contains a line break; a timer cannot name it"
+            case .cannotWatch(let path, let reason):
+                return "cannot watch \(Sanitize.display(path)) for changes (\(Sanitize.display(reason))); run the status command without --watch on the bar's interval instead"
             }
         }
     }
