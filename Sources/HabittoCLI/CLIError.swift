@@ -283,6 +283,12 @@ extension CLIError {
         /// Reminders notify-send could not show: `count` of them, the first and its problem.
         case remindersNotShown(first: DueReminder, problem: String, count: Int)
         case dataPathHasLineBreak
+        /// `log --since` a day after its `--until`.
+        case sinceAfterUntil(since: LocalDay, until: LocalDay)
+        /// `log --device` names no device whose changes this one holds.
+        case noSuchDevice(String)
+        /// `log --device` names the start of several devices' ids (`matches`, shortened).
+        case ambiguousDevice(String, matches: [String])
 
         var text: String {
             switch self {
@@ -310,6 +316,11 @@ extension CLIError {
                     ? "remind: \(which) was not shown: notify-send \(problem); it is tried again at the next run"
                     : "remind: \(Plural.count(count, "reminder")) \(Plural.noun(count, "was", "were")) not shown (\(which), first: notify-send \(problem)); they are tried again at the next run"
             case .dataPathHasLineBreak: return "the data directory's path contains a line break; a timer cannot name it"
+            case .sinceAfterUntil(let since, let until): return "--since \(since) is after --until \(until); give the earlier day to --since"
+            case .noSuchDevice(let prefix):
+                return "no device's id starts with '\(Sanitize.display(prefix))'; 'habitto status' lists the devices (this one and those synced with)"
+            case .ambiguousDevice(let prefix, let matches):
+                return "'\(Sanitize.display(prefix))' starts the ids of \(matches.count) devices (\(matches.joined(separator: ", "))); give more of the id"
             }
         }
     }
