@@ -17,11 +17,9 @@ public enum LogWording {
             return words + replaced(op, in: state, device: device) + (now == new ? "" : " (now \(Sanitize.quoted(now)))")
         case .set(_, .archivedFrom), .set(_, .position):
             return said
-        case .set(_, let value):
+        case .set(_, let value), .setFrom(_, _, let value):
             let from = before.map { $0.index == value.index ? $0.valueText + " → " : "→ " } ?? "→ "
             return said + ": \(value.fieldName) \(from)\(value.valueText)" + replaced(op, in: state, device: device)
-        case .setFrom(_, _, let value):
-            return said + ": \(value.fieldName) → \(value.valueText)" + replaced(op, in: state, device: device)
         case .clearFrom(_, _, let index):
             return said + ": \(FieldValue.current(index: index, of: HabitFields(name: "", startDate: .earliest)).fieldName) as before that day"
         case .skip, .rate, .note, .notDone:

@@ -190,6 +190,7 @@ public final class Journal {
             let payload = Array(bytes[(at + Journal.frameOverhead)...])
             bytes.removeLast(bytes.count - at)
             boundary = held + at
+            size = max(window, Journal.frameOverhead)
             guard try body(JournalRecord(offset: boundary, payload: payload)) else { return read }
         }
         return read

@@ -109,8 +109,14 @@ struct LogCommand: Command {
     /// A field's value before `op` wrote it, from the entry's undo record (what the device that
     /// made it saw); nil when the entry has none (a pulled one) or the change is no field's.
     static func valueBefore(_ op: HabitOperation, inverse: [Change]) -> FieldValue? {
-        guard case .set(let h, let value) = op.change else { return nil }
-        for case .set(h, let old) in inverse where old.index == value.index { return old }
+        switch op.change {
+        case .set(let h, let value):
+            for case .set(h, let old) in inverse where old.index == value.index { return old }
+        case .setFrom(let h, let d, let value):
+            // A dated register the edit wrote over (one it made anew is cleared by its undo).
+            for case .setFrom(h, d, let old) in inverse where old.index == value.index { return old }
+        default: break
+        }
         return nil
     }
 
