@@ -219,7 +219,7 @@ extension CLIError {
             case .remoteSetNeedsRemote: return "remote set needs a remote: dir:/path/to/folder, file:///path or none"
             case .remoteAction: return "remote takes 'set SPEC', 'show' or 'key'"
             case .offlineValue: return "offline takes on or off"
-            case .completeWhat: return "__complete takes habits or themes"
+            case .completeWhat: return "__complete takes habits, themes or devices"
             default: return valueText
             }
         }

@@ -13,7 +13,8 @@ struct LogCommand: Command {
     static var spec: CommandSpec {
         CommandSpec(name: "log", arguments: [], summary: "List the changes of every device, newest first, with the device that made each.",
                     options: [
-                        OptionSpec(name: "--device", value: "ID", help: "only this device's changes: the start of its id, as 'habitto status' shows it"),
+                        OptionSpec(name: "--device", value: "ID", help: "only this device's changes: the start of its id, as 'habitto status' shows it",
+                                   completes: .device),
                         OptionSpec(name: "--since", value: "DATE", help: "only changes made on or after DATE: \(Specs.dateForms)", completes: Specs.dayWords),
                         OptionSpec(name: "--until", value: "DATE", help: "only changes made on or before DATE", completes: Specs.dayWords),
                         Specs.json,
