@@ -154,7 +154,7 @@ public final class Journal {
     /// record widens the window), so a few records cost a few windows however long the
     /// journal is. Returns the bytes read.
     @discardableResult
-    public func forEachRecordBackward(from end: Int, to start: Int = Journal.headerSize, window: Int = 64 << 10,
+    public func forEachRecordBackward(from end: Int, to start: Int = Journal.headerSize, window: Int = 16 << 10,
                                       _ body: (JournalRecord) throws -> Bool) throws -> Int {
         var boundary = end
         var read = 0

@@ -30,8 +30,9 @@ struct LogCommand: Command {
                     optionalArguments: ["HABIT"])
     }
 
-    /// Journal entries read at a time.
-    static let pageSize = 32
+    /// Journal entries read at first, and at most at a time: the first screen needs few, a
+    /// reader that goes on reads larger pages (each page reads a window again from its start).
+    static let firstPage = 32, largestPage = 1024
 
     @MainActor func run() async throws {
         let repo = try openRepository()
@@ -51,8 +52,10 @@ struct LogCommand: Command {
         var undoneAt: [UInt64: HLC] = [:]
         var shown = 0
         var before: Int?
+        var pageSize = Self.firstPage
         reading: while true {
-            let page = try await repo.journalPage(before: before, limit: Self.pageSize)
+            let page = try await repo.journalPage(before: before, limit: pageSize)
+            pageSize = min(pageSize * 2, Self.largestPage)
             for item in page.entries {
                 let entry = item.entry
                 guard let first = entry.ops.first else { continue }

@@ -54,7 +54,7 @@ final class JournalBackwardTests: StoreTestCase {
         let read = await repo.historyReadBytes
         let records = await repo.historyReadRecords
         XCTAssertEqual(records, 10)
-        XCTAssertLessThanOrEqual(read, 64 << 10, "\(read) bytes read of a \(size)-byte journal for ten lines")
+        XCTAssertLessThanOrEqual(read, 16 << 10, "\(read) bytes read of a \(size)-byte journal for ten lines")
         XCTAssertLessThan(read * 20, size)
         var before = page.next
         var operations = page.entries.reduce(0) { $0 + $1.entry.ops.count }
