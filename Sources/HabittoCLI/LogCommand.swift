@@ -24,7 +24,7 @@ struct LogCommand: Command {
                     'habitto undo' uses. A change undone on this device says when; a field or a day's skip, rating or note
                     that a later write of another device replaced (last writer wins) names that write. Changes are in the
                     order this device received them (a change pulled later comes later, with the time it was made). On a
-                    terminal the list goes through $PAGER (else less -FRX); only what is shown is read from the journal.
+                    terminal the text goes through $PAGER (else less -FRX); only what is shown is read from the journal.
                     --json prints an array with one object per operation: its id, device, seq, clock, time and change.
                     """,
                     optionalArguments: ["HABIT"])
