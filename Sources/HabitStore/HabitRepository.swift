@@ -18,6 +18,18 @@ public struct CommitResult: Sendable {
     public let operations: [HabitOperation]
 }
 
+/// A page of the journal, newest first (`HabitRepository.journalPage`).
+public struct JournalPage: Sendable {
+    /// An entry and the offset of its record.
+    public struct Item: Sendable {
+        public let offset: Int
+        public let entry: JournalEntry
+    }
+    public let entries: [Item]
+    /// What to pass as `before` for the next page; nil when the journal's start was reached.
+    public let next: Int?
+}
+
 /// The only writer of local data. Every change is stamped (device, seq, HLC), appended to
 /// the journal and fsync'd before it is acknowledged; then folded into the state and
 /// published. Appends from several processes on one directory are serialised by a file
@@ -246,6 +258,33 @@ public actor HabitRepository {
             return true
         }
     }
+
+    /// At most `limit` journal entries (one a command or a pull), newest first, of the records
+    /// folded so far that start before `before` (a page's `next`; nil: from the newest), read
+    /// backwards from there a window at a time: a page costs what its records hold, however long
+    /// the journal is (`historyReadBytes`). Every device's operations are in it, in the order
+    /// this device received them.
+    public func journalPage(before: Int?, limit: Int) throws -> JournalPage {
+        let journal = store.journal
+        let end = min(before ?? journal.endOffset, journal.endOffset)
+        var entries: [JournalPage.Item] = []
+        var next: Int? = end > Journal.headerSize ? end : nil
+        guard limit > 0, end > Journal.headerSize else { return JournalPage(entries: entries, next: next) }
+        historyReadBytes += try journal.forEachRecordBackward(from: end) { rec in
+            do { entries.append(JournalPage.Item(offset: rec.offset, entry: try JournalEntry(decoding: rec.payload))) } catch {
+                throw StoreError.corrupt(path: journal.path, offset: rec.offset, detail: "record cannot be read: \(error)")
+            }
+            historyReadRecords += 1
+            next = rec.offset > Journal.headerSize ? rec.offset : nil
+            return entries.count < limit
+        }
+        return JournalPage(entries: entries, next: next)
+    }
+
+    /// The bytes of the journal `journalPage` has read since the repository was opened.
+    public private(set) var historyReadBytes = 0
+    /// The records `journalPage` has decoded since the repository was opened.
+    public private(set) var historyReadRecords = 0
 
     /// The journal offset up to which this process has read (a hint for `localOperations`).
     public var journalEnd: Int { store.journal.endOffset }

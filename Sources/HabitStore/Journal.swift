@@ -145,6 +145,57 @@ public final class Journal {
         }
     }
 
+    /// Calls `body` with each record that ends at or before `end` (a record boundary that a
+    /// fold has already read and checked), newest first, down to `start` (another boundary,
+    /// `headerSize` for the whole journal), until it returns false. Records carry no link
+    /// backwards, so each one is found by its frame: the latest position before the known
+    /// boundary whose length (checked by its own CRC) ends exactly at that boundary and whose
+    /// payload passes its CRC. The file is read a window at a time from the end (a larger
+    /// record widens the window), so a few records cost a few windows however long the
+    /// journal is. Returns the bytes read.
+    @discardableResult
+    public func forEachRecordBackward(from end: Int, to start: Int = Journal.headerSize, window: Int = 16 << 10,
+                                      _ body: (JournalRecord) throws -> Bool) throws -> Int {
+        var boundary = end
+        var read = 0
+        // The file's bytes from `held` up to `boundary`.
+        var bytes: [UInt8] = []
+        var held = boundary
+        var size = max(window, Journal.frameOverhead)
+        while boundary > start {
+            // The latest frame that ends exactly at the boundary.
+            var found: Int?
+            var pos = bytes.count - Journal.frameOverhead
+            while pos >= 0 {
+                if Int(Journal.u32le(bytes, pos)) == bytes.count - pos - Journal.frameOverhead,
+                   case .success = Journal.recordLength(bytes, at: pos) {
+                    found = pos
+                    break
+                }
+                pos -= 1
+            }
+            guard let at = found else {
+                guard held > start, boundary - held <= Journal.maxRecord + Journal.frameOverhead else {
+                    throw StoreError.corrupt(path: path, offset: held,
+                                             detail: "no record ends at offset \(boundary) (changed on disk?); run 'habitto doctor'")
+                }
+                // Read further back: a record longer than what is held, or nothing held yet.
+                let from = max(start, held - size)
+                bytes = try Sys.pread(fd, count: held - from, offset: from, path: path) + bytes
+                read += held - from
+                held = from
+                size = min(size * 2, Journal.maxRecord + Journal.frameOverhead)
+                continue
+            }
+            let payload = Array(bytes[(at + Journal.frameOverhead)...])
+            bytes.removeLast(bytes.count - at)
+            boundary = held + at
+            size = max(window, Journal.frameOverhead)
+            guard try body(JournalRecord(offset: boundary, payload: payload)) else { return read }
+        }
+        return read
+    }
+
     static func u32le(_ b: [UInt8], _ i: Int) -> UInt32 {
         UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
     }

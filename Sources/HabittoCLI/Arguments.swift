@@ -10,6 +10,8 @@ enum ValueKind: Equatable {
     case habit
     /// A theme's name.
     case theme
+    /// The start of a device's id (this one's and those whose changes it holds).
+    case device
     case file, directory
 
     /// The kind a positional argument's placeholder implies: `HABIT` and `OTHER` are habits,

@@ -221,7 +221,7 @@ extension CLIError {
             case .remoteSetNeedsRemote: return "remote set needs a remote: dir:/path/to/folder, file:///path or none"
             case .remoteAction: return "remote takes 'set SPEC', 'show' or 'key'"
             case .offlineValue: return "offline takes on or off"
-            case .completeWhat: return "__complete takes habits or themes"
+            case .completeWhat: return "__complete takes habits, themes or devices"
             default: return valueText
             }
         }
@@ -289,6 +289,12 @@ extension CLIError {
         case dataPathHasLineBreak
         /// `status --watch` could not watch the data directory `path` (inotify's `reason`).
         case cannotWatch(path: String, reason: String)
+        /// `log --since` a day after its `--until`.
+        case sinceAfterUntil(since: LocalDay, until: LocalDay)
+        /// `log --device` names no device whose changes this one holds.
+        case noSuchDevice(String)
+        /// `log --device` names the start of several devices' ids (`matches`, shortened).
+        case ambiguousDevice(String, matches: [String])
 
         var text: String {
             switch self {
@@ -318,6 +324,11 @@ extension CLIError {
             case .dataPathHasLineBreak: return "the data directory's path contains a line break; a timer cannot name it"
             case .cannotWatch(let path, let reason):
                 return "cannot watch \(Sanitize.display(path)) for changes (\(Sanitize.display(reason))); run the status command without --watch on the bar's interval instead"
+            case .sinceAfterUntil(let since, let until): return "--since \(since) is after --until \(until); give the earlier day to --since"
+            case .noSuchDevice(let prefix):
+                return "no device's id starts with '\(Sanitize.display(prefix))'; 'habitto status' lists the devices (this one and those synced with)"
+            case .ambiguousDevice(let prefix, let matches):
+                return "'\(Sanitize.display(prefix))' starts the ids of \(matches.count) devices (\(matches.joined(separator: ", "))); give more of the id"
             }
         }
     }

@@ -156,7 +156,7 @@ enum Specs {
     static let commands: [any Command.Type] = [
         AddCommand.self, EditCommand.self, ArchiveCommand.self, UnarchiveCommand.self, MoveCommand.self, DeleteCommand.self,
         CheckCommand.self, UncheckCommand.self, SkipCommand.self, UnskipCommand.self, RateCommand.self, NoteCommand.self,
-        AskCommand.self, UndoCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
+        AskCommand.self, UndoCommand.self, LogCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
         RemoteCommand.self, SyncCommand.self, StatusCommand.self, OfflineCommand.self, DemoCommand.self, ExportCommand.self,
         GraphCommand.self, BackupCommand.self, ImportCommand.self, DoctorCommand.self, RemindCommand.self, AutoCommand.self, TimerCommand.self,
         CompletionsCommand.self, CompleteCommand.self, ManCommand.self, ReferenceCommand.self, AnswerCommand.self,

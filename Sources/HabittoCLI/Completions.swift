@@ -1,7 +1,7 @@
 /// Shell completion scripts, generated from the command table (`Specs.all`, the one the
 /// help and the parser read): a command, option or value added there completes without
 /// editing anything here. Habit and theme names are read at completion time through
-/// `habitto __complete habits|themes`, one name a line, and each shell inserts a name
+/// `habitto __complete habits|themes|devices`, one name a line, and each shell inserts a name
 /// escaped for the quoting it lands in (none, `'…'` or `"…"`): a name, which another
 /// device may have chosen, is never run as a command.
 enum Completions {
@@ -25,7 +25,7 @@ enum Completions {
     /// A word in POSIX single quotes (bash and zsh).
     static func quoted(_ s: String) -> String { "'" + s.replacingAll("'", with: "'\\''") + "'" }
 
-    /// A value's kind as the scripts read it: `w:WORDS`, `h` habit, `t` theme, `f` file,
+    /// A value's kind as the scripts read it: `w:WORDS`, `h` habit, `t` theme, `v` device, `f` file,
     /// `d` directory, `-` anything.
     static func code(_ kind: ValueKind) -> String {
         switch kind {
@@ -33,6 +33,7 @@ enum Completions {
         case .words(let w): return "w:" + w.joined(separator: " ")
         case .habit: return "h"
         case .theme: return "t"
+        case .device: return "v"
         case .file: return "f"
         case .directory: return "d"
         }
@@ -49,7 +50,7 @@ enum Completions {
             s += "        \(c.name)) REPLY=\(quoted((c.options + everywhere).map(\.name).joined(separator: " ")));;\n"
         }
         s += "        *) REPLY=\(quoted(everywhere.map(\.name).joined(separator: " ")));;\n    esac\n}\n\n"
-        s += "# The kind of the value of option $2 of command $1, in REPLY: w:WORDS, h habit, t theme, f file,\n"
+        s += "# The kind of the value of option $2 of command $1, in REPLY: w:WORDS, h habit, t theme, v device, f file,\n"
         s += "# d directory, - anything. Status 1 when the option takes no value.\n_habitto_value() {\n    case $1/$2 in\n"
         for o in globals where o.value != nil { s += "        */\(o.name)) REPLY=\(quoted(code(o.completes)));;\n" }
         for c in specs {
@@ -138,6 +139,7 @@ enum Completions {
             w:*) COMPREPLY=($(compgen -W "${kind#w:}" -- "$cur"));;
             h) _habitto_names habits "$cur" "$3";;
             t) _habitto_names themes "$cur" "$3";;
+            v) _habitto_names devices "$cur" "$3";;
             f) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur"));;
             d) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur"));;
         esac
@@ -200,6 +202,7 @@ enum Completions {
             w:*) items=(${=${1#w:}}); compadd -a items;;
             h) items=(${(f)"$($_habitto_cmd __complete habits 2>/dev/null)"}); compadd -a items;;
             t) items=(${(f)"$($_habitto_cmd __complete themes 2>/dev/null)"}); compadd -a items;;
+            v) items=(${(f)"$($_habitto_cmd __complete devices 2>/dev/null)"}); compadd -a items;;
             f) _files;;
             d) _files -/;;
             *) _message 'a value';;
@@ -268,6 +271,7 @@ enum Completions {
         case .words(let w): return "-x -a " + fishQuoted(w.joined(separator: " "))
         case .habit: return "-x -a '(__habitto_names habits)'"
         case .theme: return "-x -a '(__habitto_names themes)'"
+        case .device: return "-x -a '(__habitto_names devices)'"
         case .file: return "-r -F"
         case .directory: return "-x -a '(__fish_complete_directories)'"
         }

@@ -15,7 +15,10 @@ public enum Output {
     /// ASCII output (`--ascii`, or a non-UTF-8 locale; see `ASCIIText.wanted`): set once at start.
     nonisolated(unsafe) static var ascii = false
 
-    public static func line(_ s: String) {
+    public static func line(_ s: String) { raw(lineText(s)) }
+
+    /// A line as `line` prints it: each part made safe, folded to ASCII when asked, with its newline.
+    static func lineText(_ s: String) -> String {
         // A plain loop: the generic `joined` made every command's first line pay the
         // runtime's lookup of its associated types.
         var out = "", first = true
@@ -24,7 +27,8 @@ public enum Output {
             first = false
             out += Sanitize.display(String(part))
         }
-        text(out + "\n")
+        out += "\n"
+        return ascii ? ASCIIText.fold(out) : out
     }
     /// Text for the terminal that is already safe (help, prompts): folded to ASCII when asked.
     static func text(_ s: String) { raw(ascii ? ASCIIText.fold(s) : s) }

@@ -48,7 +48,7 @@ struct CompleteCommand: Command {
     let context: Context
 
     static var spec: CommandSpec {
-        CommandSpec(name: "__complete", arguments: ["habits|themes"], summary: "Print habit or theme names, one a line (for completion).",
+        CommandSpec(name: "__complete", arguments: ["habits|themes|devices"], summary: "Print habit or theme names, or the starts of device ids, one a line (for completion).",
                     options: [], hidden: true)
     }
 
@@ -58,6 +58,12 @@ struct CompleteCommand: Command {
             guard FileManager.default.fileExists(atPath: DataPaths(directory: env.home).journal) else { return }
             let repo = try openRepository()
             for habit in await repo.state.habits { Output.line(habit.name) }
+        case "devices":
+            // The first 8 hex digits of each device's id, as `status` and `log` name devices.
+            guard FileManager.default.fileExists(atPath: DataPaths(directory: env.home).journal) else { return }
+            let repo = try openRepository()
+            let devices = Set(await repo.state.seen.keys).union([repo.device]).sorted()
+            for d in devices { Output.line(String(d.rawValue.prefix(8))) }
         case "themes":
             let configDir = env.configPath.pathParent
             let catalog = ThemeCatalog(

@@ -212,6 +212,18 @@ final class ShellIntegrationTests: XCTestCase {
         XCTAssertEqual(bash(["--theme", "dra"]), ["dracula"])
     }
 
+    /// `log` completes its options, dates, habit names and the starts of the ids of the
+    /// devices whose changes this one holds (`__complete devices`).
+    func testBashCompletesTheLogsOptionsHabitsAndDevices() throws {
+        addHabits()
+        let device = try XCTUnwrap(String(data: FileManager.default.contents(atPath: box.home + "/device") ?? Data(), encoding: .utf8))
+        XCTAssertEqual(bash(["log", "--"]), ["--device", "--since", "--until", "--json", "--home", "--ascii", "--help"])
+        XCTAssertEqual(bash(["log", "--since", "y"]), ["yesterday"])
+        XCTAssertEqual(bash(["log", "Dr"]), ["Drink\\ water"])
+        XCTAssertEqual(bash(["log", "--device", ""]), [String(device.prefix(8))])
+        XCTAssertEqual(box.ok("__complete", "devices"), String(device.prefix(8)) + "\n")
+    }
+
     /// The path of `tool`; a machine without it fails the test, never skips it (.ci/test.sh
     /// installs it), as a missing tmux does.
     static func tool(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
