@@ -29,10 +29,11 @@ final class PackageTests: XCTestCase {
     /// A run's exit status (nil: it did not exit by itself) and its output and errors together.
     struct Ran { let status: Int32?; let output: String }
 
-    /// Runs `program` with `args` in a small environment (PATH, a HOME of the test's own, a
-    /// UTF-8 locale, and `env`), killed after `seconds`.
+    /// Runs `program` with `args` in a small environment (the system's PATH, a HOME of the
+    /// test's own, a UTF-8 locale; `env` adds to it or replaces them), killed after `seconds`.
     func run(_ program: String, _ args: [String], seconds: Double = 120, env: [String] = []) -> Ran {
         let base = ["PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + scratch, "LANG=C.UTF-8", "TERM=dumb", "TZ=UTC"]
+            .filter { entry in !env.contains { $0.hasPrefix(entry.prefix { $0 != "=" } + "=") } }
         let result = OutsideProgram(program, args, timeLimit: seconds, outputLimit: 16 << 20, errors: .merge,
                                     environment: .exactly(base + env)).run()
         let status: Int32? = if case .exited(let s) = result.outcome { s } else { nil }
@@ -50,7 +51,9 @@ final class PackageTests: XCTestCase {
 
     /// `make TARGET` in the repository: the release build (reused when made) and the package.
     func make(_ target: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        ok(try ShellIntegrationTests.tool("make"), ["-C", Self.repository, target], seconds: 3600, file: file, line: line)
+        // This process's PATH, where swift is.
+        ok(try ShellIntegrationTests.tool("make"), ["-C", Self.repository, target], seconds: 3600,
+           env: ["PATH=" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")], file: file, line: line)
     }
 
     var themes: [String] {
@@ -126,7 +129,8 @@ final class PackageTests: XCTestCase {
         let home = scratch + "/home"
         ok(habitto, ["--home", home, "add", "Read"])
         XCTAssertTrue(ok(habitto, ["--home", home, "check", "Read"]).hasPrefix("✓ 'Read' today"))
-        XCTAssertTrue(ok(habitto, ["--home", home, "list"]).contains("✓ Read"))
+        let list = ok(habitto, ["--home", home, "list"])
+        XCTAssertTrue(list.split(separator: "\n").contains { $0.hasPrefix("✓") && $0.contains(" Read ") }, list)
         // Its themes, from /usr/share/habitto/themes beside /usr/bin.
         let names = ok(habitto, ["__complete", "themes"]).split(separator: "\n").map(String.init)
         XCTAssertEqual(names, Set(["default"] + themes.map { String($0.dropLast(".theme".count)) }).sorted())
@@ -148,7 +152,7 @@ final class PackageTests: XCTestCase {
         XCTAssertEqual(bash(["--home", home, "check", "R"]), ["Read"])
         // zsh and fish find theirs where they look by default.
         XCTAssertEqual(ok("/usr/bin/zsh", ["-fc", "print -rl -- $^fpath/_habitto(N)"]), "/usr/share/zsh/vendor-completions/_habitto\n")
-        let fish = ok("/usr/bin/fish", ["--no-config", "-c", "complete -C 'habitto st'"]).split(separator: "\n")
+        let fish = ok("/usr/bin/fish", ["-c", "complete -C 'habitto st'"]).split(separator: "\n")
             .map { String($0.split(separator: "\t").first ?? "") }
         XCTAssertEqual(fish, ["stats", "status"])
 
