@@ -6,6 +6,11 @@
 #   make install DESTDIR=/tmp/pkg PREFIX=/usr   # staged, for a package
 # BUILD=debug builds the debug configuration instead (quicker); BUILT=DIR installs the
 # executables already built in DIR and builds nothing (the tests use it).
+#
+# Packages of the same files, from the same build (a build already made is reused):
+#   make deb     # habitto_VERSION_ARCH.deb: sudo dpkg -i it, sudo dpkg -r habitto removes it
+#   make dist    # habitto-VERSION-ARCH.tar.gz, with install.sh (--prefix DIR, --uninstall)
+# MAINTAINER='Name <address>' names the package's maintainer.
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
@@ -20,7 +25,9 @@ bindir := $(DESTDIR)$(PREFIX)/bin
 themedir := $(DESTDIR)$(PREFIX)/share/habitto/themes
 mandir := $(DESTDIR)$(PREFIX)/share/man/man1
 bashdir := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-zshdir := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+# Debian's zsh looks in /usr/share/zsh/vendor-completions, not /usr/share/zsh/site-functions.
+ZSHDIR ?= $(PREFIX)/share/zsh/site-functions
+zshdir := $(DESTDIR)$(ZSHDIR)
 fishdir := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 # Every executable of Package.swift (each executable target is a product) but the
@@ -30,7 +37,7 @@ executables := $(shell sed -n '$(target_names)' Package.swift | grep -v -e '-ben
 themes := $(notdir $(wildcard Themes/*.theme))
 generated := .build/install
 
-.PHONY: all build install uninstall
+.PHONY: all build install uninstall deb dist
 all: build
 
 build:
@@ -61,3 +68,28 @@ uninstall:
 	rm -f "$(mandir)/habitto.1" "$(bashdir)/habitto" "$(zshdir)/_habitto" "$(fishdir)/habitto.fish"; \
 	rmdir "$(themedir)" "$(DESTDIR)$(PREFIX)/share/habitto" 2>/dev/null || true; \
 	echo "removed Habitto from $(DESTDIR)$(PREFIX)"
+
+# The packages: each stages 'make install' in a folder of its own under .build/package (and
+# generates the man page and completions there), then deb.sh adds what Debian asks for and
+# builds the .deb, or the folder and install.sh are packed into the tarball.
+version := $(shell sed -n 's/.*static let current = "\([^"]*\)".*/\1/p' Sources/HabitCore/Version.swift)
+arch := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+MAINTAINER ?= Habitto maintainers <habitto@users.noreply.github.com>
+package := .build/package
+deb_name := habitto_$(version)_$(arch)
+dist_name := habitto-$(version)-$(arch)
+
+deb:
+	@rm -rf $(package)/$(deb_name)
+	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(package)/$(deb_name) PREFIX=/usr \
+	  ZSHDIR=/usr/share/zsh/vendor-completions generated=$(package)/$(deb_name).generated
+	@sh build/package/deb.sh $(package)/$(deb_name) "$(version)" "$(arch)" "$(MAINTAINER)" $(deb_name).deb
+
+dist:
+	@rm -rf $(package)/$(dist_name)
+	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(package)/$(dist_name) PREFIX= \
+	  generated=$(package)/$(dist_name).generated
+	@install -m 755 build/package/install.sh $(package)/$(dist_name)/install.sh
+	@tar -C $(package) --owner=0 --group=0 --numeric-owner --sort=name -cf $(package)/$(dist_name).tar $(dist_name)
+	@gzip -9nc $(package)/$(dist_name).tar > $(dist_name).tar.gz && rm $(package)/$(dist_name).tar
+	@echo "built $(dist_name).tar.gz"

@@ -28,6 +28,11 @@ command -v fish >/dev/null 2>&1 || need+=(fish)
 command -v man >/dev/null 2>&1 || need+=(man-db)
 command -v groff >/dev/null 2>&1 || need+=(groff-base)
 command -v make >/dev/null 2>&1 || need+=(make)
+# 'make deb' reads the binaries' libraries with readelf and ldd and builds with dpkg-deb; the
+# package is checked with lintian, installed with dpkg -i and removed with dpkg -r.
+command -v readelf >/dev/null 2>&1 || need+=(binutils)
+command -v dpkg-deb >/dev/null 2>&1 || need+=(dpkg)
+command -v lintian >/dev/null 2>&1 || need+=(lintian)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   sudo_cmd=""
@@ -45,6 +50,9 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 swift build --build-tests
+# The static release build of the packages (PackageTests: make deb, make dist), made here so
+# that its minutes of both cores do not fall on the tests running beside it; make reuses it.
+make build
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # The suite runs in two processes at a time, one per core, over chunks taken in turn as a

@@ -39,6 +39,11 @@ enum ManPage {
         ("$XDG_CONFIG_HOME/habitto/themes/", "your themes, NAME.theme"),
         ("$XDG_CONFIG_HOME/habitto/keys", "your key bindings"),
         ("PREFIX/share/habitto/themes/", "the bundled themes, found next to the installed binary (../share/habitto/themes)"),
+        ("PREFIX/bin/habitto, PREFIX/bin/habitto-webdav", "the programs: PREFIX is /usr for the Debian package (make deb), /usr/local by default for make install and the install.sh of the tarball (make dist)"),
+        ("PREFIX/share/man/man1/habitto.1", "this manual (habitto.1.gz in the Debian package)"),
+        ("PREFIX/share/bash-completion/completions/habitto", "the bash completion (habitto completions bash prints it), loaded on demand by the bash-completion package"),
+        ("PREFIX/share/zsh/site-functions/_habitto", "the zsh completion (/usr/share/zsh/vendor-completions/_habitto in the Debian package, where Debian's zsh looks)"),
+        ("PREFIX/share/fish/vendor_completions.d/habitto.fish", "the fish completion"),
     ]
 
     /// The environment variables Habitto reads.

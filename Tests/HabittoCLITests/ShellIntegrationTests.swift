@@ -299,7 +299,7 @@ final class ShellIntegrationTests: XCTestCase {
         var expected = ["bin/habitto", "bin/habitto-webdav", "share/man/man1/habitto.1", "share/bash-completion/completions/habitto",
                         "share/zsh/site-functions/_habitto", "share/fish/vendor_completions.d/habitto.fish"]
         expected += themes.map { "share/habitto/themes/" + $0 }
-        XCTAssertEqual(files(under: usr), expected.sorted())
+        XCTAssertEqual(Self.files(under: usr), expected.sorted())
         // The installed binary runs and finds its themes next to it.
         let binary = usr + "/bin/habitto"
         XCTAssertTrue(box.run(["--version"], program: binary).stdout.hasPrefix("habitto \(HabittoVersion.current)\n"))
@@ -310,11 +310,11 @@ final class ShellIntegrationTests: XCTestCase {
         XCTAssertEqual(sourced.stdout, "complete -F _habitto habitto\n")
         let removed = box.run(args + ["uninstall"], program: make)
         XCTAssertEqual(removed.status, 0, removed.stderr)
-        XCTAssertEqual(files(under: usr), [])
+        XCTAssertEqual(Self.files(under: usr), [])
     }
 
     /// The files (not directories) under `dir`, as sorted relative paths.
-    func files(under dir: String) -> [String] {
+    static func files(under dir: String) -> [String] {
         (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).filter { path in
             (try? FileManager.default.attributesOfItem(atPath: dir + "/" + path))?[.type] as? FileAttributeType != .typeDirectory
         }.sorted()
