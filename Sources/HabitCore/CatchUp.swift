@@ -132,7 +132,7 @@ extension CatchUp {
             } else if progress >= habit.goal {
                 throw CoreError.doneAlready(habit: habit.name, progress: progress, goal: habit.goal, day: day)
             }
-            if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
+            changes += Edits.unskipping(habit.id, day, in: state)
             if state.record(habit.id, day)?.notDoneRegister?.value != true { changes.append(.notDone(habit.id, day, true)) }
             return changes
         case .done(let d):

@@ -31,6 +31,8 @@ public enum Overlay: Hashable, Sendable {
     case amount(AmountPrompt)
     /// "Read · Sat 21 Nov note: _": a habit's day's note, edited on the message line.
     case note(NotePrompt)
+    /// "Read: pause 2026-12-06 _": a habit's pause (first and last day, a reason), or `end`.
+    case pause(PausePrompt)
 }
 
 /// A one-line message: a confirmation, a warning or an error.
@@ -297,6 +299,7 @@ public struct AppState: Hashable, Sendable {
         case .editFrom: return .editFrom
         case .amount: return .amount
         case .note: return .note
+        case .pause: return .pause
         case nil: break
         }
         switch screen {

@@ -30,6 +30,8 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
             if habits.habit(p.habit) == nil { state.overlay = nil }
         case .note(let p):
             if habits.habit(p.habit) == nil { state.overlay = nil }
+        case .pause(let p):
+            if habits.habit(p.habit) == nil { state.overlay = nil }
         default: break
         }
         if case .detail(let h) = state.screen, habits.habit(h) == nil { state.screen = .today }
@@ -83,6 +85,9 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if mode == .note, case .note(let prompt) = state.overlay {
         return promptKey(key, prompt, .note, &state, cancelled: "Cancelled: the note is as it was", overlay: Overlay.note, submit: submitNote)
     }
+    if mode == .pause, case .pause(let prompt) = state.overlay {
+        return promptKey(key, prompt, .pause, &state, cancelled: "Cancelled: nothing paused", overlay: Overlay.pause, submit: submitPause)
+    }
     if case .form(let form) = state.overlay { return formKey(key, form, &state) }
     if mode == .editFrom, case .editFrom(let form, let fields) = state.overlay {
         return editFromKey(state.keyMap.command(for: key, in: mode), form, fields, &state)
@@ -125,7 +130,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         return []
     case .confirm:
         return confirmKey(command, &state)
-    case .form, .amount, .note, .editFrom:
+    case .form, .amount, .note, .editFrom, .pause:
         return []
     }
 }
