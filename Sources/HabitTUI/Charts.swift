@@ -25,7 +25,7 @@ public struct ChartGlyphs: Hashable, Sendable {
         eighths: [" ", ".", ".", ":", ":", "=", "=", "#", "#"], spark: ["_", ".", "-", "-", "=", "=", "#", "#"],
         shades: [" ", ".", "-", "=", "+", "#"], axisV: "|", axisTick: "+", corner: "+", axisH: "-", goal: "-", grid: ".",
         levelUp: "^",
-        states: [.done: "#", .partly: "+", .missed: "-", .skipped: "~", .paused: "=", .notDue: ".", .pending: "*", .inactive: " "],
+        states: [.done: "#", .partly: "+", .missed: "-", .skipped: "~", .paused: "&", .notDue: ".", .pending: "*", .inactive: " "],
         dash: "-")
 
     /// The set for ASCII output or not.

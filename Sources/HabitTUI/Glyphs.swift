@@ -26,7 +26,7 @@ public struct Glyphs: Hashable, Sendable {
                                        groupFolded: "▸", atMost: "≤", times: "×",
                                        heat: ["·", "░", "▒", "▓", "█"], showsIcons: true)
     public static let ascii = Glyphs(done: "+", partial: "%", notYet: ".", exceeded: "*", skipped: "~",
-                                     unscheduled: " ", notDone: "/", paused: "=", selected: ">", barFull: "#", barEmpty: "-",
+                                     unscheduled: " ", notDone: "/", paused: "&", selected: ">", barFull: "#", barEmpty: "-",
                                      syncLocal: "_", syncPending: "^", syncSyncing: "@", syncSynced: "+",
                                      syncFailed: "!", streak: "*", separator: "|", note: "\"", groupOpen: "-",
                                      groupFolded: "+", atMost: "<=", times: "x",

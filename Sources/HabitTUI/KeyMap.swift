@@ -167,7 +167,7 @@ public struct KeyMap: Hashable, Sendable {
             Binding(mode, k("5"), .rate5, "rate very hard"),
             Binding(mode, k("u"), .undo, "undo", footer: footer.contains(.undo)),
             Binding(mode, k("s"), .skip, "skip", footer: footer.contains(.skip)),
-            Binding(mode, k("P"), .pause, "pause from the day (or end a pause)"),
+            Binding(mode, k("P"), .pause, "pause, or end a pause"),
         ]
     }
 
