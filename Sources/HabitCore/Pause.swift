@@ -115,7 +115,7 @@ extension Pauses {
             if case .pause(let h, let a, let b, nil) = c { return (h, a, b) }
             return nil
         }
-        guard ranges.count > 1 || habits.count == 1 else { return "Ended the pauses of \(Plural.count(ranges.count, "habit"))" }
+        if ranges.count > 1 { return "Ended the pauses of \(Plural.count(ranges.count, "habit"))" }
         let name = habits.first { $0.id == ranges.first?.0 } ?? habits.first
         guard let (_, a, b) = ranges.first else { return "Ended the pause of \(name.map { Sanitize.quoted($0.name) } ?? "the habit")" }
         let span = a == b ? "\(a) is" : "\(a) to \(b) are"
