@@ -153,9 +153,12 @@ func calendarMark(_ d: DaySummary, today: LocalDay, glyphs g: Glyphs) -> (String
 /// The calendar's legend, one line of `width` columns at most (its items as fit).
 func calendarLegend(_ g: Glyphs, width: Int, paused: Bool = false) -> String {
     let states = ChartGlyphs.of(ascii: g == .ascii).states
-    let items = [(g.heat[4] + g.heat[4], "done"), (g.heat[2] + g.heat[2], "partly"), ((states[.missed] ?? "x") + (states[.missed] ?? "x"), "missed"),
+    var items = [(g.heat[4] + g.heat[4], "done"), (g.heat[2] + g.heat[2], "partly"), ((states[.missed] ?? "x") + (states[.missed] ?? "x"), "missed"),
                  ((states[.notDue] ?? ".") + (states[.notDue] ?? "."), "not due"), (g.exceeded + g.exceeded, "over the limit"),
-                 (g.skipped, "skipped")] + (paused ? [(g.paused + g.paused, "paused")] : []) + [(g.notDone + g.notDone, "answered not done")]
+                 (g.skipped, "skipped"), (g.notDone + g.notDone, "answered not done")]
+    // "paused" only for a habit with a paused day, and then after "not due": the line holds
+    // what fits, in order, and such a habit's pauses matter more than its limit.
+    if paused { items.insert((g.paused + g.paused, "paused"), at: 4) }
     return TextChart.legendLines(items.map { "\($0.0) \($0.1)" }, width: width, maxLines: 1).first ?? ""
 }
 
