@@ -110,4 +110,30 @@ final class PauseCommandTests: XCTestCase {
             }
         }
     }
+
+    func testAnExportImportsWithItsPausesAndARestoreBringsAPauseBack() throws {
+        let box = box()
+        box.ok("pause", "Read", "--from", "2026-12-04", "--to", "2026-12-08", "--reason", "trip")
+        box.ok("pause", "Walk", "--from", "2026-12-20", "--to", "2026-12-21")
+        let exported = box.ok("export")
+        XCTAssertTrue(exported.contains("\"paused\": true"), exported)
+        XCTAssertTrue(exported.contains("\"pauseReason\": \"trip\""), exported)
+        let file = box.root + "/export.json"
+        try exported.write(toFile: file, atomically: true, encoding: .utf8)
+        let other = Sandbox(inProcess: true)
+        other.now = box.now
+        other.ok("import", file, "--from", "json")
+        XCTAssertEqual(other.ok("export"), exported, "the pauses, their reasons and the days around them come back")
+        XCTAssertEqual(other.listEntry("Walk", ["--date", "2026-12-21"])?["paused"] as? Bool, true, "a pause to come too")
+
+        box.ok("backup", "create")
+        let backups = box.json("backup", "list", "--json") as? [[String: Any]] ?? []
+        let id = try XCTUnwrap(backups.first?["id"] as? String)
+        box.ok("pause", "Read", "--end")
+        XCTAssertEqual(box.listEntry("Read")?["paused"] as? Bool, false)
+        box.ok("backup", "restore", id, "--replace")
+        XCTAssertEqual(box.listEntry("Read")?["paused"] as? Bool, true)
+        XCTAssertEqual(box.listEntry("Read")?["skipped"] as? Bool, true)
+        XCTAssertEqual(box.ok("export"), exported, "restored as paused days, not as skips")
+    }
 }
