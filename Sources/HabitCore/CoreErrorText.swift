@@ -42,7 +42,7 @@ extension CoreError {
         case .beforeStart(let name, let day, let start):
             return "\(day) is before \(Self.title(name)) starts (\(start)); pick a later day or move its start date"
         case .inFuture(let day, let today, let what): return "\(day) is in the future (today is \(today)); \(what) are for today or earlier"
-        case .pauseBackwards(let from, let to): return "the pause would end (\(to)) before it starts (\(from)): give --from on or before --to"
+        case .pauseBackwards(let from, let to): return "a pause cannot end (\(to)) before it starts (\(from))"
         case .pauseTooLong(let days): return "a pause of \(days) days is too long: one pause covers at most \(Limits.maxPauseDays) days"
         case .noPauseToEnd(let habit?, let today): return "\(Self.title(habit)) has no pause on or after \(today) to end"
         case .noPauseToEnd(nil, let today): return "no habit has a pause on or after \(today) to end"

@@ -50,7 +50,8 @@ final class PauseScreenTests: XCTestCase {
         type(&app, "2026-11-01")
         XCTAssertEqual(press(&app, .enter), [])
         XCTAssertEqual(prompt(app)?.error,
-                       "the pause would end (2026-11-01) before it starts (2026-11-21): give --from on or before --to")
+                       "a pause cannot end (2026-11-01) before it starts (2026-11-21)")
+        assertSnapshot(render(World.app(width: 120, changes: World.changes).with(overlay: app.overlay)), named: "pause-prompt-refused-120x24")
         for _ in 0..<30 { press(&app, .backspace) }
         type(&app, "soon")
         XCTAssertEqual(press(&app, .enter), [])
@@ -97,5 +98,26 @@ final class PauseScreenTests: XCTestCase {
         press(&app, .enter)
         assertSnapshot(render(app), named: "detail-paused-80x24")
         XCTAssertTrue(render(app).text.contains("‖‖ paused"), "the calendar's legend names the mark")
+    }
+
+    func testTheOverviewMarksPausedDaysAndItsLegendNamesThem() {
+        var plain = readSelected()
+        press(&plain, .char("O"))
+        XCTAssertFalse(render(plain).text.contains("paused"), "no pause, no legend for one")
+        var app = readSelected(World.changes + [.pause(World.read, from: today.adding(-3), to: today.adding(-1), reason: "")])
+        press(&app, .char("O"))
+        let text = render(app).text
+        let row = text.split(separator: "\n").first { $0.contains("Read") }.map(String.init) ?? ""
+        XCTAssertTrue(row.contains("‖‖‖"), row)
+        XCTAssertTrue(text.contains("‖ paused"), text)
+    }
+}
+
+private extension AppState {
+    /// The same state with `overlay` shown over it.
+    func with(overlay: Overlay?) -> AppState {
+        var s = self
+        s.overlay = overlay
+        return s
     }
 }

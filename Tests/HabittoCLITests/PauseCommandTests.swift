@@ -77,7 +77,7 @@ final class PauseCommandTests: XCTestCase {
         let before = box.journalBytes()
         let cases: [([String], Int32, String)] = [
             (["pause", "Read", "--from", "2026-12-10", "--to", "2026-12-01"], 1,
-             "habitto: the pause would end (2026-12-01) before it starts (2026-12-10): give --from on or before --to\n"),
+             "habitto: a pause cannot end (2026-12-01) before it starts (2026-12-10)\n"),
             (["pause", "Read", "--to", "2028-01-01"], 1, "habitto: a pause of 392 days is too long: one pause covers at most 366 days\n"),
             (["pause", "Read", "--from", "soon", "--to", "+2"], 1,
              "habitto: invalid date 'soon': use YYYY-MM-DD (1900 to 9999), today, yesterday, tomorrow, -N or +N days from today, or a weekday such as mon (the latest, today included)\n"),
@@ -135,5 +135,16 @@ final class PauseCommandTests: XCTestCase {
         XCTAssertEqual(box.listEntry("Read")?["paused"] as? Bool, true)
         XCTAssertEqual(box.listEntry("Read")?["skipped"] as? Bool, true)
         XCTAssertEqual(box.ok("export"), exported, "restored as paused days, not as skips")
+    }
+
+    func testTheGraphMarksPausedDaysAndNamesTheMarkOnlyThen() {
+        let box = box()
+        XCTAssertFalse(box.ok("graph", "--weeks", "1").contains("paused"), "no paused day, no legend for one")
+        box.ok("pause", "Read", "--from", "2026-12-04", "--to", "2026-12-05")
+        let graph = box.ok("graph", "--weeks", "1").split(separator: "\n").map(String.init)
+        XCTAssertTrue(graph.contains { $0.hasPrefix("Read ") && $0.hasSuffix("███‖‖○") }, "\(graph)")
+        XCTAssertTrue(graph.contains { $0.contains("~ skipped  ‖ paused  · not due") }, "\(graph)")
+        let ascii = box.ok("graph", "--weeks", "1", "--ascii").split(separator: "\n").map(String.init)
+        XCTAssertTrue(ascii.contains { $0.hasPrefix("Read ") && $0.hasSuffix("###&&*") }, "\(ascii)")
     }
 }
