@@ -118,11 +118,7 @@ final class PauseCommandTests: XCTestCase {
         let exported = box.ok("export")
         XCTAssertTrue(exported.contains("\"paused\": true"), exported)
         XCTAssertTrue(exported.contains("\"pauseReason\": \"trip\""), exported)
-        let file = box.root + "/export.json"
-        try exported.write(toFile: file, atomically: true, encoding: .utf8)
-        let other = Sandbox(inProcess: true)
-        other.now = box.now
-        other.ok("import", file, "--from", "json")
+        let other = try box.importing(exported)
         XCTAssertEqual(other.ok("export"), exported, "the pauses, their reasons and the days around them come back")
         XCTAssertEqual(other.listEntry("Walk", ["--date", "2026-12-21"])?["paused"] as? Bool, true, "a pause to come too")
 

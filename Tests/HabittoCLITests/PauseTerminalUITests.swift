@@ -4,21 +4,7 @@ import SyncTestKit
 
 /// `P` in the real UI (issue 41, point 4): the prompt on the message line, the pause written
 /// to the journal, its mark on the row, and `u` taking it back.
-final class PauseTerminalUITests: XCTestCase {
-    var box: Sandbox!
-    var ui: TmuxSession!
-
-    override func setUpWithError() throws {
-        box = Sandbox()
-        ui = try TmuxSession.forTest(box: box)
-    }
-
-    override func tearDown() {
-        ui?.kill()
-        ui = nil
-        box = nil
-    }
-
+extension TerminalUITests {
     func testPPausesTheSelectedHabitFromTheDayAndUUndoesIt() {
         box.ok("add", "Read", "--start", "2026-11-01")
         ui.start()
