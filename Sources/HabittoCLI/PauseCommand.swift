@@ -37,7 +37,11 @@ struct PauseCommand: Command {
         let query = inv.arguments.first, group = inv.value(.group), today = self.today
         let chosen = try chosenHabits(query: query, group: group, in: try await openRepository().state)
         let ids = chosen.map(\.id)
-        let result = try await openRepository().commit { state, _ in
+        // Undo names every habit a group's or every habit's pause is for (one change would name one).
+        let span = from.flatMap { f in to.map { t in f == t ? " on \(f)" : " from \(f) to \(t)" } } ?? ""
+        let label = chosen.count == 1 ? nil
+            : ending ? "end the pauses of \(Plural.count(chosen.count, "habit"))" : "pause \(Plural.count(chosen.count, "habit"))\(span)"
+        let result = try await openRepository().commit(label: label) { state, _ in
             let habits = ids.compactMap(state.habit)
             guard !habits.isEmpty else { throw CoreError.habitGone }
             if let from, let to { return try Pauses.pause(habits, from: from, to: to, reason: reason, in: state) }

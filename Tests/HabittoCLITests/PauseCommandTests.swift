@@ -67,7 +67,7 @@ final class PauseCommandTests: XCTestCase {
         XCTAssertEqual(box.ok("pause", "--all", "--from", "tomorrow", "--to", "+3"),
                        "2 habits are already paused 2026-12-07 to 2026-12-09 (3 days): nothing changed\n")
         XCTAssertEqual(box.ok("pause", "--all", "--end"), "Ended the pauses of 2 habits\n", "a pause to come is called off")
-        box.ok("undo")
+        XCTAssertEqual(box.ok("undo"), "Undid: end the pauses of 2 habits\n")
         XCTAssertEqual(box.listEntry("Read", ["--date", "2026-12-08"])?["paused"] as? Bool, true)
         XCTAssertEqual(box.listEntry("Walk", ["--date", "2026-12-08"])?["paused"] as? Bool, true, "one undo for both")
     }
