@@ -117,5 +117,11 @@ public enum CoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A write that creates a habit was given no new id.
     case newHabitNeedsID
 
+    // Timers.
+    /// A timer's duration as typed (`habitto timer`, the UI's `t`) is not one.
+    case timerDurationUnreadable(String)
+    /// A timer's duration is over `HabitTimer.longest` (or zero).
+    case timerDurationOutOfRange(String)
+
     public var description: String { Sanitize.display(text) }
 }

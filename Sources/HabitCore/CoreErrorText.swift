@@ -151,6 +151,10 @@ extension CoreError {
         case .amountPromptUnreadable: return "type an amount: 3 adds, -2 takes back, =8 sets the day's total (esc cancels)"
         case .zeroChangesNothing: return "0 changes nothing: type an amount such as 3, or =0 to clear the day"
         case .newHabitNeedsID: return "a new habit needs an id"
+        case .timerDurationUnreadable(let text):
+            return "'\(text)' is not a duration: use minutes (25), or h, m and s such as 25m, 1h30m, 90s"
+        case .timerDurationOutOfRange(let text):
+            return "'\(text)' is out of range: a timer runs from 1 second to \(HabitTimer.longest / 3600) hours"
         default: return nil
         }
     }

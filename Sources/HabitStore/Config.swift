@@ -26,12 +26,15 @@ public struct Config: Sendable, Equatable {
     /// Whether a change made by a command starts a sync round in the background
     /// (`sync_after_change`; the environment's `HABITTO_SYNC_AFTER_CHANGE` wins over it).
     public var syncAfterChange = true
+    /// Whether the terminal UI takes the mouse (clicks, the wheel): `mouse = false` leaves it
+    /// to the terminal (for selecting text without shift).
+    public var mouse = true
 
     public init() {}
 
     /// The keys this version understands.
     public static let keys = ["day_start_hour", "week_start", "theme", "faults", "password_command", "password_file", "ca_file", "backup_keep_days",
-                                   "sync_after_change"]
+                                   "sync_after_change", "mouse"]
 
     /// Parses config text; throws `StoreError.config` naming the line and what to write.
     public init(parsing text: String, path: String) throws {
@@ -79,6 +82,11 @@ public struct Config: Sendable, Equatable {
                     throw StoreError.config("\(at): sync_after_change must be true or false")
                 }
                 syncAfterChange = on
+            case "mouse":
+                guard let on = Config.switchValue(value) else {
+                    throw StoreError.config("\(at): mouse must be true or false")
+                }
+                mouse = on
             default:
                 throw StoreError.config("\(at): unknown setting '\(Sanitize.display(parts[0]))' (known: \(Config.keys.joined(separator: ", ")))")
             }

@@ -324,10 +324,18 @@ public final class WebDAVRemote: Remote, @unchecked Sendable {
         let r = try await send("GET", changeMarkerURL(account), headers: tag.map { ["If-None-Match": $0] } ?? [:], maxBody: 1024)
         switch r.status {
         case 304: return .unchanged
-        case 200: return .changed(r.headers["etag"].flatMap { $0.count <= 256 && $0.allSatisfy { $0.isASCII && !$0.isNewline } ? $0 : nil })
+        case 200: return .changed(r.headers["etag"].flatMap(Self.markerTag))
         case 404: return .unsupported
         default: throw failure(r, "GET the change marker")
         }
+    }
+
+    /// An ETag worth sending back in `If-None-Match`: 1 to 256 visible ASCII characters (what
+    /// RFC 9110's entity-tag is made of). Any other value, from a broken or hostile server,
+    /// is no tag: the probe counts as a change and the next one asks without a tag.
+    static func markerTag(_ value: String) -> String? {
+        let bytes = Array(value.utf8)
+        return (1...256).contains(bytes.count) && bytes.allSatisfy({ (0x21...0x7E).contains($0) }) ? value : nil
     }
 
     public func unmarkVersion(account: String, device: DeviceID, version: String) async throws {

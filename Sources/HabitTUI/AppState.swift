@@ -13,6 +13,11 @@ public enum Screen: Hashable, Sendable {
     case overview
     /// Catching up: the habit-days with nothing recorded (`AppState.catchUp`), answered one by one.
     case catchUp
+    /// The running timer's countdown (`AppState.timer`).
+    case timer
+
+    /// Whether it is the help screen (whose filter finds keys, not habits).
+    public var isHelp: Bool { if case .help = self { true } else { false } }
 }
 
 /// A question or form shown over the current screen.
@@ -31,8 +36,75 @@ public enum Overlay: Hashable, Sendable {
     case amount(AmountPrompt)
     /// "Read · Sat 21 Nov note: _": a habit's day's note, edited on the message line.
     case note(NotePrompt)
+    /// "Read: timer for  25m_": a timer's duration, typed for a habit's day.
+    case timerDuration(TimerPrompt)
+    /// "Stop the timer? r records 12 min, d discards, esc keeps going".
+    case stopTimer
+    /// "find: rea_": the find prompt on the message line; what it holds is the screen's
+    /// filter (`AppState.filter`, or `helpFilter` on the help), changed as each key arrives.
+    case filter
+    /// The palette of the screen's actions (`:`).
+    case palette(Palette)
     /// "Read: pause 2026-12-06 _": a habit's pause (first and last day, a reason), or `end`.
     case pause(PausePrompt)
+}
+
+extension Overlay {
+    /// The habit a question or prompt is about (it goes when the habit does); nil for the
+    /// others.
+    public var habit: HabitID? {
+        switch self {
+        case .rating(let h, _), .confirmArchive(let h), .confirmDelete(let h): return h
+        case .amount(let p): return p.habit
+        case .note(let p): return p.habit
+        case .pause(let p): return p.habit
+        case .timerDuration(let p): return p.habit
+        case .form, .editFrom, .stopTimer, .filter, .palette: return nil
+        }
+    }
+}
+
+/// The palette (`:`): the bindings of the mode it was opened from, found fuzzily by what is
+/// typed (`Find.score` on the label and the command's name), best first; enter runs the
+/// selected one as its key would.
+public struct Palette: Hashable, Sendable {
+    /// The mode whose bindings it lists (and whose key it presses).
+    public let from: Mode
+    /// What is typed so far.
+    public var query = ""
+    /// The selected entry, an index into `entries`.
+    public var index = 0
+
+    public init(from: Mode) { self.from = from }
+
+    /// The most the query holds.
+    public static let maxLength = 40
+
+    /// The bindings it lists for `query`: every binding of `from` but the palette's own, best
+    /// match first (table order among equals, and for an empty query); `archived` picks the
+    /// labels of an archived habit.
+    public func entries(_ map: KeyMap, archived: Bool = false) -> [Binding] {
+        let all = map.bindings(in: from).filter { $0.command != .palette && !$0.keys.isEmpty }
+        let scored = all.enumerated().compactMap { i, b -> (Int, Int, Binding)? in
+            let best = [Find.score(query, in: b.label(archived: archived)), Find.score(query, in: b.command.rawValue)]
+                .compactMap { $0 }.max()
+            return best.map { ($0, i, b) }
+        }
+        return scored.sorted { $0.0 != $1.0 ? $0.0 > $1.0 : $0.1 < $1.1 }.map(\.2)
+    }
+
+    /// Types a character (printable, up to `maxLength`); the selection goes to the best match.
+    public mutating func type(_ c: Character) {
+        guard query.count < Self.maxLength, !c.isNewline, !(c.asciiValue.map { $0 < 32 || $0 == 127 } ?? false) else { return }
+        query.append(c)
+        index = 0
+    }
+
+    /// Erases the last character; the selection goes to the best match.
+    public mutating func erase() {
+        if !query.isEmpty { query.removeLast() }
+        index = 0
+    }
 }
 
 /// A one-line message: a confirmation, a warning or an error.
@@ -55,12 +127,17 @@ public enum Effect: Hashable, Sendable {
     case syncNow
     /// Run an auto habit's command now and record its result (`habitto auto`).
     case runAuto(HabitID)
+    /// Show a desktop notification (`notify-send`, where it is), e.g. when a timer ends.
+    case notify(title: String, body: String)
     case quit
 }
 
 /// What can happen to the app.
 public enum Action: Equatable, Sendable {
     case key(Key)
+    /// A click of the mouse's left button on a cell (0-based column and row): what the
+    /// screen drew there decides (`ScreenBuffer.regions`).
+    case click(x: Int, y: Int)
     case resized(width: Int, height: Int)
     /// The repository's state changed (a write here, or another process's).
     case stateChanged(HabitState)
@@ -86,6 +163,9 @@ public enum Action: Equatable, Sendable {
     case tick(Date)
     /// This machine's auto habits and each one's last result.
     case autoChanged([HabitID: AutoLast])
+    /// The timer clock read (seconds, monotonic: neither the wall clock nor `HABITTO_NOW`
+    /// moves it), before the keys of a round of the loop: a running timer counts down by it.
+    case timerClock(Double)
 }
 
 /// Everything the screen shows, and nothing else: `render` is a function of this.
@@ -100,6 +180,11 @@ public struct AppState: Hashable, Sendable {
     /// The groups whose habits the today screen hides under their heading (kept in memory
     /// only: every group is unfolded when the app starts).
     public var foldedGroups: Set<String> = [] { didSet { recompute() } }
+    /// What `/` typed on the today, week and overview screens: only the habits whose name,
+    /// group or notes hold it (`Find.contains`) are shown there; empty: every habit.
+    public var filter = "" { didSet { if filter != oldValue { recompute(figures: false) } } }
+    /// What `/` typed on the help: only the keys whose label or command holds it are listed.
+    public var helpFilter = ""
     /// The folded group whose heading the today screen's selection is on (then no habit is
     /// selected).
     public var selectedGroup: String?
@@ -152,6 +237,10 @@ public struct AppState: Hashable, Sendable {
     /// what was recorded), and the one selected.
     public var catchUp: [CatchUpItem] = []
     public var catchUpIndex = 0
+    /// The timer counting down (shown on the timer screen), nil when none runs.
+    public var timer: HabitTimer?
+    /// The timer clock's last reading (`Action.timerClock`): a timer starts from it.
+    public var timerNow = 0.0
 
     /// Derived from the above: the rows of the today screen, in the listing order
     /// (`HabitState.listed`: ungrouped habits first, then each group's) and the account figures.
@@ -160,6 +249,9 @@ public struct AppState: Hashable, Sendable {
     /// when no row has a group), and without the rows of folded groups.
     public private(set) var lines: [TodayLine] = []
     public private(set) var stats: Stats
+    /// How many of the day's due habits are done, and how many are due (every habit, the
+    /// filter aside), for the status bar.
+    public private(set) var dayDone = 0, dayDue = 0
     /// The habit-days before today to catch up on, for the today screen's hint.
     public private(set) var missed: [CatchUpItem] = []
     /// The habits that share their name with another (a merge can leave two), each with the
@@ -193,17 +285,23 @@ public struct AppState: Hashable, Sendable {
         recompute()
     }
 
-    /// Recomputes the derived rows and figures (the reducer changes inputs; this follows).
-    mutating func recompute() {
+    /// Recomputes the derived rows and figures (the reducer changes inputs; this follows);
+    /// `figures: false` (a new filter) leaves the account figures and the missed days, which
+    /// do not depend on what is shown.
+    mutating func recompute(figures: Bool = true) {
         let all = showAll
         let everyHabit = habits.listed
         namesakeTags = Edits.namesakeTags(everyHabit)
-        let due = everyHabit.compactMap { habit -> HabitSummary? in
+        let unfiltered = everyHabit.compactMap { habit -> HabitSummary? in
             let s = habits.summary(habit, on: date, today: today, settings: settings)
             if all { return s }
             guard habit.isActive(on: date), s.scheduled || s.progress > 0 || s.skipped else { return nil }
             return s
         }
+        dayDone = unfiltered.filter { $0.scheduled && !$0.skipped && $0.completed && ($0.progress > 0 || $0.habit.kind == .limit) }.count
+        dayDue = unfiltered.filter { $0.scheduled && !$0.skipped }.count
+        let query = filter
+        let due = query.isEmpty ? unfiltered : unfiltered.filter { habitMatches($0.habit, query) }
         let groups = orderedGroups(due.map(\.habit))
         rows = due.filter { $0.habit.fields.group == nil }
         lines = rows.indices.map(TodayLine.habit)
@@ -215,8 +313,10 @@ public struct AppState: Hashable, Sendable {
             if !folded { lines += (rows.count..<rows.count + members.count).map(TodayLine.habit) }
             rows += members
         }
-        stats = habits.stats(today: today, settings: settings)
-        missed = CatchUp.missed(habits, today: today, settings: settings)
+        if figures {
+            stats = habits.stats(today: today, settings: settings)
+            missed = CatchUp.missed(habits, today: today, settings: settings)
+        }
         // The selection stays on its habit, or on its folded group's heading; else the first line.
         if let g = selectedGroup, !(foldedGroups.contains(g) && groups.contains(g)) { selectedGroup = nil }
         if let id = selectedID {
@@ -272,6 +372,14 @@ public struct AppState: Hashable, Sendable {
     /// Whether the selected habit is archived (its archive key then unarchives it).
     public var selectedIsArchived: Bool { selected?.habit.fields.archivedFrom != nil }
 
+    /// The `count` recent days a today row shows, oldest first: the days to today, or, when
+    /// the day shown is before the first of them, the days from it (it is then the first).
+    public func recentDays(_ count: Int) -> [LocalDay] {
+        guard count > 0 else { return [] }
+        let end = date > today.adding(-count) ? today : date.adding(count - 1)
+        return (0..<count).map { end.adding($0 - count + 1) }
+    }
+
     /// The last of the days the week overview shows.
     public var weekEnd: LocalDay { date.adding(-weekOffset) }
 
@@ -287,7 +395,7 @@ public struct AppState: Hashable, Sendable {
     /// The habits the week overview lists, in the listing order: those not archived before its first day.
     public var weekHabits: [Habit] {
         let first = weekEnd.adding(1 - weekDayCount)
-        return habits.listed.filter { ($0.fields.archivedFrom ?? .latest) > first }
+        return habits.listed.filter { ($0.fields.archivedFrom ?? .latest) > first && habitMatches($0, filter) }
     }
 
     /// The mode keys go to: the overlay's, else the screen's.
@@ -300,6 +408,10 @@ public struct AppState: Hashable, Sendable {
         case .amount: return .amount
         case .note: return .note
         case .pause: return .pause
+        case .timerDuration: return .timerDuration
+        case .stopTimer: return .stopTimer
+        case .filter: return .filter
+        case .palette: return .palette
         case nil: break
         }
         switch screen {
@@ -310,8 +422,15 @@ public struct AppState: Hashable, Sendable {
         case .sync: return .sync
         case .catchUp: return .catchUp
         case .overview: return .overview
+        case .timer: return .timer
         }
     }
+}
+
+/// Whether a habit is shown under the filter `query`: its name, group or notes hold it
+/// (folded, see `Find.contains`); every habit is under an empty one.
+func habitMatches(_ habit: Habit, _ query: String) -> Bool {
+    query.isEmpty || [habit.name, habit.fields.group ?? "", habit.fields.notes ?? ""].contains { Find.contains($0, query) }
 }
 
 /// The detail screen's pages, in the order `tab` goes through them.

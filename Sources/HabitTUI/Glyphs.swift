@@ -10,6 +10,8 @@ public struct Glyphs: Hashable, Sendable {
     public let streak, separator: String
     /// The today row's mark for a day with a note (one cell).
     public let note: String
+    /// Before the first day of a week in a today row's recent days.
+    public let weekStart: String
     /// A group heading's mark: shown (unfolded) or folded.
     public let groupOpen, groupFolded: String
     /// "at most" before a limit habit's ceiling, and the "by" of a size (40×10).
@@ -22,15 +24,15 @@ public struct Glyphs: Hashable, Sendable {
     public static let unicode = Glyphs(done: "✓", partial: "◐", notYet: "·", exceeded: "✗", skipped: "~",
                                        unscheduled: " ", notDone: "⊘", paused: "‖", selected: "▶", barFull: "█", barEmpty: "░",
                                        syncLocal: "⌂", syncPending: "↑", syncSyncing: "⟳", syncSynced: "✓",
-                                       syncFailed: "!", streak: "🔥", separator: "·", note: "✎", groupOpen: "▾",
+                                       syncFailed: "!", streak: "🔥", separator: "·", note: "✎", weekStart: "│", groupOpen: "▾",
                                        groupFolded: "▸", atMost: "≤", times: "×",
                                        heat: ["·", "░", "▒", "▓", "█"], showsIcons: true)
     public static let ascii = Glyphs(done: "+", partial: "%", notYet: ".", exceeded: "*", skipped: "~",
-                                     unscheduled: " ", notDone: "/", paused: "&", selected: ">", barFull: "#", barEmpty: "-",
+                                     unscheduled: " ", notDone: "\\", paused: "&", selected: ">", barFull: "#", barEmpty: "-",
                                      syncLocal: "_", syncPending: "^", syncSyncing: "@", syncSynced: "+",
-                                     syncFailed: "!", streak: "*", separator: "|", note: "\"", groupOpen: "-",
+                                     syncFailed: "!", streak: "*", separator: "|", note: "\"", weekStart: "|", groupOpen: "-",
                                      groupFolded: "+", atMost: "<=", times: "x",
-                                     heat: [".", ":", "%", "+", "#"], showsIcons: false)
+                                     heat: [".", ";", "%", "+", "#"], showsIcons: false)
 
     /// Every glyph a screen can show alone in a cell, with what it means, in the order the
     /// help screen's legend lists them, and the modes whose screens show it.
@@ -43,10 +45,11 @@ public struct Glyphs: Hashable, Sendable {
             (exceeded, "over the limit", days), (skipped, "skipped", days.union([.detail])), (paused, "paused", days),
             (selected, "selected", rows.union([.form])),
             (note, "the day has a note", [.today, .rating, .amount, .note, .pause, .confirm]),
+            (weekStart, "a week starts", [.today, .rating, .amount, .note, .pause, .confirm]),
             (groupOpen, "a group, shown", [.today, .rating, .amount, .note, .pause, .confirm]),
             (groupFolded, "a group, folded", [.today, .rating, .amount, .note, .pause, .confirm]),
             (barFull + barEmpty, "strength (and XP) bar", [.today, .rating, .amount, .confirm]),
-            (heat.joined(), "heat map, low to high", [.detail]),
+            (heat.joined(), "heat map, low to high", [.detail, .today, .rating, .amount, .note, .confirm]),
             (syncLocal, "local only: no remote", rows.union([.sync])),
             (syncPending, "waiting to sync", rows.union([.sync])),
             (syncSyncing, "syncing", rows.union([.sync])),

@@ -20,6 +20,17 @@ public enum Mode: String, CaseIterable, Hashable, Sendable {
     case note
     /// The pause prompt of a habit (`P`, on the message line).
     case pause
+    /// The timer screen (a countdown for a habit).
+    case timer
+    /// The timer's duration prompt.
+    case timerDuration = "timer-duration"
+    /// "Stop the timer?": record what it ran, discard it, or keep going.
+    case stopTimer = "stop-timer"
+    /// The find prompt (`/`, on the message line): what is typed filters the habits shown, or
+    /// the help's keys, as it is typed.
+    case filter
+    /// The palette (`:`): every action of the screen it was opened on, found by what is typed.
+    case palette
 }
 
 /// Everything a key can ask for.
@@ -63,6 +74,20 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case confirm, cancel, dismiss
     /// An edit's new goal, unit, kind or schedule counts from today, or from the habit's start.
     case fromToday = "from-today", fromStart = "from-start"
+    /// Starts a timer for the selected habit (asks for its duration).
+    case timer
+    /// Pauses the running timer, or resumes it.
+    case pauseTimer = "pause-timer"
+    /// Asks whether to stop the running timer.
+    case stopTimer = "stop-timer"
+    /// Stops the timer and records what it ran; or stops it and records nothing.
+    case record, discard
+    /// Opens the find prompt (`/`): the habits shown (or the help's keys) are filtered as it is typed.
+    case filter
+    /// Clears the filter (`esc` on the today screen; `back` does it first on the others).
+    case clearFilter = "clear-filter"
+    /// Opens the palette of the screen's actions (`:`).
+    case palette
 
     /// The commands that record a habit's day (check in, take back, amount, total, note,
     /// rate, skip), said once: the same on today's row, a week-grid cell and the detail
@@ -124,6 +149,12 @@ public struct KeyMap: Hashable, Sendable {
     /// The bindings of a mode, in table order.
     public func bindings(in mode: Mode) -> [Binding] { bindings.filter { $0.mode == mode } }
 
+    /// The name of the first key that runs `command` in `mode` ("esc"), for hints that name
+    /// a key; nil when nothing runs it there.
+    public func keyName(_ command: Command, in mode: Mode) -> String? {
+        bindings(in: mode).first { $0.command == command }?.keys.first?.description
+    }
+
     /// The footer's entries for a mode: the first key's name and the label (`archived`: the
     /// selected habit is archived), for the commands that `applies` keeps.
     public func footer(for mode: Mode, archived: Bool = false,
@@ -173,14 +204,15 @@ public struct KeyMap: Hashable, Sendable {
 
     /// The default bindings.
     public static let defaults = KeyMap(bindings: [
-        Binding(.today, k("j", "down"), .moveDown, "down"),
-        Binding(.today, k("k", "up"), .moveUp, "up"),
+        Binding(.today, k("j", "down", "wheel-down"), .moveDown, "down"),
+        Binding(.today, k("k", "up", "wheel-up"), .moveUp, "up"),
         Binding(.today, k("g", "home"), .first, "first"),
         Binding(.today, k("G", "end"), .last, "last"),
     ] + recording(.today, footer: [.checkIn, .uncheck, .amount, .undo, .skip]) + [
         Binding(.today, k("h", "left"), .previousDay, "previous day", footer: true),
         Binding(.today, k("l", "right"), .nextDay, "next day"),
-        Binding(.today, k("t"), .today, "today"),
+        Binding(.today, k("0"), .today, "today"),
+        Binding(.today, k("t"), .timer, "timer"),
         Binding(.today, k("a"), .add, "add", footer: true),
         Binding(.today, k("e"), .edit, "edit"),
         Binding(.today, k("A"), .archive, "archive", archivedLabel: "unarchive"),
@@ -198,6 +230,9 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.today, k("y"), .syncScreen, "sync details"),
         Binding(.today, k("c"), .catchUp, "catch up"),
         Binding(.today, k("r"), .runAuto, "run auto habit"),
+        Binding(.today, k("/"), .filter, "find habits"),
+        Binding(.today, k("esc"), .clearFilter, "clear filter"),
+        Binding(.today, k(":"), .palette, "all actions"),
         Binding(.today, k("?"), .help, "help", footer: true),
         Binding(.today, k("q"), .quit, "quit", footer: true),
 
@@ -208,18 +243,19 @@ public struct KeyMap: Hashable, Sendable {
     ] + recording(.detail, footer: [.checkIn, .uncheck, .amount]) + [
         Binding(.detail, k("h", "left"), .previousDay, "day before", footer: true),
         Binding(.detail, k("l", "right"), .nextDay, "day after"),
-        Binding(.detail, k("H", "pageup"), .previousMonth, "month before", footer: true),
-        Binding(.detail, k("L", "pagedown"), .nextMonth, "month after"),
+        Binding(.detail, k("H", "pageup", "wheel-up"), .previousMonth, "month before", footer: true),
+        Binding(.detail, k("L", "pagedown", "wheel-down"), .nextMonth, "month after"),
         Binding(.detail, k("t"), .today, "today"),
         Binding(.detail, k("j", "down"), .moveDown, "next habit"),
         Binding(.detail, k("k", "up"), .moveUp, "previous habit"),
         Binding(.detail, k("T"), .nextTheme, "next theme"),
+        Binding(.detail, k(":"), .palette, "all actions"),
         Binding(.detail, k("?"), .help, "help", footer: true),
         Binding(.detail, k("esc", "q", "enter"), .back, "back", footer: true),
 
     ] + recording(.week, footer: [.checkIn, .uncheck, .amount, .skip]) + [
-        Binding(.week, k("j", "down"), .moveDown, "next habit"),
-        Binding(.week, k("k", "up"), .moveUp, "previous habit"),
+        Binding(.week, k("j", "down", "wheel-down"), .moveDown, "next habit"),
+        Binding(.week, k("k", "up", "wheel-up"), .moveUp, "previous habit"),
         Binding(.week, k("h", "left"), .previousDay, "day before"),
         Binding(.week, k("l", "right"), .nextDay, "day after"),
         Binding(.week, k("H", "pageup"), .previousWeek, "week before"),
@@ -227,17 +263,22 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.week, k("t"), .today, "today"),
         Binding(.week, k("enter"), .detail, "details"),
         Binding(.week, k("T"), .nextTheme, "next theme"),
+        Binding(.week, k("/"), .filter, "find habits"),
+        Binding(.week, k(":"), .palette, "all actions"),
         Binding(.week, k("?"), .help, "help", footer: true),
         Binding(.week, k("esc", "q", "w"), .back, "back", footer: true),
 
-        Binding(.overview, k("j", "down"), .moveDown, "scroll down", footer: true),
-        Binding(.overview, k("k", "up"), .moveUp, "scroll up", footer: true),
+        Binding(.overview, k("j", "down", "wheel-down"), .moveDown, "scroll down", footer: true),
+        Binding(.overview, k("k", "up", "wheel-up"), .moveUp, "scroll up", footer: true),
         Binding(.overview, k("T"), .nextTheme, "next theme"),
+        Binding(.overview, k("/"), .filter, "find habits"),
+        Binding(.overview, k(":"), .palette, "all actions"),
         Binding(.overview, k("?"), .help, "help", footer: true),
         Binding(.overview, k("esc", "q", "O"), .back, "back", footer: true),
 
         Binding(.sync, k("o"), .toggleOffline, "offline/online", footer: true),
         Binding(.sync, k("S"), .syncNow, "sync now", footer: true),
+        Binding(.sync, k(":"), .palette, "all actions"),
         Binding(.sync, k("?"), .help, "help", footer: true),
         Binding(.sync, k("esc", "q", "y"), .back, "back", footer: true),
 
@@ -251,15 +292,18 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.catchUp, k("4"), .rate4, "done, hard"),
         Binding(.catchUp, k("5"), .rate5, "done, very hard"),
         Binding(.catchUp, k("enter"), .leave, "leave it", footer: true),
-        Binding(.catchUp, k("j", "down"), .moveDown, "next"),
-        Binding(.catchUp, k("k", "up"), .moveUp, "previous"),
+        Binding(.catchUp, k("j", "down", "wheel-down"), .moveDown, "next"),
+        Binding(.catchUp, k("k", "up", "wheel-up"), .moveUp, "previous"),
         Binding(.catchUp, k("u"), .undo, "undo"),
+        Binding(.catchUp, k(":"), .palette, "all actions"),
         Binding(.catchUp, k("?"), .help, "help", footer: true),
         Binding(.catchUp, k("esc", "q", "c"), .back, "back", footer: true),
 
         // Previous page first: on a narrow footer it gives way before next page does.
-        Binding(.help, k("k", "up", "pageup"), .moveUp, "previous page", footer: true),
-        Binding(.help, k("j", "down", "pagedown", "space"), .moveDown, "next page", footer: true),
+        Binding(.help, k("k", "up", "pageup", "wheel-up"), .moveUp, "previous page", footer: true),
+        Binding(.help, k("j", "down", "pagedown", "space", "wheel-down"), .moveDown, "next page", footer: true),
+        Binding(.help, k("/"), .filter, "find keys"),
+        Binding(.help, k(":"), .palette, "all actions"),
         Binding(.help, k("esc", "q", "?"), .back, "back", footer: true),
 
         Binding(.rating, k("1"), .rate1, "very easy", footer: true),
@@ -289,9 +333,31 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.pause, k("backspace"), .erase, "erase"),
         Binding(.pause, k("esc"), .cancel, "cancel", footer: true),
 
+        Binding(.filter, k("enter"), .submit, "keep filter", footer: true),
+        Binding(.filter, k("backspace"), .erase, "erase"),
+        Binding(.filter, k("esc"), .cancel, "clear filter", footer: true),
+
+        Binding(.palette, k("down", "ctrl-n"), .moveDown, "next action", footer: true),
+        Binding(.palette, k("up", "ctrl-p"), .moveUp, "previous action", footer: true),
+        Binding(.palette, k("enter"), .submit, "run it", footer: true),
+        Binding(.palette, k("backspace"), .erase, "erase"),
+        Binding(.palette, k("esc"), .cancel, "close", footer: true),
+
         Binding(.editFrom, k("t"), .fromToday, "from today", footer: true),
         Binding(.editFrom, k("s"), .fromStart, "from the start", footer: true),
         Binding(.editFrom, k("esc"), .cancel, "back to the form", footer: true),
+
+        Binding(.timer, k("p", "space"), .pauseTimer, "pause/resume", footer: true),
+        Binding(.timer, k("?"), .help, "help", footer: true),
+        Binding(.timer, k("esc", "q"), .stopTimer, "stop", footer: true),
+
+        Binding(.timerDuration, k("enter"), .submit, "start", footer: true),
+        Binding(.timerDuration, k("backspace"), .erase, "erase"),
+        Binding(.timerDuration, k("esc"), .cancel, "cancel", footer: true),
+
+        Binding(.stopTimer, k("r"), .record, "record what it ran", footer: true),
+        Binding(.stopTimer, k("d"), .discard, "discard", footer: true),
+        Binding(.stopTimer, k("esc"), .cancel, "keep going", footer: true),
 
         Binding(.confirm, k("y"), .confirm, "yes", footer: true),
         Binding(.confirm, k("n", "esc"), .cancel, "no", footer: true),

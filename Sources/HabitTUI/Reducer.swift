@@ -15,6 +15,8 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
             state.message = state.queuedMessages.removeFirst()
         }
         return effects
+    case .click(let x, let y):
+        return click(x: x, y: y, &state)
     case .resized(let width, let height):
         state.width = width
         state.height = height
@@ -23,16 +25,10 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .stateChanged(let habits):
         state.habits = habits
         // A question about a habit that is gone (deleted elsewhere) goes too.
-        switch state.overlay {
-        case .rating(let h, _), .confirmArchive(let h), .confirmDelete(let h):
-            if habits.habit(h) == nil { state.overlay = nil }
-        case .amount(let p):
-            if habits.habit(p.habit) == nil { state.overlay = nil }
-        case .note(let p):
-            if habits.habit(p.habit) == nil { state.overlay = nil }
-        case .pause(let p):
-            if habits.habit(p.habit) == nil { state.overlay = nil }
-        default: break
+        if let h = state.overlay?.habit, habits.habit(h) == nil { state.overlay = nil }
+        if let timer = state.timer, habits.habit(timer.habit) == nil {
+            endTimer(&state)
+            state.message = Message("The timer's habit is gone (deleted elsewhere): the timer stopped", .warning)
         }
         if case .detail(let h) = state.screen, habits.habit(h) == nil { state.screen = .today }
         if state.screen == .week { weekFollowsCursor(&state) }
@@ -74,6 +70,8 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .autoChanged(let results):
         state.autoResults = results
         return []
+    case .timerClock(let now):
+        return timerClock(now, &state)
     }
 }
 
@@ -88,6 +86,12 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if mode == .pause, case .pause(let prompt) = state.overlay {
         return promptKey(key, prompt, .pause, &state, cancelled: "Cancelled: nothing paused", overlay: Overlay.pause, submit: submitPause)
     }
+    if mode == .timerDuration, case .timerDuration(let prompt) = state.overlay {
+        return promptKey(key, prompt, .timerDuration, &state, cancelled: "Cancelled: no timer started", overlay: Overlay.timerDuration,
+                         submit: submitTimer)
+    }
+    if mode == .filter { return filterKey(key, &state) }
+    if mode == .palette, case .palette(let palette) = state.overlay { return paletteKey(key, palette, &state) }
     if case .form(let form) = state.overlay { return formKey(key, form, &state) }
     if mode == .editFrom, case .editFrom(let form, let fields) = state.overlay {
         return editFromKey(state.keyMap.command(for: key, in: mode), form, fields, &state)
@@ -106,6 +110,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         }
         return []
     }
+    if findCommand(command, &state) { return [] }
     switch mode {
     case .today: return today(command, &state)
     case .catchUp: return catchUp(command, &state)
@@ -130,7 +135,11 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         return []
     case .confirm:
         return confirmKey(command, &state)
-    case .form, .amount, .note, .editFrom, .pause:
+    case .timer:
+        return timerKey(command, &state)
+    case .stopTimer:
+        return stopTimerKey(command, &state)
+    case .form, .amount, .note, .editFrom, .timerDuration, .filter, .palette, .pause:
         return []
     }
 }
@@ -215,6 +224,7 @@ func helpKey(_ command: Command, _ state: inout AppState) {
         case .sync: state.screen = .sync
         case .catchUp: state.screen = .catchUp
         case .overview: state.screen = .overview
+        case .timer: state.screen = state.timer == nil ? .today : .timer
         default: state.screen = .today
         }
     }
@@ -257,14 +267,98 @@ func promptKey<P: LinePrompt>(_ key: Key, _ prompt: P, _ mode: Mode, _ state: in
     return []
 }
 
+/// A key in the find prompt: typing and erasing change the screen's filter at once (the
+/// list follows as each key arrives); enter keeps it and closes the prompt, esc clears it.
+/// A typed character is only ever text here, whatever it is bound to elsewhere.
+func filterKey(_ key: Key, _ state: inout AppState) -> [Effect] {
+    var text = state.screen.isHelp ? state.helpFilter : state.filter
+    switch state.keyMap.command(for: key, in: .filter) {
+    case .submit?:
+        state.overlay = nil
+        return []
+    case .cancel?:
+        state.overlay = nil
+        text = ""
+    case .erase?:
+        if !text.isEmpty { text.removeLast() }
+    default:
+        guard case .char(let c) = key, text.count < maxFilterLength, !c.isNewline else { return [] }
+        text.append(c)
+    }
+    setFilter(text, &state)
+    return []
+}
+
+/// `/`, `:` and clearing the filter, the same on every screen that has them (`back` clears a
+/// filter before it goes back); false for any other command.
+func findCommand(_ command: Command, _ state: inout AppState) -> Bool {
+    switch command {
+    case .filter: state.overlay = .filter
+    case .palette: openPalette(&state)
+    case .clearFilter: setFilter("", &state)
+    case .back where !(shownFilter(state) ?? "").isEmpty: setFilter("", &state)
+    default: return false
+    }
+    return true
+}
+
+/// The most a filter holds.
+let maxFilterLength = 40
+
+/// Sets the filter of the screen shown (the help's keys, or the habits of the other screens)
+/// and keeps what it shows in view: the help's first page, the overview's first rows, the
+/// week cursor on a habit that is listed (the today screen's selection follows in `recompute`).
+func setFilter(_ text: String, _ state: inout AppState) {
+    if state.screen.isHelp {
+        state.helpFilter = text
+        state.helpPage = 0
+        return
+    }
+    state.filter = text
+    state.overviewScroll = 0
+    if state.screen == .week { weekFollowsCursor(&state) }
+}
+
+/// Opens the palette on the actions of the mode keys go to now.
+func openPalette(_ state: inout AppState) {
+    state.overlay = .palette(Palette(from: state.mode))
+}
+
+/// A key in the palette: typing and erasing change what it finds (the selection back on the
+/// best match), up and down move the selection, enter closes it and presses the selected
+/// action's key (so it does exactly what that key does), esc closes it.
+func paletteKey(_ key: Key, _ palette: Palette, _ state: inout AppState) -> [Effect] {
+    var p = palette
+    let entries = p.entries(state.keyMap, archived: state.selectedIsArchived)
+    switch state.keyMap.command(for: key, in: .palette) {
+    case .moveDown?: p.index = max(0, min(entries.count - 1, p.index + 1))
+    case .moveUp?: p.index = max(0, p.index - 1)
+    case .erase?: p.erase()
+    case .cancel?:
+        state.overlay = nil
+        return []
+    case .submit?:
+        guard entries.indices.contains(p.index), let key = entries[p.index].keys.first else { break }
+        state.overlay = nil
+        // The screen under it may have gone (its habit deleted elsewhere): then only close.
+        guard state.mode == p.from else { return [] }
+        return handle(key, &state)
+    default:
+        if case .char(let c) = key { p.type(c) }
+    }
+    state.overlay = .palette(p)
+    return []
+}
+
 /// An error's one-line reason.
 func reason(_ error: any Error) -> String { (error as? CoreError)?.description ?? "\(error)" }
 
 func today(_ command: Command, _ state: inout AppState) -> [Effect] {
     let row = state.selected
-    if command.isDayCommand {
+    // The keys on the selected habit's day shown (a timer's check-in goes there too).
+    if command.isDayCommand || command == .timer {
         guard let row else { return noHabit(&state) }
-        return dayCommand(command, row.habit, state.date, &state)
+        return command == .timer ? askTimer(row.habit, state.date, &state) : dayCommand(command, row.habit, state.date, &state)
     }
     switch command {
     case .moveDown, .moveUp, .first, .last:

@@ -21,12 +21,14 @@ public func render(_ state: AppState) -> ScreenBuffer {
     case .sync: syncScreen(&b, state)
     case .catchUp: catchUpScreen(&b, state)
     case .overview: overviewScreen(&b, state)
+    case .timer: timerScreen(&b, state)
     }
     statusBar(&b, state)
     messageLine(&b, state)
     footer(&b, state)
     if case .form(let form) = state.overlay { formBox(&b, state, form) }
     if case .editFrom(let form, _) = state.overlay { formBox(&b, state, form) }
+    if case .palette(let palette) = state.overlay { paletteBox(&b, state, palette) }
     return b
 }
 
@@ -100,8 +102,7 @@ func statusBar(_ b: inout ScreenBuffer, _ state: AppState) {
     let g = state.glyphs
     var x = 1
     let (icon, label, role) = syncSummary(state)
-    let doneCount = state.rows.filter { $0.scheduled && !$0.skipped && $0.completed && ($0.progress > 0 || $0.habit.kind == .limit) }.count
-    let due = state.rows.filter { $0.scheduled && !$0.skipped }.count
+    let doneCount = state.dayDone, due = state.dayDue
     // The sync part has priority: the right part shortens, then goes, to make room for it.
     let syncWidth = TextWidth.of("\(icon) \(label)")
     var right = "\(doneCount)/\(due) done  \(g.separator)  theme \(state.themeName)"
@@ -186,8 +187,11 @@ func footer(_ b: inout ScreenBuffer, _ state: AppState) {
     var x = 1
     for (key, label) in entries {
         guard x + TextWidth.of(key) + TextWidth.of(label) + 1 <= state.width else { break }
+        let start = x
         x += b.put(key, x: x, y: y, role: .key)
         x += b.put(" " + label + "  ", x: x, y: y, role: .footer)
+        // A click on the entry presses its key.
+        if let k = Key(name: key) { b.region(.key(k), x: start, y: y, width: x - start - 2) }
     }
 }
 
@@ -230,6 +234,17 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     case .pause(let p)?:
         pausePrompt(&b, state, p, y: y)
         return
+    case .timerDuration(let p)?:
+        timerPrompt(&b, state, p, y: y)
+        return
+    case .stopTimer?:
+        b.put(stopTimerQuestion(state), x: 1, y: y, role: .statusWarn, limit: state.width - 2)
+        return
+    case .filter?:
+        filterLine(&b, state, y: y)
+        return
+    case .palette?:
+        return
     case .confirmArchive(let h)?:
         let habit = state.habits.habit(h)
         let name = habit.map { Sanitize.display(state.label($0)) } ?? "it"
@@ -248,6 +263,7 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
         break
     }
     guard let m = state.message else {
+        if filterLine(&b, state, y: y) { return }
         if state.screen == .today, let hint = catchUpHint(state.missed, today: state.today, width: state.width - 2,
                                                                    separator: state.glyphs.separator) {
             b.put(hint, x: 1, y: y, role: .statusWarn, limit: state.width - 2)

@@ -177,7 +177,8 @@ func overviewLayout(_ state: AppState) -> OverviewLayout {
     let nameWidth = TextChart.consistencyNameWidth(all.map { Sanitize.display(state.label($0)) })
     let days = state.width - 2 - nameWidth - 1
     let weeks = max(1, (days - 7) / 7 + 1)
-    let count = state.habits.overviewHabits(today: state.today, weeks: weeks, settings: state.settings).count
+    let count = state.habits.overviewHabits(today: state.today, weeks: weeks, settings: state.settings)
+        .filter { habitMatches($0, state.filter) }.count
     // Rows 1 … height-4: the sparkline, the habits, the dates; then the legend and the XP
     // chart when there is room for them and a few habits.
     let room = state.height - 4 - 2
@@ -211,8 +212,11 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         .first { TextWidth.of($0.0) + TextWidth.of($0.1) <= room } ?? (titles[titles.count - 1], "")
     x += b.put(title, x: x, y: 0, role: .header, limit: room)
     b.put(more, x: x, y: 0, role: .dim)
-    guard !o.rows.isEmpty else {
-        b.put("No habit tracked in these weeks: a adds one.", x: 1, y: 2, role: .dim)
+    // The filter leaves its habits' rows; the share done per day and the XP stay every habit's.
+    let rows = o.rows.filter { habitMatches($0.habit, state.filter) }
+    guard !rows.isEmpty else {
+        b.put(o.rows.isEmpty ? "No habit tracked in these weeks: a adds one." : noMatch(state, mode: .overview),
+              x: 1, y: 2, role: .dim, limit: state.width - 2)
         return
     }
     let left = 1 + layout.nameWidth + 1
@@ -222,7 +226,7 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     var y = 2
     let roles: [DayState: Role] = [.done: .done, .partly: .partial, .missed: .missed, .skipped: .skipped, .paused: .skipped,
                                    .notDue: .dim, .pending: .accent, .inactive: .dim]
-    for row in o.rows.dropFirst(layout.first).prefix(layout.visible) {
+    for row in rows.dropFirst(layout.first).prefix(layout.visible) {
         b.put(state.label(row.habit, width: layout.nameWidth), x: 1, y: y, role: .normal)
         let color = ThemeColor(habitColor: row.habit.fields.color)
         for (i, d) in row.days.enumerated() {

@@ -150,6 +150,24 @@ func calendarMark(_ d: DaySummary, today: LocalDay, glyphs g: Glyphs) -> (String
     return nil
 }
 
+/// A day's mark in the heat map, one cell (the calendar draws it twice where `twice`): a
+/// shade of how much of the goal the day holds (a limit habit's day within its limit is the
+/// fullest), the skip mark, or for a day with nothing that counts `calendarMark`'s; blank
+/// before the habit's start, after today and for a day without a summary. A paused day has
+/// its own mark, also a day to come that is paused already (`pausedAhead`). The today
+/// screen's recent days draw the same marks.
+func heatMark(_ habit: Habit, _ day: LocalDay, _ d: DaySummary?, today: LocalDay, glyphs g: Glyphs, pausedAhead: Bool = false)
+    -> (text: String, role: Role, color: ThemeColor?, twice: Bool) {
+    if day >= habit.startDate, d?.paused ?? (pausedAhead && day > today) { return (g.paused, .skipped, nil, true) }
+    guard day <= today, day >= habit.startDate, let d else { return (" ", .dim, nil, false) }
+    if d.skipped { return (g.skipped, .skipped, nil, false) }
+    let level = habit.kind == .limit ? (d.exceeded ? 0 : 4)
+        : d.progress == 0 ? 0 : min(4, max(1, (4 * d.progress + habit.goal - 1) / max(1, habit.goal)))
+    if level == 0, let (mark, role) = calendarMark(d, today: today, glyphs: g) { return (mark, role, nil, true) }
+    let levels: [Role] = [.heat0, .heat1, .heat2, .heat3, .heat4]
+    return (g.heat[level], levels[level], ThemeColor(habitColor: habit.fields.color), true)
+}
+
 /// The calendar's legend, one line of `width` columns at most (its items as fit).
 func calendarLegend(_ g: Glyphs, width: Int, paused: Bool = false) -> String {
     let states = ChartGlyphs.of(ascii: g == .ascii).states
@@ -223,33 +241,14 @@ func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, b
         let cursorRow = (first.weekday.rawValue - 1 + cursor.components.day - 1) / 7
         row -= max(0, cursorRow - (bottom - (y + 2)))
     }
-    let levels: [Role] = [.heat0, .heat1, .heat2, .heat3, .heat4]
-    let shades = g.heat
     while day.components.month == month {
         let col = day.weekday.rawValue - 1
         guard row <= bottom else { return }
         let cellX = x + col * 3
-        if row < y + 2 {
-            // A week scrolled away to show the cursor's.
-        } else if day >= habit.startDate, byDay[day]?.paused ?? (day > today && paused(day)) {
-            // Paused, past or to come: its own mark.
-            b.put(g.paused + g.paused, x: cellX, y: row, role: .skipped)
-        } else if day > today || day < habit.startDate {
-            b.put(" ", x: cellX, y: row, role: .dim)
-        } else if let d = byDay[day] {
-            let level: Int
-            if d.skipped { level = -1 }
-            else if habit.kind == .limit { level = d.exceeded ? 0 : 4 }
-            else { level = d.progress == 0 ? 0 : min(4, max(1, (4 * d.progress + habit.goal - 1) / max(1, habit.goal))) }
-            if level < 0 {
-                b.put(g.skipped, x: cellX, y: row, role: .skipped)
-            } else if level == 0, let (mark, role) = calendarMark(d, today: today, glyphs: g) {
-                b.put(mark + mark, x: cellX, y: row, role: role)
-            } else {
-                b.put(shades[level] + shades[level], x: cellX, y: row, role: levels[level], color: ThemeColor(habitColor: habit.fields.color))
-            }
-        } else {
-            b.put(" ", x: cellX, y: row, role: .dim)
+        if row >= y + 2 { // (else a week scrolled away to show the cursor's)
+            let mark = heatMark(habit, day, byDay[day], today: today, glyphs: g, pausedAhead: day > today && paused(day))
+            b.put(mark.twice ? mark.text + mark.text : mark.text, x: cellX, y: row, role: mark.role, color: mark.color)
+            if day <= today, day >= habit.startDate { b.region(.calendarDay(day), x: cellX - 1, y: row, width: 3) }
         }
         if day == cursor && row >= y + 2 {
             b.put("[", x: cellX - 1, y: row, role: .accent)

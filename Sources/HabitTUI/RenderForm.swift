@@ -3,15 +3,9 @@ import HabitCore
 
 // MARK: Form
 
-func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
-    let fields = HabitForm.Field.allCases
-    let w = min(state.width - 2, 76)
-    // Each field with its hint under it when there is room; else a line a field, with the
-    // focused field's hint under it, or at the bottom when even that does not fit.
-    let full = fields.count * 2 + 4, oneHint = fields.count + 5
-    let h = full <= state.height - 2 ? full : min(state.height - 2, oneHint)
-    let x0 = (state.width - w) / 2, y0 = max(0, (state.height - h) / 2 - 1)
-    // The rows the box stands on are cleared whole, so nothing of the screen below shows beside it.
+/// A box's frame (lines, or `+-|` in ASCII), the rows it stands on cleared whole first so
+/// that nothing of the screen below shows beside it.
+func boxFrame(_ b: inout ScreenBuffer, _ state: AppState, x x0: Int, y y0: Int, width w: Int, height h: Int) {
     for y in y0..<(y0 + h) {
         b.put(String(repeating: " ", count: state.width), x: 0, y: y, role: .normal)
     }
@@ -22,6 +16,17 @@ func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
         b.put(border.5, x: x0, y: y, role: .accent)
         b.put(border.5, x: x0 + w - 1, y: y, role: .accent)
     }
+}
+
+func formBox(_ b: inout ScreenBuffer, _ state: AppState, _ form: HabitForm) {
+    let fields = HabitForm.Field.allCases
+    let w = min(state.width - 2, 76)
+    // Each field with its hint under it when there is room; else a line a field, with the
+    // focused field's hint under it, or at the bottom when even that does not fit.
+    let full = fields.count * 2 + 4, oneHint = fields.count + 5
+    let h = full <= state.height - 2 ? full : min(state.height - 2, oneHint)
+    let x0 = (state.width - w) / 2, y0 = max(0, (state.height - h) / 2 - 1)
+    boxFrame(&b, state, x: x0, y: y0, width: w, height: h)
     b.put(form.editing == nil ? " New habit " : " Edit habit ", x: x0 + 2, y: y0, role: .title)
     let compact = h < full
     let inner = w - 4

@@ -16,9 +16,17 @@ let helpColumnWidth = 38, helpKeyWidth = 13
 /// The help text as rows: the legend of the glyphs (in the set in use), then each mode's
 /// title, its bindings, a blank line. Keys and labels too long for their column wrap onto
 /// more rows at spaces, so no word is cut.
-/// `archived`: the selected habit is archived, which changes a few labels.
-func helpLines(_ map: KeyMap, _ g: Glyphs, archived: Bool = false, labelWidth: Int = helpColumnWidth - helpKeyWidth - 3) -> [HelpLine] {
+/// `archived`: the selected habit is archived, which changes a few labels. `filter` (what
+/// `/` typed on the help) keeps the symbols and keys whose words hold it (a binding's label
+/// or command, or a key named exactly so), under their titles; none kept, one line says so.
+func helpLines(_ map: KeyMap, _ g: Glyphs, archived: Bool = false, labelWidth: Int = helpColumnWidth - helpKeyWidth - 3,
+               filter: String = "") -> [HelpLine] {
     var lines: [HelpLine] = []
+    let query = filter.trimmingBlanks
+    func kept(_ words: String...) -> Bool { query.isEmpty || words.contains { Find.contains($0, query) } }
+    func kept(_ b: Binding) -> Bool {
+        kept(b.label(archived: archived), b.command.rawValue) || b.keys.contains { $0.description == query }
+    }
     func entry(_ keys: String, _ label: String) {
         let k = flow(keys.split(separator: " ").map { [Run(" " + $0, .key)] }, width: helpKeyWidth)
         let l = flow(label.split(separator: " ").map { [Run(" " + $0, .normal)] }, width: labelWidth)
@@ -27,18 +35,24 @@ func helpLines(_ map: KeyMap, _ g: Glyphs, archived: Bool = false, labelWidth: I
                                   label: i < l.count ? l[i].map(\.text).joined() : "", isTitle: false))
         }
     }
-    lines.append(HelpLine(keys: "What the symbols mean", label: "", isTitle: true))
-    for item in g.legend { entry(item.glyph, item.meaning) }
-    lines.append(HelpLine(keys: "", label: "", isTitle: false))
-    for mode in Mode.allCases {
-        let bindings = map.bindings(in: mode)
-        guard !bindings.isEmpty else { continue }
-        lines.append(HelpLine(keys: modeTitle(mode), label: "", isTitle: true))
-        for b in bindings { entry(b.keys.map(\.description).joined(separator: " "), b.label(archived: archived)) }
-        // Typed in a field rather than bound (they are text in the other fields).
-        if mode == .form { entry("space b l", "in the kind field: switch, build, limit") }
+    let legend = g.legend.filter { kept($0.meaning) }
+    if !legend.isEmpty {
+        lines.append(HelpLine(keys: "What the symbols mean", label: "", isTitle: true))
+        for item in legend { entry(item.glyph, item.meaning) }
         lines.append(HelpLine(keys: "", label: "", isTitle: false))
     }
+    // Typed in a field rather than bound (they are text in the other fields).
+    let kindKeys = "in the kind field: switch, build, limit"
+    for mode in Mode.allCases {
+        let bindings = map.bindings(in: mode).filter(kept)
+        let extra = mode == .form && kept(kindKeys)
+        guard !bindings.isEmpty || extra else { continue }
+        lines.append(HelpLine(keys: modeTitle(mode), label: "", isTitle: true))
+        for b in bindings { entry(b.keys.map(\.description).joined(separator: " "), b.label(archived: archived)) }
+        if extra { entry("space b l", kindKeys) }
+        lines.append(HelpLine(keys: "", label: "", isTitle: false))
+    }
+    if lines.isEmpty { lines.append(HelpLine(keys: "No keys match '\(Sanitize.display(query))'", label: "", isTitle: true)) }
     return lines
 }
 
@@ -46,7 +60,7 @@ func helpLines(_ map: KeyMap, _ g: Glyphs, archived: Bool = false, labelWidth: I
 func helpLayout(_ state: AppState) -> (rows: Int, columns: Int, pages: Int) {
     let rows = max(1, state.height - 4 - 2 + 1)
     let columns = max(1, (state.width - 1) / helpColumnWidth)
-    let total = helpLines(state.keyMap, state.glyphs, archived: state.selectedIsArchived).count
+    let total = helpLines(state.keyMap, state.glyphs, archived: state.selectedIsArchived, filter: state.helpFilter).count
     let pages = max(1, (total + rows * columns - 1) / (rows * columns))
     return (rows, columns, pages)
 }
@@ -66,7 +80,7 @@ func helpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let titles = [" · keys (set your own in the keys file of the config directory)", " · keys (your own: the keys file)", " · keys"]
     let title = titles.flatMap { t in pages.map { t + $0 } }.first { TextWidth.of($0) <= state.width - x - 1 } ?? ""
     b.put(title, x: x, y: 0, role: .dim)
-    let lines = helpLines(state.keyMap, state.glyphs, archived: state.selectedIsArchived)
+    let lines = helpLines(state.keyMap, state.glyphs, archived: state.selectedIsArchived, filter: state.helpFilter)
     let perPage = layout.rows * layout.columns
     for (n, line) in lines.dropFirst(page * perPage).prefix(perPage).enumerated() {
         let x = 1 + (n / layout.rows) * helpColumnWidth
@@ -159,5 +173,10 @@ func modeTitle(_ mode: Mode) -> String {
     case .pause: "Pause prompt"
     case .catchUp: "Catching up"
     case .overview: "Overview of all habits"
+    case .timer: "Timer"
+    case .timerDuration: "Timer duration prompt"
+    case .stopTimer: "Stop the timer?"
+    case .filter: "Find prompt"
+    case .palette: "Actions palette"
     }
 }

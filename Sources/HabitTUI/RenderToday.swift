@@ -46,10 +46,16 @@ enum RowColumn: Hashable, CaseIterable {
     /// The unit after the progress (`5/8 glasses`; `5/8` without it).
     case unit
     case streak, strengthBar, strengthPercent, difficulty, sync
+    /// The habit's recent days (`RowLayout.dayCount` of them, today at the right), after
+    /// the sync icon: they take only the room left once every other column and the whole
+    /// name fit, so they give way before any other column.
+    case days
 
     /// The order in which the optional columns give way (1 first); nil: always shown.
+    /// (The recent days, 0, are laid out after the others: see `RowLayout`.)
     var givesWay: Int? {
         switch self {
+        case .days: 0
         case .unit: 1
         case .strengthBar: 2
         case .difficulty: 3
@@ -64,11 +70,19 @@ enum RowColumn: Hashable, CaseIterable {
 /// The fewest cells a habit's name gets on a today row (it is cut with `…` below that).
 let minimumNameWidth = 12
 
+/// The fewest recent days a today row shows; with room for fewer, it shows none.
+let minimumRecentDays = 3
+
 /// Where a today row's columns go at the screen's width: each kept column's x and width,
 /// left to right; the name gets the room left, up to the longest name's width.
 struct RowLayout {
     var columns: [RowColumn: (x: Int, width: Int)] = [:]
+    /// How many recent days the rows show (0: none; see `RowColumn.days`). Day `i` (oldest
+    /// first) stands at `dayX(i)`, with a cell before it for the week-start mark and the
+    /// cursor's `[`, and one after it for the cursor's `]`.
+    var dayCount = 0
     func has(_ c: RowColumn) -> Bool { columns[c] != nil }
+    func dayX(_ i: Int) -> Int { (columns[.days]?.x ?? 0) + 1 + 2 * i }
 
     init(_ rows: [HabitSummary], width: Int, glyphs g: Glyphs, tags: [HabitID: String] = [:], auto: [HabitID: AutoLast] = [:]) {
         func widest(_ text: (HabitSummary) -> String) -> Int { rows.map { TextWidth.of(text($0)) }.max() ?? 0 }
@@ -94,12 +108,20 @@ struct RowLayout {
         if room(specs) < minimumNameWidth { specs = columnSpecs(progressCap: 22) }
         func nameRoom() -> Int { room(specs) }
         let optional = specs.map(\.0).filter { $0.givesWay != nil }.sorted { $0.givesWay! < $1.givesWay! }
+        let every = specs.count
         for column in optional where nameRoom() < minimumNameWidth {
             specs.removeAll { $0.0 == column }
         }
         // The name takes what is left, but no more than the longest name needs (the columns
         // after it stay near it on a wide screen).
         let longest = max(minimumNameWidth, widest { $0.habit.name + namesakeTag($0.habit.id, tags) + autoTag($0, auto, g) })
+        // The recent days: in the room the whole name and every other column leave, two
+        // cells a day and one more for the last day's `]`, after a gap of two.
+        let spare = nameRoom() - longest - 2
+        if specs.count == every, (spare - 1) / 2 >= minimumRecentDays {
+            dayCount = (spare - 1) / 2
+            specs.append((.days, 2 * dayCount + 1, 2))
+        }
         var x = 0
         for (column, w, gap) in specs {
             x += gap
@@ -143,6 +165,7 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     if state.rows.isEmpty {
         let text = state.habits.habits.isEmpty
             ? "No habits yet. Press a to add your first one."
+            : !state.filter.isEmpty ? noMatch(state, mode: .today)
             : "Nothing is due on this day. v shows every habit."
         for (i, line) in messageLines(text, width: state.width - 4).enumerated() {
             b.put(line, x: 3, y: top + 1 + i, role: .dim)
@@ -155,8 +178,9 @@ func todayScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     let shown = state.lines[first..<min(state.lines.count, first + listHeight)]
     for (i, line) in zip(shown.indices, shown) {
         let y = top + (i - first)
+        b.region(.line(i), x: 0, y: y, width: state.width)
         guard case .habit(let index) = line else { groupHeading(&b, state, line, y: y, selected: i == selected); continue }
-        todayRow(&b, state, state.rows[index], layout, y: y, selected: i == selected)
+        todayRow(&b, state, state.rows[index], layout, y: y, selected: i == selected, line: i)
     }
     if state.lines.count > listHeight {
         let range = "\(first + 1)-\(first + shown.count) of \(state.lines.count)"
@@ -174,7 +198,8 @@ func groupHeading(_ b: inout ScreenBuffer, _ state: AppState, _ line: TodayLine,
 }
 
 /// One habit's row, its columns where `layout` puts them.
-func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ layout: RowLayout, y: Int, selected: Bool) {
+func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ layout: RowLayout, y: Int, selected: Bool,
+              line: Int? = nil) {
     let g = state.glyphs
     // A habit archived on this day (listed by v): a dim name and "archived" for its day.
     // A day before its start (also listed by v): dim, "not started", no figures.
@@ -186,6 +211,7 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
             b.put(selected ? g.selected : " ", x: at.x, y: y, role: .accent, limit: 1)
         case .glyph:
             b.put(glyph, x: at.x, y: y, role: role, limit: 1)
+            if let line { b.region(.mark(line), x: at.x, y: y, width: 1) }
         case .noteMark:
             if state.habits.note(s.habit.id, s.day) != nil { b.put(g.note, x: at.x, y: y, role: .accent, limit: 1) }
         case .unit:
@@ -226,9 +252,41 @@ func todayRow(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ l
         case .sync:
             let (icon, syncRole) = syncIcon(s.habit.id, state)
             b.put(icon, x: at.x, y: y, role: syncRole, limit: 1)
+        case .days:
+            recentDays(&b, state, s, layout, y: y, selected: selected, line: line)
         }
     }
     if selected { b.paint(x: 2, y: y, count: state.width - 2, role: .selection) }
+}
+
+/// A today row's recent days (`AppState.recentDays`): each day's heat-map mark (`heatMark`;
+/// a day not due is blank, as in the week grid), the week-start mark before the first day
+/// of a week, and on the selected row `[ ]` round the day shown (the day the day keys act on).
+func recentDays(_ b: inout ScreenBuffer, _ state: AppState, _ s: HabitSummary, _ layout: RowLayout, y: Int, selected: Bool,
+                line: Int?) {
+    let g = state.glyphs
+    let habit = state.habits.habit(s.habit.id) ?? s.habit
+    let days = state.recentDays(layout.dayCount)
+    guard let first = days.first else { return }
+    let history = state.habits.history(habit, through: state.today, today: state.today, settings: state.settings)
+    let byDay = Dictionary(uniqueKeysWithValues: history.drop { $0.day < first }.map { ($0.day, $0) })
+    for (i, day) in days.enumerated() {
+        let x = layout.dayX(i)
+        if i > 0, day > habit.startDate, day == day.startOfWeek(state.settings.weekStart) {
+            b.put(g.weekStart, x: x - 1, y: y, role: .dim)
+        }
+        var mark = heatMark(habit, day, byDay[day], today: state.today, glyphs: g)
+        // A day not due (an N-per-week habit's open day unless its week fell short): blank.
+        if let d = byDay[day], !(habit.on(day).schedule.isQuota ? d.missed : d.scheduled), d.progress == 0, !d.skipped, !d.notDone {
+            mark.text = g.unscheduled
+        }
+        b.put(mark.text, x: x, y: y, role: mark.role, limit: 1, color: mark.color)
+        if let line { b.region(.day(line: line, day), x: x, y: y, width: 2) }
+        if selected && day == state.date {
+            b.put("[", x: x - 1, y: y, role: .accent)
+            b.put("]", x: x + 1, y: y, role: .accent)
+        }
+    }
 }
 
 // MARK: Catching up
@@ -296,6 +354,7 @@ func catchUpScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         let progress = habit.shown(progress: s.progress(habit.id, item.day))
         let skipped = s.isSkipped(habit.id, item.day)
         let completed = !skipped && habit.succeeds(progress: progress)
+        b.region(.catchUpItem(i), x: 0, y: y, width: state.width)
         var x = b.put(i == selected ? g.selected + " " : "  ", x: 0, y: y, role: .accent)
         let date = layout.dateWidth < 11 ? "\(weekdayNames[item.day.weekday.rawValue - 1]) \(item.day.components.day)" : shortDate(item.day)
         x += b.put(TextWidth.fit(date, layout.dateWidth), x: x, y: y, role: item.day == state.today ? .accent : .dim) + 1

@@ -26,12 +26,15 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     for (row, habit) in habits.enumerated().dropFirst(first).prefix(visible) {
         let y = 4 + row - first
         let selected = row == cursor
+        // A click on the name selects the habit on the cursor's day; on a cell, that day.
+        b.region(.weekCell(habit.id, state.cursorDay), x: 0, y: y, width: state.width)
         b.put(selected ? g.selected : " ", x: 0, y: y, role: .accent)
         b.put(state.label(habit, width: gridX - 2), x: 1, y: y, role: selected ? .header : .normal)
         let history = state.habits.history(habit, through: min(end, state.today), today: state.today,
                                            settings: state.settings)
         let byDay = Dictionary(uniqueKeysWithValues: history.suffix(days.count).map { ($0.day, $0) })
         for (i, d) in days.enumerated() {
+            b.region(.weekCell(habit.id, d), x: gridX + i * 3 - 1, y: y, width: 3)
             if selected && d == state.cursorDay {
                 b.put("[", x: gridX + i * 3 - 1, y: y, role: .accent)
                 b.put("]", x: gridX + i * 3 + 1, y: y, role: .accent)
@@ -56,7 +59,7 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
         b.put("\(first + 1)-\(first + min(visible, habits.count - first)) of \(habits.count)", x: 1, y: 1, role: .dim)
     }
     if habits.isEmpty {
-        b.put("No habits yet.", x: 3, y: 5, role: .dim)
+        b.put(state.filter.isEmpty ? "No habits yet." : noMatch(state, mode: .week), x: 3, y: 5, role: .dim, limit: state.width - 4)
     } else if let id = state.cursorHabit, let habit = state.habits.habit(id) {
         let text = dayDescription(habit, state.cursorDay, state, width: state.width - 2)
         b.put(TextWidth.fit(text, state.width - 2), x: 1, y: bottom + 1, role: .normal)

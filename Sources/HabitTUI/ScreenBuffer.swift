@@ -14,12 +14,51 @@ public struct Cell: Hashable, Sendable {
     }
 }
 
+/// What a click on a part of the screen stands for (`ScreenBuffer.regions`): the renderer
+/// records them where it draws, and the reducer maps a click through them (`Action.click`).
+public enum HitTarget: Hashable, Sendable {
+    /// A today screen's line (an index into `AppState.lines`): a click selects it.
+    case line(Int)
+    /// The day's state mark on a today row (`AppState.lines` index): a click checks in.
+    case mark(Int)
+    /// One of a today row's recent days: a click selects the habit and the day.
+    case day(line: Int, LocalDay)
+    /// A cell of the week grid (or a habit's name there, with the cursor's day): a click puts
+    /// the cursor on it.
+    case weekCell(HabitID, LocalDay)
+    /// A day of the detail calendar: a click puts its cursor there.
+    case calendarDay(LocalDay)
+    /// A habit-day of the catch-up screen (an index into `AppState.catchUp`): a click selects it.
+    case catchUpItem(Int)
+    /// A footer entry: a click presses its key.
+    case key(Key)
+}
+
+/// A rectangle of one row that a click on stands for `target`.
+public struct HitRegion: Hashable, Sendable {
+    public let x, y, width: Int
+    public let target: HitTarget
+}
+
 /// A screen's worth of cells: what `render` produces and the terminal driver draws. Text
 /// is sanitised as it is put, so nothing written here can move the cursor or change colours.
 public struct ScreenBuffer: Hashable, Sendable {
     public let width: Int
     public let height: Int
     public private(set) var cells: [Cell]
+    /// The clickable parts, in the order they were recorded (a later one lies over an earlier one).
+    public private(set) var regions: [HitRegion] = []
+
+    /// Records that a click on `width` cells from column `x` of row `y` stands for `target`.
+    public mutating func region(_ target: HitTarget, x: Int, y: Int, width: Int) {
+        guard y >= 0, y < height, width > 0 else { return }
+        regions.append(HitRegion(x: x, y: y, width: width, target: target))
+    }
+
+    /// What a click on column `x` of row `y` stands for: the last region recorded there, or nil.
+    public func target(x: Int, y: Int) -> HitTarget? {
+        regions.last { $0.y == y && x >= $0.x && x < $0.x + $0.width }?.target
+    }
 
     public init(width: Int, height: Int) {
         self.width = max(0, width)

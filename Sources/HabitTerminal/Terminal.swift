@@ -5,8 +5,10 @@ import HabitTUI
 
 /// Something that happened at the terminal.
 public enum TerminalEvent: Equatable, Sendable {
-    /// A key press.
+    /// A key press (the mouse wheel comes as the keys `wheel-up` and `wheel-down`).
     case key(Key)
+    /// A press of the mouse's left button on a cell (0-based column and row).
+    case click(x: Int, y: Int)
     /// The terminal now has this many columns and rows.
     case resize(width: Int, height: Int)
 }
@@ -47,6 +49,13 @@ public final class Terminal {
     private var needsClear = false
     /// Standard input hung up: stop polling it.
     private var inputClosed = false
+    /// Whether the mouse is reported (`mouse` in `init`).
+    private let mouse: Bool
+    /// A mouse report being read: what came after its `ESC [ <` so far (nil: none).
+    private var mouseReport: String?
+    /// The key code ncurses gives the start of an SGR mouse report (`ESC [ <`), which
+    /// `define_key` binds; above the codes ncurses hands out itself.
+    static let mouseReportCode: Int32 = 0x4D4F
 
     private struct Look {
         var attributes: attr_t
@@ -64,10 +73,13 @@ public final class Terminal {
     /// Sets the locale from the environment, starts ncurses (cbreak, no echo, keypad, no
     /// newline translation, no XON/XOFF flow control, hidden cursor, 25 ms escape delay, non-blocking reads) and
     /// colours (unless `NO_COLOR` is set and non-empty, or the terminal has none), and
-    /// installs `theme`. Throws `TerminalError` if the terminal cannot be used (unknown
+    /// installs `theme`. With `mouse`, the terminal reports mouse presses and the wheel (SGR
+    /// reports, xterm's 1000 and 1006 modes), off again on `shutdown` and while stopped
+    /// (Ctrl-Z). Throws `TerminalError` if the terminal cannot be used (unknown
     /// `TERM`, for instance); the process is not exited and the terminal is left as it was.
-    public init(theme: Theme) throws {
+    public init(theme: Theme, mouse: Bool = true) throws {
         nc = try Curses.api()
+        self.mouse = mouse
         setlocale(LC_ALL, "")
         let codeset = habitto_codeset().map { String(cString: $0).uppercased() } ?? ""
         isUTF8 = codeset == "UTF-8" || codeset == "UTF8"
@@ -128,6 +140,16 @@ public final class Terminal {
         // newterm has installed by now).
         _ = SignalRouting.resizeReadFD
         setTheme(theme)
+        if mouse {
+            // ncurses reads the report's start as one key (a terminal description's own
+            // mouse key, ncurses's decoding, is removed first); the rest comes as characters.
+            _ = nc.define_key!("\u{1B}[<", 0)
+            _ = nc.define_key!("\u{1B}[<", Self.mouseReportCode)
+            _ = SignalRouting.stopHandlerInstalled
+            fflush(habitto_stdout())
+            SignalRouting.writeMouse(SignalRouting.mouseOn)
+            SignalRouting.mouseReporting.store(true, ordering: .sequentiallyConsistent)
+        }
     }
 
     deinit { shutdown() }
@@ -237,8 +259,28 @@ public final class Terminal {
         for _ in 0..<4096 {
             let result = nc.wget_wch!(window, &ch)
             if result == ERR { break }
+            if let body = mouseReport {
+                // The rest of a mouse report: digits and `;` up to its `M` or `m`. Anything
+                // else ends it unread and is read as itself.
+                let c = result == OK ? Unicode.Scalar(ch).map(Character.init) : nil
+                if let c, c.isASCII, c.isNumber || c == ";" , body.utf8.count < 24 {
+                    mouseReport = body + String(c)
+                    continue
+                }
+                mouseReport = nil
+                if let c, c == "M" || c == "m" {
+                    switch MouseReport.sgr(body + String(c)) {
+                    case .click(let x, let y)?: events.append(.click(x: x, y: y))
+                    case .wheel(let key)?: events.append(.key(key))
+                    case nil: break
+                    }
+                    continue
+                }
+            }
             if result == KEY_CODE_YES {
-                if Int32(bitPattern: ch) == KEY_RESIZE {
+                if Int32(bitPattern: ch) == Self.mouseReportCode, mouse {
+                    mouseReport = ""
+                } else if Int32(bitPattern: ch) == KEY_RESIZE {
                     width = Int(nc.getmaxx!(window))
                     height = Int(nc.getmaxy!(window))
                     needsRepaint = true
@@ -339,6 +381,11 @@ public final class Terminal {
     /// deinit.
     public func shutdown() {
         guard let screen else { return }
+        if mouse {
+            SignalRouting.mouseReporting.store(false, ordering: .sequentiallyConsistent)
+            fflush(habitto_stdout())
+            SignalRouting.writeMouse(SignalRouting.mouseOff)
+        }
         _ = nc.endwin!()
         nc.delscreen!(screen)
         self.screen = nil

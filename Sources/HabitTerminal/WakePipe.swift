@@ -98,6 +98,35 @@ enum SignalRouting {
         return fds[0]
     }()
 
+    /// Whether the terminal is reporting the mouse (`Terminal` turns it on and off).
+    static let mouseReporting = Atomic<Bool>(false)
+    /// The SIGTSTP handler before ours (ncurses's, which gives the terminal back to the shell
+    /// while the process is stopped), as a bit pattern; 0 for none.
+    static let previousStopHandler = Atomic<Int>(0)
+    /// The sequences that turn the mouse reports (presses and the wheel, SGR encoded) on and off.
+    static let mouseOn: StaticString = "\u{1B}[?1000h\u{1B}[?1006h"
+    static let mouseOff: StaticString = "\u{1B}[?1006l\u{1B}[?1000l"
+
+    /// Installs, once per process (after `newterm`), a SIGTSTP handler around ncurses's own:
+    /// the mouse reports go off while the process is stopped (ncurses's `endwin` knows nothing
+    /// of them) and on again when it resumes. Without a handler of ncurses's (SIGTSTP ignored:
+    /// no job control), none.
+    static let stopHandlerInstalled: Bool = {
+        _ = mouseReporting.load(ordering: .sequentiallyConsistent)
+        var old = sigaction()
+        _ = try? sysCall("sigaction") { sigaction(SIGTSTP, nil, &old) }
+        let bits = unsafeBitCast(old.__sigaction_handler.sa_handler, to: Int.self)
+        guard bits > 1, old.sa_flags & SA_SIGINFO == 0 else { return false }
+        previousStopHandler.store(bits, ordering: .sequentiallyConsistent)
+        install(onStopSignal, for: SIGTSTP)
+        return true
+    }()
+
+    /// Writes one of the mouse sequences to standard output (async-signal-safe).
+    static func writeMouse(_ sequence: StaticString) {
+        _ = write(STDOUT_FILENO, sequence.utf8Start, sequence.utf8CodeUnitCount) // direct: also called from a signal handler
+    }
+
     /// A pipe whose ends are both non-blocking and closed on exec.
     static func makePipe() throws(SysError) -> [Int32] {
         var fds: [Int32] = [-1, -1]
@@ -141,5 +170,18 @@ private func onResizeSignal(_ sig: Int32) {
     if previous != 0 {
         unsafeBitCast(previous, to: (@convention(c) (Int32) -> Void).self)(sig)
     }
+    errno = savedErrno
+}
+
+private func onStopSignal(_ sig: Int32) {
+    let savedErrno = errno
+    let reporting = SignalRouting.mouseReporting.load(ordering: .sequentiallyConsistent)
+    if reporting { SignalRouting.writeMouse(SignalRouting.mouseOff) }
+    // ncurses's handler stops the process and returns once it is resumed.
+    let previous = SignalRouting.previousStopHandler.load(ordering: .sequentiallyConsistent)
+    if previous != 0 {
+        unsafeBitCast(previous, to: (@convention(c) (Int32) -> Void).self)(sig)
+    }
+    if reporting { SignalRouting.writeMouse(SignalRouting.mouseOn) }
     errno = savedErrno
 }

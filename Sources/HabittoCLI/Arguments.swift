@@ -19,6 +19,7 @@ enum ValueKind: Equatable {
         case "HABIT", "OTHER": return .habit
         case "PATH": return .file
         case "DIR": return .directory
+        case "DURATION": return .words(["5m", "10m", "15m", "25m", "45m", "1h"])
         default:
             guard placeholder.contains("|") else { return .free }
             let words = placeholder.split(separator: "|").flatMap { part -> [String] in

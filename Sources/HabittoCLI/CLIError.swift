@@ -189,6 +189,8 @@ extension CLIError {
         // Where the command runs.
         case timeLimits(TimeLimits.Problem)
         case nowNotUnderstood(String)
+        /// `HABITTO_TIMER_SPEED` is not a number from 1 to 100000.
+        case timerSpeed(String)
         /// `ask` without a terminal, with `items` habit-days to catch up.
         case askNeedsTerminal(items: Int)
         case uiNeedsTerminal
@@ -256,6 +258,8 @@ extension CLIError {
             case .timeLimits(let problem): return problem.description
             case .nowNotUnderstood(let text):
                 return "HABITTO_NOW='\(Sanitize.display(text))' is not an ISO-8601 date-time such as 2026-11-21T09:30:00; unset it to use the clock"
+            case .timerSpeed(let text):
+                return "\(TimerClock.variable)='\(Sanitize.display(text))' is not a number from 1 to 100000 (timer seconds a second); unset it for real time"
             case .askNeedsTerminal(let items):
                 return "ask needs a terminal to answer on (\(Plural.count(items, "habit-day")) to catch up); from a script use 'habitto check|skip HABIT --date DATE'"
             case .uiNeedsTerminal: return "the full-screen UI needs a terminal (standard input and output are not one); try 'habitto list'"

@@ -158,7 +158,7 @@ enum Specs {
         CheckCommand.self, UncheckCommand.self, SkipCommand.self, UnskipCommand.self, PauseCommand.self, RateCommand.self, NoteCommand.self,
         AskCommand.self, UndoCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
         RemoteCommand.self, SyncCommand.self, StatusCommand.self, OfflineCommand.self, DemoCommand.self, ExportCommand.self,
-        GraphCommand.self, BackupCommand.self, ImportCommand.self, DoctorCommand.self, RemindCommand.self, AutoCommand.self,
+        GraphCommand.self, BackupCommand.self, ImportCommand.self, DoctorCommand.self, RemindCommand.self, AutoCommand.self, TimerCommand.self,
         CompletionsCommand.self, CompleteCommand.self, ManCommand.self, ReferenceCommand.self, AnswerCommand.self,
     ]
 

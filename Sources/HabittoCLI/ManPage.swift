@@ -47,6 +47,7 @@ enum ManPage {
         ("HABITTO_NOW", "an ISO-8601 date-time that replaces the clock (tests and demos), e.g. 2026-11-21T09:30:00"),
         (BackgroundRound.variable, "true or false: whether a change made by a command starts a sync round in the background (wins over sync_after_change in the config)"),
         ("HABITTO_THEMES_DIR", "a further directory of bundled themes"),
+        (TimerClock.variable, "a number from 1 to 100000: timers (habitto timer, the UI's t) run that many times as fast (tests and demos)"),
         (TimeLimits.variable, "NAME=SECONDS,… shortens the time limits of outside programs and lock waits (tests), never beyond the defaults; see the configuration manual"),
         ("HABITTO_WEBDAV_PASSWORD", "the WebDAV password (else password_command or password_file in the config)"),
         ("XDG_DATA_HOME, XDG_CONFIG_HOME", "where the data and config directories are (default ~/.local/share and ~/.config)"),
@@ -81,7 +82,7 @@ enum ManPage {
                 s += ".RE\n"
             }
         }
-        s += ".SH KEYS\n" + lines("The keys of the full-screen UI, by screen (? there shows them too). They can be changed in $XDG_CONFIG_HOME/habitto/keys.")
+        s += ".SH KEYS\n" + lines("The keys of the full-screen UI, by screen (? there shows them too). They can be changed in $XDG_CONFIG_HOME/habitto/keys. The mouse wheel is the keys wheel-up and wheel-down; a click on a footer entry presses its key, a click on a row selects it, on its state mark checks in (mouse = false in the config turns the mouse off).")
         for mode in Mode.allCases {
             let bindings = keys.bindings(in: mode)
             guard !bindings.isEmpty else { continue }

@@ -34,7 +34,8 @@ enum Reference {
             }
         }
         s += "\n## Keys\n\nThe keys of the full-screen UI, by screen (`?` there shows them too). They can be "
-        s += "changed in `$XDG_CONFIG_HOME/habitto/keys`.\n"
+        s += "changed in `$XDG_CONFIG_HOME/habitto/keys`. The mouse wheel is the keys `wheel-up` and `wheel-down`; a click on "
+        s += "a footer entry presses its key (see docs/ui.md, The mouse; `mouse = false` in the config turns the mouse off).\n"
         for mode in Mode.allCases {
             let bindings = keys.bindings(in: mode)
             guard !bindings.isEmpty else { continue }

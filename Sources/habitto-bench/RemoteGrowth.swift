@@ -74,11 +74,11 @@ extension Bench {
                goal: "≤ 4 requests, ≤ 64 KiB", met: idle.count <= 4 && bytes(idle) <= 64 << 10)
     }
 
-    private func bytes(_ requests: ArraySlice<WebDAVServer.LoggedRequest>) -> Int {
+    func bytes(_ requests: ArraySlice<WebDAVServer.LoggedRequest>) -> Int {
         requests.reduce(0) { $0 + $1.received + $1.sent }
     }
 
-    private func kib(_ requests: ArraySlice<WebDAVServer.LoggedRequest>) -> String {
+    func kib(_ requests: ArraySlice<WebDAVServer.LoggedRequest>) -> String {
         String(format: "%.1f KiB", Double(bytes(requests)) / 1024)
     }
 }

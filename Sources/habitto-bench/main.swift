@@ -24,10 +24,13 @@ func benchMain() async -> Int32 {
             guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --make-data-set needs a folder\n".utf8)); return 2 }
             makeSet = args.removeFirst()
         case "--only":
-            guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --only needs a part (remote or encryption)\n".utf8)); return 2 }
+            guard !args.isEmpty else { FileHandle.standardError.write(Data("habitto-bench: --only needs a part (remote, encryption or live)\n".utf8)); return 2 }
             only = args.removeFirst()
+            guard ["remote", "encryption", "live"].contains(only) else {
+                FileHandle.standardError.write(Data("habitto-bench: unknown part '\(only ?? "")' for --only; use remote, encryption or live\n".utf8)); return 2
+            }
         case "-h", "--help":
-            print("Usage: habitto-bench [--quick] [--habitto PATH]\n\n--quick     small data sets and few runs, no goals judged (CI)\n--habitto   the habitto binary to measure (default: the one next to this program)\n--make-data-set DIR   only write the ten-year data set (100 habits) into DIR, for profiling\n--only remote   only measure a remote over time (Apache on loopback)\n--only encryption   only measure a sync round with and without encryption (folder remote)")
+            print("Usage: habitto-bench [--quick] [--habitto PATH]\n\n--quick     small data sets and few runs, no goals judged (CI)\n--habitto   the habitto binary to measure (default: the one next to this program)\n--make-data-set DIR   only write the ten-year data set (100 habits) into DIR, for profiling\n--only remote   only measure a remote over time (Apache on loopback)\n--only encryption   only measure a sync round with and without encryption (folder remote)\n--only live   only measure live sync: propagation to an open UI (folder remote, Apache) and an open UI's traffic")
             return 0
         default:
             FileHandle.standardError.write(Data("habitto-bench: unknown argument '\(a)'; see --help\n".utf8))
@@ -49,8 +52,12 @@ func benchMain() async -> Int32 {
         }
         let bench = try Bench(quick: quick, habitto: binary)
         FileHandle.standardError.write(Data("habitto-bench\(quick ? " --quick" : ""): measuring \(binary) in \(bench.root)\n".utf8))
-        if only == "remote" || only == "encryption" {
-            try await only == "remote" ? bench.remoteGrowth() : bench.encryptionCost()
+        if let only {
+            switch only {
+            case "remote": try await bench.remoteGrowth()
+            case "encryption": try await bench.encryptionCost()
+            default: try bench.propagation()
+            }
             print(bench.table(), terminator: "")
             return 0
         }

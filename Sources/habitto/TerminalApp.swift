@@ -60,6 +60,7 @@ enum TerminalApp {
         let repo = try HabitRepository(directory: env.home, now: env.clock, keepDecodedDays: false)
         var startMessages = repo.openingWarnings.map { Message($0.description, .warning) }
 
+        let timerClock = try TimerClock.fromEnvironment()
         let (catalog, theme, keyMap, lookProblems) = look(env: env, options: options)
         startMessages += lookProblems
 
@@ -68,7 +69,7 @@ enum TerminalApp {
         let inbox = Inbox(pipe: pipe)
         let terminal: Terminal
         do {
-            terminal = try Terminal(theme: theme)
+            terminal = try Terminal(theme: theme, mouse: env.config.mouse)
         } catch let e as TerminalError where e.isUnsuitableTerminal {
             // TERM names a terminal that cannot run the UI: a usage error (exit 2), not storage.
             throw CLIError.usage(.unsuitableTerminal(e.message))
@@ -116,7 +117,7 @@ enum TerminalApp {
         }
         defer { autoResults.cancel() }
 
-        let loop = UILoop(state: state, terminal: terminal, pipe: pipe, inbox: inbox, runner: runner, env: env,
+        let loop = UILoop(state: state, terminal: terminal, pipe: pipe, inbox: inbox, runner: runner, env: env, timerClock: timerClock,
                           exitAfterFirstFrame: ProcessEnvironment.value("HABITTO_EXIT_AFTER_FIRST_FRAME") == "1")
         let code: Int32 = await withCheckedContinuation { done in
             let started = ProcessEnvironment.startThread(stackSize: 8 << 20) {
@@ -255,28 +256,35 @@ final class UILoop: @unchecked Sendable {
     let inbox: Inbox
     let runner: EffectRunner
     let env: AppEnvironment
+    /// The clock a timer counts down by (`Action.timerClock`).
+    let timerClock: TimerClock
     let exitAfterFirstFrame: Bool
 
     init(state: AppState, terminal: Terminal, pipe: WakePipe, inbox: Inbox, runner: EffectRunner, env: AppEnvironment,
-         exitAfterFirstFrame: Bool) {
+         timerClock: TimerClock, exitAfterFirstFrame: Bool) {
         self.state = state
         self.terminal = terminal; self.pipe = pipe; self.inbox = inbox; self.runner = runner
-        self.env = env; self.exitAfterFirstFrame = exitAfterFirstFrame
+        self.env = env; self.timerClock = timerClock; self.exitAfterFirstFrame = exitAfterFirstFrame
     }
 
     func run(refresh: () -> Void) -> Int32 {
         // The program's one clock (HABITTO_NOW when set), as sync stamps its rounds with.
         state.now = env.clock()
+        state.timerNow = timerClock.now()
         terminal.draw(render(state))
         if exitAfterFirstFrame { return ExitCode.ok.rawValue }
         // The pause between refreshes is measured on the monotonic clock.
         var lastRefresh = SystemClock.monotonicSeconds()
         while true {
-            _ = terminal.wait(timeoutMilliseconds: 500, wakeFD: pipe.readFD)
+            // A running timer's seconds show as they pass (a wait of at most a quarter second);
+            // a paused one changes nothing on the screen.
+            let timing = state.timer.map { !$0.isPaused } ?? false
+            _ = terminal.wait(timeoutMilliseconds: timing ? 250 : 500, wakeFD: pipe.readFD)
             if let signal = pipe.pendingSignal { return ExitCode.interrupted(by: signal) }
             var actions: [Action] = terminal.readEvents().map { event in
                 switch event {
                 case .key(let k): return .key(k)
+                case .click(let x, let y): return .click(x: x, y: y)
                 case .resize(let w, let h): return .resized(width: w, height: h)
                 }
             }
@@ -290,7 +298,9 @@ final class UILoop: @unchecked Sendable {
                 if today != state.today { actions.append(.dayChanged(today)) }
             }
             actions.append(.tick(now))
-            guard actions.count > 1 || state.sync.nextRetryAt != nil || state.sync.lastSyncAt != nil else { continue }
+            guard actions.count > 1 || state.sync.nextRetryAt != nil || state.sync.lastSyncAt != nil || timing else { continue }
+            // First, so a key that starts or pauses a timer does so at this reading.
+            actions.insert(.timerClock(timerClock.now()), at: 0)
             // The runner's immediate results (a theme loaded) are reduced after the others.
             while !actions.isEmpty {
                 for effect in reduce(&state, actions.removeFirst()) {
@@ -344,6 +354,10 @@ final class EffectRunner: @unchecked Sendable {
             }
         case .syncNow:
             later { [self] in await engine.retryNow() }
+        case .notify(let title, let body):
+            later { [self] in
+                if let problem = timerNotification(title: title, body: body) { inbox.post(.warning(problem)) }
+            }
         case .runAuto(let id):
             later { [self] in
                 do {

@@ -39,3 +39,16 @@ final class ConfigThemeTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: dir + "/dotfiles/config", encoding: .utf8), "week_start = someday\n")
     }
 }
+
+final class ConfigMouseTests: XCTestCase {
+    /// `mouse = false` turns the UI's mouse off; it is on without the line; other values are refused.
+    func testTheMouseSetting() throws {
+        XCTAssertTrue(try Config(parsing: "", path: "config").mouse)
+        XCTAssertFalse(try Config(parsing: "mouse = false\n", path: "config").mouse)
+        XCTAssertTrue(try Config(parsing: "mouse = on\n", path: "config").mouse)
+        XCTAssertThrowsError(try Config(parsing: "mouse = sometimes\n", path: "config")) { error in
+            XCTAssertEqual("\(error)".contains("config line 1: mouse must be true or false"), true, "\(error)")
+        }
+        XCTAssertTrue(Config.keys.contains("mouse"))
+    }
+}

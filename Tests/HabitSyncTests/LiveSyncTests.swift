@@ -163,6 +163,27 @@ final class WebDAVProbeTests: SyncTestCase {
         XCTAssertNotEqual(newer, tag)
     }
 
+    /// A server's ETag on the change marker is sent back in the next probe's If-None-Match
+    /// only when it is a plain header value (printable ASCII, at most 256 bytes): a long one,
+    /// one with control characters or other bytes, or an empty one counts as a change with no
+    /// tag, and the next probe asks without one.
+    func testAHostileETagOnTheChangeMarkerIsNeverSentBack() async throws {
+        let log = root + "/etag.log"
+        let server = try HostileServer("etag", log: log)
+        defer { server.stop() }
+        let b = try await device("b", remote: server.url + "/dav", user: "u", password: "p")
+        let probing = try await b.engine.remote()
+        var tag: String?
+        for _ in 0..<4 {
+            let found = try await probing.probeChanges(account: "me", since: tag)
+            XCTAssertEqual(found, .changed(nil), "a hostile tag was kept")
+            if case .changed(let t) = found { tag = t }
+        }
+        let probes = server.requests.filter { $0.hasPrefix("GET ") && $0.contains("/changed") }
+        XCTAssertEqual(probes.count, 4, "\(probes)")
+        XCTAssertFalse(probes.contains { $0.lowercased().contains("if-none-match") }, "\(probes)")
+    }
+
     func testOnApacheAnOpenLoopPullsAnotherDevicesPushWithinSecondsWhileActive() async throws {
         if let missing = WebDAVServer.missingTools { XCTFail(missing); return }
         let server = try WebDAVServer()

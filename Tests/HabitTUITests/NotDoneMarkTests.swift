@@ -19,7 +19,7 @@ final class NotDoneMarkTests: XCTestCase {
         let answered = World.changes + [.notDone(World.read, World.today, true)]
         XCTAssertEqual(glyph(World.app(), "Read"), "·", "open: not yet")
         XCTAssertEqual(glyph(World.app(changes: answered), "Read"), "⊘", row(World.app(changes: answered), "Read"))
-        XCTAssertEqual(glyph(World.app(glyphs: .ascii, changes: answered), "Read"), "/")
+        XCTAssertEqual(glyph(World.app(glyphs: .ascii, changes: answered), "Read"), "\\")
         // Withdrawn, it is open again.
         XCTAssertEqual(glyph(World.app(changes: answered + [.notDone(World.read, World.today, false)]), "Read"), "·")
         // Drawn in the missed role, as a miss is.
@@ -49,7 +49,7 @@ final class NotDoneMarkTests: XCTestCase {
 
     func testTheLegendNamesTheMarkInBothSets() {
         XCTAssertTrue(Glyphs.unicode.legend.contains { $0.glyph == "⊘" && $0.meaning == "answered not done" })
-        XCTAssertTrue(Glyphs.ascii.legend.contains { $0.glyph == "/" && $0.meaning == "answered not done" })
+        XCTAssertTrue(Glyphs.ascii.legend.contains { $0.glyph == "\\" && $0.meaning == "answered not done" })
     }
 
     /// The week grid and the detail calendar draw the day with the same mark (twice in a

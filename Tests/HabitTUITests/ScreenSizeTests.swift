@@ -125,7 +125,10 @@ final class ScreenSizeTests: XCTestCase {
         let narrow = Account.app(width: 40, height: 10)
         XCTAssertEqual(render(narrow).line(2), "▶ ◐  Drink a glas…  5/8     0d   68%  ↑")
         let layout80 = RowLayout(narrow.rows, width: 80, glyphs: narrow.glyphs)
-        XCTAssertTrue(RowColumn.allCases.allSatisfy { layout80.has($0) }, "80 columns show every column")
+        // At 80 columns every column but the recent days (the long name takes their room).
+        XCTAssertTrue(RowColumn.allCases.allSatisfy { $0 == .days || layout80.has($0) }, "80 columns show every column")
+        XCTAssertFalse(layout80.has(.days))
+        XCTAssertEqual(RowLayout(narrow.rows, width: 120, glyphs: narrow.glyphs).dayCount, 15)
     }
 
     func testAnNPerWeekHabitShowsTheWeeksProgress() throws {

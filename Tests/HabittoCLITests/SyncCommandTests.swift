@@ -249,7 +249,7 @@ final class SyncCommandTests: SyncCLITestCase {
         b.ok("remote", "set", "dir:" + folder)
         a.ok("add", "Water", "--goal", "1000")
         a.ok("remote", "set", "dir:" + folder)
-        // Many small batches on the remote, so a pull takes a while.
+        // Several batches on the remote (A merges its own as it syncs, like a binary counter).
         var checkIns = 0
         for _ in 0..<25 {
             for _ in 0..<3 { a.ok("check", "Water"); checkIns += 1 }
@@ -262,13 +262,18 @@ final class SyncCommandTests: SyncCLITestCase {
         let whole = Set([0] + (try remoteBatches(folder, aDevice).files).compactMap { name in
             name.dropLast(6).split(separator: "-").last.flatMap { Int($0) }.map { $0 + created }
         })
-        b.extraEnv["HABITTO_FAULTS"] = "latency=15ms"
+        // A's batches are merged on the remote (four or so: 63, 8, 1, 3 operations), so each
+        // remote call takes 250 ms: a whole pull takes over 1.5 s, longer than the longest
+        // random pause, and a kill right after a batch lands, even a late one on a loaded
+        // machine, comes before the next batch is read.
+        XCTAssertGreaterThan(whole.count, 2, "A's check-ins are in one batch: no pull can stop in the middle")
+        b.extraEnv["HABITTO_FAULTS"] = "latency=250ms"
         // Kill B's pulls at random instants, again and again.
         var partials: [Int] = []
         func journalSize() -> Int { (try? FileManager.default.attributesOfItem(atPath: b.journalPath)[.size] as? Int) ?? 0 }
         // Fault injection. Even rounds: a random instant. Odd rounds: right after a pulled
         // batch lands in the journal, so some kills surely fall in the middle of a pull.
-        let killed = try b.killedSyncs(12, maxPause: 120_000, waitingUpTo: 10, written: journalSize) { r in
+        let killed = try b.killedSyncs(12, maxPause: 1_000_000, waitingUpTo: 10, written: journalSize) { r in
             if !r.killed { XCTAssertEqual(r.status, 0, r.stderr) }
             // Whatever was pulled so far is whole batches, never more than A has.
             let partial = progress(b, "Water") ?? 0

@@ -60,7 +60,8 @@ final class TmuxSession {
         env["LANG"] = "C.UTF-8"
         env["LC_ALL"] = "C.UTF-8"
         for (k, v) in extra { env[k] = v }
-        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG", "LC_ALL", "NO_COLOR", "HOME", "HABITTO_FAULTS", "HABITTO_FIRST_KEYS"].contains($0.key) }
+        // The sandbox's own variables, and every one `extra` gives.
+        let exports = env.filter { ["HABITTO_HOME", "XDG_CONFIG_HOME", "HABITTO_NOW", "TZ", "LANG", "LC_ALL", "NO_COLOR", "HOME", "HABITTO_FAULTS", "HABITTO_FIRST_KEYS"].contains($0.key) || extra[$0.key] != nil }
             .map { "export \($0.key)='\($0.value)';" }.joined(separator: " ")
         // The shell catches SIGINT (a caught signal is reset in the child), so Ctrl-C reaches
         // habitto and the shell survives to record how it ended.

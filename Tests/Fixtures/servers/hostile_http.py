@@ -9,7 +9,9 @@ Modes: hang (accept, never answer), trickle (a byte a second), bigbody (Content-
 2 GB, zeros forever), endless (chunked, forever), gzip (a small gzip body that inflates to
 300 MB), redirect (307 to --target plus the path), ok (just enough WebDAV for a round: 207 to
 PROPFIND, 201 to PUT and MKCOL, 404 to GET), listing (as ok, with --entries members in every
-Depth 1 listing).
+Depth 1 listing), etag (as ok, but a GET of the change marker, `.../changed`, answers 200
+with a hostile ETag each time: 4 KiB long, with control characters, with bytes that are not
+ASCII, then empty).
 Every request line and its headers are appended to --log.
 """
 import os
@@ -27,6 +29,8 @@ target = opts.get("--target", "")
 log_path = opts.get("--log")
 entries = int(opts.get("--entries", "0"))
 lock = threading.Lock()
+BAD_ETAGS = [b'"' + b"e" * 4096 + b'"', b'"a\x01b\x1b[31m"', b'"caf\xc3\xa9"', b""]
+etags_sent = 0
 
 
 def log(text):
@@ -115,7 +119,14 @@ def serve(conn):
             if mode == "redirect":
                 conn.sendall(f"HTTP/1.1 307 Temporary Redirect\r\nLocation: {target}{path}\r\nContent-Length: 0\r\n\r\n".encode())
                 continue
-            # ok and listing: just enough WebDAV for a round (listing: every Depth 1 listing
+            if mode == "etag" and method == "GET" and path.endswith("/changed"):
+                global etags_sent
+                with lock:
+                    tag = BAD_ETAGS[etags_sent % len(BAD_ETAGS)]
+                    etags_sent += 1
+                conn.sendall(b"HTTP/1.1 200 OK\r\nETag: " + tag + b"\r\nContent-Length: 3\r\n\r\nab\n")
+                continue
+            # ok, listing and etag: just enough WebDAV for a round (listing: every Depth 1 listing
             # has --entries members).
             if method == "PROPFIND":
                 n = entries if mode == "listing" and headers.get("depth") == "1" else 0
