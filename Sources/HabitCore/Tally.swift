@@ -6,8 +6,12 @@ public struct DayTally: Hashable, Sendable {
     public let done: Int
     /// Habits due on the day and not skipped.
     public let due: Int
+    /// The due habits not completed yet, and the completed ones (in no particular order).
+    public let left: [HabitID], completed: [HabitID]
 
-    public init(done: Int, due: Int) { self.done = done; self.due = due }
+    public init(done: Int, due: Int, left: [HabitID] = [], completed: [HabitID] = []) {
+        self.done = done; self.due = due; self.left = left; self.completed = completed
+    }
 }
 
 extension HabitState {
@@ -16,7 +20,7 @@ extension HabitState {
     /// without its checksum, so its cost does not grow with history). The verdict is the rules' (`DayVerdict`,
     /// `isDue`), so it agrees with `list` and `summary`.
     public func tally(on day: LocalDay, settings: RuleSettings = .init()) -> DayTally {
-        var done = 0, due = 0
+        var left: [HabitID] = [], completed: [HabitID] = []
         for habit in habits where habit.isActive(on: day) {
             let entry = entries[habit.id]
             let defined = habit.on(day)
@@ -34,9 +38,8 @@ extension HabitState {
             let verdict = DayVerdict(defined, progress: at.map { days.progress(at: $0) } ?? 0, skipped: skipped,
                                      scheduled: isDue(habit, on: day, settings: settings, days: days))
             guard verdict.scheduled, !skipped else { continue }
-            due += 1
-            if verdict.completed { done += 1 }
+            if verdict.completed { completed.append(habit.id) } else { left.append(habit.id) }
         }
-        return DayTally(done: done, due: due)
+        return DayTally(done: completed.count, due: completed.count + left.count, left: left, completed: completed)
     }
 }

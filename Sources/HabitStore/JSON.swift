@@ -40,8 +40,19 @@ public indirect enum JSON: Equatable, Sendable {
         return out
     }
 
-    private func write(into out: inout String, indent: Int) {
-        let pad = String(repeating: "  ", count: indent + 1), close = String(repeating: "  ", count: indent)
+    /// One line, with no spaces between items and a final newline (a JSON Lines record: what
+    /// a status bar reads per update).
+    public func line() -> String {
+        var out = ""
+        write(into: &out, indent: nil)
+        out += "\n"
+        return out
+    }
+
+    /// `indent` nil: all on one line.
+    private func write(into out: inout String, indent: Int?) {
+        let pad = indent.map { String(repeating: "  ", count: $0 + 1) } ?? "", close = indent.map { String(repeating: "  ", count: $0) } ?? ""
+        let newline = indent == nil ? "" : "\n", next = indent.map { $0 + 1 }
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -52,23 +63,23 @@ public indirect enum JSON: Equatable, Sendable {
         case .string(let s): JSON.escape(s, into: &out)
         case .array(let a):
             if a.isEmpty { out += "[]"; return }
-            out += "[\n"
+            out += "[" + newline
             for (i, v) in a.enumerated() {
                 out += pad
-                v.write(into: &out, indent: indent + 1)
-                out += i + 1 < a.count ? ",\n" : "\n"
+                v.write(into: &out, indent: next)
+                out += (i + 1 < a.count ? "," : "") + newline
             }
             out += close + "]"
         case .object(let o):
             if o.isEmpty { out += "{}"; return }
-            out += "{\n"
+            out += "{" + newline
             let keys = o.keys.sorted()
             for (i, k) in keys.enumerated() {
                 out += pad
                 JSON.escape(k, into: &out)
-                out += ": "
-                o[k]!.write(into: &out, indent: indent + 1)
-                out += i + 1 < keys.count ? ",\n" : "\n"
+                out += indent == nil ? ":" : ": "
+                o[k]!.write(into: &out, indent: next)
+                out += (i + 1 < keys.count ? "," : "") + newline
             }
             out += close + "}"
         }

@@ -48,13 +48,15 @@ public final class FolderWatch: @unchecked Sendable {
     deinit { stop() }
 
     /// Watches the folder at `path` (a folder already watched is not added twice). Throws when
-    /// it cannot be watched (gone, not a folder, a link, no permission, or `maxFolders`).
-    public func add(_ path: String) throws(SysError) {
+    /// it cannot be watched (gone, not a folder, a link, no permission, or `maxFolders`). With
+    /// `modifications`, a write to a file that stays open (an append by a long-running
+    /// process) is reported too, not only its close.
+    public func add(_ path: String, modifications: Bool = false) throws(SysError) {
         let result: Result<Void, SysError> = queue.sync {
             guard !stopped else { return .success(()) }
             guard folders.count < Self.maxFolders else { return .failure(SysError(call: "inotify_add_watch", errno: ENOSPC)) }
             let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF)
-                | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW) | UInt32(IN_EXCL_UNLINK)
+                | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW) | UInt32(IN_EXCL_UNLINK) | (modifications ? UInt32(IN_MODIFY) : 0)
             do throws(SysError) {
                 let wd = try sysCall("inotify_add_watch") { inotify_add_watch(fd, path, mask) }
                 folders[wd] = path

@@ -10,6 +10,9 @@ public struct TimerPrompt: LinePrompt {
     public var text: String
     /// Why the last Enter was refused (the prompt stays open to fix it).
     public var error: String?
+    /// Nothing typed yet: the first character replaces the suggestion, as in the habit
+    /// form's fields (backspace edits it instead).
+    public var suggested = true
 
     /// The longest entry the prompt takes.
     public static let maxLength = 12
@@ -19,13 +22,16 @@ public struct TimerPrompt: LinePrompt {
     /// Types a character (a digit or a letter, up to `maxLength`).
     public mutating func type(_ c: Character) {
         error = nil
-        guard text.count < Self.maxLength, c.isASCII, c.isLetter || c.isNumber else { return }
+        guard c.isASCII, c.isLetter || c.isNumber else { return }
+        if suggested { text = ""; suggested = false }
+        guard text.count < Self.maxLength else { return }
         text.append(c)
     }
 
     /// Erases the last character.
     public mutating func erase() {
         error = nil
+        suggested = false
         if !text.isEmpty { text.removeLast() }
     }
 }

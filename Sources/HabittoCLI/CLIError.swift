@@ -299,6 +299,8 @@ extension CLIError {
         case dataPathHasLineBreak
         /// `pause --group NAME` with no habit in that group.
         case noHabitInGroup(String)
+        /// `status --watch` could not watch the data directory `path` (inotify's `reason`).
+        case cannotWatch(path: String, reason: String)
 
         var text: String {
             switch self {
@@ -327,6 +329,8 @@ extension CLIError {
                     ? "remind: \(which) was not shown: notify-send \(problem); it is tried again at the next run"
                     : "remind: \(Plural.count(count, "reminder")) \(Plural.noun(count, "was", "were")) not shown (\(which), first: notify-send \(problem)); they are tried again at the next run"
             case .dataPathHasLineBreak: return "the data directory's path contains a line break; a timer cannot name it"
+            case .cannotWatch(let path, let reason):
+                return "cannot watch \(Sanitize.display(path)) for changes (\(Sanitize.display(reason))); run the status command without --watch on the bar's interval instead"
             }
         }
     }

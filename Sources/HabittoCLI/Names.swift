@@ -27,6 +27,7 @@ public enum OptionName: String, CaseIterable, Sendable {
     case group = "--group"
     case help = "--help"
     case home = "--home"
+    case i3blocks = "--i3blocks"
     case icon = "--icon"
     case install = "--install"
     case json = "--json"
@@ -56,6 +57,8 @@ public enum OptionName: String, CaseIterable, Sendable {
     case unit = "--unit"
     case user = "--user"
     case version = "--version"
+    case watch = "--watch"
+    case waybar = "--waybar"
     case weeks = "--weeks"
     case yes = "--yes"
 }

@@ -41,6 +41,10 @@ public enum Output {
         func write(_ s: String, error: Bool) { lock.lock(); if error { err += s } else { out += s }; lock.unlock() }
     }
 
+    /// Sends what was written to standard output on now (a status bar reads each line as it
+    /// comes); false when it can no longer be written (the reader went away).
+    static func flush() -> Bool { capture != nil || fflush(nil) == 0 }
+
     /// Documents (JSON, CSV), written as they are.
     static func raw(_ s: String) {
         if let capture { capture.write(s, error: false) } else { print(s, terminator: "") }

@@ -75,6 +75,7 @@ extension Segment {
 
     static func wanted(_ invocation: Invocation) -> Bool {
         invocation.command == .status && (invocation.flag(.short) || invocation.value(.format) != nil)
+            && !invocation.flag(.waybar) && !invocation.flag(.i3blocks) && !invocation.flag(.watch)
     }
 
     /// The segment's line from the cache (`SegmentCache`), read synchronously before the

@@ -118,10 +118,14 @@ struct StatusCommand: Command {
     static var spec: CommandSpec {
         CommandSpec(name: "status", arguments: [], summary: "Show the sync state: mode, queue, last sync, errors, devices; or one short line for a prompt (--short).",
                     options: [Specs.json, OptionSpec(name: "--short", value: nil, help: "one line for a shell prompt or a status bar, e.g. ✓3/5 ↑2"),
-                              OptionSpec(name: "--format", value: "FORMAT", help: "the short line's format (implies --short; default \(Segment.defaultFormat))")],
+                              OptionSpec(name: "--format", value: "FORMAT", help: "the short line's format (implies --short; default \(Segment.defaultFormat))"),
+                              OptionSpec(name: "--waybar", value: nil, help: "one JSON line for a waybar custom module (text, tooltip, class, percentage)"),
+                              OptionSpec(name: "--i3blocks", value: nil, help: "i3blocks' three lines: the short line, done/due, a colour"),
+                              OptionSpec(name: "--watch", value: nil, help: "keep printing a new line (or object) whenever the data or the sync state change")],
                     notes: "Placeholders of --format:\n" + Segment.placeholders.map { "  \($0.0)  \($0.1)" }.joined(separator: "\n")
                         + "\nThe short line reads today's records and, with a remote, the sync state; it never syncs."
-                        + "\nIt keeps its count in the data directory's file segment until the data, the day or the week start change.")
+                        + "\nIt keeps its count in the data directory's file segment until the data, the day or the week start change."
+                        + "\n--waybar, --i3blocks and --watch read the data each time (no cache); --watch ends when the bar closes its pipe.")
     }
 
     /// A time since, in the largest whole unit: "0 s ago", "5 min ago", "3 h ago", "2 d ago".
@@ -164,6 +168,7 @@ struct StatusCommand: Command {
 
     @MainActor func run() async throws {
         // The prompt segment, when its cache holds the count: no repository, no async runtime.
+        if invocation.flag(.waybar) || invocation.flag(.i3blocks) || invocation.flag(.watch) { try await statusBar(); return }
         if let line = try Segment.cachedLine(env: env, invocation: invocation) { Output.line(line); return }
         if invocation.flag(.short) || invocation.value(.format) != nil { try await statusShort(); return }
         let repo = try openRepository()

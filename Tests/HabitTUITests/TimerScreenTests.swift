@@ -46,6 +46,10 @@ final class TimerScreenTests: XCTestCase {
         press(&other, .char("t"))
         guard case .timerDuration(let p) = other.overlay else { return XCTFail("no prompt") }
         XCTAssertEqual(p.text, "25m")
+        // The first key typed replaces the suggestion, as in the form; backspace edits it.
+        type(&other, "90s")
+        guard case .timerDuration(let typed) = other.overlay else { return XCTFail("no prompt") }
+        XCTAssertEqual(typed.text, "90s")
     }
 
     func testABadDurationStaysInThePromptWithTheReasonAndEscCancels() {
