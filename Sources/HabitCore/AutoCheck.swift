@@ -56,7 +56,8 @@ public enum AutoCheck {
         let total = min(Limits.maxDayProgress, max(0, reading + byHand))
         guard state.progress(habit.id, day) != total else { return [] }
         var changes: [Change] = []
-        if total > 0 && state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
+        // A measurement withdraws a skip, not a pause (the user paused the days on purpose).
+        if total > 0 && state.record(habit.id, day)?.isSkipRegisterOn == true { changes.append(.skip(habit.id, day, false)) }
         changes.append(.setProgress(habit.id, day, total: total))
         return changes
     }

@@ -29,7 +29,8 @@ public enum CatchUp {
             let todayRecorded = columns.lastRecorded(through: today) == today
             var d = max(first, habit.startDate, last.map { $0.adding(1) } ?? first)
             while d <= today {
-                if d < today || !todayRecorded, habit.on(d).kind == .build,
+                // A paused day is never asked about (and says nothing of the days before it).
+                if d < today || !todayRecorded, habit.on(d).kind == .build, !columns.isPaused(on: d),
                    state.isDue(habit, on: d, settings: settings, days: columns), Edits.isRecordable(habit, d, today: today) {
                     out.append(CatchUpItem(habit: habit, day: d))
                 }
@@ -48,11 +49,14 @@ public enum CatchUp {
 }
 
 extension DayColumns {
-    /// The last day on or before `day` with progress, a skip, a rating or a "not done" answer.
+    /// The last day on or before `day` with progress, a skip, a rating or a "not done" answer
+    /// (a pause is none of them: it says nothing about the days before it).
     func lastRecorded(through day: LocalDay) -> LocalDay? {
         var i = lowerBound(day.adding(1)) - 1
         while i >= 0 {
-            if progress(at: i) > 0 || isSkipped(at: i) || rating(at: i) != nil || isAnsweredNotDone(at: i) { return self.day(at: i) }
+            if progress(at: i) > 0 || (isSkipped(at: i) && !isPaused(at: i)) || rating(at: i) != nil || isAnsweredNotDone(at: i) {
+                return self.day(at: i)
+            }
             i -= 1
         }
         return nil
@@ -132,7 +136,7 @@ extension CatchUp {
             } else if progress >= habit.goal {
                 throw CoreError.doneAlready(habit: habit.name, progress: progress, goal: habit.goal, day: day)
             }
-            if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
+            changes += Edits.unskipping(habit.id, day, in: state)
             if state.record(habit.id, day)?.notDoneRegister?.value != true { changes.append(.notDone(habit.id, day, true)) }
             return changes
         case .done(let d):

@@ -145,6 +145,8 @@ public enum DayState: String, Sendable, CaseIterable {
     /// a limit habit: a day over the limit).
     case missed
     case skipped
+    /// Paused (`Change.pause`): skipped by the rules, drawn with its own mark.
+    case paused
     /// Not a scheduled day, or an N-per-week day in a week that met (or may still meet) its quota.
     case notDue
     /// Today, due and not done yet (a limit habit's today, until it is over).
@@ -431,7 +433,7 @@ extension HabitState {
         for (d, v, progress, skipped) in states {
             let state: DayState
             let defined = v.defined
-            if skipped { state = .skipped }
+            if skipped { state = columns.isPaused(on: d) ? .paused : .skipped }
             else if defined.habit.kind == .limit {
                 if v.exceeded && defined.habit.isScheduledDay(d) { state = .missed }
                 else if d == today { state = .pending }

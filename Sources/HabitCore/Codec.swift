@@ -178,6 +178,7 @@ extension ByteWriter {
         case .rate(let h, let d, let r): habit(h); day(d); u8(UInt8(r ?? 0))
         case .note(let h, let d, let n): habit(h); day(d); optionalString(n)
         case .notDone(let h, let d, let on): habit(h); day(d); bool(on)
+        case .pause(let h, let from, let to, let reason): habit(h); day(from); day(to); optionalString(reason)
         }
     }
 
@@ -313,6 +314,10 @@ extension ByteReader {
             return .rate(h, d, try rating())
         case .note: return .note(try habit(), try day(), try optionalString())
         case .notDone: return .notDone(try habit(), try day(), try bool())
+        case .pause:
+            let h = try habit(), from = try day(), to = try day()
+            guard from <= to, to.ordinal - from.ordinal < Limits.maxPauseDays else { throw DecodeError("bad pause range") }
+            return .pause(h, from: from, to: to, reason: try pauseReason())
         }
     }
 
@@ -337,6 +342,16 @@ extension ByteReader {
             f.apply(to: &fields)
         }
         return .create(h, fields)
+    }
+
+    /// A pause register's value as stored: nil (not paused), "" (paused, no reason) or a
+    /// reason `Validate.pauseReason` accepts.
+    mutating func pauseReason() throws -> String? {
+        let reason = try optionalString()
+        if let reason, !reason.isEmpty {
+            do { try Validate.pauseReason(reason) } catch { throw DecodeError("bad pause reason") }
+        }
+        return reason
     }
 
     /// A difficulty rating as stored: 0 for none, else within `Limits.difficulty`.
@@ -425,11 +440,13 @@ extension ByteWriter {
             if op.setsTotal { int(0) }
             int(op.delta / amountScale)
         }
-        // Bit 0: a skip register follows; bit 1: a "not done" register. A day without the
-        // latter is written as before it existed (0 or 1), so digests taken then match.
-        u8((rec.skip != nil ? 1 : 0) | (rec.notDoneRegister != nil ? 2 : 0))
+        // Bit 0: a skip register follows; bit 1: a "not done" register; bit 2: a pause
+        // register. A day without the later ones is written as before they existed, so
+        // digests taken then match.
+        u8((rec.skip != nil ? 1 : 0) | (rec.notDoneRegister != nil ? 2 : 0) | (rec.pauseRegister != nil ? 4 : 0))
         if let s = rec.skip { bool(s.value); stamp(s.stamp) }
         if let n = rec.notDoneRegister { bool(n.value); stamp(n.stamp) }
+        if let p = rec.pauseRegister { optionalString(p.value); stamp(p.stamp) }
         bool(rec.difficulty != nil)
         if let r = rec.difficulty { u8(UInt8(r.value ?? 0)); stamp(r.stamp) }
         bool(rec.noteRegister != nil)
@@ -486,9 +503,10 @@ extension ByteReader {
             previous = op
         }
         let registers = try u8()
-        guard registers <= 3 else { throw DecodeError("bad day registers") }
+        guard registers <= 7 else { throw DecodeError("bad day registers") }
         if registers & 1 != 0 { let v = try bool(); let s = try stamp(); rec?.skip = Register(value: v, stamp: s) }
         if registers & 2 != 0 { let v = try bool(); let s = try stamp(); rec?.notDoneRegister = Register(value: v, stamp: s) }
+        if registers & 4 != 0 { let v = try pauseReason(); let s = try stamp(); rec?.pauseRegister = Register(value: v, stamp: s) }
         if try bool() {
             let v = try rating(), s = try stamp()
             rec?.difficulty = Register(value: v, stamp: s)
@@ -506,7 +524,7 @@ extension ByteReader {
         for _ in 0..<dayCount {
             let (d, rec) = try dayRecord()
             guard columns.append(d, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating,
-                                 notDone: rec.isAnsweredNotDone) else {
+                                 notDone: rec.isAnsweredNotDone, paused: rec.isPaused) else {
                 throw DecodeError("days out of order")
             }
         }

@@ -59,6 +59,14 @@ public enum CoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// `field`: "habit name", "icon", "unit", "group", "note", "notes".
     case edgeSpace(field: String)
     case dayNoteLength
+    /// A pause's reason is empty or longer than 80 characters.
+    case pauseReasonLength
+    /// A pause whose first day comes after its last.
+    case pauseBackwards(from: LocalDay, to: LocalDay)
+    /// A pause longer than `Limits.maxPauseDays`.
+    case pauseTooLong(days: Int)
+    /// `pause --end` with no pause over today or after it (for the habit, when one was named).
+    case noPauseToEnd(habit: String?, today: LocalDay)
     case notesTooLong(length: Int)
     case textTooLong(field: String)
     case controlCharacter(field: String, Unicode.Scalar)

@@ -42,6 +42,10 @@ extension CoreError {
         case .beforeStart(let name, let day, let start):
             return "\(day) is before \(Self.title(name)) starts (\(start)); pick a later day or move its start date"
         case .inFuture(let day, let today, let what): return "\(day) is in the future (today is \(today)); \(what) are for today or earlier"
+        case .pauseBackwards(let from, let to): return "a pause cannot end (\(to)) before it starts (\(from))"
+        case .pauseTooLong(let days): return "a pause of \(days) days is too long: one pause covers at most \(Limits.maxPauseDays) days"
+        case .noPauseToEnd(let habit?, let today): return "\(Self.title(habit)) has no pause on or after \(today) to end"
+        case .noPauseToEnd(nil, let today): return "no habit has a pause on or after \(today) to end"
         case .archivedFrom(let name, let from): return "\(Self.title(name)) is archived from \(from); unarchive it first"
         case .notDue(let name, let day, let schedule):
             return "\(Self.title(name)) is not due on \(day.weekday.shortName.capitalized) \(day) (\(schedule)); nothing to skip"
@@ -95,6 +99,7 @@ extension CoreError {
         case .groupLength: return "group must be 1 to 32 characters"
         case .edgeSpace(let what): return "\(what) must not start or end with a space"
         case .dayNoteLength: return "a day's note must be 1 to 2000 characters"
+        case .pauseReasonLength: return "a pause's reason must be 1 to 80 characters"
         case .notesTooLong(let n): return "notes are \(n) characters long: use at most 2000"
         case .textTooLong(let what): return "\(what) is too long: use at most 65536 bytes of text"
         case .controlCharacter(let what, let u): return "\(what) contains a control character (\(Validate.codePoint(u))): remove it"

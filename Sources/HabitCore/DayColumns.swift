@@ -8,8 +8,9 @@ public struct DayColumns: Hashable, Sendable {
     private(set) var ordinals: [Int32] = []
     /// Shown progress (never below 0).
     private(set) var progresses: [Int] = []
-    /// Bit 0: skipped; bits 1–3: the difficulty rating (0 when none); bit 4: answered as
-    /// not done (see `DayRecord.isAnsweredNotDone`).
+    /// Bit 0: skipped (also set on a paused day, which every rule reads as skipped); bits
+    /// 1–3: the difficulty rating (0 when none); bit 4: answered as not done (see
+    /// `DayRecord.isAnsweredNotDone`); bit 5: paused.
     private(set) var flags: [UInt8] = []
 
     public init() {}
@@ -18,7 +19,8 @@ public struct DayColumns: Hashable, Sendable {
     public init(_ days: [LocalDay: DayRecord]) {
         reserveCapacity(days.count)
         for (day, rec) in days.sorted(by: { $0.key < $1.key }) {
-            append(day, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating, notDone: rec.isAnsweredNotDone)
+            append(day, progress: rec.progress, skipped: rec.isSkipped, rating: rec.rating, notDone: rec.isAnsweredNotDone,
+                   paused: rec.isPaused)
         }
     }
 
@@ -28,17 +30,19 @@ public struct DayColumns: Hashable, Sendable {
 
     /// Adds a day later than every day already here; false (and nothing added) otherwise.
     @discardableResult
-    public mutating func append(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?, notDone: Bool = false) -> Bool {
+    public mutating func append(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?, notDone: Bool = false,
+                                paused: Bool = false) -> Bool {
         guard let o = Int32(exactly: day.ordinal), ordinals.last.map({ $0 < o }) ?? true else { return false }
         ordinals.append(o)
         progresses.append(max(0, progress))
-        flags.append(DayColumns.flag(skipped: skipped, rating: rating, notDone: notDone))
+        flags.append(DayColumns.flag(skipped: skipped, rating: rating, notDone: notDone, paused: paused))
         return true
     }
 
     /// Sets one day's values, inserting the day where it belongs when it is not recorded.
-    public mutating func set(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?, notDone: Bool = false) {
-        let flag = DayColumns.flag(skipped: skipped, rating: rating, notDone: notDone)
+    public mutating func set(_ day: LocalDay, progress: Int, skipped: Bool, rating: Int?, notDone: Bool = false,
+                             paused: Bool = false) {
+        let flag = DayColumns.flag(skipped: skipped, rating: rating, notDone: notDone, paused: paused)
         let i = lowerBound(day)
         if i < ordinals.count && Int(ordinals[i]) == day.ordinal {
             progresses[i] = max(0, progress); flags[i] = flag
@@ -47,8 +51,9 @@ public struct DayColumns: Hashable, Sendable {
         }
     }
 
-    private static func flag(skipped: Bool, rating: Int?, notDone: Bool) -> UInt8 {
-        (skipped ? 1 : 0) | UInt8(truncatingIfNeeded: min(7, max(0, rating ?? 0)) << 1) | (notDone ? 16 : 0)
+    private static func flag(skipped: Bool, rating: Int?, notDone: Bool, paused: Bool) -> UInt8 {
+        (skipped || paused ? 1 : 0) | UInt8(truncatingIfNeeded: min(7, max(0, rating ?? 0)) << 1) | (notDone ? 16 : 0)
+            | (paused ? 32 : 0)
     }
 
     /// The same days with every progress above `cap` read as `cap` (no copy when none is).
@@ -98,10 +103,12 @@ public struct DayColumns: Hashable, Sendable {
     func isSkipped(at i: Int) -> Bool { flags[i] & 1 != 0 }
     func rating(at i: Int) -> Int? { let r = Int((flags[i] >> 1) & 7); return r == 0 ? nil : r }
     func isAnsweredNotDone(at i: Int) -> Bool { flags[i] & 16 != 0 }
+    func isPaused(at i: Int) -> Bool { flags[i] & 32 != 0 }
 
     /// Progress on a day (0 when nothing is recorded).
     public func progress(on day: LocalDay) -> Int { index(of: day).map { progresses[$0] } ?? 0 }
     public func isSkipped(on day: LocalDay) -> Bool { index(of: day).map { isSkipped(at: $0) } ?? false }
     public func rating(on day: LocalDay) -> Int? { index(of: day).flatMap { rating(at: $0) } }
     public func isAnsweredNotDone(on day: LocalDay) -> Bool { index(of: day).map { isAnsweredNotDone(at: $0) } ?? false }
+    public func isPaused(on day: LocalDay) -> Bool { index(of: day).map { isPaused(at: $0) } ?? false }
 }

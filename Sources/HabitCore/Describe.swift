@@ -23,6 +23,9 @@ extension Change {
         case .rate(_, let d, let r): return r.map { "rate \(name) \($0) on \(d)" } ?? "clear the rating of \(name) on \(d)"
         case .note(_, let d, let n): return n == nil ? "clear the note of \(name) on \(d)" : "note on \(name) on \(d)"
         case .notDone(_, let d, let on): return on ? "answer \(name) not done on \(d)" : "withdraw the not-done answer of \(name) on \(d)"
+        case .pause(_, let from, let to, let reason):
+            let days = from == to ? "on \(from)" : "from \(from) to \(to)"
+            return reason == nil ? "end the pause of \(name) \(days)" : "pause \(name) \(days)"
         }
     }
 
@@ -31,7 +34,7 @@ extension Change {
         switch self {
         case .create, .delete, .restore: return 5
         case .progress, .setProgress: return 4
-        case .skip(_, _, true), .notDone(_, _, true): return 3
+        case .skip(_, _, true), .notDone(_, _, true), .pause: return 3
         case .set(_, .archivedFrom): return 3
         case .set(_, .name): return 2
         case .rate: return 2
@@ -89,6 +92,9 @@ extension Change {
             if let r, !Limits.difficulty.contains(r) { throw CoreError.difficultyOutOfRange(given: nil) }
         case .note(_, _, let n):
             if let n { try Validate.dayNote(n) }
+        case .pause(_, let from, let to, let reason):
+            try Pauses.checkRange(from: from, to: to)
+            if let reason, !reason.isEmpty { try Validate.pauseReason(reason) }
         case .delete, .restore, .skip, .notDone:
             break
         }

@@ -202,16 +202,15 @@ public enum Edits {
         try checkDay(habit, day, today: today)
         let progress = state.progress(habit.id, day)
         if habit.isYesNo && isDone(habit, on: day, in: state) {
-            // Checking in on a skipped day un-skips it, also when it holds its 1/1 already.
-            let unskip: [Change] = state.isSkipped(habit.id, day) ? [.skip(habit.id, day, false)] : []
+            // Checking in on a skipped (or paused) day un-skips it, also when it holds its 1/1 already.
+            let unskip = unskipping(habit.id, day, in: state)
             let answer: [Change] = [.setProgress(habit.id, day, total: Amount.scale)]
             return try unskip + answer + (difficulty.map { try rate(habit, on: day, $0, today: today, in: state) } ?? [])
         }
         guard amount <= Limits.maxDayProgress - progress else {
             throw CoreError.dayFull(habit: habit.name, progress: progress, adding: amount, day: day)
         }
-        var changes: [Change] = []
-        if state.isSkipped(habit.id, day) { changes.append(.skip(habit.id, day, false)) }
+        var changes = unskipping(habit.id, day, in: state)
         changes.append(.progress(habit.id, day, delta: amount))
         if let difficulty { changes.append(.rate(habit.id, day, difficulty)) }
         return changes
@@ -262,7 +261,15 @@ public enum Edits {
         if skipped, !habit.on(day).schedule.isQuota, !state.isDue(habit, on: day) {
             throw CoreError.notDue(habit: habit.name, day: day, schedule: habit.schedule)
         }
-        return state.isSkipped(habit.id, day) == skipped ? [] : [.skip(habit.id, day, skipped)]
+        // The skip register alone: a pause over the day is its own (see `Pauses`).
+        return (state.record(habit.id, day)?.isSkipRegisterOn ?? false) == skipped ? [] : [.skip(habit.id, day, skipped)]
+    }
+
+    /// What recording progress on a skipped day writes first: the skip withdrawn, and a
+    /// paused day given back (that one day leaves its pause), so that the day counts.
+    public static func unskipping(_ id: HabitID, _ day: LocalDay, in state: HabitState) -> [Change] {
+        guard let rec = state.record(id, day) else { return [] }
+        return (rec.isSkipRegisterOn ? [.skip(id, day, false)] : []) + (rec.isPaused ? [.pause(id, from: day, to: day, reason: nil)] : [])
     }
 
     /// Sets (1–5) or clears (nil) the day's difficulty; no change when it already is so.

@@ -7,6 +7,8 @@ public struct DaySummary: Hashable, Sendable {
     public let skipped: Bool
     /// Answered as not done (see `DayLine.notDone`).
     public let notDone: Bool
+    /// Paused (see `DayLine.paused`): also `skipped`.
+    public let paused: Bool
     public let exceeded: Bool
     public let difficulty: Int?
     /// Counts against the habit (see `DayVerdict.missed`): drawn as a miss. An N-per-week
@@ -36,6 +38,7 @@ extension HabitState {
             let i = table.start.days(to: d)
             out.append(DaySummary(day: d, scheduled: v.scheduled, progress: table.progress[i], completed: v.completed,
                                   skipped: table.skipped[i], notDone: here && columns.isAnsweredNotDone(at: k),
+                                  paused: here && columns.isPaused(at: k),
                                   exceeded: v.exceeded, difficulty: rating,
                                   missed: v.missed))
         }

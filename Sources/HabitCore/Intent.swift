@@ -29,13 +29,17 @@ public enum Intent: Hashable, Sendable {
     /// Moves a habit in the order of habits (`Edits.move`): one command, one undo.
     case move(HabitID, MoveTarget)
     case delete(HabitID)
+    /// Pauses the habit over `from`…`to` (`Pauses.pause`), with a reason when given.
+    case pause(HabitID, from: LocalDay, to: LocalDay, reason: String?)
+    /// Ends the habit's current pause at yesterday, or calls off its next one (`Pauses.end`).
+    case endPause(HabitID)
 
     /// The habit the intent is about; nil for a new habit.
     public var habit: HabitID? {
         switch self {
         case .checkIn(let h, _, _, _, _), .takeBack(let h, _, _), .setTotal(let h, _, _), .toggle(let h, _), .skip(let h, _, _),
              .rate(let h, _, _), .note(let h, _, _), .answer(let h, _, _), .edit(let h, _, _), .archive(let h), .unarchive(let h),
-             .move(let h, _), .delete(let h):
+             .move(let h, _), .delete(let h), .pause(let h, _, _, _), .endPause(let h):
             return h
         case .add:
             return nil
@@ -48,7 +52,7 @@ public enum Intent: Hashable, Sendable {
         case .checkIn(_, let d, _, _, _), .takeBack(_, let d, _), .setTotal(_, let d, _), .toggle(_, let d), .skip(_, let d, _),
              .rate(_, let d, _), .note(_, let d, _), .answer(_, let d, _):
             return d
-        case .add, .edit, .archive, .unarchive, .move, .delete:
+        case .add, .edit, .archive, .unarchive, .move, .delete, .pause, .endPause:
             return nil
         }
     }
@@ -90,6 +94,9 @@ public enum Intent: Hashable, Sendable {
         case .unarchive(let id): return try Edits.unarchive(try habit(id))
         case .move(let id, let target): return try Edits.move(try habit(id).id, to: target, in: state)
         case .delete(let id): return Edits.delete(try habit(id))
+        case .pause(let id, let from, let to, let reason):
+            return try Pauses.pause([try habit(id)], from: from, to: to, reason: reason, in: state)
+        case .endPause(let id): return try Pauses.end([try habit(id)], today: today, in: state)
         }
     }
 

@@ -22,4 +22,6 @@ public enum Limits {
     /// N of a `Schedule.everyNDays`, as validation and decoding accept it: every day is
     /// daily, so a stored one is every 2 days at least.
     public static let storedEveryNDays = 2...365
+    /// The most days one pause covers (a year and a day, so that any year fits).
+    public static let maxPauseDays = 366
 }

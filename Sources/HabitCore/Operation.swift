@@ -219,6 +219,11 @@ public enum Change: Hashable, Sendable {
     /// writer wins. The day counts as missed like any day without progress; catching up
     /// does not ask about it again, and progress or a skip on the day overrides it.
     case notDone(HabitID, LocalDay, Bool)
+    /// The days `from`…`to` (at most `Limits.maxPauseDays`) are paused, with `reason` ("" for
+    /// none), or (nil) not paused: one last-writer-wins register per day. A paused day is a
+    /// skipped day for every rule (see docs/rules.md); ending or undoing a pause writes nil
+    /// over the days it gives back.
+    case pause(HabitID, from: LocalDay, to: LocalDay, reason: String?)
 
     /// The habit the change is about.
     public var habit: HabitID {
@@ -226,7 +231,7 @@ public enum Change: Hashable, Sendable {
         case .create(let h, _), .set(let h, _), .setFrom(let h, _, _), .clearFrom(let h, _, _),
              .delete(let h), .restore(let h, _),
              .progress(let h, _, _), .setProgress(let h, _, _), .skip(let h, _, _), .rate(let h, _, _),
-             .note(let h, _, _), .notDone(let h, _, _): return h
+             .note(let h, _, _), .notDone(let h, _, _), .pause(let h, _, _, _): return h
         }
     }
 }

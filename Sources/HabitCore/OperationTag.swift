@@ -25,6 +25,8 @@ public enum OperationTag: UInt8, CaseIterable, Sendable {
     case rate = 7
     case note = 8
     case notDone = 17
+    /// A range of days paused (a reason, "" for none) or given back (no reason).
+    case pause = 22
 
     /// The tag `change` is written with.
     public init(of change: Change) {
@@ -42,6 +44,7 @@ public enum OperationTag: UInt8, CaseIterable, Sendable {
         case .rate: self = .rate
         case .note: self = .note
         case .notDone: self = .notDone
+        case .pause: self = .pause
         }
     }
 }

@@ -3,16 +3,21 @@ import FoundationEssentials
 /// What a day should hold, as a backup or an import says.
 public struct TargetDay: Hashable, Sendable {
     public var progress: Int
+    /// The skip register (a pause aside).
     public var skipped: Bool
     public var difficulty: Int?
     public var note: String?
     /// Answered as not done (see `DayRecord.isAnsweredNotDone`).
     public var notDone: Bool
-    public init(progress: Int = 0, skipped: Bool = false, difficulty: Int? = nil, note: String? = nil, notDone: Bool = false) {
+    /// Paused (see `Change.pause`): the reason, "" for none; nil when not paused.
+    public var paused: String?
+    public init(progress: Int = 0, skipped: Bool = false, difficulty: Int? = nil, note: String? = nil, notDone: Bool = false,
+                paused: String? = nil) {
         self.progress = progress; self.skipped = skipped; self.difficulty = difficulty; self.note = note; self.notDone = notDone
+        self.paused = paused
     }
     /// True when the day records nothing.
-    public var isEmpty: Bool { progress == 0 && !skipped && difficulty == nil && note == nil && !notDone }
+    public var isEmpty: Bool { progress == 0 && !skipped && difficulty == nil && note == nil && !notDone && paused == nil }
 }
 
 /// A habit as a backup or an import says it should be.
@@ -39,8 +44,8 @@ public struct TargetHabit: Hashable, Sendable {
         state.habits.map { h in
             var days: [LocalDay: TargetDay] = [:]
             for (day, rec) in state.entries[h.id]?.days ?? [:] {
-                let t = TargetDay(progress: rec.progress, skipped: rec.isSkipped, difficulty: rec.rating, note: rec.note,
-                                  notDone: rec.isAnsweredNotDone)
+                let t = TargetDay(progress: rec.progress, skipped: rec.isSkipRegisterOn, difficulty: rec.rating, note: rec.note,
+                                  notDone: rec.isAnsweredNotDone, paused: rec.pauseRegister?.value ?? nil)
                 if !t.isEmpty { days[day] = t }
             }
             return TargetHabit(id: h.id, fields: h.fields, days: days, definitions: h.hasHistory ? h.definitions : [])
@@ -194,7 +199,8 @@ public enum Reconcile {
                     let delta = want.progress - rec.progress
                     if delta != 0 { out.append(.progress(t.id, day, delta: delta)) }
                 }
-                if rec.isSkipped != want.skipped { out.append(.skip(t.id, day, want.skipped)) }
+                if rec.isSkipRegisterOn != want.skipped { out.append(.skip(t.id, day, want.skipped)) }
+                if (rec.pauseRegister?.value ?? nil) != want.paused { out.append(.pause(t.id, from: day, to: day, reason: want.paused)) }
                 if rec.rating != want.difficulty { out.append(.rate(t.id, day, want.difficulty)) }
                 if rec.note != want.note { out.append(.note(t.id, day, want.note)) }
                 if rec.isAnsweredNotDone != want.notDone { out.append(.notDone(t.id, day, want.notDone)) }
@@ -206,6 +212,7 @@ public enum Reconcile {
                     }
                 }
                 if want.skipped && rec.skip == nil { out.append(.skip(t.id, day, true)) }
+                if let p = want.paused, rec.pauseRegister == nil { out.append(.pause(t.id, from: day, to: day, reason: p)) }
                 if want.notDone && rec.notDoneRegister == nil { out.append(.notDone(t.id, day, true)) }
                 if let d = want.difficulty {
                     if rec.difficulty == nil { out.append(.rate(t.id, day, d)) }

@@ -20,6 +20,8 @@ public struct DayLine: Hashable, Sendable {
     /// Answered as not done (`Change.notDone`; see `DayRecord.isAnsweredNotDone`): decided,
     /// where a day with nothing is still open.
     public let notDone: Bool
+    /// Paused (`Change.pause`): also `skipped`, with its own mark.
+    public let paused: Bool
     public let difficulty: Int?
     /// For limit habits: progress above the ceiling.
     public let exceeded: Bool
@@ -172,6 +174,7 @@ extension HabitState {
         return DayLine(habit: defined, day: day, scheduled: verdict.scheduled, progress: progress,
                        completed: verdict.completed && started,
                        skipped: skipped, notDone: at.map { days.isAnsweredNotDone(at: $0) } ?? false,
+                       paused: at.map { days.isPaused(at: $0) } ?? false,
                        difficulty: at.flatMap { days.rating(at: $0) }, exceeded: verdict.exceeded,
                        streak: streak, streakUnit: defined.schedule.streakUnit)
     }

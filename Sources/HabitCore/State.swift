@@ -51,43 +51,52 @@ public struct DayRecord: Hashable, Sendable {
         let difficulty: Register<Int?>?
         let note: Register<String?>?
         let notDone: Register<Bool>?
-        init(skip: Register<Bool>?, difficulty: Register<Int?>?, note: Register<String?>?, notDone: Register<Bool>?) {
-            self.skip = skip; self.difficulty = difficulty; self.note = note; self.notDone = notDone
+        let pause: Register<String?>?
+        init(skip: Register<Bool>?, difficulty: Register<Int?>?, note: Register<String?>?, notDone: Register<Bool>?,
+             pause: Register<String?>?) {
+            self.skip = skip; self.difficulty = difficulty; self.note = note; self.notDone = notDone; self.pause = pause
         }
     }
 
     public var skip: Register<Bool>? {
         get { extras?.skip }
-        set { setExtras(skip: newValue, difficulty: difficulty, note: noteRegister, notDone: notDoneRegister) }
+        set { setExtras(skip: newValue, difficulty: difficulty, note: noteRegister, notDone: notDoneRegister, pause: pauseRegister) }
     }
     /// nil value = cleared
     public var difficulty: Register<Int?>? {
         get { extras?.difficulty }
-        set { setExtras(skip: skip, difficulty: newValue, note: noteRegister, notDone: notDoneRegister) }
+        set { setExtras(skip: skip, difficulty: newValue, note: noteRegister, notDone: notDoneRegister, pause: pauseRegister) }
     }
     /// nil value = cleared
     public var noteRegister: Register<String?>? {
         get { extras?.note }
-        set { setExtras(skip: skip, difficulty: difficulty, note: newValue, notDone: notDoneRegister) }
+        set { setExtras(skip: skip, difficulty: difficulty, note: newValue, notDone: notDoneRegister, pause: pauseRegister) }
     }
     /// The "not done" answer (see `Change.notDone`); false = withdrawn.
     public var notDoneRegister: Register<Bool>? {
         get { extras?.notDone }
-        set { setExtras(skip: skip, difficulty: difficulty, note: noteRegister, notDone: newValue) }
+        set { setExtras(skip: skip, difficulty: difficulty, note: noteRegister, notDone: newValue, pause: pauseRegister) }
+    }
+    /// The pause register (see `Change.pause`): the reason ("" for none) while the day is
+    /// paused, nil once it is given back.
+    public var pauseRegister: Register<String?>? {
+        get { extras?.pause }
+        set { setExtras(skip: skip, difficulty: difficulty, note: noteRegister, notDone: notDoneRegister, pause: newValue) }
     }
 
     private mutating func setExtras(skip: Register<Bool>?, difficulty: Register<Int?>?, note: Register<String?>?,
-                                    notDone: Register<Bool>?) {
-        extras = skip == nil && difficulty == nil && note == nil && notDone == nil
-            ? nil : Extras(skip: skip, difficulty: difficulty, note: note, notDone: notDone)
+                                    notDone: Register<Bool>?, pause: Register<String?>?) {
+        extras = skip == nil && difficulty == nil && note == nil && notDone == nil && pause == nil
+            ? nil : Extras(skip: skip, difficulty: difficulty, note: note, notDone: notDone, pause: pause)
     }
 
     public static func == (a: DayRecord, b: DayRecord) -> Bool {
         a.first == b.first && a.rest == b.rest && a.skip == b.skip && a.difficulty == b.difficulty && a.noteRegister == b.noteRegister
-            && a.notDoneRegister == b.notDoneRegister
+            && a.notDoneRegister == b.notDoneRegister && a.pauseRegister == b.pauseRegister
     }
     public func hash(into h: inout Hasher) {
         h.combine(first); h.combine(rest); h.combine(skip); h.combine(difficulty); h.combine(noteRegister); h.combine(notDoneRegister)
+        h.combine(pauseRegister)
     }
 
     /// The net of the day's check-ins and take-backs, set steps left out and no bound
@@ -103,7 +112,14 @@ public struct DayRecord: Hashable, Sendable {
         for op in rest { total = op.total(after: total) }
         return total
     }
-    public var isSkipped: Bool { skip?.value ?? false }
+    /// Skipped as every rule reads it: the skip register is on, or the day is paused.
+    public var isSkipped: Bool { skip?.value ?? false || isPaused }
+    /// The skip register alone (what a skip or unskip writes over), a pause left out.
+    public var isSkipRegisterOn: Bool { skip?.value ?? false }
+    /// Paused (see `Change.pause`): a skipped day with its own mark.
+    public var isPaused: Bool { pauseRegister?.value != nil }
+    /// The reason of the pause over the day, nil when none was given or it is not paused.
+    public var pauseReason: String? { pauseRegister?.value.flatMap { $0.isEmpty ? nil : $0 } }
     public var rating: Int? { difficulty?.value ?? nil }
     public var note: String? { noteRegister?.value ?? nil }
     /// Answered as not done, and nothing recorded on the day overrides it: no progress, no skip.
@@ -143,6 +159,8 @@ public struct DayRecord: Hashable, Sendable {
             if var reg = noteRegister { reg.merge(n, stamp); noteRegister = reg } else { noteRegister = Register(value: n, stamp: stamp) }
         case .notDone(_, _, let on):
             if var reg = notDoneRegister { reg.merge(on, stamp); notDoneRegister = reg } else { notDoneRegister = Register(value: on, stamp: stamp) }
+        case .pause(_, _, _, let reason):
+            if var reg = pauseRegister { reg.merge(reason, stamp); pauseRegister = reg } else { pauseRegister = Register(value: reason, stamp: stamp) }
         default:
             break
         }
@@ -280,6 +298,12 @@ public struct HabitEntry: Sendable {
     func isAnsweredNotDone(_ day: LocalDay) -> Bool {
         if let c = lazyDays?.cachedColumns { return c.isAnsweredNotDone(on: day) }
         return record(day)?.isAnsweredNotDone ?? false
+    }
+
+    /// Whether the day is paused, from the columns when they are computed.
+    func isPaused(_ day: LocalDay) -> Bool {
+        if let c = lazyDays?.cachedColumns { return c.isPaused(on: day) }
+        return record(day)?.isPaused ?? false
     }
 
     /// The days as they were loaded, when they were neither decoded into this entry nor
@@ -439,6 +463,14 @@ public struct HabitState: Hashable, Sendable {
         case .progress(let h, let day, _), .setProgress(let h, let day, _), .skip(let h, let day, _), .rate(let h, let day, _),
              .note(let h, let day, _), .notDone(let h, let day, _):
             entries[h, default: HabitEntry()].applyDay(day, op.change, stamp)
+        case .pause(let h, let from, let to, _):
+            // One register per day; the range is bounded (`Limits.maxPauseDays`) where it is
+            // validated and decoded.
+            var day = from
+            while day <= to {
+                entries[h, default: HabitEntry()].applyDay(day, op.change, stamp)
+                day = day.adding(1)
+            }
         }
         return .applied
     }
@@ -502,6 +534,8 @@ public struct HabitState: Hashable, Sendable {
     public func note(_ id: HabitID, _ day: LocalDay) -> String? { record(id, day)?.note }
     /// Whether the day was answered as not done (see `DayRecord.isAnsweredNotDone`).
     public func isAnsweredNotDone(_ id: HabitID, _ day: LocalDay) -> Bool { entries[id]?.isAnsweredNotDone(day) ?? false }
+    /// Whether the day is paused (see `Change.pause`); a paused day is also `isSkipped`.
+    public func isPaused(_ id: HabitID, _ day: LocalDay) -> Bool { entries[id]?.isPaused(day) ?? false }
 
     /// Total operations applied (the sum of the version vector).
     public var operationCount: UInt64 { seen.values.reduce(0, +) }

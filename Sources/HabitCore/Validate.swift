@@ -67,6 +67,12 @@ public enum Validate {
         try fitsEncoding(s, what: "note")
         try noControl(s, what: "note", allowNewline: true)
     }
+    /// A pause's reason: 1–80 characters on one line, no control or invisible characters,
+    /// no leading or trailing space.
+    public static func pauseReason(_ s: String) throws {
+        guard !s.isEmpty, s.count <= 80 else { throw CoreError.pauseReasonLength }
+        try oneLine(s, what: "pause reason", edgeSpaces: false)
+    }
     /// At most 2,000 characters; newlines allowed, other control characters not.
     public static func notes(_ s: String) throws {
         guard s.count <= 2000 else { throw CoreError.notesTooLong(length: s.count) }

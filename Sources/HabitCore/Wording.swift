@@ -40,6 +40,8 @@ extension Outcome {
             case .bottom: return "Moved \(name) to the bottom"
             }
         case .delete: return "Deleted the habit and its history"
+        case .pause(_, let from, let to, _): return Pauses.paused(changed ? 1 : 0, of: habit.map { [$0] } ?? [], from: from, to: to)
+        case .endPause: return Pauses.ended([], of: habit.map { [$0] } ?? [])
         }
     }
 }

@@ -244,6 +244,7 @@ public enum Importer {
             for (day, d) in t.days {
                 if d.progress > 0 { add(.progress(t.id, day, delta: d.progress)) }
                 if d.skipped { add(.skip(t.id, day, true)) }
+                if let p = d.paused { add(.pause(t.id, from: day, to: day, reason: p)) }
             }
         }
         guard let last = targets.flatMap({ $0.days.keys }).max() else { return [] }

@@ -153,15 +153,22 @@ private struct ExportDocumentReader {
             guard let b = ImportJSON.bool(value) else { throw fail("\(dayAt).notDone", "expected true or false, found \(shown(value))") }
             notDone = b
         }
+        // Paused: optional (exports write it only where it is one), with an optional reason.
+        var paused: String?
+        if let value = d["paused"] {
+            guard let b = ImportJSON.bool(value) else { throw fail("\(dayAt).paused", "expected true or false, found \(shown(value))") }
+            if b { paused = try optionalString(d, "pauseReason", at: dayAt) ?? "" }
+        }
+        if let reason = paused, !reason.isEmpty { try check("\(dayAt).pauseReason") { try Validate.pauseReason(reason) } }
         // As if typed: nothing before the start date or from the archive date on (days
         // after today are refused when the import runs, see `Importer.targets`).
-        if progress > 0 || skipped || difficulty != nil || note != nil || notDone {
+        if progress > 0 || skipped || difficulty != nil || note != nil || notDone || paused != nil {
             try check("\(dayAt).date") {
                 try Edits.checkDay(habit, date, today: .latest, allowFuture: true)
             }
         }
         return ImportedDay(progress: progress, skipped: skipped, difficulty: difficulty, note: note,
-                                 notDone: notDone && progress == 0 && !skipped)
+                                 notDone: notDone && progress == 0 && !skipped, paused: paused)
     }
 
     /// The optional `definitions` list (see `Export.fields`): each definition's fields valid

@@ -19,13 +19,20 @@ public enum Export {
                 let progress = values ? habit.on(day).shown(progress: rec.progress) : 0
                 let rating = values ? rec.rating : nil
                 let note = values ? rec.note : nil
-                let skipped = rec.isSkipped && Edits.isRecordable(habit, day, today: today, skip: true)
+                let skipped = rec.isSkipRegisterOn && Edits.isRecordable(habit, day, today: today, skip: true)
+                // A pause where it counts (days before the start or from the archive on
+                // count for nothing); a day without one is written as before pauses existed.
+                let paused = rec.pauseRegister?.value.flatMap { Edits.isRecordable(habit, day, today: today, skip: true) ? $0 : nil }
                 // A "not done" answer only where it is one (a day without it is written as before).
                 let notDone = values && rec.isAnsweredNotDone
-                guard progress > 0 || skipped || rating != nil || note != nil || notDone else { return nil }
+                guard progress > 0 || skipped || rating != nil || note != nil || notDone || paused != nil else { return nil }
                 var o: [String: JSON] = ["date": .string(day.description), "progress": .amount(progress),
                                          "skipped": .bool(skipped), "difficulty": .optional(rating), "note": .optional(note)]
                 if notDone { o["notDone"] = .bool(true) }
+                if let paused {
+                    o["paused"] = .bool(true)
+                    if !paused.isEmpty { o["pauseReason"] = .string(paused) }
+                }
                 return .object(o)
             }
             var o = fields(habit)

@@ -87,7 +87,8 @@ final class LazyDays: LoadableDays, @unchecked Sendable {
         var c = columns
         for day in touched {
             let r = records[day] ?? DayRecord()
-            c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating, notDone: r.isAnsweredNotDone)
+            c.set(day, progress: r.progress, skipped: r.isSkipped, rating: r.rating, notDone: r.isAnsweredNotDone,
+                  paused: r.isPaused)
         }
         return c
     }

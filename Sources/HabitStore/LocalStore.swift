@@ -304,13 +304,31 @@ final class LocalStore {
                 // An uncheck gives back what it took (a yes/no "not done" takes the whole day);
                 // a "set" step, what it moved the total by.
                 if let m = moved[i], m != 0 { inv.append(.progress(h, d, delta: -m)) }
-            case .skip(let h, let d, _): inv.append(.skip(h, d, state.isSkipped(h, d)))
+            case .skip(let h, let d, _): inv.append(.skip(h, d, state.record(h, d)?.isSkipRegisterOn ?? false))
             case .rate(let h, let d, _): inv.append(.rate(h, d, state.difficulty(h, d)))
             case .note(let h, let d, _): inv.append(.note(h, d, state.note(h, d)))
             case .notDone(let h, let d, _): inv.append(.notDone(h, d, state.record(h, d)?.notDoneRegister?.value ?? false))
+            case .pause(let h, let from, let to, _): inv += Self.restoringPause(h, from: from, to: to, in: state)
             }
         }
         return inv
+    }
+
+    /// The changes that give the pause registers of `from`…`to` back as `state` holds them:
+    /// one change a run of days with the same value (a day never paused gets nil, not paused).
+    static func restoringPause(_ h: HabitID, from: LocalDay, to: LocalDay, in state: HabitState) -> [Change] {
+        var out: [Change] = []
+        var start = from, value = state.record(h, from)?.pauseRegister?.value
+        var day = from.adding(1)
+        while day <= to.adding(1) {
+            let v = day <= to ? state.record(h, day)?.pauseRegister?.value : nil
+            if day > to || v != value {
+                out.append(.pause(h, from: start, to: day.adding(-1), reason: value))
+                start = day; value = v
+            }
+            day = day.adding(1)
+        }
+        return out
     }
 
     /// The change that gives a dated register back as `state` holds it: its value, or a clear

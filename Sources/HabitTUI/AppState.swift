@@ -45,6 +45,23 @@ public enum Overlay: Hashable, Sendable {
     case filter
     /// The palette of the screen's actions (`:`).
     case palette(Palette)
+    /// "Read: pause 2026-12-06 _": a habit's pause (first and last day, a reason), or `end`.
+    case pause(PausePrompt)
+}
+
+extension Overlay {
+    /// The habit a question or prompt is about (it goes when the habit does); nil for the
+    /// others.
+    public var habit: HabitID? {
+        switch self {
+        case .rating(let h, _), .confirmArchive(let h), .confirmDelete(let h): return h
+        case .amount(let p): return p.habit
+        case .note(let p): return p.habit
+        case .pause(let p): return p.habit
+        case .timerDuration(let p): return p.habit
+        case .form, .editFrom, .stopTimer, .filter, .palette: return nil
+        }
+    }
 }
 
 /// The palette (`:`): the bindings of the mode it was opened from, found fuzzily by what is
@@ -390,6 +407,7 @@ public struct AppState: Hashable, Sendable {
         case .editFrom: return .editFrom
         case .amount: return .amount
         case .note: return .note
+        case .pause: return .pause
         case .timerDuration: return .timerDuration
         case .stopTimer: return .stopTimer
         case .filter: return .filter

@@ -19,13 +19,13 @@ public struct ChartGlyphs: Hashable, Sendable {
         eighths: [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"], spark: ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"],
         shades: [" ", "·", "░", "▒", "▓", "█"], axisV: "│", axisTick: "┤", corner: "└", axisH: "─", goal: "─", grid: "·",
         levelUp: "▲",
-        states: [.done: "█", .partly: "▒", .missed: "×", .skipped: "~", .notDue: "·", .pending: "○", .inactive: " "],
+        states: [.done: "█", .partly: "▒", .missed: "×", .skipped: "~", .paused: "‖", .notDue: "·", .pending: "○", .inactive: " "],
         dash: "–")
     public static let ascii = ChartGlyphs(
         eighths: [" ", ".", ".", ":", ":", "=", "=", "#", "#"], spark: ["_", ".", "-", "-", "=", "=", "#", "#"],
         shades: [" ", ".", "-", "=", "+", "#"], axisV: "|", axisTick: "+", corner: "+", axisH: "-", goal: "-", grid: ".",
         levelUp: "^",
-        states: [.done: "#", .partly: "+", .missed: "-", .skipped: "~", .notDue: ".", .pending: "*", .inactive: " "],
+        states: [.done: "#", .partly: "+", .missed: "-", .skipped: "~", .paused: "&", .notDue: ".", .pending: "*", .inactive: " "],
         dash: "-")
 
     /// The set for ASCII output or not.
@@ -230,8 +230,10 @@ public enum TextChart {
         let from = completion.count - days
         let pad = String(repeating: " ", count: nameWidth - 4)
         var lines = ["done" + pad + " " + sparkline(Array(completion[from...]), glyphs: g)]
-        let legend: [(DayState, String)] = [(.done, "done"), (.partly, "partly"), (.missed, "missed"), (.skipped, "skipped"),
-                                            (.notDue, "not due"), (.pending, "today")]
+        // "paused" only where a paused day is drawn (most graphs have none).
+        let paused: [(DayState, String)] = rows.contains { $0.contains(.paused) } ? [(.paused, "paused")] : []
+        let legend: [(DayState, String)] = [(.done, "done"), (.partly, "partly"), (.missed, "missed"), (.skipped, "skipped")] + paused
+            + [(.notDue, "not due"), (.pending, "today")]
         let legendText = legendLines(legend.map { "\(g.states[$0.0] ?? " ") \($0.1)" }, width: width, maxLines: 2)
         let room = height - 3 - legendText.count
         let fits = rows.count <= room ? rows.count : room - 1

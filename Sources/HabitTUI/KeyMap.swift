@@ -18,6 +18,8 @@ public enum Mode: String, CaseIterable, Hashable, Sendable {
     case amount
     /// The note prompt of a habit's day (on the message line).
     case note
+    /// The pause prompt of a habit (`P`, on the message line).
+    case pause
     /// The timer screen (a countdown for a habit).
     case timer
     /// The timer's duration prompt.
@@ -43,6 +45,8 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     case total
     /// Adds or edits the day's note (the note prompt).
     case note
+    /// Pauses the habit from the day (the pause prompt), or ends its pause.
+    case pause
     case previousDay = "previous-day", nextDay = "next-day", today
     case previousWeek = "previous-week", nextWeek = "next-week"
     case previousMonth = "previous-month", nextMonth = "next-month"
@@ -88,7 +92,8 @@ public enum Command: String, CaseIterable, Hashable, Sendable {
     /// The commands that record a habit's day (check in, take back, amount, total, note,
     /// rate, skip), said once: the same on today's row, a week-grid cell and the detail
     /// calendar's day (`dayCommand` carries them out, `KeyMap.recording` binds their keys).
-    public static let dayCommands: Set<Command> = [.checkIn, .uncheck, .amount, .total, .note, .rate1, .rate2, .rate3, .rate4, .rate5, .skip]
+    public static let dayCommands: Set<Command> = [.checkIn, .uncheck, .amount, .total, .note, .rate1, .rate2, .rate3, .rate4, .rate5, .skip,
+                                                   .pause]
 
     /// Whether the command records a habit's day (one of `dayCommands`).
     public var isDayCommand: Bool { Self.dayCommands.contains(self) }
@@ -193,6 +198,7 @@ public struct KeyMap: Hashable, Sendable {
             Binding(mode, k("5"), .rate5, "rate very hard"),
             Binding(mode, k("u"), .undo, "undo", footer: footer.contains(.undo)),
             Binding(mode, k("s"), .skip, "skip", footer: footer.contains(.skip)),
+            Binding(mode, k("P"), .pause, "pause, or end a pause"),
         ]
     }
 
@@ -322,6 +328,10 @@ public struct KeyMap: Hashable, Sendable {
         Binding(.note, k("enter"), .submit, "save", footer: true),
         Binding(.note, k("backspace"), .erase, "erase"),
         Binding(.note, k("esc"), .cancel, "cancel", footer: true),
+
+        Binding(.pause, k("enter"), .submit, "pause", footer: true),
+        Binding(.pause, k("backspace"), .erase, "erase"),
+        Binding(.pause, k("esc"), .cancel, "cancel", footer: true),
 
         Binding(.filter, k("enter"), .submit, "keep filter", footer: true),
         Binding(.filter, k("backspace"), .erase, "erase"),

@@ -9,9 +9,32 @@ public protocol LinePrompt: Hashable, Sendable {
     mutating func erase()
 }
 
+/// A line prompt holding typed text, up to `maxLength` characters, and the reason its
+/// last Enter was refused: typing or erasing clears that reason.
+public protocol TextPrompt: LinePrompt {
+    var text: String { get set }
+    var error: String? { get set }
+    static var maxLength: Int { get }
+}
+
+extension TextPrompt {
+    /// Types a character (up to `maxLength`).
+    public mutating func type(_ c: Character) {
+        error = nil
+        guard text.count < Self.maxLength else { return }
+        text.append(c)
+    }
+
+    /// Erases the last character.
+    public mutating func erase() {
+        error = nil
+        if !text.isEmpty { text.removeLast() }
+    }
+}
+
 /// The note prompt for one habit's day, on the message line: it starts with the day's
 /// note, Enter saves what it holds (an empty note clears the day's note), Esc cancels.
-public struct NotePrompt: LinePrompt {
+public struct NotePrompt: TextPrompt {
     public let habit: HabitID
     public let day: LocalDay
     /// The note as edited so far (a note written with line breaks elsewhere keeps them).
@@ -31,18 +54,5 @@ public struct NotePrompt: LinePrompt {
         if text.allSatisfy(\.isWhitespace) { return nil }
         try Validate.dayNote(text)
         return text
-    }
-
-    /// Types a character (up to `maxLength`).
-    public mutating func type(_ c: Character) {
-        error = nil
-        guard text.count < Self.maxLength else { return }
-        text.append(c)
-    }
-
-    /// Erases the last character.
-    public mutating func erase() {
-        error = nil
-        if !text.isEmpty { text.removeLast() }
     }
 }

@@ -25,17 +25,7 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
     case .stateChanged(let habits):
         state.habits = habits
         // A question about a habit that is gone (deleted elsewhere) goes too.
-        switch state.overlay {
-        case .rating(let h, _), .confirmArchive(let h), .confirmDelete(let h):
-            if habits.habit(h) == nil { state.overlay = nil }
-        case .amount(let p):
-            if habits.habit(p.habit) == nil { state.overlay = nil }
-        case .note(let p):
-            if habits.habit(p.habit) == nil { state.overlay = nil }
-        case .timerDuration(let p):
-            if habits.habit(p.habit) == nil { state.overlay = nil }
-        default: break
-        }
+        if let h = state.overlay?.habit, habits.habit(h) == nil { state.overlay = nil }
         if let timer = state.timer, habits.habit(timer.habit) == nil {
             endTimer(&state)
             state.message = Message("The timer's habit is gone (deleted elsewhere): the timer stopped", .warning)
@@ -93,6 +83,9 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if mode == .note, case .note(let prompt) = state.overlay {
         return promptKey(key, prompt, .note, &state, cancelled: "Cancelled: the note is as it was", overlay: Overlay.note, submit: submitNote)
     }
+    if mode == .pause, case .pause(let prompt) = state.overlay {
+        return promptKey(key, prompt, .pause, &state, cancelled: "Cancelled: nothing paused", overlay: Overlay.pause, submit: submitPause)
+    }
     if mode == .timerDuration, case .timerDuration(let prompt) = state.overlay {
         return promptKey(key, prompt, .timerDuration, &state, cancelled: "Cancelled: no timer started", overlay: Overlay.timerDuration,
                          submit: submitTimer)
@@ -146,7 +139,7 @@ func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
         return timerKey(command, &state)
     case .stopTimer:
         return stopTimerKey(command, &state)
-    case .form, .amount, .note, .editFrom, .timerDuration, .filter, .palette:
+    case .form, .amount, .note, .editFrom, .timerDuration, .filter, .palette, .pause:
         return []
     }
 }

@@ -46,6 +46,23 @@ func submitNote(_ prompt: NotePrompt, _ state: inout AppState) -> [Effect] {
     }
 }
 
+/// Enter in the pause prompt: one write (one undo step, `u` takes it back); text the rules
+/// refuse keeps the prompt open with the reason.
+func submitPause(_ prompt: PausePrompt, _ state: inout AppState) -> [Effect] {
+    var prompt = prompt
+    guard state.habits.habit(prompt.habit) != nil else { state.overlay = nil; return [] }
+    do {
+        let intent = prompt.intent(try prompt.entry(today: state.today))
+        _ = try intent.changes(today: state.today, in: state.habits)
+        state.overlay = nil
+        return write(intent, &state)
+    } catch {
+        prompt.error = (error as? PausePrompt.Problem)?.description ?? reason(error)
+        state.overlay = .pause(prompt)
+        return []
+    }
+}
+
 /// Enter in the amount prompt: one write (one undo step), then the difficulty question
 /// when it completed the habit; bad input keeps the prompt open with the reason.
 func submitAmount(_ prompt: AmountPrompt, _ state: inout AppState) -> [Effect] {
@@ -117,6 +134,9 @@ func dayCommand(_ command: Command, _ habit: Habit, _ day: LocalDay, _ state: in
         }
         state.overlay = .note(NotePrompt(habit: habit.id, day: day, text: state.habits.note(habit.id, day) ?? ""))
         return []
+    case .pause:
+        state.overlay = .pause(PausePrompt(habit: habit.id, day: day))
+        return []
     default:
         return []
     }
@@ -137,7 +157,7 @@ func write(_ intent: Intent, _ state: inout AppState) -> [Effect] {
     do {
         if try intent.changes(today: state.today, in: state.habits).isEmpty {
             switch intent {
-            case .setTotal, .move, .note:
+            case .setTotal, .move, .note, .pause:
                 let outcome = intent.outcome(changed: false, state: state.habits, today: state.today, settings: state.settings)
                 state.message = Message(confirmation(outcome, state))
                 return []

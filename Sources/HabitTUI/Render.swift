@@ -231,6 +231,9 @@ func messageLine(_ b: inout ScreenBuffer, _ state: AppState) {
     case .note(let p)?:
         notePrompt(&b, state, p, y: y)
         return
+    case .pause(let p)?:
+        pausePrompt(&b, state, p, y: y)
+        return
     case .timerDuration(let p)?:
         timerPrompt(&b, state, p, y: y)
         return
@@ -319,6 +322,24 @@ func notePrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: NotePrompt, y: 
     let room = state.width - 1 - x
     let hintWidth = min(TextWidth.of(hint) + 2, max(0, room - max(room / 2, TextWidth.of(oneLine(p.text)) + 1)))
     x += b.put(tail(oneLine(p.text), room - hintWidth - 1) + "_", x: x, y: y, role: .selection)
+    if hintWidth > 2 {
+        b.put(TextWidth.fit("  " + hint, max(0, state.width - x - 1)), x: x, y: y, role: p.error == nil ? .dim : .statusError)
+    }
+}
+
+/// "Read: pause 2026-12-06 +7_  first last [reason] · end ends it · esc cancels": the end of
+/// the text is shown when it is longer than the line.
+func pausePrompt(_ b: inout ScreenBuffer, _ state: AppState, _ p: PausePrompt, y: Int) {
+    guard let habit = state.habits.habit(p.habit) else { return }
+    let name = Sanitize.display(state.label(habit))
+    let label = ["\(name): pause ", "Pause "].first { TextWidth.of($0) <= state.width / 3 } ?? "Pause "
+    var x = 1 + b.put(label, x: 1, y: y, role: .accent)
+    let sep = state.glyphs.separator
+    let hint = p.error ?? "first last [reason] \(sep) end ends it \(sep) esc cancels"
+    let room = state.width - 1 - x
+    let text = Sanitize.display(p.text)
+    let hintWidth = min(TextWidth.of(hint) + 2, max(0, room - max(room / 2, TextWidth.of(text) + 1)))
+    x += b.put(tail(text, room - hintWidth - 1) + "_", x: x, y: y, role: .selection)
     if hintWidth > 2 {
         b.put(TextWidth.fit("  " + hint, max(0, state.width - x - 1)), x: x, y: y, role: p.error == nil ? .dim : .statusError)
     }

@@ -224,7 +224,7 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     b.put("done" + pad, x: 1, y: 1, role: .dim)
     b.put(TextChart.sparkline(o.completion, glyphs: cg), x: left, y: 1, role: .strength)
     var y = 2
-    let roles: [DayState: Role] = [.done: .done, .partly: .partial, .missed: .missed, .skipped: .skipped,
+    let roles: [DayState: Role] = [.done: .done, .partly: .partial, .missed: .missed, .skipped: .skipped, .paused: .skipped,
                                    .notDue: .dim, .pending: .accent, .inactive: .dim]
     for row in rows.dropFirst(layout.first).prefix(layout.visible) {
         b.put(state.label(row.habit, width: layout.nameWidth), x: 1, y: y, role: .normal)
@@ -238,8 +238,10 @@ func overviewScreen(_ b: inout ScreenBuffer, _ state: AppState) {
     b.put(TextChart.dateAxis(first: o.first, last: o.last, left: 0, width: o.completion.count), x: left, y: y, role: .dim)
     y += 1
     if layout.legend {
-        let items: [(DayState, String)] = [(.done, "done"), (.partly, "partly"), (.missed, "missed"), (.skipped, "skipped"),
-                                           (.notDue, "not due"), (.pending, "today")]
+        // "paused" only where a paused day is drawn (most overviews have none).
+        let paused: [(DayState, String)] = o.rows.contains { $0.days.contains(.paused) } ? [(.paused, "paused")] : []
+        let items: [(DayState, String)] = [(.done, "done"), (.partly, "partly"), (.missed, "missed"), (.skipped, "skipped")] + paused
+            + [(.notDue, "not due"), (.pending, "today")]
         var lx = 1
         for (d, label) in items where lx + 2 + TextWidth.of(label) <= state.width - 1 {
             lx += b.put(cg.states[d] ?? " ", x: lx, y: y, role: roles[d] ?? .dim)

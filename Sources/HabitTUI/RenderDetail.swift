@@ -60,7 +60,8 @@ private func detailBesideMonth(_ b: inout ScreenBuffer, _ state: AppState, _ hab
                                byDay: [LocalDay: DaySummary], icon: String, info: String) {
     let bottom = state.height - 4
     monthGrid(&b, x: 1, y: -1, year: cursor.components.year, month: cursor.components.month, bottom: bottom,
-              habit: habit, byDay: byDay, today: state.today, cursor: cursor, glyphs: state.glyphs)
+              habit: habit, byDay: byDay, today: state.today, cursor: cursor, glyphs: state.glyphs,
+              paused: { state.habits.isPaused(habit.id, $0) })
     let side = 24, sideWidth = state.width - side - 1
     var y = 0
     let lines = [[Run(icon + state.label(habit, width: sideWidth - TextWidth.of(icon)), .header)],
@@ -101,10 +102,12 @@ private func heatMap(_ b: inout ScreenBuffer, _ state: AppState, _ habit: Habit,
         let my = y + (i / perRow) * 9
         guard my + 1 <= gridBottom else { break }
         monthGrid(&b, x: mx, y: my, year: index / 12, month: index % 12 + 1, bottom: gridBottom, habit: habit, byDay: byDay,
-                  today: today, cursor: cursor, glyphs: g)
+                  today: today, cursor: cursor, glyphs: g, paused: { state.habits.isPaused(habit.id, $0) })
     }
     // The legend on the line after the last row of months (blank otherwise), when it is on screen.
-    if notesY - 1 <= bottom { b.put(calendarLegend(g, width: state.width - 2), x: 1, y: notesY - 1, role: .dim) }
+    // "paused" only when the habit has a paused day (most have none).
+    let paused = byDay.values.contains { $0.paused } || Pauses.next(habit, from: today, in: state.habits) != nil
+    if notesY - 1 <= bottom { b.put(calendarLegend(g, width: state.width - 2, paused: paused), x: 1, y: notesY - 1, role: .dim) }
     if !notes.isEmpty, notesY <= bottom - 1 { notesList(&b, state, notes, y: notesY, bottom: bottom) }
 }
 
@@ -150,10 +153,12 @@ func calendarMark(_ d: DaySummary, today: LocalDay, glyphs g: Glyphs) -> (String
 /// A day's mark in the heat map, one cell (the calendar draws it twice where `twice`): a
 /// shade of how much of the goal the day holds (a limit habit's day within its limit is the
 /// fullest), the skip mark, or for a day with nothing that counts `calendarMark`'s; blank
-/// before the habit's start, after today and for a day without a summary. The today
+/// before the habit's start, after today and for a day without a summary. A paused day has
+/// its own mark, also a day to come that is paused already (`pausedAhead`). The today
 /// screen's recent days draw the same marks.
-func heatMark(_ habit: Habit, _ day: LocalDay, _ d: DaySummary?, today: LocalDay, glyphs g: Glyphs)
+func heatMark(_ habit: Habit, _ day: LocalDay, _ d: DaySummary?, today: LocalDay, glyphs g: Glyphs, pausedAhead: Bool = false)
     -> (text: String, role: Role, color: ThemeColor?, twice: Bool) {
+    if day >= habit.startDate, d?.paused ?? (pausedAhead && day > today) { return (g.paused, .skipped, nil, true) }
     guard day <= today, day >= habit.startDate, let d else { return (" ", .dim, nil, false) }
     if d.skipped { return (g.skipped, .skipped, nil, false) }
     let level = habit.kind == .limit ? (d.exceeded ? 0 : 4)
@@ -164,11 +169,14 @@ func heatMark(_ habit: Habit, _ day: LocalDay, _ d: DaySummary?, today: LocalDay
 }
 
 /// The calendar's legend, one line of `width` columns at most (its items as fit).
-func calendarLegend(_ g: Glyphs, width: Int) -> String {
+func calendarLegend(_ g: Glyphs, width: Int, paused: Bool = false) -> String {
     let states = ChartGlyphs.of(ascii: g == .ascii).states
-    let items = [(g.heat[4] + g.heat[4], "done"), (g.heat[2] + g.heat[2], "partly"), ((states[.missed] ?? "x") + (states[.missed] ?? "x"), "missed"),
+    var items = [(g.heat[4] + g.heat[4], "done"), (g.heat[2] + g.heat[2], "partly"), ((states[.missed] ?? "x") + (states[.missed] ?? "x"), "missed"),
                  ((states[.notDue] ?? ".") + (states[.notDue] ?? "."), "not due"), (g.exceeded + g.exceeded, "over the limit"),
                  (g.skipped, "skipped"), (g.notDone + g.notDone, "answered not done")]
+    // "paused" only for a habit with a paused day, and then after "not due": the line holds
+    // what fits, in order, and such a habit's pauses matter more than its limit.
+    if paused { items.insert((g.paused + g.paused, "paused"), at: 4) }
     return TextChart.legendLines(items.map { "\($0.0) \($0.1)" }, width: width, maxLines: 1).first ?? ""
 }
 
@@ -221,7 +229,8 @@ func detailFigures(_ state: AppState, _ habit: Habit) -> [[[Run]]] {
 }
 
 func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, bottom: Int, habit: Habit,
-                       byDay: [LocalDay: DaySummary], today: LocalDay, cursor: LocalDay, glyphs g: Glyphs) {
+                       byDay: [LocalDay: DaySummary], today: LocalDay, cursor: LocalDay, glyphs g: Glyphs,
+                       paused: (LocalDay) -> Bool) {
     b.put("\(monthNames[month - 1]) \(year)", x: x, y: y, role: .header)
     b.put("Mo Tu We Th Fr Sa Su", x: x, y: y + 1, role: .dim)
     guard let first = LocalDay(year: year, month: month, day: 1) else { return }
@@ -237,7 +246,7 @@ func monthGrid(_ b: inout ScreenBuffer, x: Int, y: Int, year: Int, month: Int, b
         guard row <= bottom else { return }
         let cellX = x + col * 3
         if row >= y + 2 { // (else a week scrolled away to show the cursor's)
-            let mark = heatMark(habit, day, byDay[day], today: today, glyphs: g)
+            let mark = heatMark(habit, day, byDay[day], today: today, glyphs: g, pausedAhead: day > today && paused(day))
             b.put(mark.twice ? mark.text + mark.text : mark.text, x: cellX, y: row, role: mark.role, color: mark.color)
             if day <= today, day >= habit.startDate { b.region(.calendarDay(day), x: cellX - 1, y: row, width: 3) }
         }

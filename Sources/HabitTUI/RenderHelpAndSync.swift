@@ -170,6 +170,7 @@ func modeTitle(_ mode: Mode) -> String {
     case .editFrom: "From today or from the start?"
     case .amount: "Amount prompt"
     case .note: "Note prompt"
+    case .pause: "Pause prompt"
     case .catchUp: "Catching up"
     case .overview: "Overview of all habits"
     case .timer: "Timer"

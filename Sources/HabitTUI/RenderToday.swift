@@ -7,13 +7,15 @@ import HabitCore
 /// is neutral (dim): it is not a miss (see `DaySummary.missed`).
 func dayGlyph(_ s: HabitSummary, _ g: Glyphs) -> (String, Role) {
     dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed, progress: s.progress,
-             kind: s.habit.kind, scheduled: s.scheduled && !s.habit.schedule.isQuota, notDone: s.notDone, g)
+             kind: s.habit.kind, scheduled: s.scheduled && !s.habit.schedule.isQuota, notDone: s.notDone, paused: s.paused, g)
 }
 
 /// The glyph and role of a habit's day; `scheduled` draws an open day in the missed role; a
-/// day answered not done (`notDone`) has its own mark, in the missed role.
+/// day answered not done (`notDone`) has its own mark, in the missed role; a paused day
+/// (`paused`, also skipped) has its own, in the skipped role.
 func dayGlyph(skipped: Bool, exceeded: Bool, completed: Bool, progress: Int, kind: HabitKind, scheduled: Bool,
-              notDone: Bool = false, _ g: Glyphs) -> (String, Role) {
+              notDone: Bool = false, paused: Bool = false, _ g: Glyphs) -> (String, Role) {
+    if paused { return (g.paused, .skipped) }
     if skipped { return (g.skipped, .skipped) }
     if exceeded { return (g.exceeded, .exceeded) }
     if completed && (progress > 0 || kind == .limit) { return (g.done, .done) }

@@ -39,11 +39,18 @@ func weekScreen(_ b: inout ScreenBuffer, _ state: AppState) {
                 b.put("[", x: gridX + i * 3 - 1, y: y, role: .accent)
                 b.put("]", x: gridX + i * 3 + 1, y: y, role: .accent)
             }
-            guard let s = byDay[d] else { continue }
+            guard let s = byDay[d] else {
+                // A day to come that is paused already shows it.
+                if d > state.today, d >= habit.startDate, state.habits.isPaused(habit.id, d) {
+                    b.put(g.paused, x: gridX + i * 3, y: y, role: .skipped, color: ThemeColor(habitColor: habit.fields.color))
+                }
+                continue
+            }
             // An N-per-week habit's open day is neutral (blank) unless its week fell short.
             let open = habit.on(d).schedule.isQuota ? s.missed : s.scheduled
             let (glyph, role) = dayGlyph(skipped: s.skipped, exceeded: s.exceeded, completed: s.completed,
-                                         progress: s.progress, kind: habit.kind, scheduled: open, notDone: s.notDone, g)
+                                         progress: s.progress, kind: habit.kind, scheduled: open, notDone: s.notDone,
+                                         paused: s.paused, g)
             b.put(open || s.progress > 0 || s.skipped || s.notDone ? glyph : g.unscheduled, x: gridX + i * 3, y: y,
                   role: role, color: ThemeColor(habitColor: habit.fields.color))
         }
@@ -70,7 +77,9 @@ func dayDescription(_ habit: Habit, _ day: LocalDay, _ state: AppState, name: Bo
     let unit = defined.fields.unit.map { " " + Sanitize.display($0) } ?? ""
     var what = defined.kind == .build ? "\(Amount.format(s.progress))/\(Amount.format(defined.goal))\(unit)"
                                       : "\(Amount.format(s.progress)) (at most \(Amount.format(defined.goal)))\(unit)"
-    if s.skipped { what += ", skipped" }
+    if s.paused {
+        what += state.habits.record(habit.id, day)?.pauseReason.map { ", paused (\(Sanitize.display($0)))" } ?? ", paused"
+    } else if s.skipped { what += ", skipped" }
     if let done = s.weekDone, let quota = s.weekQuota {
         what += " (\(done)/\(quota) that \(s.habit.schedule.period == .month ? "month" : "week"))"
     }

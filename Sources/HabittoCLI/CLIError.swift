@@ -145,6 +145,12 @@ extension CLIError {
         case restoreNeedsOneWay
         case editNeedsOption
         case deleteNeedsYes
+        /// `pause` naming none or several of HABIT, `--group`, `--all` (`given`: how many).
+        case pauseWhich(given: Int)
+        /// `pause` without `--to` (and without `--end`).
+        case pauseNeedsTo
+        /// `pause --end` with `--from`, `--to` or `--reason`.
+        case pauseEndTakesNoRange
 
         // A command's arguments.
         /// `backup ACTION ID` for an action other than restore.
@@ -205,6 +211,10 @@ extension CLIError {
             case .jsonWithOneLine: return "--short and --format print one line; leave out --json"
             case .encryptionWithoutRemote: return "remote set none takes no --encrypt or --key"
             case .restoreNeedsOneWay: return "backup restore needs exactly one of --replace (make the data the backup's) or --merge (add what it has)"
+            case .pauseWhich(let given):
+                return "\(given == 0 ? "pause needs the habits to pause" : "HABIT, --group and --all contradict each other"): give one of HABIT, --group NAME or --all"
+            case .pauseNeedsTo: return "pause needs --to DATE, its last day (--from is today unless given); 'habitto pause HABIT --end' ends one"
+            case .pauseEndTakesNoRange: return "--end ends the current or next pause as it is: give no --from, --to or --reason with it"
             case .editNeedsOption: return "edit needs at least one option to change; see 'habitto edit --help'"
             case .deleteNeedsYes: return "delete removes a habit and all its history: add --yes to confirm ('habitto undo' brings it back)"
             case .backupTakesNoID(let action): return "'backup \(Sanitize.display(action))' takes no ID"
@@ -287,6 +297,8 @@ extension CLIError {
         /// Reminders notify-send could not show: `count` of them, the first and its problem.
         case remindersNotShown(first: DueReminder, problem: String, count: Int)
         case dataPathHasLineBreak
+        /// `pause --group NAME` with no habit in that group.
+        case noHabitInGroup(String)
         /// `status --watch` could not watch the data directory `path` (inotify's `reason`).
         case cannotWatch(path: String, reason: String)
         /// `log --since` a day after its `--until`.
@@ -298,6 +310,7 @@ extension CLIError {
 
         var text: String {
             switch self {
+            case .noHabitInGroup(let name): return "no habit is in the group '\(Sanitize.display(name))'; 'habitto list --all' shows the groups"
             case .importFailed(let e, let before): return e.message + (before ? "; nothing was written" : "")
             case .exportInsideData(let output, let home):
                 return "--output \(Sanitize.display(output)) is inside the data directory \(Sanitize.display(home)), where an export could replace Habitto's own files (such as the journal); write it somewhere else"

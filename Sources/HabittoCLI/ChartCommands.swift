@@ -53,7 +53,7 @@ enum ChartColor {
         case .done: "32"
         case .partly: "33"
         case .missed: "31"
-        case .skipped: "36"
+        case .skipped, .paused: "36"
         case .pending: "1"
         case .notDue, .inactive: nil
         }

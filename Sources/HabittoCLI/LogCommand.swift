@@ -183,6 +183,8 @@ struct LogCommand: Command {
         case .rate(_, let d, let r): o["type"] = .string("rate"); o["day"] = .string(d.description); o["difficulty"] = .optional(r)
         case .note(_, let d, let n): o["type"] = .string("note"); o["day"] = .string(d.description); o["note"] = .optional(n)
         case .notDone(_, let d, let on): o["type"] = .string("notDone"); o["day"] = .string(d.description); o["notDone"] = .bool(on)
+        case .pause(_, let from, let to, let reason):
+            o["type"] = .string("pause"); o["from"] = .string(from.description); o["to"] = .string(to.description); o["reason"] = .optional(reason)
         }
         return .object(o)
     }

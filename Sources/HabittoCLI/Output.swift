@@ -95,9 +95,10 @@ public enum Output {
         return s.habit.isYesNo ? week : "\(progressText(s.line)), \(week)"
     }
 
-    /// The state glyph: done, partly done, not yet, answered not done, limit exceeded, skipped.
+    /// The state glyph: done, partly done, not yet, answered not done, limit exceeded, skipped, paused.
     static func glyph(_ s: DayLine) -> String {
         if s.isBeforeStart { return glyphs.unscheduled }
+        if s.paused { return glyphs.paused }
         if s.skipped { return glyphs.skipped }
         if s.exceeded { return glyphs.exceeded }
         if s.habit.kind == .limit || s.completed { return glyphs.done }
@@ -176,6 +177,7 @@ public enum Output {
         o["exceeded"] = .bool(s.exceeded)
         o["skipped"] = .bool(s.skipped)
         o["notDone"] = .bool(s.notDone)
+        o["paused"] = .bool(s.paused)
         o["difficulty"] = .optional(s.difficulty)
         o["streak"] = .int(s.streak)
         o["bestStreak"] = .int(s.bestStreak)
@@ -193,7 +195,7 @@ public enum Output {
         var lines = ["\(icon(h))\(Sanitize.display(h.name))  (id \(h.id))"]
         lines.append("  \(h.kind.rawValue) habit, \(describeGoal(h)), \(h.schedule), since \(h.startDate)"
                      + (h.fields.archivedFrom.map { ", archived from \($0)" } ?? ""))
-        lines.append("  today: \(progressText(s.line))\(s.skipped ? " (skipped)" : s.notDone ? " (answered not done)" : "") · streak \(s.line.streakText), best \(s.bestStreak) · strength \(strengthText(s.strength))")
+        lines.append("  today: \(progressText(s.line))\(s.paused ? " (paused)" : s.skipped ? " (skipped)" : s.notDone ? " (answered not done)" : "") · streak \(s.line.streakText), best \(s.bestStreak) · strength \(strengthText(s.strength))")
         func avg(_ v: Double?) -> String { v.map { Format.fixed($0, places: 1) } ?? "–" }
         // Days, and for a habit with an amount the amount in its own unit (never added to others').
         let amount = h.isYesNo ? "" : ", \(Amount.format(checkIns.amount))\(h.fields.unit.map { " " + Sanitize.display($0) } ?? "") in all"
@@ -208,6 +210,7 @@ public enum Output {
             // The graph's marks: a miss and a day not due apart; today, while open, blank.
             let g = glyphs, states = ChartGlyphs.of(ascii: ascii).states
             func mark(_ d: DaySummary) -> String {
+                if d.paused { return g.paused }
                 if d.skipped { return g.skipped }
                 if d.exceeded { return g.exceeded }
                 if d.completed && (d.progress > 0 || h.kind == .limit) { return g.done }
@@ -223,6 +226,7 @@ public enum Output {
             // A day answered not done is rare: its legend, on a line of its own (the first
             // would pass 80 columns), only where the graph shows one.
             if marks.contains(g.notDone) { lines.append("    \(g.notDone) answered not done") }
+            if marks.contains(g.paused) { lines.append("    \(g.paused) paused") }
         }
         return lines
     }

@@ -80,8 +80,13 @@ struct ShowCommand: Command {
             guard case .object(var o) = Output.json(s) else { return }
             o["history"] = .array(history.map { h in
                 .object(["date": .string(h.day.description), "scheduled": .bool(h.scheduled), "progress": .amount(h.progress),
-                         "completed": .bool(h.completed), "skipped": .bool(h.skipped), "notDone": .bool(h.notDone), "difficulty": .optional(h.difficulty),
+                         "completed": .bool(h.completed), "skipped": .bool(h.skipped), "notDone": .bool(h.notDone), "paused": .bool(h.paused),
+                         "difficulty": .optional(h.difficulty),
                          "note": .optional(state.note(habit.id, h.day))])
+            })
+            // Every pause, past and to come, with its reason.
+            o["pauses"] = .array(Pauses.runs(habit, in: state).map { r in
+                .object(["from": .string(r.from.description), "to": .string(r.to.description), "reason": .optional(r.reason)])
             })
             let checkIns = state.checkIns(habit)
             o["checkIns"] = .int(checkIns.days)
@@ -97,6 +102,12 @@ struct ShowCommand: Command {
         var lines = Output.showText(s, history: history, checkIns: state.checkIns(habit), beforeStart: state.checkInsBeforeStart(habit),
                                     avg7: avg7, avg30: avg30, today: today)
         if habit.hasHistory { lines.insert(Self.definitionsLine(habit), at: min(2, lines.count)) }
+        // The current or next pause (`habitto pause`), after the line of today.
+        if let run = Pauses.next(habit, from: today, in: state) {
+            let reason = run.reason.map { " (\(Sanitize.display($0)))" } ?? ""
+            let when = run.contains(today) ? "paused" : "pause ahead"
+            lines.insert("  \(when): \(run.from) to \(run.to)\(reason)", at: min(3, lines.count))
+        }
         for line in lines { Output.line(line) }
         let notes = (state.entries[habit.id]?.days ?? [:]).compactMap { day, rec in rec.note.map { (day, $0) } }
             .sorted { $0.0 > $1.0 }.prefix(5)

@@ -201,6 +201,7 @@ enum TerminalApp {
         case .rate: "rating"
         case .note: "note"
         case .notDone: "not done"
+        case .pause(_, _, _, let reason): reason == nil ? "end of pause" : "pause"
         }
     }
 

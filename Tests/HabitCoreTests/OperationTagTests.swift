@@ -27,6 +27,9 @@ final class OperationTagTests: XCTestCase {
         case .rate: return [.rate(h, day, nil)] + Limits.difficulty.map { .rate(h, day, $0) }
         case .note: return [.note(h, day, "ran\n5k"), .note(h, day, nil)]
         case .notDone: return [.notDone(h, day, true), .notDone(h, day, false)]
+        case .pause:
+            return [.pause(h, from: day, to: day, reason: ""), .pause(h, from: day, to: day.adding(Limits.maxPauseDays - 1), reason: "holiday"),
+                    .pause(h, from: day, to: day.adding(3), reason: nil)]
         }
     }
 
@@ -97,5 +100,23 @@ final class OperationTagTests: XCTestCase {
                                DecodeError("unknown operation kind \(tag) (written by a newer version of Habitto: update this one)"))
             }
         }
+    }
+
+    func testABadPauseIsRefused() {
+        func tail(_ from: LocalDay, _ to: LocalDay, _ reason: String?) -> [UInt8] {
+            var w = ByteWriter()
+            w.habit(h); w.day(from); w.day(to); w.optionalString(reason)
+            return w.bytes
+        }
+        let tag = OperationTag.pause.rawValue
+        for (bad, why) in [(tail(day, day.adding(-1), ""), "ends before it starts"),
+                           (tail(day, day.adding(Limits.maxPauseDays), ""), "one day too long"),
+                           (tail(day, day, " spaced "), "a reason Validate refuses"),
+                           (tail(day, day, "a\u{1b}[2J"), "an escape in the reason"),
+                           (Array(tail(day, day, "trip").dropLast(2)), "cut short")] {
+            XCTAssertThrowsError(try decodeOperation(bytes(tag: tag, then: bad)), why)
+        }
+        XCTAssertEqual(try decodeOperation(bytes(tag: tag, then: tail(day, day.adding(2), "trip"))).change,
+                       .pause(h, from: day, to: day.adding(2), reason: "trip"))
     }
 }

@@ -88,7 +88,11 @@ struct RandomHistory {
             if delta == 0 { delta = 1 }
             return .progress(h, d, delta: delta)
         case 70..<85: return .skip(h, d, Bool.random(using: &rng))
-        case 85..<93: return .rate(h, d, Bool.random(using: &rng) ? Int.random(in: 1...5, using: &rng) : nil)
+        case 85..<90: return .rate(h, d, Bool.random(using: &rng) ? Int.random(in: 1...5, using: &rng) : nil)
+        case 90..<94:
+            // A pause over a few of the days, with a reason, without, or given back.
+            let to = d.adding(Int.random(in: 0...3, using: &rng))
+            return .pause(h, from: d, to: to, reason: ["", "trip", nil].randomElement(using: &rng)!)
         default: return .note(h, d, ["ran in the rain", "tired, \"but\" done", nil].randomElement(using: &rng)!)
         }
     }

@@ -134,6 +134,9 @@ enum Seeds {
         [.setFrom(read, day0.adding(7), .schedule(.perMonth(4))), .setFrom(read, day0.adding(9), .kind(.build))],
         // Dated registers cleared: one that was set, one that never was.
         [.clearFrom(water, day0.adding(5), index: 4), .clearFrom(read, day0.adding(8), index: 3)],
+        // Pauses: with and without a reason, one ended early (its days given back).
+        [.pause(read, from: day0.adding(10), to: day0.adding(16), reason: "holiday"), .pause(water, from: day0.adding(1), to: day0.adding(2), reason: "")],
+        [.pause(read, from: day0.adding(14), to: day0.adding(16), reason: nil)],
     ]
 
     /// The changes as this device's operations, in order.

@@ -141,11 +141,7 @@ final class DefinitionHistoryCommandTests: XCTestCase {
         box.ok("edit", "Water", "--goal", "12", "--schedule", "3/week", "--from", "2026-11-05")
         let export = box.ok("export")
         XCTAssertTrue(export.contains("\"definitions\""), export)
-        let file = box.root + "/export.json"
-        try export.write(toFile: file, atomically: true, encoding: .utf8)
-        let other = Sandbox(inProcess: true)
-        other.now = box.now
-        other.ok("import", file, "--from", "json")
+        let other = try box.importing(export)
         XCTAssertEqual(figures(other), figures(box))
         XCTAssertEqual(other.ok("export"), export, "the import holds the same definitions")
         XCTAssertEqual(other.listEntry("Water", ["--date", "2026-11-04"])?["schedule"] as? String, "daily")
