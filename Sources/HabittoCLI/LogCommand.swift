@@ -201,9 +201,9 @@ final class LogOutput {
     init(paged: Bool) {
         guard paged, Output.capture == nil, isatty(1) == 1, let (path, arguments) = Self.pagerCommand() else { return }
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return }
+        guard (try? sysCall("pipe") { pipe(&ends) }) != nil else { return }
         // Close-on-exec at once, so that no other child (nor the pager itself) holds the write end.
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        for end in ends { _ = try? sysCall("fcntl") { fcntl(end, F_SETFD, FD_CLOEXEC) } }
         // The pager shares the terminal (this session and process group); it reads the list
         // on its standard input and gets Habitto's environment without its secrets. No shell
         // reads $PAGER: its words are the program and its arguments.
@@ -245,7 +245,7 @@ final class LogOutput {
         guard let pager else { return }
         Sys.close(fd)
         var status: Int32 = 0
-        while waitpid(pager, &status, 0) == -1 && errno == EINTR {}
+        _ = try? sysCall("waitpid") { waitpid(pager, &status, 0) }
         self.pager = nil
     }
 }

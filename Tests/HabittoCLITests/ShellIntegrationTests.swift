@@ -186,7 +186,7 @@ final class ShellIntegrationTests: XCTestCase {
         XCTAssertEqual(bash(["st"]), ["stats", "status"])
         XCTAssertEqual(bash(["--"]), ["--home", "--theme", "--ascii", "--help", "--version"])
         XCTAssertEqual(bash(["check", "--d"]), ["--date", "--difficulty"])
-        XCTAssertEqual(bash(["status", "--"]), ["--json", "--short", "--format", "--home", "--ascii", "--help"])
+        XCTAssertEqual(bash(["status", "--"]), ["--json", "--short", "--format", "--waybar", "--i3blocks", "--watch", "--home", "--ascii", "--help"])
         XCTAssertEqual(bash(["check", "Read", "--date", "y"]), ["yesterday"])
         XCTAssertEqual(bash(["add", "Run", "--schedule", "week"]), ["weekdays", "weekends"])
         XCTAssertEqual(bash(["import", "x", "--from", ""]), ["habitto-legacy", "loop-csv", "harsh", "json"])
