@@ -142,11 +142,14 @@ extension StatusCommand {
     /// closes its end of the pipe, or on a signal.
     @MainActor func statusBar() async throws {
         let kind = try StatusBar.kind(invocation)
-        let repo = try openRepository()
         guard invocation.flag(.watch) else {
-            Output.raw(StatusBar.output(kind, try await barReading(repo), watching: false))
+            // No data yet: nothing due, and nothing created (a bar asks every few seconds).
+            let exists = FileManager.default.fileExists(atPath: DataPaths(directory: env.home).journal)
+            let reading = exists ? try await barReading(try openRepository()) : StatusBar.Reading()
+            Output.raw(StatusBar.output(kind, reading, watching: false))
             return
         }
+        let repo = try openRepository()
         let (changes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let names: Set<String> = ["journal.hbj", "sync.json", "remote"]
         let watch: FolderWatch
