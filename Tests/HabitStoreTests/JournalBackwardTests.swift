@@ -67,4 +67,41 @@ final class JournalBackwardTests: StoreTestCase {
         let decoded = await repo.historyReadRecords
         XCTAssertEqual(decoded, 1020, "each record decoded once")
     }
+
+    /// Hostile bytes in the journal (a stretch overwritten with random bytes, anywhere past the
+    /// header): reading backwards never crashes; it gives records that pass their checksums,
+    /// newest first, until it meets the damage, and then says so (`StoreError.corrupt`).
+    func testDamagedBytesReadBackwardsGiveCheckedRecordsOrOneError() async throws {
+        let dir = root + "/data"
+        let repo = try HabitRepository(directory: dir, now: Fixture.clock)
+        let h = Fixture.water
+        try await repo.commit { _, _ in [.create(h, Fixture.fields("Water"))] }
+        for k in 1...30 {
+            try await repo.commit { _, _ in Array(repeating: .progress(h, Fixture.day0, delta: 1), count: k % 4 + 1) }
+        }
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: DataPaths(directory: dir).journal)))
+        var random = SplitMix64(seed: 42)
+        for round in 0..<200 {
+            var bytes = original
+            let from = Journal.headerSize + Int(random.next() % UInt64(bytes.count - Journal.headerSize))
+            let count = 1 + Int(random.next() % 64)
+            for i in from..<min(bytes.count, from + count) { bytes[i] = UInt8(truncatingIfNeeded: random.next()) }
+            let path = root + "/damaged-\(round).hbj"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let journal = try Journal(path: path)
+            var offsets: [Int] = []
+            do {
+                try journal.forEachRecordBackward(from: bytes.count, window: 64) { r in
+                    offsets.append(r.offset)
+                    XCTAssertGreaterThanOrEqual(r.offset, Journal.headerSize)
+                    XCTAssertLessThanOrEqual(r.offset + r.payload.count, bytes.count)
+                    return true
+                }
+            } catch let e as StoreError {
+                XCTAssertTrue("\(e)".contains("habitto doctor"), "round \(round): \(e)")
+            }
+            XCTAssertEqual(offsets, offsets.sorted(by: >), "round \(round): not newest first")
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
 }

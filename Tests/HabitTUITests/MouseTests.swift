@@ -166,5 +166,12 @@ final class MouseTests: XCTestCase {
                     "0;999999;5M", "-1;2;3M", "a;b;cM", "", "M", String(repeating: "1", count: 100) + "M", "0;１;5M"] {
             XCTAssertNil(MouseReport.sgr(bad), bad)
         }
+        // Arbitrary bytes as a report's body: nothing crashes, and what parses is on the screen's grid.
+        var random = SplitMix64(seed: 7)
+        let alphabet = Array("0123456789;Mm-+ \u{1b}[<a\u{0}\u{ff}é")
+        for _ in 0..<5_000 {
+            let body = String((0..<Int(random.next() % 24)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+            if case .click(let x, let y)? = MouseReport.sgr(body) { XCTAssertTrue(x >= 0 && y >= 0, body) }
+        }
     }
 }
